@@ -1,0 +1,23 @@
+//! Named presets, embedded from the repository's `configs/` folder so the core, the Rust
+//! benchmarks and the Python package all see the same files.
+
+use crate::error::{Error, Result};
+
+const PRESETS: &[(&str, &str)] = &[
+    ("default", include_str!("../../../../configs/default.toml")),
+    ("bench-mlc-2g", include_str!("../../../../configs/bench-mlc-2g.toml")),
+    ("tiny", include_str!("../../../../configs/tiny.toml")),
+];
+
+/// Names of the built-in presets.
+pub fn preset_names() -> impl Iterator<Item = &'static str> {
+    PRESETS.iter().map(|(n, _)| *n)
+}
+
+/// TOML text of a preset.
+pub fn preset_text(name: &str) -> Result<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| Error::UnknownPreset {
+        name: name.to_string(),
+        known: preset_names().collect::<Vec<_>>().join(", "),
+    })
+}

@@ -1,0 +1,481 @@
+//! The config structs. Units are in the key names (`_us`, `_ns`, `_mb_per_s`, bytes unless
+//! named otherwise). Policy variants are tagged enums.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A whole simulation: device, FTL, host, workload and run options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Seed of every random stream in the run.
+    pub seed: u64,
+    /// NAND array geometry, timing and power.
+    pub nand: NandConfig,
+    /// Flash translation layer.
+    pub ftl: FtlConfig,
+    /// Host interface.
+    pub host: HostConfig,
+    /// Steady-state fill done before the measured run, without simulating its timing.
+    pub precondition: PreconditionConfig,
+    /// Statistics collection.
+    pub stats: StatsConfig,
+    /// Self-checks.
+    pub check: CheckConfig,
+    /// What the host runs.
+    pub workload: WorkloadConfig,
+}
+
+/// NAND cell type: how many bits a cell holds, hence the page types in a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    /// 1 bit per cell: one page type.
+    Slc,
+    /// 2 bits per cell: LSB, MSB pages.
+    Mlc,
+    /// 3 bits per cell: LSB, CSB, MSB pages.
+    Tlc,
+}
+
+impl CellType {
+    /// Number of page types (bits per cell).
+    pub fn page_types(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+        }
+    }
+}
+
+/// NAND array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NandConfig {
+    /// Independent channels (buses).
+    pub channels: u32,
+    /// Chips (ways) sharing each channel.
+    pub chips_per_channel: u32,
+    /// Dies per chip.
+    pub dies_per_chip: u32,
+    /// Planes per die; each plane is an independent execution unit (idealised multi-plane).
+    pub planes_per_die: u32,
+    /// Erase blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+    /// Page size in bytes; also the FTL's mapping unit.
+    pub page_size: u32,
+    /// Cell type; page `i` of a block has type `i % bits_per_cell` (LSB first).
+    pub cell: CellType,
+    /// Array read time per page type, LSB first, in microseconds (length = bits per cell).
+    pub read_latency_us: Vec<f64>,
+    /// Program time per page type, LSB first, in microseconds (length = bits per cell).
+    pub program_latency_us: Vec<f64>,
+    /// Block erase time in microseconds.
+    pub erase_latency_us: f64,
+    /// Channel bus transfer rate in MB/s (10^6 bytes per second).
+    pub channel_mb_per_s: f64,
+    /// Supply voltage and currents from which per-operation energy is computed (E = V * I * t).
+    pub power: NandPower,
+}
+
+/// Datasheet-style supply figures; energy of an operation = `vcc_v * current * duration`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NandPower {
+    /// Supply voltage (V).
+    pub vcc_v: f64,
+    /// Current while reading the array (mA).
+    pub read_ma: f64,
+    /// Current while programming (mA).
+    pub program_ma: f64,
+    /// Current while erasing (mA).
+    pub erase_ma: f64,
+    /// Current while transferring on the channel (mA).
+    pub transfer_ma: f64,
+}
+
+/// Which open block a page goes to (the placement seam).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PlacementConfig {
+    /// Host writes and GC migrations share one open block per plane.
+    Single,
+    /// GC migrations go to their own open block per plane, apart from host writes
+    /// (separating cold, surviving data from fresh writes).
+    GcSeparate,
+}
+
+/// Order in which consecutive page allocations visit planes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Striping {
+    /// Channel first, then chip (way), die, plane: consecutive pages on different channels.
+    ChannelFirst,
+    /// Plane first, then die, chip, channel: consecutive pages fill one die's planes first.
+    PlaneFirst,
+}
+
+/// GC victim selection (the victim seam).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VictimPolicy {
+    /// Fewest valid pages.
+    Greedy,
+    /// Uniformly random among blocks with at least one invalid page.
+    Random,
+    /// Highest (1 - u) * age / (1 + u): Rosenblum & Ousterhout, LFS (SOSP '91).
+    CostBenefit,
+    /// Oldest sealed block first.
+    Fifo,
+}
+
+/// Garbage collection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GcConfig {
+    /// Victim selection policy.
+    pub victim: VictimPolicy,
+    /// Foreground GC runs in a plane when its free blocks fall below this fraction of its blocks.
+    pub threshold: f64,
+    /// Whether GC also runs in idle plane time.
+    pub background: bool,
+    /// Background GC works while free blocks are below this fraction (>= `threshold`).
+    pub background_threshold: f64,
+    /// Migrations use on-die copyback (no channel transfer) instead of read-out and re-program.
+    pub copyback: bool,
+}
+
+/// Flash translation layer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Over-provisioning: fraction of physical pages hidden from the host, in [0, 1).
+    /// Logical pages = floor(physical pages * (1 - op_ratio)).
+    pub op_ratio: f64,
+    /// Plane visiting order for page allocation.
+    pub striping: Striping,
+    /// Open-block placement policy.
+    pub placement: PlacementConfig,
+    /// Garbage collection.
+    pub gc: GcConfig,
+    /// DRAM write buffer in pages (0 = none: a write completes when its pages are programmed).
+    pub write_buffer_pages: u32,
+}
+
+/// Host interface (link and command overhead).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Host link rate per direction in MB/s (e.g. PCIe 3.0 x4 about 3940).
+    pub link_mb_per_s: f64,
+    /// Fixed host + controller cost per request (ns).
+    pub command_overhead_ns: u64,
+}
+
+/// Steady-state fill without timing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Fraction of the logical space written sequentially from address 0, in [0, 1].
+    pub fill_fraction: f64,
+    /// Request size of the sequential fill in bytes (multiple of the page size).
+    pub fill_block_size: u64,
+    /// Random single-page overwrites within the filled range, as a multiple of the filled pages.
+    pub aging_fraction: f64,
+}
+
+/// Statistics collection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsConfig {
+    /// Timeline sampling interval in milliseconds of simulated time.
+    pub interval_ms: f64,
+}
+
+/// Self-checks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckConfig {
+    /// Every read checks that it returns the content last written to its address.
+    pub verify: bool,
+    /// Check the FTL's invariants (mapping, reverse map, valid counts, free lists) at the end.
+    pub invariants: bool,
+}
+
+/// A fio option value given inline in a config (strings, numbers and booleans as fio reads them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OptionValue {
+    /// Boolean flag (`true` = present, as `time_based` on a line of its own).
+    Bool(bool),
+    /// Integer.
+    Int(i64),
+    /// Float.
+    Float(f64),
+    /// String, read exactly as fio reads it (`4k`, `zipf:1.2`, ...).
+    Str(String),
+}
+
+impl OptionValue {
+    /// The value as the text fio would see after `key=`; `None` for `false` (option absent).
+    pub fn as_fio_text(&self) -> Option<String> {
+        match self {
+            OptionValue::Bool(true) => Some(String::new()),
+            OptionValue::Bool(false) => None,
+            OptionValue::Int(i) => Some(i.to_string()),
+            OptionValue::Float(f) => Some(f.to_string()),
+            OptionValue::Str(s) => Some(s.clone()),
+        }
+    }
+}
+
+/// fio workload: a job file, inline jobs, or both (inline `global` applies after the file's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FioWorkload {
+    /// Path of a fio job file (INI format, as fio reads it).
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    /// Options applied to every inline job (like a `[global]` section).
+    #[serde(default)]
+    pub global: BTreeMap<String, OptionValue>,
+    /// Inline jobs, each a table of fio options (`name` names the job).
+    #[serde(default)]
+    pub jobs: Vec<BTreeMap<String, OptionValue>>,
+}
+
+/// Block trace formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceFormat {
+    /// DiskSim/MQSim ASCII: `time dev sector nsectors rw` (rw 0 = write, 1 = read).
+    Disksim,
+    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+    Msr,
+    /// blkparse default text output (D or Q actions).
+    Blkparse,
+    /// FIU: `ts pid proc lba nblocks R|W major minor md5`.
+    Fiu,
+}
+
+/// Unit of a trace's time column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeUnit {
+    /// Nanoseconds.
+    Ns,
+    /// Microseconds.
+    Us,
+    /// Milliseconds.
+    Ms,
+    /// Seconds.
+    S,
+    /// Windows FILETIME ticks (100 ns), as in MSR Cambridge traces.
+    Filetime,
+}
+
+impl TimeUnit {
+    /// Nanoseconds per unit.
+    pub fn ns_per_unit(self) -> f64 {
+        match self {
+            TimeUnit::Ns => 1.0,
+            TimeUnit::Us => 1e3,
+            TimeUnit::Ms => 1e6,
+            TimeUnit::S => 1e9,
+            TimeUnit::Filetime => 100.0,
+        }
+    }
+}
+
+/// How a trace's timestamps are used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Replay {
+    /// Each request arrives at its timestamp (relative to the first), scaled by `time_scale`.
+    Timed,
+    /// Timestamps ignored: `queue_depth` requests in flight, the next issued on each completion.
+    Afap,
+}
+
+/// What to do with a trace address beyond the device's logical space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressMode {
+    /// Error naming the line.
+    Strict,
+    /// Fold the address modulo the logical capacity (page-aligned).
+    Wrap,
+}
+
+/// blkparse action whose events become requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BlkAction {
+    /// Issued to the driver.
+    D,
+    /// Queued.
+    Q,
+}
+
+/// A block trace workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceWorkload {
+    /// Trace file, plain or `.gz`.
+    pub path: PathBuf,
+    /// Line format.
+    pub format: TraceFormat,
+    /// Unit of the time column (must suit the format: MSR is `filetime`, blkparse `s`).
+    pub time_unit: TimeUnit,
+    /// Size of the trace's sector unit in bytes (DiskSim, blkparse, FIU; ignored by MSR, which is in bytes).
+    pub sector_size: u32,
+    /// Timed (open loop) or as fast as possible (closed loop).
+    pub replay: Replay,
+    /// Requests in flight for `afap` replay.
+    pub queue_depth: u32,
+    /// Multiplier on inter-arrival times for `timed` replay (0.5 = twice as fast).
+    pub time_scale: f64,
+    /// Addresses past the logical capacity: error or wrap.
+    pub address_mode: AddressMode,
+    /// Only this device number's lines (DiskSim `dev`, MSR `DiskNumber`); all when absent.
+    #[serde(default)]
+    pub device: Option<u32>,
+    /// blkparse only: which action's events to replay.
+    pub blkparse_action: BlkAction,
+}
+
+/// The workload, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WorkloadConfig {
+    /// fio job file and/or inline jobs.
+    Fio(FioWorkload),
+    /// Block trace.
+    Trace(TraceWorkload),
+}
+
+fn check(ok: bool, source: &str, key: &str, msg: impl FnOnce() -> String) -> Result<()> {
+    if ok { Ok(()) } else { Err(Error::config(source, key, msg())) }
+}
+
+fn positive_f(v: f64, source: &str, key: &str) -> Result<()> {
+    check(v.is_finite() && v > 0.0, source, key, || format!("expected a positive number, got {v}"))
+}
+
+impl SimConfig {
+    /// Check every value's range and the combinations between them.
+    pub fn validate(&self, src: &str) -> Result<()> {
+        let n = &self.nand;
+        for (k, v) in [
+            ("nand.channels", n.channels),
+            ("nand.chips_per_channel", n.chips_per_channel),
+            ("nand.dies_per_chip", n.dies_per_chip),
+            ("nand.planes_per_die", n.planes_per_die),
+            ("nand.blocks_per_plane", n.blocks_per_plane),
+            ("nand.pages_per_block", n.pages_per_block),
+        ] {
+            check(v > 0, src, k, || "expected a positive integer, got 0".into())?;
+        }
+        check(n.page_size >= 512 && n.page_size % 512 == 0, src, "nand.page_size", || {
+            format!("expected a positive multiple of 512 bytes, got {}", n.page_size)
+        })?;
+        let pages = n.channels as u128
+            * n.chips_per_channel as u128
+            * n.dies_per_chip as u128
+            * n.planes_per_die as u128
+            * n.blocks_per_plane as u128
+            * n.pages_per_block as u128;
+        check(pages < u32::MAX as u128, src, "nand", || {
+            format!("{pages} physical pages exceed the 2^32 - 1 page limit of the page map")
+        })?;
+        let types = n.cell.page_types();
+        for (k, v) in [("nand.read_latency_us", &n.read_latency_us), ("nand.program_latency_us", &n.program_latency_us)] {
+            check(v.len() == types, src, k, || {
+                format!("expected {types} values (one per page type of {:?} cells), got {}", n.cell, v.len())
+            })?;
+            for x in v {
+                positive_f(*x, src, k)?;
+            }
+        }
+        positive_f(n.erase_latency_us, src, "nand.erase_latency_us")?;
+        positive_f(n.channel_mb_per_s, src, "nand.channel_mb_per_s")?;
+        for (k, v) in [
+            ("nand.power.vcc_v", n.power.vcc_v),
+            ("nand.power.read_ma", n.power.read_ma),
+            ("nand.power.program_ma", n.power.program_ma),
+            ("nand.power.erase_ma", n.power.erase_ma),
+            ("nand.power.transfer_ma", n.power.transfer_ma),
+        ] {
+            check(v.is_finite() && v >= 0.0, src, k, || format!("expected a number >= 0, got {v}"))?;
+        }
+
+        let f = &self.ftl;
+        check(f.op_ratio.is_finite() && (0.0..1.0).contains(&f.op_ratio), src, "ftl.op_ratio", || {
+            format!("expected a fraction in [0, 1), got {}", f.op_ratio)
+        })?;
+        let g = &f.gc;
+        check(g.threshold.is_finite() && g.threshold > 0.0 && g.threshold < 1.0, src, "ftl.gc.threshold", || {
+            format!("expected a fraction in (0, 1), got {}", g.threshold)
+        })?;
+        check(
+            g.background_threshold.is_finite() && g.background_threshold >= g.threshold && g.background_threshold < 1.0,
+            src,
+            "ftl.gc.background_threshold",
+            || format!("expected a fraction in [ftl.gc.threshold = {}, 1), got {}", g.threshold, g.background_threshold),
+        )?;
+        // Reserve: free blocks kept for GC plus one open block per stream must leave room for
+        // the logical space, or GC could find no victim with an invalid page.
+        let bpp = n.blocks_per_plane as u64;
+        let reserve = crate::ftl::reserve_blocks_per_plane(self);
+        check(reserve < bpp, src, "ftl.gc.threshold", || {
+            format!("a GC reserve of {reserve} blocks leaves no data blocks in a {bpp}-block plane")
+        })?;
+        let planes = pages as u64 / (bpp * n.pages_per_block as u64);
+        let usable = (bpp - reserve) * n.pages_per_block as u64 * planes;
+        let logical = crate::ftl::logical_pages(self);
+        check(logical > 0, src, "ftl.op_ratio", || "leaves no logical pages".into())?;
+        check(logical < usable, src, "ftl.op_ratio", || {
+            format!(
+                "{logical} logical pages do not fit in the {usable} pages outside the GC reserve \
+                 ({reserve} blocks per plane); raise op_ratio or lower gc.threshold"
+            )
+        })?;
+
+        positive_f(self.host.link_mb_per_s, src, "host.link_mb_per_s")?;
+
+        let p = &self.precondition;
+        check(p.fill_fraction.is_finite() && (0.0..=1.0).contains(&p.fill_fraction), src, "precondition.fill_fraction", || {
+            format!("expected a fraction in [0, 1], got {}", p.fill_fraction)
+        })?;
+        check(
+            p.fill_block_size > 0 && p.fill_block_size % n.page_size as u64 == 0,
+            src,
+            "precondition.fill_block_size",
+            || format!("expected a positive multiple of the page size {}, got {}", n.page_size, p.fill_block_size),
+        )?;
+        check(p.aging_fraction.is_finite() && p.aging_fraction >= 0.0, src, "precondition.aging_fraction", || {
+            format!("expected a number >= 0, got {}", p.aging_fraction)
+        })?;
+        positive_f(self.stats.interval_ms, src, "stats.interval_ms")?;
+
+        match &self.workload {
+            WorkloadConfig::Fio(w) => {
+                check(w.path.is_some() || !w.jobs.is_empty(), src, "workload", || {
+                    "a fio workload needs `path` (a job file) or at least one inline `jobs` entry".into()
+                })?;
+            }
+            WorkloadConfig::Trace(t) => {
+                check(t.sector_size > 0, src, "workload.sector_size", || "expected a positive byte count, got 0".into())?;
+                check(t.queue_depth > 0, src, "workload.queue_depth", || "expected a positive integer, got 0".into())?;
+                check(t.time_scale.is_finite() && t.time_scale > 0.0, src, "workload.time_scale", || {
+                    format!("expected a positive number, got {}", t.time_scale)
+                })?;
+            }
+        }
+        Ok(())
+    }
+}

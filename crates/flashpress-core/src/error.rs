@@ -1,0 +1,56 @@
+//! One error type for the core. A user's mistake (bad config value, bad trace line, unreadable
+//! file) is an [`Error`] value naming where it happened; a broken internal invariant is a panic.
+
+use std::path::PathBuf;
+
+/// Result alias used across the core.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Everything a user can get wrong, each variant naming the file, line or key at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A configuration value is missing, malformed, unknown or out of range.
+    /// `key` is the dotted path (`ftl.op_ratio`); `source_name` the file or preset it came from.
+    #[error("{source_name}: config key `{key}`: {msg}")]
+    Config { source_name: String, key: String, msg: String },
+
+    /// A named preset does not exist.
+    #[error("unknown preset `{name}` (known presets: {known})")]
+    UnknownPreset { name: String, known: String },
+
+    /// A trace line could not be parsed.
+    #[error("{}:{line}: {msg}", path.display())]
+    Trace { path: PathBuf, line: u64, msg: String },
+
+    /// A fio job file line or option is malformed or unsupported.
+    #[error("{}:{line}: {msg}", path.display())]
+    JobFile { path: PathBuf, line: u64, msg: String },
+
+    /// A workload is valid on its own but cannot run on this device (e.g. addresses past the end).
+    #[error("workload: {0}")]
+    Workload(String),
+
+    /// A file could not be opened or read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io { path: PathBuf, #[source] source: std::io::Error },
+
+    /// Verify mode found a read returning content other than what was last written there.
+    #[error("verify failed: {0}")]
+    Verify(String),
+
+    /// The invariant check found the FTL's structures inconsistent.
+    #[error("invariant violated: {0}")]
+    Invariant(String),
+}
+
+impl Error {
+    /// Shorthand for a config error.
+    pub fn config(source_name: impl Into<String>, key: impl Into<String>, msg: impl Into<String>) -> Self {
+        Error::Config { source_name: source_name.into(), key: key.into(), msg: msg.into() }
+    }
+
+    /// Shorthand for an I/O error on a path.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+}

@@ -1,0 +1,99 @@
+//! Array shape and address arithmetic.
+
+use crate::config::NandConfig;
+use crate::units::{BlockId, PlaneId, Ppn};
+
+/// Shape of the array. Planes are numbered channel-major: channel, chip, die, plane, so the
+/// planes of one channel are contiguous.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Geometry {
+    /// Channels.
+    pub channels: u32,
+    /// Chips per channel.
+    pub chips_per_channel: u32,
+    /// Dies per chip.
+    pub dies_per_chip: u32,
+    /// Planes per die.
+    pub planes_per_die: u32,
+    /// Planes in the array.
+    pub planes: u32,
+    /// Blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Blocks in the array.
+    pub blocks: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+    /// Pages in the array.
+    pub pages: u32,
+    /// Page size in bytes.
+    pub page_size: u32,
+    planes_per_channel: u32,
+}
+
+impl Geometry {
+    /// From a validated config.
+    pub fn new(c: &NandConfig) -> Geometry {
+        let planes_per_channel = c.chips_per_channel * c.dies_per_chip * c.planes_per_die;
+        let planes = c.channels * planes_per_channel;
+        let blocks = planes * c.blocks_per_plane;
+        Geometry {
+            channels: c.channels,
+            chips_per_channel: c.chips_per_channel,
+            dies_per_chip: c.dies_per_chip,
+            planes_per_die: c.planes_per_die,
+            planes,
+            blocks_per_plane: c.blocks_per_plane,
+            blocks,
+            pages_per_block: c.pages_per_block,
+            pages: blocks * c.pages_per_block,
+            page_size: c.page_size,
+            planes_per_channel,
+        }
+    }
+
+    /// Plane id from (channel, chip, die, plane).
+    pub fn plane_id(&self, channel: u32, chip: u32, die: u32, plane: u32) -> PlaneId {
+        PlaneId(((channel * self.chips_per_channel + chip) * self.dies_per_chip + die) * self.planes_per_die + plane)
+    }
+
+    /// Channel a plane is on.
+    #[inline]
+    pub fn channel_of(&self, p: PlaneId) -> u32 {
+        p.0 / self.planes_per_channel
+    }
+
+    /// Plane holding a block.
+    #[inline]
+    pub fn plane_of_block(&self, b: BlockId) -> PlaneId {
+        PlaneId(b.0 / self.blocks_per_plane)
+    }
+
+    /// Block holding a page.
+    #[inline]
+    pub fn block_of(&self, p: Ppn) -> BlockId {
+        BlockId(p.0 / self.pages_per_block)
+    }
+
+    /// Plane holding a page.
+    #[inline]
+    pub fn plane_of_ppn(&self, p: Ppn) -> PlaneId {
+        PlaneId(p.0 / (self.pages_per_block * self.blocks_per_plane))
+    }
+
+    /// Global id of block `i` of a plane.
+    #[inline]
+    pub fn block(&self, p: PlaneId, i: u32) -> BlockId {
+        BlockId(p.0 * self.blocks_per_plane + i)
+    }
+
+    /// First page of a block.
+    #[inline]
+    pub fn first_ppn_of_block(&self, b: BlockId) -> Ppn {
+        Ppn(b.0 * self.pages_per_block)
+    }
+
+    /// Physical capacity in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.pages as u64 * self.page_size as u64
+    }
+}

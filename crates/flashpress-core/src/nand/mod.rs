@@ -1,0 +1,259 @@
+//! The NAND array: geometry, per-page-type timing, channel buses and planes as reservations,
+//! energy per operation, and erase counts per block.
+//!
+//! Each plane is an independent execution unit (idealised multi-plane operation) and each
+//! channel a bus shared by its chips. An operation reserves the resources it needs from the
+//! earliest time they are all free, so its completion time is known when it is issued.
+
+mod geometry;
+
+pub use geometry::Geometry;
+
+use crate::config::NandConfig;
+use crate::units::{BlockId, PlaneId, Ppn, SimTime};
+
+/// Operation counts and energy, owned by the NAND array.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct NandCounters {
+    /// Page reads from the array (count).
+    pub reads: u64,
+    /// Page programs (count).
+    pub programs: u64,
+    /// Block erases (count).
+    pub erases: u64,
+    /// Copyback migrations (read + program inside a plane, counted in `reads`/`programs` too).
+    pub copybacks: u64,
+    /// Bytes moved over channel buses.
+    pub transfer_bytes: u64,
+    /// Energy of array reads (pJ).
+    pub read_energy_pj: u64,
+    /// Energy of programs (pJ).
+    pub program_energy_pj: u64,
+    /// Energy of erases (pJ).
+    pub erase_energy_pj: u64,
+    /// Energy of channel transfers (pJ).
+    pub transfer_energy_pj: u64,
+}
+
+/// Timing in integer nanoseconds and energy in integer picojoules, resolved from the config.
+#[derive(Debug, Clone)]
+struct Timing {
+    read_ns: [u64; 3],
+    program_ns: [u64; 3],
+    erase_ns: u64,
+    /// Channel time to move one page.
+    page_xfer_ns: u64,
+    read_pj: [u64; 3],
+    program_pj: [u64; 3],
+    erase_pj: u64,
+    page_xfer_pj: u64,
+    page_types: u32,
+}
+
+fn ns(us: f64) -> u64 {
+    (us * 1e3).round() as u64
+}
+
+/// V * mA * ns = 1e-12 J = pJ.
+fn pj(vcc_v: f64, ma: f64, t_ns: u64) -> u64 {
+    (vcc_v * ma * t_ns as f64).round() as u64
+}
+
+impl Timing {
+    fn new(c: &NandConfig) -> Timing {
+        let mut read_ns = [0; 3];
+        let mut program_ns = [0; 3];
+        for i in 0..c.cell.page_types() {
+            read_ns[i] = ns(c.read_latency_us[i]);
+            program_ns[i] = ns(c.program_latency_us[i]);
+        }
+        let erase_ns = ns(c.erase_latency_us);
+        // bytes / (MB/s) = bytes / (1e6 B/s) s = bytes * 1e3 / rate ns
+        let page_xfer_ns = (c.page_size as f64 * 1e3 / c.channel_mb_per_s).round() as u64;
+        let p = &c.power;
+        Timing {
+            read_ns,
+            program_ns,
+            erase_ns,
+            page_xfer_ns,
+            read_pj: read_ns.map(|t| pj(p.vcc_v, p.read_ma, t)),
+            program_pj: program_ns.map(|t| pj(p.vcc_v, p.program_ma, t)),
+            erase_pj: pj(p.vcc_v, p.erase_ma, erase_ns),
+            page_xfer_pj: pj(p.vcc_v, p.transfer_ma, page_xfer_ns),
+            page_types: c.cell.page_types() as u32,
+        }
+    }
+}
+
+/// The NAND array.
+#[derive(Debug, Clone)]
+pub struct Nand {
+    /// Shape of the array.
+    pub geo: Geometry,
+    t: Timing,
+    plane_busy: Vec<SimTime>,
+    chan_busy: Vec<SimTime>,
+    erase_counts: Vec<u32>,
+    /// Operation counts and energy since the last reset.
+    pub counters: NandCounters,
+}
+
+impl Nand {
+    /// Build an idle, fresh array.
+    pub fn new(c: &NandConfig) -> Nand {
+        let geo = Geometry::new(c);
+        Nand {
+            t: Timing::new(c),
+            plane_busy: vec![SimTime::ZERO; geo.planes as usize],
+            chan_busy: vec![SimTime::ZERO; geo.channels as usize],
+            erase_counts: vec![0; geo.blocks as usize],
+            counters: NandCounters::default(),
+            geo,
+        }
+    }
+
+    #[inline]
+    fn page_type(&self, ppn: Ppn) -> usize {
+        ((ppn.0 % self.geo.pages_per_block) % self.t.page_types) as usize
+    }
+
+    /// Reserve the channel of `plane` for one page transfer starting no earlier than `at`.
+    #[inline]
+    fn transfer(&mut self, plane: PlaneId, at: SimTime) -> SimTime {
+        let ch = self.geo.channel_of(plane) as usize;
+        let start = at.max(self.chan_busy[ch]);
+        let end = start + self.t.page_xfer_ns;
+        self.chan_busy[ch] = end;
+        self.counters.transfer_bytes += self.geo.page_size as u64;
+        self.counters.transfer_energy_pj += self.t.page_xfer_pj;
+        end
+    }
+
+    /// Read a page and move it to the controller; returns when the data is there.
+    #[inline]
+    pub fn read(&mut self, ppn: Ppn, at: SimTime) -> SimTime {
+        let plane = self.geo.plane_of_ppn(ppn);
+        let ty = self.page_type(ppn);
+        let p = plane.0 as usize;
+        let start = at.max(self.plane_busy[p]);
+        let sensed = start + self.t.read_ns[ty];
+        self.plane_busy[p] = sensed;
+        self.counters.reads += 1;
+        self.counters.read_energy_pj += self.t.read_pj[ty];
+        self.transfer(plane, sensed)
+    }
+
+    /// Move a page from the controller (data ready at `at`) and program it; returns when done.
+    #[inline]
+    pub fn program(&mut self, ppn: Ppn, at: SimTime) -> SimTime {
+        let plane = self.geo.plane_of_ppn(ppn);
+        let ty = self.page_type(ppn);
+        let loaded = self.transfer(plane, at);
+        let p = plane.0 as usize;
+        let start = loaded.max(self.plane_busy[p]);
+        let end = start + self.t.program_ns[ty];
+        self.plane_busy[p] = end;
+        self.counters.programs += 1;
+        self.counters.program_energy_pj += self.t.program_pj[ty];
+        end
+    }
+
+    /// Copy a page inside its plane (copyback: no channel transfer); returns when programmed.
+    #[inline]
+    pub fn copyback(&mut self, src: Ppn, dst: Ppn, at: SimTime) -> SimTime {
+        let plane = self.geo.plane_of_ppn(src);
+        debug_assert_eq!(plane, self.geo.plane_of_ppn(dst), "copyback crosses planes");
+        let (rt, pt) = (self.page_type(src), self.page_type(dst));
+        let p = plane.0 as usize;
+        let start = at.max(self.plane_busy[p]);
+        let end = start + self.t.read_ns[rt] + self.t.program_ns[pt];
+        self.plane_busy[p] = end;
+        self.counters.reads += 1;
+        self.counters.programs += 1;
+        self.counters.copybacks += 1;
+        self.counters.read_energy_pj += self.t.read_pj[rt];
+        self.counters.program_energy_pj += self.t.program_pj[pt];
+        end
+    }
+
+    /// Erase a block; returns when done.
+    #[inline]
+    pub fn erase(&mut self, block: BlockId, at: SimTime) -> SimTime {
+        let p = self.geo.plane_of_block(block).0 as usize;
+        let start = at.max(self.plane_busy[p]);
+        let end = start + self.t.erase_ns;
+        self.plane_busy[p] = end;
+        self.erase_counts[block.0 as usize] += 1;
+        self.counters.erases += 1;
+        self.counters.erase_energy_pj += self.t.erase_pj;
+        end
+    }
+
+    /// When `plane` finishes the work reserved on it so far.
+    #[inline]
+    pub fn plane_busy_until(&self, plane: PlaneId) -> SimTime {
+        self.plane_busy[plane.0 as usize]
+    }
+
+    /// Erase count of every block (wear).
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_counts
+    }
+
+    /// Nominal time of a GC step that migrates `pages` pages and erases one block in a plane
+    /// (used to decide whether background GC fits in idle time).
+    pub fn gc_step_estimate_ns(&self, pages: u32, copyback: bool) -> u64 {
+        let per_page = self.t.read_ns[0] + self.t.program_ns[0] + if copyback { 0 } else { 2 * self.t.page_xfer_ns };
+        pages as u64 * per_page + self.t.erase_ns
+    }
+
+    /// Forget reservations and counters (after preconditioning); erase counts are kept.
+    pub fn reset_time_and_counters(&mut self) {
+        self.plane_busy.iter_mut().for_each(|t| *t = SimTime::ZERO);
+        self.chan_busy.iter_mut().for_each(|t| *t = SimTime::ZERO);
+        self.counters = NandCounters::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SimConfig;
+
+    fn nand() -> Nand {
+        Nand::new(&SimConfig::preset("bench-mlc-2g").unwrap().nand)
+    }
+
+    #[test]
+    fn program_waits_for_transfer_then_plane() {
+        let mut n = nand();
+        let xfer = (4096.0 * 1e3 / 333.0f64).round() as u64;
+        let done = n.program(Ppn(0), SimTime(0));
+        assert_eq!(done.0, xfer + 750_000);
+        // second page on the same plane queues behind the first program
+        let done2 = n.program(Ppn(1), SimTime(0));
+        assert_eq!(done2.0, xfer + 750_000 + 750_000);
+        assert_eq!(n.counters.programs, 2);
+    }
+
+    #[test]
+    fn planes_on_one_channel_share_the_bus_only() {
+        let mut n = nand();
+        let g = n.geo.clone();
+        // planes 0 and 1 are on channel 0 (plane-first numbering inside a channel)
+        assert_eq!(g.channel_of(PlaneId(0)), g.channel_of(PlaneId(1)));
+        let a = n.program(g.first_ppn_of_block(g.block(PlaneId(0), 0)), SimTime(0));
+        let b = n.program(g.first_ppn_of_block(g.block(PlaneId(1), 0)), SimTime(0));
+        let xfer = (4096.0 * 1e3 / 333.0f64).round() as u64;
+        assert_eq!(a.0, xfer + 750_000);
+        assert_eq!(b.0, 2 * xfer + 750_000, "second waits for the bus, not the first plane");
+    }
+
+    #[test]
+    fn energy_is_v_times_i_times_t() {
+        let mut n = nand();
+        n.erase(BlockId(0), SimTime(0));
+        assert_eq!(n.counters.erase_energy_pj, (3.3f64 * 25.0 * 3_800_000.0).round() as u64);
+        assert_eq!(n.erase_counts()[0], 1);
+    }
+}

@@ -12,7 +12,11 @@ pub enum Error {
     /// A configuration value is missing, malformed, unknown or out of range.
     /// `key` is the dotted path (`ftl.op_ratio`); `source_name` the file or preset it came from.
     #[error("{source_name}: config key `{key}`: {msg}")]
-    Config { source_name: String, key: String, msg: String },
+    Config {
+        source_name: String,
+        key: String,
+        msg: String,
+    },
 
     /// A named preset does not exist.
     #[error("unknown preset `{name}` (known presets: {known})")]
@@ -20,11 +24,19 @@ pub enum Error {
 
     /// A trace line could not be parsed.
     #[error("{}:{line}: {msg}", path.display())]
-    Trace { path: PathBuf, line: u64, msg: String },
+    Trace {
+        path: PathBuf,
+        line: u64,
+        msg: String,
+    },
 
     /// A fio job file line or option is malformed or unsupported.
     #[error("{}:{line}: {msg}", path.display())]
-    JobFile { path: PathBuf, line: u64, msg: String },
+    JobFile {
+        path: PathBuf,
+        line: u64,
+        msg: String,
+    },
 
     /// A workload is valid on its own but cannot run on this device (e.g. addresses past the end).
     #[error("workload: {0}")]
@@ -32,7 +44,11 @@ pub enum Error {
 
     /// A file could not be opened or read.
     #[error("cannot read {}: {source}", path.display())]
-    Io { path: PathBuf, #[source] source: std::io::Error },
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 
     /// Verify mode found a read returning content other than what was last written there.
     #[error("verify failed: {0}")]
@@ -45,12 +61,23 @@ pub enum Error {
 
 impl Error {
     /// Shorthand for a config error.
-    pub fn config(source_name: impl Into<String>, key: impl Into<String>, msg: impl Into<String>) -> Self {
-        Error::Config { source_name: source_name.into(), key: key.into(), msg: msg.into() }
+    pub fn config(
+        source_name: impl Into<String>,
+        key: impl Into<String>,
+        msg: impl Into<String>,
+    ) -> Self {
+        Error::Config {
+            source_name: source_name.into(),
+            key: key.into(),
+            msg: msg.into(),
+        }
     }
 
     /// Shorthand for an I/O error on a path.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

@@ -2,9 +2,18 @@
 //! steps with [`Simulation::step`] (so a front end can show progress and notice Ctrl-C), and
 //! turned into a [`RunReport`] by [`Simulation::finish`].
 
-use crate::config::SimConfig;
+use crate::config::{SimConfig, WorkloadConfig};
+use crate::device::Device;
+use crate::engine::{Event, EventQueue};
 use crate::error::Result;
-use crate::stats::RunReport;
+use crate::host::Host;
+use crate::stats::{
+    EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport, Summary, WearSummary,
+};
+use crate::units::{Lpn, SimTime};
+use crate::workload::{self, Stream};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 
 /// Where a run is, for progress bars.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -21,29 +30,198 @@ pub struct Progress {
 
 /// One simulation run.
 pub struct Simulation {
-    _cfg: SimConfig,
+    cfg: SimConfig,
+    device: Device,
+    host: Host,
+    queue: EventQueue,
+    rec: Recorder,
+    now: SimTime,
+    precondition: PreconditionSummary,
+    done: bool,
+}
+
+/// Content ids of preconditioning writes.
+const PRECONDITION_CONTENT_BASE: u64 = 1 << 62;
+
+/// Open the streams a workload config describes, for a device of `capacity` logical bytes.
+pub fn open_workload(cfg: &SimConfig, capacity: u64) -> Result<Vec<Stream>> {
+    match &cfg.workload {
+        WorkloadConfig::Fio(f) => workload::fio::load_streams(f, capacity, cfg.seed),
+        WorkloadConfig::Trace(t) => Ok(vec![workload::trace::open_stream(t, capacity)?]),
+    }
 }
 
 impl Simulation {
     /// Build the device, precondition it and open the workload.
     pub fn new(cfg: SimConfig) -> Result<Simulation> {
-        Ok(Simulation { _cfg: cfg })
+        cfg.validate("config")?;
+        let capacity = crate::ftl::logical_pages(&cfg) * cfg.nand.page_size as u64;
+        let streams = open_workload(&cfg, capacity)?;
+        Self::with_streams(cfg, streams)
+    }
+
+    /// Build with streams made by the caller instead of the config's `workload` (which is
+    /// then only recorded in the resolved config).
+    pub fn with_streams(cfg: SimConfig, streams: Vec<Stream>) -> Result<Simulation> {
+        cfg.validate("config")?;
+        let mut device = Device::new(&cfg);
+        let precondition = precondition(&cfg, &mut device);
+        let host = Host::new(streams, device.capacity_bytes())?;
+        let interval_ns = (cfg.stats.interval_ms * 1e6).round() as u64;
+        let mut sim = Simulation {
+            rec: Recorder::new(interval_ns),
+            device,
+            host,
+            queue: EventQueue::new(),
+            now: SimTime::ZERO,
+            precondition,
+            done: false,
+            cfg,
+        };
+        sim.host
+            .start(&mut sim.queue, &mut sim.device, &mut sim.rec)?;
+        let first_tick = SimTime(sim.rec.interval_ns());
+        sim.queue.push(first_tick, Event::Tick);
+        Ok(sim)
     }
 
     /// Process at most `max_events` events; `Ok(true)` once the workload is finished.
     pub fn step(&mut self, max_events: u64) -> Result<bool> {
-        let _ = max_events;
-        todo!()
+        for _ in 0..max_events {
+            let Some((t, ev)) = self.queue.pop() else {
+                self.done = true;
+                return Ok(true);
+            };
+            self.now = t;
+            match ev {
+                Event::Completion(s) => self.host.on_completion(
+                    s as usize,
+                    t,
+                    &mut self.queue,
+                    &mut self.device,
+                    &mut self.rec,
+                )?,
+                Event::Arrival(s) => self.host.on_arrival(
+                    s as usize,
+                    t,
+                    &mut self.queue,
+                    &mut self.device,
+                    &mut self.rec,
+                )?,
+                Event::Tick => {
+                    self.rec.sample(&self.device);
+                    if !self.queue.is_empty() {
+                        self.queue.push(t + self.rec.interval_ns(), Event::Tick);
+                    }
+                }
+            }
+        }
+        Ok(self.queue.is_empty())
     }
 
     /// Where the run is.
     pub fn progress(&self) -> Progress {
-        todo!()
+        Progress {
+            sim_time_ns: self.now.0,
+            requests_issued: self.host.counters.issued,
+            requests_completed: self.host.counters.completed,
+            fraction: self.host.fraction(self.now),
+        }
+    }
+
+    /// The device (for inspection in tests and tools).
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Mutable device access for tests that corrupt state on purpose.
+    #[doc(hidden)]
+    pub fn device_mut_for_test(&mut self) -> &mut Device {
+        &mut self.device
     }
 
     /// Run the checks the config asks for and build the report. Call after `step` returned true.
-    pub fn finish(self) -> Result<RunReport> {
-        todo!()
+    pub fn finish(mut self) -> Result<RunReport> {
+        assert!(
+            self.queue.is_empty() || self.done,
+            "finish() called before the run ended"
+        );
+        if self.cfg.check.invariants {
+            self.device.ftl.check_invariants()?;
+        }
+        let end = self.rec.last_completion;
+        while self.rec.samples_taken() < self.rec.intervals_until(end) {
+            self.rec.sample(&self.device);
+        }
+        let timeline = self.rec.timeline(end);
+        let summary = self.summary(end);
+        let Simulation { rec, .. } = self;
+        Ok(RunReport::new(
+            summary,
+            timeline,
+            rec.read_hist,
+            rec.write_hist,
+        ))
+    }
+
+    fn summary(&self, end: SimTime) -> Summary {
+        let d = &self.device;
+        let n = d.nand.counters;
+        let f = d.ftl.counters;
+        let c = d.counters;
+        let ps = d.page_size();
+        let secs = end.as_secs_f64();
+        let host_write_bytes = self.rec.write.bytes;
+        let j = |pj: u64| pj as f64 * 1e-12;
+        let ec = d.nand.erase_counts();
+        Summary {
+            sim_time_s: secs,
+            requests_issued: self.host.counters.issued,
+            requests_completed: self.host.counters.completed,
+            host_read_bytes: self.rec.read.bytes,
+            host_write_bytes,
+            host_trim_bytes: self.rec.trim.bytes,
+            nand_program_bytes: n.programs * ps,
+            nand_read_bytes: n.reads * ps,
+            waf: (host_write_bytes > 0).then(|| (n.programs * ps) as f64 / host_write_bytes as f64),
+            nand_reads: n.reads,
+            nand_programs: n.programs,
+            erases: n.erases,
+            copybacks: n.copybacks,
+            gc_invocations: f.gc_invocations,
+            gc_pages_migrated: f.gc_pages_migrated,
+            gc_blocks_erased: f.gc_blocks_erased,
+            gc_background_blocks: f.gc_background_blocks,
+            trimmed_pages: f.trimmed_pages,
+            unmapped_page_reads: c.unmapped_page_reads,
+            rmw_page_reads: c.rmw_page_reads,
+            buffer_full_waits: c.buffer_full_waits,
+            verified_page_reads: c.verified_page_reads,
+            arrivals_out_of_order: self.host.counters.out_of_order,
+            read: OpSummary::new(&self.rec.read, Some(&self.rec.read_hist), secs),
+            write: OpSummary::new(&self.rec.write, Some(&self.rec.write_hist), secs),
+            trim: OpSummary::new(&self.rec.trim, None, secs),
+            energy: EnergySummary {
+                nand_read_j: j(n.read_energy_pj),
+                nand_program_j: j(n.program_energy_pj),
+                nand_erase_j: j(n.erase_energy_pj),
+                channel_transfer_j: j(n.transfer_energy_pj),
+                total_j: j(n.read_energy_pj
+                    + n.program_energy_pj
+                    + n.erase_energy_pj
+                    + n.transfer_energy_pj),
+            },
+            wear: WearSummary {
+                erase_count_mean: ec.iter().map(|&e| e as u64).sum::<u64>() as f64
+                    / ec.len() as f64,
+                erase_count_min: ec.iter().copied().min().unwrap_or(0),
+                erase_count_max: ec.iter().copied().max().unwrap_or(0),
+            },
+            free_blocks_end: d.ftl.free_blocks(),
+            logical_capacity_bytes: d.capacity_bytes(),
+            physical_capacity_bytes: d.nand.geo.capacity_bytes(),
+            precondition: self.precondition,
+        }
     }
 
     /// Step to the end and finish.
@@ -51,4 +229,34 @@ impl Simulation {
         while !self.step(1 << 20)? {}
         self.finish()
     }
+}
+
+/// Untimed steady-state fill: sequential writes over `fill_fraction` of the logical space,
+/// then `aging_fraction` x that many random single-page overwrites inside it. GC runs as
+/// usual, but no time passes; reservations and counters are reset afterwards, wear is kept.
+fn precondition(cfg: &SimConfig, dev: &mut Device) -> PreconditionSummary {
+    let p = &cfg.precondition;
+    let pages = (p.fill_fraction * dev.ftl.logical_pages() as f64).floor() as u64;
+    let aging = (p.aging_fraction * pages as f64).round() as u64;
+    let mut content = PRECONDITION_CONTENT_BASE;
+    for lpn in 0..pages {
+        content += 1;
+        dev.write_untimed(Lpn(lpn as u32), content);
+    }
+    if pages > 0 {
+        let mut rng = Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x7072_6563_6f6e_6469);
+        for _ in 0..aging {
+            content += 1;
+            let lpn = rng.random_range(0..pages);
+            dev.write_untimed(Lpn(lpn as u32), content);
+        }
+    }
+    let s = PreconditionSummary {
+        fill_pages: pages,
+        aging_pages: if pages > 0 { aging } else { 0 },
+        erases: dev.nand.counters.erases,
+        gc_pages_migrated: dev.ftl.counters.gc_pages_migrated,
+    };
+    dev.reset_after_precondition();
+    s
 }

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Simulated time in integer nanoseconds since the start of the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 pub struct SimTime(pub u64);
 
 impl SimTime {
@@ -24,7 +26,11 @@ impl SimTime {
     /// Later of two times.
     #[inline]
     pub fn max(self, o: SimTime) -> SimTime {
-        if self.0 >= o.0 { self } else { o }
+        if self.0 >= o.0 {
+            self
+        } else {
+            o
+        }
     }
 }
 

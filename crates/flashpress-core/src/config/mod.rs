@@ -20,7 +20,11 @@ fn merge(base: &mut Value, over: Value, path: &str) {
     match (base, over) {
         (Value::Object(b), Value::Object(o)) => {
             for (k, v) in o {
-                let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                let child = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
                 if child == "workload" || !b.contains_key(&k) {
                     b.insert(k, v);
                 } else {
@@ -75,15 +79,27 @@ impl SimConfig {
     }
 
     /// Load from a JSON value (e.g. a Python dict): merged over its preset, then validated.
-    pub fn from_value(user: Value, source_name: &str, base_dir: Option<&Path>) -> Result<SimConfig> {
+    pub fn from_value(
+        user: Value,
+        source_name: &str,
+        base_dir: Option<&Path>,
+    ) -> Result<SimConfig> {
         let Value::Object(mut user) = user else {
-            return Err(Error::config(source_name, "document", "expected a table of config keys"));
+            return Err(Error::config(
+                source_name,
+                "document",
+                "expected a table of config keys",
+            ));
         };
         let preset = match user.remove("preset") {
             None => "default".to_string(),
             Some(Value::String(s)) => s,
             Some(other) => {
-                return Err(Error::config(source_name, "preset", format!("expected a preset name string, got {other}")));
+                return Err(Error::config(
+                    source_name,
+                    "preset",
+                    format!("expected a preset name string, got {other}"),
+                ));
             }
         };
         let mut base = preset_value(&preset)?;
@@ -92,10 +108,18 @@ impl SimConfig {
     }
 
     /// Deserialize a complete config (no preset merge) and validate it.
-    pub fn from_resolved_value(v: Value, source_name: &str, base_dir: Option<&Path>) -> Result<SimConfig> {
+    pub fn from_resolved_value(
+        v: Value,
+        source_name: &str,
+        base_dir: Option<&Path>,
+    ) -> Result<SimConfig> {
         let mut cfg: SimConfig = serde_path_to_error::deserialize(v).map_err(|e| {
             let key = e.path().to_string();
-            let key = if key == "." { "document".to_string() } else { key };
+            let key = if key == "." {
+                "document".to_string()
+            } else {
+                key
+            };
             Error::config(source_name, key, e.into_inner().to_string())
         })?;
         if let Some(dir) = base_dir {

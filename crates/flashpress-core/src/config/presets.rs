@@ -5,7 +5,10 @@ use crate::error::{Error, Result};
 
 const PRESETS: &[(&str, &str)] = &[
     ("default", include_str!("../../../../configs/default.toml")),
-    ("bench-mlc-2g", include_str!("../../../../configs/bench-mlc-2g.toml")),
+    (
+        "bench-mlc-2g",
+        include_str!("../../../../configs/bench-mlc-2g.toml"),
+    ),
     ("tiny", include_str!("../../../../configs/tiny.toml")),
 ];
 
@@ -16,8 +19,12 @@ pub fn preset_names() -> impl Iterator<Item = &'static str> {
 
 /// TOML text of a preset.
 pub fn preset_text(name: &str) -> Result<&'static str> {
-    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| Error::UnknownPreset {
-        name: name.to_string(),
-        known: preset_names().collect::<Vec<_>>().join(", "),
-    })
+    PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| Error::UnknownPreset {
+            name: name.to_string(),
+            known: preset_names().collect::<Vec<_>>().join(", "),
+        })
 }

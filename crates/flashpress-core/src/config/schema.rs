@@ -359,11 +359,17 @@ pub enum WorkloadConfig {
 }
 
 fn check(ok: bool, source: &str, key: &str, msg: impl FnOnce() -> String) -> Result<()> {
-    if ok { Ok(()) } else { Err(Error::config(source, key, msg())) }
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::config(source, key, msg()))
+    }
 }
 
 fn positive_f(v: f64, source: &str, key: &str) -> Result<()> {
-    check(v.is_finite() && v > 0.0, source, key, || format!("expected a positive number, got {v}"))
+    check(v.is_finite() && v > 0.0, source, key, || {
+        format!("expected a positive number, got {v}")
+    })
 }
 
 impl SimConfig {
@@ -378,11 +384,21 @@ impl SimConfig {
             ("nand.blocks_per_plane", n.blocks_per_plane),
             ("nand.pages_per_block", n.pages_per_block),
         ] {
-            check(v > 0, src, k, || "expected a positive integer, got 0".into())?;
+            check(v > 0, src, k, || {
+                "expected a positive integer, got 0".into()
+            })?;
         }
-        check(n.page_size >= 512 && n.page_size % 512 == 0, src, "nand.page_size", || {
-            format!("expected a positive multiple of 512 bytes, got {}", n.page_size)
-        })?;
+        check(
+            n.page_size >= 512 && n.page_size % 512 == 0,
+            src,
+            "nand.page_size",
+            || {
+                format!(
+                    "expected a positive multiple of 512 bytes, got {}",
+                    n.page_size
+                )
+            },
+        )?;
         let pages = n.channels as u128
             * n.chips_per_channel as u128
             * n.dies_per_chip as u128
@@ -393,9 +409,16 @@ impl SimConfig {
             format!("{pages} physical pages exceed the 2^32 - 1 page limit of the page map")
         })?;
         let types = n.cell.page_types();
-        for (k, v) in [("nand.read_latency_us", &n.read_latency_us), ("nand.program_latency_us", &n.program_latency_us)] {
+        for (k, v) in [
+            ("nand.read_latency_us", &n.read_latency_us),
+            ("nand.program_latency_us", &n.program_latency_us),
+        ] {
             check(v.len() == types, src, k, || {
-                format!("expected {types} values (one per page type of {:?} cells), got {}", n.cell, v.len())
+                format!(
+                    "expected {types} values (one per page type of {:?} cells), got {}",
+                    n.cell,
+                    v.len()
+                )
             })?;
             for x in v {
                 positive_f(*x, src, k)?;
@@ -410,22 +433,37 @@ impl SimConfig {
             ("nand.power.erase_ma", n.power.erase_ma),
             ("nand.power.transfer_ma", n.power.transfer_ma),
         ] {
-            check(v.is_finite() && v >= 0.0, src, k, || format!("expected a number >= 0, got {v}"))?;
+            check(v.is_finite() && v >= 0.0, src, k, || {
+                format!("expected a number >= 0, got {v}")
+            })?;
         }
 
         let f = &self.ftl;
-        check(f.op_ratio.is_finite() && (0.0..1.0).contains(&f.op_ratio), src, "ftl.op_ratio", || {
-            format!("expected a fraction in [0, 1), got {}", f.op_ratio)
-        })?;
-        let g = &f.gc;
-        check(g.threshold.is_finite() && g.threshold > 0.0 && g.threshold < 1.0, src, "ftl.gc.threshold", || {
-            format!("expected a fraction in (0, 1), got {}", g.threshold)
-        })?;
         check(
-            g.background_threshold.is_finite() && g.background_threshold >= g.threshold && g.background_threshold < 1.0,
+            f.op_ratio.is_finite() && (0.0..1.0).contains(&f.op_ratio),
+            src,
+            "ftl.op_ratio",
+            || format!("expected a fraction in [0, 1), got {}", f.op_ratio),
+        )?;
+        let g = &f.gc;
+        check(
+            g.threshold.is_finite() && g.threshold > 0.0 && g.threshold < 1.0,
+            src,
+            "ftl.gc.threshold",
+            || format!("expected a fraction in (0, 1), got {}", g.threshold),
+        )?;
+        check(
+            g.background_threshold.is_finite()
+                && g.background_threshold >= g.threshold
+                && g.background_threshold < 1.0,
             src,
             "ftl.gc.background_threshold",
-            || format!("expected a fraction in [ftl.gc.threshold = {}, 1), got {}", g.threshold, g.background_threshold),
+            || {
+                format!(
+                    "expected a fraction in [ftl.gc.threshold = {}, 1), got {}",
+                    g.threshold, g.background_threshold
+                )
+            },
         )?;
         // Reserve: free blocks kept for GC plus one open block per stream must leave room for
         // the logical space, or GC could find no victim with an invalid page.
@@ -437,7 +475,9 @@ impl SimConfig {
         let planes = pages as u64 / (bpp * n.pages_per_block as u64);
         let usable = (bpp - reserve) * n.pages_per_block as u64 * planes;
         let logical = crate::ftl::logical_pages(self);
-        check(logical > 0, src, "ftl.op_ratio", || "leaves no logical pages".into())?;
+        check(logical > 0, src, "ftl.op_ratio", || {
+            "leaves no logical pages".into()
+        })?;
         check(logical < usable, src, "ftl.op_ratio", || {
             format!(
                 "{logical} logical pages do not fit in the {usable} pages outside the GC reserve \
@@ -448,32 +488,55 @@ impl SimConfig {
         positive_f(self.host.link_mb_per_s, src, "host.link_mb_per_s")?;
 
         let p = &self.precondition;
-        check(p.fill_fraction.is_finite() && (0.0..=1.0).contains(&p.fill_fraction), src, "precondition.fill_fraction", || {
-            format!("expected a fraction in [0, 1], got {}", p.fill_fraction)
-        })?;
+        check(
+            p.fill_fraction.is_finite() && (0.0..=1.0).contains(&p.fill_fraction),
+            src,
+            "precondition.fill_fraction",
+            || format!("expected a fraction in [0, 1], got {}", p.fill_fraction),
+        )?;
         check(
             p.fill_block_size > 0 && p.fill_block_size % n.page_size as u64 == 0,
             src,
             "precondition.fill_block_size",
-            || format!("expected a positive multiple of the page size {}, got {}", n.page_size, p.fill_block_size),
+            || {
+                format!(
+                    "expected a positive multiple of the page size {}, got {}",
+                    n.page_size, p.fill_block_size
+                )
+            },
         )?;
-        check(p.aging_fraction.is_finite() && p.aging_fraction >= 0.0, src, "precondition.aging_fraction", || {
-            format!("expected a number >= 0, got {}", p.aging_fraction)
-        })?;
+        check(
+            p.aging_fraction.is_finite() && p.aging_fraction >= 0.0,
+            src,
+            "precondition.aging_fraction",
+            || format!("expected a number >= 0, got {}", p.aging_fraction),
+        )?;
         positive_f(self.stats.interval_ms, src, "stats.interval_ms")?;
 
         match &self.workload {
             WorkloadConfig::Fio(w) => {
-                check(w.path.is_some() || !w.jobs.is_empty(), src, "workload", || {
-                    "a fio workload needs `path` (a job file) or at least one inline `jobs` entry".into()
-                })?;
+                check(
+                    w.path.is_some() || !w.jobs.is_empty(),
+                    src,
+                    "workload",
+                    || {
+                        "a fio workload needs `path` (a job file) or at least one inline `jobs` entry".into()
+                    },
+                )?;
             }
             WorkloadConfig::Trace(t) => {
-                check(t.sector_size > 0, src, "workload.sector_size", || "expected a positive byte count, got 0".into())?;
-                check(t.queue_depth > 0, src, "workload.queue_depth", || "expected a positive integer, got 0".into())?;
-                check(t.time_scale.is_finite() && t.time_scale > 0.0, src, "workload.time_scale", || {
-                    format!("expected a positive number, got {}", t.time_scale)
+                check(t.sector_size > 0, src, "workload.sector_size", || {
+                    "expected a positive byte count, got 0".into()
                 })?;
+                check(t.queue_depth > 0, src, "workload.queue_depth", || {
+                    "expected a positive integer, got 0".into()
+                })?;
+                check(
+                    t.time_scale.is_finite() && t.time_scale > 0.0,
+                    src,
+                    "workload.time_scale",
+                    || format!("expected a positive number, got {}", t.time_scale),
+                )?;
             }
         }
         Ok(())

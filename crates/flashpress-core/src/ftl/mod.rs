@@ -1,10 +1,392 @@
-//! Flash translation layer (being written).
-use crate::config::SimConfig;
-/// Blocks per plane kept out of the data space: the GC free-block threshold plus one open block per stream.
-pub fn reserve_blocks_per_plane(cfg: &SimConfig) -> u64 { let _ = cfg; 4 }
-/// Logical pages exposed to the host.
+//! Page-level flash translation layer: logical-to-physical mapping in flat arrays, allocation
+//! striped across planes, open blocks per placement stream, garbage collection with a victim
+//! policy, over-provisioning, TRIM, and an invariant check.
+//!
+//! Every operation takes the simulated time it starts at and the [`Nand`] array, whose
+//! reservations give the time the work completes; GC issued on behalf of a host write delays
+//! that write (foreground GC).
+
+mod blocks;
+mod check;
+pub mod placement;
+pub mod victim;
+
+pub use blocks::{BlockState, Blocks};
+
+use crate::config::{SimConfig, Striping, VictimPolicy};
+use crate::nand::{Geometry, Nand};
+use crate::units::{BlockId, Lpn, PlaneId, Ppn, SimTime};
+use placement::{Origin, PageCtx, Placement};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use std::collections::VecDeque;
+
+/// Marks an unmapped entry in the page maps.
+pub const UNMAPPED: u32 = u32::MAX;
+
+/// Free blocks below which a plane runs foreground GC: `ceil(threshold * blocks_per_plane)`,
+/// at least 2 (one for GC's own destination, one for progress).
+pub fn gc_threshold_blocks(cfg: &SimConfig) -> u64 {
+    ((cfg.ftl.gc.threshold * cfg.nand.blocks_per_plane as f64).ceil() as u64).max(2)
+}
+
+/// Blocks per plane kept out of the data space: the GC threshold plus one open block per stream.
+pub fn reserve_blocks_per_plane(cfg: &SimConfig) -> u64 {
+    gc_threshold_blocks(cfg) + placement::streams_of(cfg.ftl.placement) as u64
+}
+
+/// Logical pages exposed to the host: `floor(physical pages * (1 - op_ratio))`.
 pub fn logical_pages(cfg: &SimConfig) -> u64 {
     let n = &cfg.nand;
-    let phys = n.channels as u64 * n.chips_per_channel as u64 * n.dies_per_chip as u64 * n.planes_per_die as u64 * n.blocks_per_plane as u64 * n.pages_per_block as u64;
+    let phys = n.channels as u64
+        * n.chips_per_channel as u64
+        * n.dies_per_chip as u64
+        * n.planes_per_die as u64
+        * n.blocks_per_plane as u64
+        * n.pages_per_block as u64;
     (phys as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64
+}
+
+/// Counters owned by the FTL.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FtlCounters {
+    /// Pages programmed for host writes.
+    pub host_pages_written: u64,
+    /// GC episodes (a foreground trigger or a background pass that cleaned at least one block).
+    pub gc_invocations: u64,
+    /// Valid pages moved by GC.
+    pub gc_pages_migrated: u64,
+    /// Blocks cleaned (erased) by GC.
+    pub gc_blocks_erased: u64,
+    /// Of those, blocks cleaned in idle time by background GC.
+    pub gc_background_blocks: u64,
+    /// Mapped pages discarded by TRIM.
+    pub trimmed_pages: u64,
+}
+
+/// The page-mapping FTL.
+pub struct Ftl {
+    geo: Geometry,
+    logical_pages: u32,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    blocks: Blocks,
+    free: Vec<VecDeque<u32>>,
+    /// open[plane * streams + stream]: the stream's open block in the plane, or UNMAPPED.
+    open: Vec<u32>,
+    streams: usize,
+    stripe_order: Vec<PlaneId>,
+    cursor: usize,
+    placement: Box<dyn Placement>,
+    victim: VictimPolicy,
+    rng: Pcg64Mcg,
+    gc_threshold: usize,
+    bg_threshold: usize,
+    background: bool,
+    copyback: bool,
+    seal_counter: u64,
+    /// Content id stored in each physical page (verify mode only).
+    content: Option<Vec<u64>>,
+    /// Counters since the last reset.
+    pub counters: FtlCounters,
+}
+
+impl Ftl {
+    /// Build an empty FTL for a validated config. `track_content` keeps a content id per
+    /// physical page so verify mode can check reads.
+    pub fn new(cfg: &SimConfig, geo: &Geometry, track_content: bool) -> Ftl {
+        let placement = placement::build(cfg.ftl.placement);
+        let streams = placement.streams();
+        let free = (0..geo.planes)
+            .map(|p| {
+                (0..geo.blocks_per_plane)
+                    .map(|i| geo.block(PlaneId(p), i).0)
+                    .collect()
+            })
+            .collect();
+        let bpp = geo.blocks_per_plane as f64;
+        Ftl {
+            logical_pages: logical_pages(cfg) as u32,
+            l2p: vec![UNMAPPED; logical_pages(cfg) as usize],
+            p2l: vec![UNMAPPED; geo.pages as usize],
+            blocks: Blocks::new(geo.blocks as usize),
+            free,
+            open: vec![UNMAPPED; geo.planes as usize * streams],
+            streams,
+            stripe_order: stripe_order(geo, cfg.ftl.striping),
+            cursor: 0,
+            placement,
+            victim: cfg.ftl.gc.victim,
+            rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x6763_5f76_6963_7469),
+            gc_threshold: gc_threshold_blocks(cfg) as usize,
+            bg_threshold: ((cfg.ftl.gc.background_threshold * bpp).ceil() as usize)
+                .max(gc_threshold_blocks(cfg) as usize),
+            background: cfg.ftl.gc.background,
+            copyback: cfg.ftl.gc.copyback,
+            seal_counter: 0,
+            content: track_content.then(|| vec![0; geo.pages as usize]),
+            counters: FtlCounters::default(),
+            geo: geo.clone(),
+        }
+    }
+
+    /// Logical pages exposed to the host.
+    pub fn logical_pages(&self) -> u32 {
+        self.logical_pages
+    }
+
+    /// Physical page holding a logical page, if mapped.
+    #[inline]
+    pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        let p = self.l2p[lpn.0 as usize];
+        (p != UNMAPPED).then_some(Ppn(p))
+    }
+
+    /// Content id stored in a physical page (verify mode), 0 if not tracked.
+    pub fn content_at(&self, ppn: Ppn) -> u64 {
+        self.content.as_ref().map_or(0, |c| c[ppn.0 as usize])
+    }
+
+    /// Free blocks in the whole array.
+    pub fn free_blocks(&self) -> u64 {
+        self.free.iter().map(|f| f.len() as u64).sum()
+    }
+
+    /// Per-block bookkeeping (read-only).
+    pub fn blocks(&self) -> &Blocks {
+        &self.blocks
+    }
+
+    /// Write one logical page starting at `at` (data at the controller); returns when programmed.
+    #[inline]
+    pub fn write(&mut self, lpn: Lpn, content: u64, at: SimTime, nand: &mut Nand) -> SimTime {
+        let stream = self.placement.stream_for(&PageCtx {
+            lpn,
+            origin: Origin::Host,
+        });
+        let plane = self.pick_plane(stream, at, nand);
+        let ppn = self.take_page(plane, stream);
+        self.remap(lpn, ppn, content, at);
+        self.counters.host_pages_written += 1;
+        nand.program(ppn, at)
+    }
+
+    /// Discard a logical page (TRIM).
+    pub fn trim(&mut self, lpn: Lpn, at: SimTime) {
+        let old = self.l2p[lpn.0 as usize];
+        if old != UNMAPPED {
+            self.invalidate(old, at);
+            self.l2p[lpn.0 as usize] = UNMAPPED;
+            self.counters.trimmed_pages += 1;
+        }
+    }
+
+    /// Clean blocks in idle plane time: for each plane below the background threshold, run
+    /// GC steps that fit between the plane's last reservation and `now`.
+    pub fn background_gc(&mut self, now: SimTime, nand: &mut Nand) {
+        if !self.background {
+            return;
+        }
+        for p in 0..self.geo.planes {
+            let plane = PlaneId(p);
+            let mut cleaned = false;
+            while self.free[p as usize].len() < self.bg_threshold {
+                let Some(v) = self.select_victim(plane, now) else {
+                    break;
+                };
+                let start = nand.plane_busy_until(plane);
+                let est = nand.gc_step_estimate_ns(self.blocks.valid[v.0 as usize], self.copyback);
+                if start.0 + est > now.0 {
+                    break;
+                }
+                self.clean(v, start, nand);
+                self.counters.gc_background_blocks += 1;
+                cleaned = true;
+            }
+            if cleaned {
+                self.counters.gc_invocations += 1;
+            }
+        }
+    }
+
+    /// Next plane in striping order whose `stream` can take a page, running foreground GC
+    /// where a new block is needed. Planes that cannot free space are skipped.
+    #[inline]
+    fn pick_plane(&mut self, stream: usize, at: SimTime, nand: &mut Nand) -> PlaneId {
+        for _ in 0..self.stripe_order.len() {
+            let plane = self.stripe_order[self.cursor];
+            self.cursor += 1;
+            if self.cursor == self.stripe_order.len() {
+                self.cursor = 0;
+            }
+            if self.open[plane.0 as usize * self.streams + stream] != UNMAPPED {
+                return plane;
+            }
+            if self.free[plane.0 as usize].len() < self.gc_threshold {
+                self.foreground_gc(plane, at, nand);
+            }
+            // Leave one free block for GC's own destination.
+            if self.free[plane.0 as usize].len() >= 2 {
+                return plane;
+            }
+        }
+        panic!("no plane can take a write: logical space exceeds usable space (config validation should prevent this)");
+    }
+
+    fn foreground_gc(&mut self, plane: PlaneId, at: SimTime, nand: &mut Nand) {
+        let mut cleaned = false;
+        while self.free[plane.0 as usize].len() < self.gc_threshold {
+            let Some(v) = self.select_victim(plane, at) else {
+                break;
+            };
+            self.clean(v, at, nand);
+            cleaned = true;
+        }
+        if cleaned {
+            self.counters.gc_invocations += 1;
+        }
+    }
+
+    fn select_victim(&mut self, plane: PlaneId, now: SimTime) -> Option<BlockId> {
+        let first = self.geo.block(plane, 0).0;
+        victim::select(
+            self.victim,
+            &self.blocks,
+            first,
+            self.geo.blocks_per_plane,
+            self.geo.pages_per_block,
+            now,
+            &mut self.rng,
+        )
+    }
+
+    /// Migrate a victim's valid pages inside its plane and erase it.
+    fn clean(&mut self, victim: BlockId, at: SimTime, nand: &mut Nand) {
+        let plane = self.geo.plane_of_block(victim);
+        let first = self.geo.first_ppn_of_block(victim).0;
+        let mut t = at;
+        for src in first..first + self.geo.pages_per_block {
+            let lpn = self.p2l[src as usize];
+            if lpn == UNMAPPED {
+                continue;
+            }
+            let stream = self.placement.stream_for(&PageCtx {
+                lpn: Lpn(lpn),
+                origin: Origin::Gc,
+            });
+            self.ensure_open(plane, stream);
+            let dst = self.take_page(plane, stream);
+            let done = if self.copyback {
+                nand.copyback(Ppn(src), dst, at)
+            } else {
+                let data = nand.read(Ppn(src), at);
+                nand.program(dst, data)
+            };
+            t = t.max(done);
+            let content = self.content.as_ref().map_or(0, |c| c[src as usize]);
+            self.remap(Lpn(lpn), dst, content, at);
+            self.counters.gc_pages_migrated += 1;
+        }
+        let b = victim.0 as usize;
+        assert_eq!(
+            self.blocks.valid[b], 0,
+            "victim {b} still has valid pages after migration"
+        );
+        nand.erase(victim, t);
+        self.blocks.state[b] = BlockState::Free;
+        self.blocks.write_ptr[b] = 0;
+        self.free[plane.0 as usize].push_back(victim.0);
+        self.counters.gc_blocks_erased += 1;
+    }
+
+    /// Make sure `stream` has an open block with room in `plane`, taking a free block if not.
+    #[inline]
+    fn ensure_open(&mut self, plane: PlaneId, stream: usize) {
+        let slot = plane.0 as usize * self.streams + stream;
+        let ob = self.open[slot];
+        if ob != UNMAPPED {
+            return;
+        }
+        let b = self.free[plane.0 as usize].pop_front().unwrap_or_else(|| {
+            panic!(
+                "plane {} ran out of free blocks (GC reserve exhausted)",
+                plane.0
+            )
+        });
+        self.blocks.state[b as usize] = BlockState::Open;
+        self.open[slot] = b;
+    }
+
+    /// Next page of the stream's open block in `plane` (opening one if needed).
+    #[inline]
+    fn take_page(&mut self, plane: PlaneId, stream: usize) -> Ppn {
+        self.ensure_open(plane, stream);
+        let slot = plane.0 as usize * self.streams + stream;
+        let b = self.open[slot] as usize;
+        let wp = self.blocks.write_ptr[b];
+        self.blocks.write_ptr[b] = wp + 1;
+        if wp + 1 == self.geo.pages_per_block {
+            // A full block leaves its open slot at once, so it can never be both a GC
+            // victim and the place the next page goes.
+            self.blocks.state[b] = BlockState::Sealed;
+            self.seal_counter += 1;
+            self.blocks.sealed_seq[b] = self.seal_counter;
+            self.open[slot] = UNMAPPED;
+        }
+        Ppn(b as u32 * self.geo.pages_per_block + wp)
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: u32, at: SimTime) {
+        self.p2l[ppn as usize] = UNMAPPED;
+        let b = (ppn / self.geo.pages_per_block) as usize;
+        self.blocks.valid[b] -= 1;
+        self.blocks.mtime[b] = at;
+    }
+
+    #[inline]
+    fn remap(&mut self, lpn: Lpn, ppn: Ppn, content: u64, at: SimTime) {
+        let old = self.l2p[lpn.0 as usize];
+        if old != UNMAPPED {
+            self.invalidate(old, at);
+        }
+        self.l2p[lpn.0 as usize] = ppn.0;
+        self.p2l[ppn.0 as usize] = lpn.0;
+        let b = (ppn.0 / self.geo.pages_per_block) as usize;
+        self.blocks.valid[b] += 1;
+        self.blocks.mtime[b] = at;
+        if let Some(c) = self.content.as_mut() {
+            c[ppn.0 as usize] = content;
+        }
+    }
+}
+
+/// Plane visiting order for consecutive allocations.
+fn stripe_order(g: &Geometry, s: Striping) -> Vec<PlaneId> {
+    let mut v = Vec::with_capacity(g.planes as usize);
+    match s {
+        Striping::ChannelFirst => {
+            for plane in 0..g.planes_per_die {
+                for die in 0..g.dies_per_chip {
+                    for chip in 0..g.chips_per_channel {
+                        for ch in 0..g.channels {
+                            v.push(g.plane_id(ch, chip, die, plane));
+                        }
+                    }
+                }
+            }
+        }
+        Striping::PlaneFirst => {
+            for ch in 0..g.channels {
+                for chip in 0..g.chips_per_channel {
+                    for die in 0..g.dies_per_chip {
+                        for plane in 0..g.planes_per_die {
+                            v.push(g.plane_id(ch, chip, die, plane));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    v
 }

@@ -1,1 +1,276 @@
-//! (being written)
+//! The host: drives workload streams against the device. Closed-loop streams keep `depth`
+//! requests in flight and issue the next when one completes; open-loop streams issue each
+//! request at its own arrival time. Streams run in stonewall groups, one group after another.
+
+use crate::device::Device;
+use crate::engine::{Event, EventQueue};
+use crate::error::{Error, Result};
+use crate::stats::Recorder;
+use crate::units::SimTime;
+use crate::workload::{Drive, Op, Request, Stream};
+
+/// Content ids the host assigns to writes that carry none (high bit set, so they never
+/// collide with ids that sources give).
+const HOST_CONTENT_BASE: u64 = 1 << 63;
+
+struct StreamState {
+    stream: Stream,
+    in_flight: u32,
+    exhausted: bool,
+    /// Open loop: the request waiting for its arrival event, and the trace time origin.
+    pending: Option<Request>,
+    origin: Option<SimTime>,
+    last_arrival: SimTime,
+}
+
+/// Host-side counters.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostCounters {
+    /// Requests submitted.
+    pub issued: u64,
+    /// Requests completed.
+    pub completed: u64,
+    /// Open-loop arrivals earlier than their predecessor.
+    pub out_of_order: u64,
+}
+
+/// Streams and their progress.
+pub struct Host {
+    streams: Vec<StreamState>,
+    group: u32,
+    last_group: u32,
+    group_start: SimTime,
+    next_content: u64,
+    capacity: u64,
+    /// Counters.
+    pub counters: HostCounters,
+}
+
+impl Host {
+    /// Host over `streams` for a device of `capacity` logical bytes.
+    pub fn new(streams: Vec<Stream>, capacity: u64) -> Result<Host> {
+        if streams.is_empty() {
+            return Err(Error::Workload(
+                "the workload defines no jobs or streams".into(),
+            ));
+        }
+        let last_group = streams.iter().map(|s| s.group).max().unwrap_or(0);
+        Ok(Host {
+            streams: streams
+                .into_iter()
+                .map(|stream| StreamState {
+                    stream,
+                    in_flight: 0,
+                    exhausted: false,
+                    pending: None,
+                    origin: None,
+                    last_arrival: SimTime::ZERO,
+                })
+                .collect(),
+            group: 0,
+            last_group,
+            group_start: SimTime::ZERO,
+            next_content: HOST_CONTENT_BASE,
+            capacity,
+            counters: HostCounters::default(),
+        })
+    }
+
+    /// Start the first group at time zero.
+    pub fn start(
+        &mut self,
+        q: &mut EventQueue,
+        dev: &mut Device,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        self.start_group(SimTime::ZERO, q, dev, rec)
+    }
+
+    /// True once every group has finished.
+    pub fn finished(&self) -> bool {
+        self.group > self.last_group
+    }
+
+    /// Estimated fraction done, when the sources can tell.
+    pub fn fraction(&self, now: SimTime) -> Option<f64> {
+        if self.finished() {
+            return Some(1.0);
+        }
+        let groups = self.last_group as f64 + 1.0;
+        let mut sum = 0.0;
+        let mut n: f64 = 0.0;
+        for s in self.streams.iter().filter(|s| s.stream.group == self.group) {
+            let p = if s.exhausted {
+                Some(1.0)
+            } else {
+                s.stream.source.progress(now)
+            };
+            sum += p?;
+            n += 1.0;
+        }
+        Some(((self.group as f64 + sum / n.max(1.0)) / groups).clamp(0.0, 1.0))
+    }
+
+    fn start_group(
+        &mut self,
+        now: SimTime,
+        q: &mut EventQueue,
+        dev: &mut Device,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        loop {
+            self.group_start = now;
+            let mut any_active = false;
+            for i in 0..self.streams.len() {
+                if self.streams[i].stream.group != self.group {
+                    continue;
+                }
+                match self.streams[i].stream.drive {
+                    Drive::Closed { depth } => {
+                        for _ in 0..depth {
+                            if !self.issue(i, now, q, dev, rec)? {
+                                break;
+                            }
+                        }
+                    }
+                    Drive::Open => self.schedule_arrival(i, now, q)?,
+                }
+                let s = &self.streams[i];
+                any_active |= !(s.exhausted && s.in_flight == 0);
+            }
+            if any_active {
+                return Ok(());
+            }
+            // Every stream of this group was empty: go straight to the next one.
+            self.group += 1;
+            if self.finished() {
+                return Ok(());
+            }
+        }
+    }
+
+    fn check_range(&self, i: usize, r: &Request) -> Result<()> {
+        let end = r.offset.checked_add(r.len);
+        if r.len == 0 || end.is_none_or(|e| e > self.capacity) {
+            return Err(Error::Workload(format!(
+                "stream `{}` issued {:?} of {} bytes at offset {}, outside the device's {} logical bytes",
+                self.streams[i].stream.name, r.op, r.len, r.offset, self.capacity
+            )));
+        }
+        Ok(())
+    }
+
+    /// Pull the next request of closed-loop stream `i` and submit it at `now`.
+    fn issue(
+        &mut self,
+        i: usize,
+        now: SimTime,
+        q: &mut EventQueue,
+        dev: &mut Device,
+        rec: &mut Recorder,
+    ) -> Result<bool> {
+        let Some(req) = self.streams[i].stream.source.next_request(now)? else {
+            self.streams[i].exhausted = true;
+            return Ok(false);
+        };
+        self.submit(i, req, now, q, dev, rec)?;
+        Ok(true)
+    }
+
+    #[inline]
+    fn submit(
+        &mut self,
+        i: usize,
+        req: Request,
+        now: SimTime,
+        q: &mut EventQueue,
+        dev: &mut Device,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        self.check_range(i, &req)?;
+        let content = if req.op == Op::Write && req.content == 0 {
+            let c = self.next_content;
+            self.next_content += req.len.div_ceil(dev.page_size()) + 1;
+            c
+        } else {
+            req.content
+        };
+        let done = dev.submit(&req, content, now)?;
+        rec.record(req.op, req.len, now, done);
+        q.push(done, Event::Completion(i as u32));
+        self.streams[i].in_flight += 1;
+        self.counters.issued += 1;
+        Ok(())
+    }
+
+    /// Fetch the next request of open-loop stream `i` and schedule its arrival.
+    fn schedule_arrival(&mut self, i: usize, now: SimTime, q: &mut EventQueue) -> Result<()> {
+        let s = &mut self.streams[i];
+        match s.stream.source.next_request(now)? {
+            None => s.exhausted = true,
+            Some(r) => {
+                let origin = *s.origin.get_or_insert(r.time);
+                let rel = r.time.0.saturating_sub(origin.0);
+                let mut at = SimTime(self.group_start.0 + rel);
+                if r.time < origin || at < s.last_arrival {
+                    self.counters.out_of_order += 1;
+                    at = s.last_arrival;
+                }
+                s.last_arrival = at;
+                s.pending = Some(r);
+                q.push(at, Event::Arrival(i as u32));
+            }
+        }
+        Ok(())
+    }
+
+    /// An open-loop arrival at `now`.
+    pub fn on_arrival(
+        &mut self,
+        i: usize,
+        now: SimTime,
+        q: &mut EventQueue,
+        dev: &mut Device,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        let req = self.streams[i]
+            .pending
+            .take()
+            .expect("arrival event without a pending request");
+        self.submit(i, req, now, q, dev, rec)?;
+        self.schedule_arrival(i, now, q)
+    }
+
+    /// A completion at `now` of a request of stream `i`.
+    pub fn on_completion(
+        &mut self,
+        i: usize,
+        now: SimTime,
+        q: &mut EventQueue,
+        dev: &mut Device,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        self.counters.completed += 1;
+        self.streams[i].in_flight -= 1;
+        if matches!(self.streams[i].stream.drive, Drive::Closed { .. })
+            && !self.streams[i].exhausted
+        {
+            self.issue(i, now, q, dev, rec)?;
+        }
+        let me = &self.streams[i];
+        let group_done = me.exhausted
+            && me.in_flight == 0
+            && self
+                .streams
+                .iter()
+                .filter(|s| s.stream.group == self.group)
+                .all(|s| s.exhausted && s.in_flight == 0);
+        if group_done {
+            self.group += 1;
+            if !self.finished() {
+                self.start_group(now, q, dev, rec)?;
+            }
+        }
+        Ok(())
+    }
+}

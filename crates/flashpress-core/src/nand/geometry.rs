@@ -53,7 +53,11 @@ impl Geometry {
 
     /// Plane id from (channel, chip, die, plane).
     pub fn plane_id(&self, channel: u32, chip: u32, die: u32, plane: u32) -> PlaneId {
-        PlaneId(((channel * self.chips_per_channel + chip) * self.dies_per_chip + die) * self.planes_per_die + plane)
+        PlaneId(
+            ((channel * self.chips_per_channel + chip) * self.dies_per_chip + die)
+                * self.planes_per_die
+                + plane,
+        )
     }
 
     /// Channel a plane is on.

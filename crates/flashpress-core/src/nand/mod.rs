@@ -203,7 +203,9 @@ impl Nand {
     /// Nominal time of a GC step that migrates `pages` pages and erases one block in a plane
     /// (used to decide whether background GC fits in idle time).
     pub fn gc_step_estimate_ns(&self, pages: u32, copyback: bool) -> u64 {
-        let per_page = self.t.read_ns[0] + self.t.program_ns[0] + if copyback { 0 } else { 2 * self.t.page_xfer_ns };
+        let per_page = self.t.read_ns[0]
+            + self.t.program_ns[0]
+            + if copyback { 0 } else { 2 * self.t.page_xfer_ns };
         pages as u64 * per_page + self.t.erase_ns
     }
 
@@ -246,14 +248,21 @@ mod tests {
         let b = n.program(g.first_ppn_of_block(g.block(PlaneId(1), 0)), SimTime(0));
         let xfer = (4096.0 * 1e3 / 333.0f64).round() as u64;
         assert_eq!(a.0, xfer + 750_000);
-        assert_eq!(b.0, 2 * xfer + 750_000, "second waits for the bus, not the first plane");
+        assert_eq!(
+            b.0,
+            2 * xfer + 750_000,
+            "second waits for the bus, not the first plane"
+        );
     }
 
     #[test]
     fn energy_is_v_times_i_times_t() {
         let mut n = nand();
         n.erase(BlockId(0), SimTime(0));
-        assert_eq!(n.counters.erase_energy_pj, (3.3f64 * 25.0 * 3_800_000.0).round() as u64);
+        assert_eq!(
+            n.counters.erase_energy_pj,
+            (3.3f64 * 25.0 * 3_800_000.0).round() as u64
+        );
         assert_eq!(n.erase_counts()[0], 1);
     }
 }

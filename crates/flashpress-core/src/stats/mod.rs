@@ -1,23 +1,114 @@
-//! Statistics (being written). Final API:
-//!
-//! - `RunReport { summary: Summary, timeline: Timeline, latency: Latency }`
-//! - `RunReport::summary_json(&self) -> String` — pretty JSON of `summary.json`
-//! - `RunReport::timeline_columns(&self) -> Vec<Column>` with `Column { name, unit, description, values: Vec<f64> }`
-//! - `RunReport::timeline_csv(&self) -> String`
-//! - `RunReport::latency_cdf(&self, op: Op) -> Vec<(u64 /*latency ns*/, f64 /*cumulative fraction*/)>`
-//! - `stat_descriptions() -> Vec<(&'static str name, &'static str unit, &'static str description)>`
+//! Statistics: per-op counts, bytes and latency histograms (HDR), per-interval timelines, and
+//! the run summary. Each statistic has a unit and a one-line description
+//! ([`stat_descriptions`]); counters are owned by the component that counts them (NAND,
+//! FTL, controller) and gathered here at the end.
+
+mod recorder;
+mod summary;
+
+pub use recorder::Recorder;
+pub use summary::{
+    stat_descriptions, EnergySummary, LatencySummary, OpSummary, PreconditionSummary, Summary,
+    WearSummary,
+};
+
+use crate::workload::Op;
+use hdrhistogram::Histogram;
+
+/// A named timeline column with its unit and description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// Column name.
+    pub name: &'static str,
+    /// Unit.
+    pub unit: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+    /// One value per interval (NaN where undefined, e.g. a mean latency with no requests).
+    pub values: Vec<f64>,
+}
 
 /// Report of a finished run.
 pub struct RunReport {
     /// Totals.
     pub summary: Summary,
+    /// Per-interval columns.
+    pub timeline: Vec<Column>,
+    read_hist: Histogram<u64>,
+    write_hist: Histogram<u64>,
 }
 
-/// Totals of a run.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Summary {
-    /// Requests completed.
-    pub requests_completed: u64,
-    /// Write amplification.
-    pub waf: f64,
+impl RunReport {
+    pub(crate) fn new(
+        summary: Summary,
+        timeline: Vec<Column>,
+        read_hist: Histogram<u64>,
+        write_hist: Histogram<u64>,
+    ) -> Self {
+        RunReport {
+            summary,
+            timeline,
+            read_hist,
+            write_hist,
+        }
+    }
+
+    /// `summary.json` text (pretty, deterministic field order).
+    pub fn summary_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(&self.summary).expect("summary serializes");
+        s.push('\n');
+        s
+    }
+
+    /// Timeline columns.
+    pub fn timeline_columns(&self) -> Vec<Column> {
+        self.timeline.clone()
+    }
+
+    /// Timeline as CSV text with a header row (undefined values are empty cells).
+    pub fn timeline_csv(&self) -> String {
+        let mut out = String::new();
+        let names: Vec<&str> = self.timeline.iter().map(|c| c.name).collect();
+        out.push_str(&names.join(","));
+        out.push('\n');
+        let rows = self.timeline.first().map_or(0, |c| c.values.len());
+        for r in 0..rows {
+            let cells: Vec<String> = self
+                .timeline
+                .iter()
+                .map(|c| {
+                    let v = c.values[r];
+                    if v.is_nan() {
+                        String::new()
+                    } else {
+                        v.to_string()
+                    }
+                })
+                .collect();
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Latency CDF of reads or writes: (latency ns, cumulative fraction) per recorded value
+    /// bucket, increasing. Empty for an op with no requests (and for trims).
+    pub fn latency_cdf(&self, op: Op) -> Vec<(u64, f64)> {
+        let h = match op {
+            Op::Read => &self.read_hist,
+            Op::Write => &self.write_hist,
+            Op::Trim => return Vec::new(),
+        };
+        let total = h.len() as f64;
+        let mut acc = 0u64;
+        h.iter_recorded()
+            .map(|v| {
+                acc += v.count_at_value();
+                (
+                    h.highest_equivalent(v.value_iterated_to()),
+                    acc as f64 / total,
+                )
+            })
+            .collect()
+    }
 }

@@ -9,5 +9,7 @@ use crate::workload::Stream;
 /// `stonewall`. `capacity_bytes` is the device's logical capacity; `seed` the run seed.
 pub fn load_streams(cfg: &FioWorkload, capacity_bytes: u64, seed: u64) -> Result<Vec<Stream>> {
     let _ = (cfg, capacity_bytes, seed);
-    Err(crate::error::Error::Workload("fio workloads are not implemented yet".into()))
+    Err(crate::error::Error::Workload(
+        "fio workloads are not implemented yet".into(),
+    ))
 }

@@ -1,0 +1,132 @@
+//! The invariant check: mapping, reverse map, valid counts, block states and free lists agree.
+
+use super::{BlockState, Ftl, UNMAPPED};
+use crate::error::{Error, Result};
+
+impl Ftl {
+    /// Check every structural invariant; the first violation found is returned as an error.
+    pub fn check_invariants(&self) -> Result<()> {
+        let ppb = self.geo.pages_per_block;
+        let fail = |m: String| Err(Error::Invariant(m));
+        let mut mapped = 0u64;
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn == UNMAPPED {
+                continue;
+            }
+            mapped += 1;
+            if ppn >= self.geo.pages {
+                return fail(format!(
+                    "lpn {lpn} maps to ppn {ppn} past the array ({} pages)",
+                    self.geo.pages
+                ));
+            }
+            if self.p2l[ppn as usize] != lpn as u32 {
+                return fail(format!(
+                    "lpn {lpn} -> ppn {ppn}, but ppn {ppn} -> lpn {}",
+                    self.p2l[ppn as usize]
+                ));
+            }
+        }
+        let mut valid_total = 0u64;
+        for b in 0..self.geo.blocks as usize {
+            let first = b as u32 * ppb;
+            let wp = self.blocks.write_ptr[b];
+            let mut valid = 0;
+            for ppn in first..first + ppb {
+                let lpn = self.p2l[ppn as usize];
+                if lpn == UNMAPPED {
+                    continue;
+                }
+                if ppn - first >= wp {
+                    return fail(format!(
+                        "block {b}: page {} is valid past the write pointer {wp}",
+                        ppn - first
+                    ));
+                }
+                if lpn >= self.logical_pages || self.l2p[lpn as usize] != ppn {
+                    return fail(format!(
+                        "ppn {ppn} claims lpn {lpn}, which does not map back to it"
+                    ));
+                }
+                valid += 1;
+            }
+            if valid != self.blocks.valid[b] {
+                return fail(format!(
+                    "block {b}: valid count {} but {valid} valid pages",
+                    self.blocks.valid[b]
+                ));
+            }
+            valid_total += valid as u64;
+            let expect_wp_ok = match self.blocks.state[b] {
+                BlockState::Free => wp == 0,
+                BlockState::Open => wp < ppb,
+                BlockState::Sealed => wp == ppb,
+            };
+            if !expect_wp_ok {
+                return fail(format!(
+                    "block {b}: state {:?} with write pointer {wp}",
+                    self.blocks.state[b]
+                ));
+            }
+        }
+        if valid_total != mapped {
+            return fail(format!(
+                "{mapped} mapped logical pages but {valid_total} valid physical pages"
+            ));
+        }
+        let mut on_free_list = vec![false; self.geo.blocks as usize];
+        for (p, list) in self.free.iter().enumerate() {
+            for &b in list {
+                if self.geo.plane_of_block(crate::units::BlockId(b)).0 as usize != p {
+                    return fail(format!(
+                        "block {b} on the free list of plane {p}, but it belongs to another plane"
+                    ));
+                }
+                if std::mem::replace(&mut on_free_list[b as usize], true) {
+                    return fail(format!("block {b} is on a free list twice"));
+                }
+                if self.blocks.state[b as usize] != BlockState::Free {
+                    return fail(format!(
+                        "block {b} is on a free list in state {:?}",
+                        self.blocks.state[b as usize]
+                    ));
+                }
+            }
+        }
+        for (b, st) in self.blocks.state.iter().enumerate() {
+            if *st == BlockState::Free && !on_free_list[b] {
+                return fail(format!("free block {b} is on no free list"));
+            }
+        }
+        let mut open_seen = vec![false; self.geo.blocks as usize];
+        for (slot, &b) in self.open.iter().enumerate() {
+            if b == UNMAPPED {
+                continue;
+            }
+            if self.blocks.state[b as usize] != BlockState::Open {
+                return fail(format!(
+                    "open slot {slot} holds block {b} in state {:?}",
+                    self.blocks.state[b as usize]
+                ));
+            }
+            if std::mem::replace(&mut open_seen[b as usize], true) {
+                return fail(format!("block {b} is open in two slots"));
+            }
+        }
+        for (b, st) in self.blocks.state.iter().enumerate() {
+            if *st == BlockState::Open && !open_seen[b] {
+                return fail(format!("block {b} is open but in no open slot"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Corrupt the reverse map (tests of the checker only).
+    #[doc(hidden)]
+    pub fn corrupt_for_test(&mut self) {
+        if let Some(p) = self.l2p.iter().position(|&p| p != UNMAPPED) {
+            let ppn = self.l2p[p];
+            self.p2l[ppn as usize] = UNMAPPED;
+        }
+    }
+}

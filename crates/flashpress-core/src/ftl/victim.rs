@@ -1,0 +1,72 @@
+//! The victim seam: which sealed block of a plane GC cleans.
+//!
+//! Candidates are sealed (full, not open) blocks with at least one invalid page: cleaning a
+//! fully valid block frees nothing. Ties go to the lowest block index, so runs are deterministic.
+
+use super::blocks::{BlockState, Blocks};
+use crate::config::VictimPolicy;
+use crate::units::{BlockId, SimTime};
+use rand::Rng;
+use rand_pcg::Pcg64Mcg;
+
+/// Pick a victim in the blocks `first..first + count` (one plane), or `None` if no block has
+/// an invalid page.
+pub fn select(
+    policy: VictimPolicy,
+    blocks: &Blocks,
+    first: u32,
+    count: u32,
+    ppb: u32,
+    now: SimTime,
+    rng: &mut Pcg64Mcg,
+) -> Option<BlockId> {
+    let range = first..first + count;
+    let candidate =
+        |b: u32| blocks.state[b as usize] == BlockState::Sealed && blocks.valid[b as usize] < ppb;
+    match policy {
+        // Fewest valid pages: least copying per block freed.
+        VictimPolicy::Greedy => {
+            let mut best: Option<(u32, u32)> = None;
+            for b in range {
+                let v = blocks.valid[b as usize];
+                if blocks.state[b as usize] == BlockState::Sealed
+                    && v < ppb
+                    && best.is_none_or(|(_, bv)| v < bv)
+                {
+                    best = Some((b, v));
+                    if v == 0 {
+                        break;
+                    }
+                }
+            }
+            best.map(|(b, _)| BlockId(b))
+        }
+        VictimPolicy::Random => {
+            let n = range.clone().filter(|&b| candidate(b)).count();
+            if n == 0 {
+                return None;
+            }
+            let k = rng.random_range(0..n);
+            range.filter(|&b| candidate(b)).nth(k).map(BlockId)
+        }
+        // Rosenblum & Ousterhout (LFS, SOSP '91): benefit/cost = (1 - u) * age / (1 + u),
+        // age = time since the block's contents last changed.
+        VictimPolicy::CostBenefit => {
+            let mut best: Option<(u32, f64)> = None;
+            for b in range.filter(|&b| candidate(b)) {
+                let u = blocks.valid[b as usize] as f64 / ppb as f64;
+                let age = now.0.saturating_sub(blocks.mtime[b as usize].0) as f64 + 1.0;
+                let score = (1.0 - u) * age / (1.0 + u);
+                if best.is_none_or(|(_, s)| score > s) {
+                    best = Some((b, score));
+                }
+            }
+            best.map(|(b, _)| BlockId(b))
+        }
+        // Oldest sealed block first (a circular log).
+        VictimPolicy::Fifo => range
+            .filter(|&b| candidate(b))
+            .min_by_key(|&b| blocks.sealed_seq[b as usize])
+            .map(BlockId),
+    }
+}

@@ -1,0 +1,278 @@
+//! Collects per-request latency and per-interval samples while the run goes on.
+
+use super::Column;
+use crate::device::Device;
+use crate::units::SimTime;
+use crate::workload::Op;
+use hdrhistogram::Histogram;
+
+/// Per-op running totals.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpTotals {
+    /// Requests.
+    pub requests: u64,
+    /// Bytes.
+    pub bytes: u64,
+    /// Sum of latencies (ns).
+    pub latency_sum_ns: u128,
+    /// Smallest latency (ns).
+    pub latency_min_ns: u64,
+    /// Largest latency (ns).
+    pub latency_max_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Interval {
+    read_bytes: u64,
+    write_bytes: u64,
+    read_reqs: u64,
+    write_reqs: u64,
+    read_lat_ns: u128,
+    write_lat_ns: u128,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Sample {
+    nand_reads: u64,
+    nand_programs: u64,
+    nand_erases: u64,
+    gc_pages_migrated: u64,
+    free_blocks: u64,
+}
+
+/// Statistics gathered during a run.
+pub struct Recorder {
+    interval_ns: u64,
+    /// Read latency histogram (ns).
+    pub read_hist: Histogram<u64>,
+    /// Write latency histogram (ns).
+    pub write_hist: Histogram<u64>,
+    /// Read totals.
+    pub read: OpTotals,
+    /// Write totals.
+    pub write: OpTotals,
+    /// Trim totals.
+    pub trim: OpTotals,
+    /// Latest completion time seen.
+    pub last_completion: SimTime,
+    intervals: Vec<Interval>,
+    samples: Vec<Sample>,
+}
+
+impl Recorder {
+    /// Empty recorder sampling every `interval_ns`.
+    pub fn new(interval_ns: u64) -> Recorder {
+        let h = || Histogram::<u64>::new(3).expect("3 significant figures is valid");
+        Recorder {
+            interval_ns: interval_ns.max(1),
+            read_hist: h(),
+            write_hist: h(),
+            read: OpTotals::default(),
+            write: OpTotals::default(),
+            trim: OpTotals::default(),
+            last_completion: SimTime::ZERO,
+            intervals: Vec::new(),
+            samples: Vec::new(),
+        }
+    }
+
+    /// Sampling interval (ns).
+    pub fn interval_ns(&self) -> u64 {
+        self.interval_ns
+    }
+
+    /// One request of `bytes` issued at `issued`, completing at `done`.
+    #[inline]
+    pub fn record(&mut self, op: Op, bytes: u64, issued: SimTime, done: SimTime) {
+        let lat = done.0 - issued.0;
+        let t = match op {
+            Op::Read => {
+                self.read_hist.saturating_record(lat);
+                &mut self.read
+            }
+            Op::Write => {
+                self.write_hist.saturating_record(lat);
+                &mut self.write
+            }
+            Op::Trim => &mut self.trim,
+        };
+        if t.requests == 0 || lat < t.latency_min_ns {
+            t.latency_min_ns = lat;
+        }
+        t.requests += 1;
+        t.bytes += bytes;
+        t.latency_sum_ns += lat as u128;
+        t.latency_max_ns = t.latency_max_ns.max(lat);
+        self.last_completion = self.last_completion.max(done);
+        let i = (done.0 / self.interval_ns) as usize;
+        if i >= self.intervals.len() {
+            self.intervals.resize(i + 1, Interval::default());
+        }
+        let iv = &mut self.intervals[i];
+        match op {
+            Op::Read => {
+                iv.read_bytes += bytes;
+                iv.read_reqs += 1;
+                iv.read_lat_ns += lat as u128;
+            }
+            Op::Write => {
+                iv.write_bytes += bytes;
+                iv.write_reqs += 1;
+                iv.write_lat_ns += lat as u128;
+            }
+            Op::Trim => {}
+        }
+    }
+
+    /// Sample the device's cumulative counters at the end of an interval.
+    pub fn sample(&mut self, dev: &Device) {
+        self.samples.push(Sample {
+            nand_reads: dev.nand.counters.reads,
+            nand_programs: dev.nand.counters.programs,
+            nand_erases: dev.nand.counters.erases,
+            gc_pages_migrated: dev.ftl.counters.gc_pages_migrated,
+            free_blocks: dev.ftl.free_blocks(),
+        });
+    }
+
+    /// Build the timeline columns for a run that ended at `end`. `samples` must hold one
+    /// sample per interval boundary before `end` plus a final one at `end`.
+    pub fn timeline(&self, end: SimTime) -> Vec<Column> {
+        let n = (end.0.div_ceil(self.interval_ns) as usize)
+            .max(self.intervals.len())
+            .max(1);
+        let mut cols: Vec<(&'static str, &'static str, &'static str, Vec<f64>)> = vec![
+            (
+                "time_s",
+                "s",
+                "end of the interval (simulated time)",
+                vec![],
+            ),
+            (
+                "read_mb_s",
+                "MB/s",
+                "read bytes completed in the interval per second (10^6 B/s)",
+                vec![],
+            ),
+            (
+                "write_mb_s",
+                "MB/s",
+                "write bytes completed in the interval per second (10^6 B/s)",
+                vec![],
+            ),
+            (
+                "read_iops",
+                "1/s",
+                "read requests completed per second",
+                vec![],
+            ),
+            (
+                "write_iops",
+                "1/s",
+                "write requests completed per second",
+                vec![],
+            ),
+            (
+                "read_latency_mean_us",
+                "us",
+                "mean latency of reads completed in the interval",
+                vec![],
+            ),
+            (
+                "write_latency_mean_us",
+                "us",
+                "mean latency of writes completed in the interval",
+                vec![],
+            ),
+            (
+                "nand_reads",
+                "pages",
+                "NAND page reads issued in the interval",
+                vec![],
+            ),
+            (
+                "nand_programs",
+                "pages",
+                "NAND page programs issued in the interval",
+                vec![],
+            ),
+            (
+                "nand_erases",
+                "blocks",
+                "NAND block erases issued in the interval",
+                vec![],
+            ),
+            (
+                "gc_pages_migrated",
+                "pages",
+                "valid pages moved by GC in the interval",
+                vec![],
+            ),
+            (
+                "free_blocks",
+                "blocks",
+                "free blocks at the end of the interval",
+                vec![],
+            ),
+        ];
+        let zero = Sample::default();
+        for i in 0..n {
+            let start = i as u64 * self.interval_ns;
+            let stop = ((i as u64 + 1) * self.interval_ns).min(end.0.max(start + 1));
+            let secs = (stop - start) as f64 * 1e-9;
+            let iv = self.intervals.get(i).copied().unwrap_or_default();
+            let prev = if i == 0 {
+                &zero
+            } else {
+                self.samples.get(i - 1).unwrap_or(&zero)
+            };
+            let cur = self.samples.get(i).or(self.samples.last()).unwrap_or(&zero);
+            let mean = |sum: f64, n: u64| {
+                if n == 0 {
+                    f64::NAN
+                } else {
+                    sum / n as f64 * 1e-3
+                }
+            };
+            let vals = [
+                stop as f64 * 1e-9,
+                iv.read_bytes as f64 / secs / 1e6,
+                iv.write_bytes as f64 / secs / 1e6,
+                iv.read_reqs as f64 / secs,
+                iv.write_reqs as f64 / secs,
+                mean(iv.read_lat_ns as f64, iv.read_reqs),
+                mean(iv.write_lat_ns as f64, iv.write_reqs),
+                cur.nand_reads.saturating_sub(prev.nand_reads) as f64,
+                cur.nand_programs.saturating_sub(prev.nand_programs) as f64,
+                cur.nand_erases.saturating_sub(prev.nand_erases) as f64,
+                cur.gc_pages_migrated.saturating_sub(prev.gc_pages_migrated) as f64,
+                cur.free_blocks as f64,
+            ];
+            for (c, v) in cols.iter_mut().zip(vals) {
+                c.3.push(v);
+            }
+        }
+        cols.into_iter()
+            .map(|(name, unit, description, values)| Column {
+                name,
+                unit,
+                description,
+                values,
+            })
+            .collect()
+    }
+}
+
+impl Recorder {
+    /// Intervals a run ending at `end` spans.
+    pub fn intervals_until(&self, end: SimTime) -> usize {
+        (end.0.div_ceil(self.interval_ns) as usize)
+            .max(self.intervals.len())
+            .max(1)
+    }
+
+    /// Samples taken so far.
+    pub fn samples_taken(&self) -> usize {
+        self.samples.len()
+    }
+}

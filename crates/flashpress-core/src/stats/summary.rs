@@ -1,0 +1,336 @@
+//! The run summary written as `summary.json`, and the unit and description of every field.
+
+use super::recorder::OpTotals;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Latency figures of one op, in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LatencySummary {
+    /// Mean.
+    pub mean: f64,
+    /// Median (HDR histogram, 3 significant figures).
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Exact maximum.
+    pub max: f64,
+}
+
+/// Requests, bytes, throughput and latency of one op.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct OpSummary {
+    /// Requests completed.
+    pub requests: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// Bytes per second of simulated time, in MB/s (10^6 B/s).
+    pub throughput_mb_s: f64,
+    /// Requests per second of simulated time.
+    pub iops: f64,
+    /// Latency in microseconds (`null` when no requests).
+    pub latency_us: Option<LatencySummary>,
+}
+
+impl OpSummary {
+    pub(crate) fn new(t: &OpTotals, h: Option<&Histogram<u64>>, secs: f64) -> OpSummary {
+        let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let latency_us = (t.requests > 0).then(|| {
+            let q = |p: f64| h.map_or(f64::NAN, |h| h.value_at_quantile(p) as f64 * 1e-3);
+            LatencySummary {
+                mean: t.latency_sum_ns as f64 / t.requests as f64 * 1e-3,
+                p50: q(0.5),
+                p99: q(0.99),
+                p999: q(0.999),
+                max: t.latency_max_ns as f64 * 1e-3,
+            }
+        });
+        OpSummary {
+            requests: t.requests,
+            bytes: t.bytes,
+            throughput_mb_s: rate(t.bytes as f64) / 1e6,
+            iops: rate(t.requests as f64),
+            latency_us,
+        }
+    }
+}
+
+/// Energy by consumer, in joules.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EnergySummary {
+    /// NAND array reads.
+    pub nand_read_j: f64,
+    /// NAND programs.
+    pub nand_program_j: f64,
+    /// NAND erases.
+    pub nand_erase_j: f64,
+    /// Channel transfers.
+    pub channel_transfer_j: f64,
+    /// Sum of the above.
+    pub total_j: f64,
+}
+
+/// Erase counts over all blocks (including preconditioning).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WearSummary {
+    /// Mean erase count per block.
+    pub erase_count_mean: f64,
+    /// Smallest erase count.
+    pub erase_count_min: u32,
+    /// Largest erase count.
+    pub erase_count_max: u32,
+}
+
+/// What preconditioning did (not counted in the run's figures).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PreconditionSummary {
+    /// Pages written by the sequential fill.
+    pub fill_pages: u64,
+    /// Random single-page overwrites (aging).
+    pub aging_pages: u64,
+    /// Blocks erased by GC during preconditioning.
+    pub erases: u64,
+    /// Pages moved by GC during preconditioning.
+    pub gc_pages_migrated: u64,
+}
+
+/// Totals of a run (`summary.json`). Units are in field names or listed by [`stat_descriptions`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Simulated time from start to the last completion (s).
+    pub sim_time_s: f64,
+    /// Requests submitted to the device.
+    pub requests_issued: u64,
+    /// Requests completed.
+    pub requests_completed: u64,
+    /// Host bytes read.
+    pub host_read_bytes: u64,
+    /// Host bytes written.
+    pub host_write_bytes: u64,
+    /// Host bytes discarded (TRIM requests).
+    pub host_trim_bytes: u64,
+    /// NAND bytes programmed (host writes + GC migrations).
+    pub nand_program_bytes: u64,
+    /// NAND bytes read from the array.
+    pub nand_read_bytes: u64,
+    /// Write amplification: NAND bytes programmed / host bytes written (`null` without writes).
+    pub waf: Option<f64>,
+    /// NAND page reads.
+    pub nand_reads: u64,
+    /// NAND page programs.
+    pub nand_programs: u64,
+    /// NAND block erases.
+    pub erases: u64,
+    /// GC migrations done by copyback.
+    pub copybacks: u64,
+    /// GC episodes.
+    pub gc_invocations: u64,
+    /// Pages moved by GC.
+    pub gc_pages_migrated: u64,
+    /// Blocks cleaned by GC.
+    pub gc_blocks_erased: u64,
+    /// Blocks cleaned by background GC.
+    pub gc_background_blocks: u64,
+    /// Mapped pages discarded by TRIM.
+    pub trimmed_pages: u64,
+    /// Page reads of unwritten addresses (no NAND access).
+    pub unmapped_page_reads: u64,
+    /// Read-modify-write page reads for partial-page writes.
+    pub rmw_page_reads: u64,
+    /// Host pages that waited for a write-buffer slot.
+    pub buffer_full_waits: u64,
+    /// Page reads checked by verify mode.
+    pub verified_page_reads: u64,
+    /// Open-loop arrivals whose timestamp was earlier than the previous one (issued in order).
+    pub arrivals_out_of_order: u64,
+    /// Reads.
+    pub read: OpSummary,
+    /// Writes.
+    pub write: OpSummary,
+    /// Trims.
+    pub trim: OpSummary,
+    /// Energy.
+    pub energy: EnergySummary,
+    /// Wear.
+    pub wear: WearSummary,
+    /// Free blocks at the end.
+    pub free_blocks_end: u64,
+    /// Logical capacity exposed to the host (bytes).
+    pub logical_capacity_bytes: u64,
+    /// Physical NAND capacity (bytes).
+    pub physical_capacity_bytes: u64,
+    /// Preconditioning.
+    pub precondition: PreconditionSummary,
+}
+
+/// (dotted name, unit, description) of every `summary.json` field; `read.*` stands for the
+/// same fields under `write` and `trim`.
+pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
+    vec![
+        (
+            "sim_time_s",
+            "s",
+            "simulated time from start to the last completion",
+        ),
+        (
+            "requests_issued",
+            "requests",
+            "requests submitted to the device",
+        ),
+        ("requests_completed", "requests", "requests completed"),
+        ("host_read_bytes", "B", "bytes the host read"),
+        ("host_write_bytes", "B", "bytes the host wrote"),
+        ("host_trim_bytes", "B", "bytes the host discarded"),
+        (
+            "nand_program_bytes",
+            "B",
+            "bytes programmed to NAND (host writes and GC migrations)",
+        ),
+        (
+            "nand_read_bytes",
+            "B",
+            "bytes read from the NAND array (host, read-modify-write and GC)",
+        ),
+        (
+            "waf",
+            "ratio",
+            "write amplification: NAND bytes programmed / host bytes written",
+        ),
+        ("nand_reads", "pages", "NAND page reads"),
+        ("nand_programs", "pages", "NAND page programs"),
+        ("erases", "blocks", "NAND block erases"),
+        (
+            "copybacks",
+            "pages",
+            "GC migrations done by on-die copyback",
+        ),
+        (
+            "gc_invocations",
+            "episodes",
+            "GC episodes (foreground triggers and background passes)",
+        ),
+        ("gc_pages_migrated", "pages", "valid pages moved by GC"),
+        ("gc_blocks_erased", "blocks", "blocks cleaned by GC"),
+        (
+            "gc_background_blocks",
+            "blocks",
+            "blocks cleaned by GC in idle plane time",
+        ),
+        ("trimmed_pages", "pages", "mapped pages discarded by TRIM"),
+        (
+            "unmapped_page_reads",
+            "pages",
+            "page reads of unwritten addresses, answered without NAND access",
+        ),
+        (
+            "rmw_page_reads",
+            "pages",
+            "page reads merging a partial-page write with old data",
+        ),
+        (
+            "buffer_full_waits",
+            "pages",
+            "host pages that waited for a free write-buffer slot",
+        ),
+        (
+            "verified_page_reads",
+            "pages",
+            "page reads checked against the last written content (verify mode)",
+        ),
+        (
+            "arrivals_out_of_order",
+            "requests",
+            "open-loop arrivals stamped earlier than their predecessor",
+        ),
+        ("read.requests", "requests", "requests of this op completed"),
+        ("read.bytes", "B", "bytes of this op"),
+        (
+            "read.throughput_mb_s",
+            "MB/s",
+            "bytes per simulated second (10^6 B/s)",
+        ),
+        ("read.iops", "1/s", "requests per simulated second"),
+        (
+            "read.latency_us.mean",
+            "us",
+            "mean latency (submission to completion)",
+        ),
+        (
+            "read.latency_us.p50",
+            "us",
+            "median latency (HDR histogram, 3 significant figures)",
+        ),
+        ("read.latency_us.p99", "us", "99th percentile latency"),
+        ("read.latency_us.p999", "us", "99.9th percentile latency"),
+        ("read.latency_us.max", "us", "largest latency"),
+        (
+            "energy.nand_read_j",
+            "J",
+            "energy of NAND array reads (V * I_read * t_R)",
+        ),
+        (
+            "energy.nand_program_j",
+            "J",
+            "energy of NAND programs (V * I_prog * t_PROG)",
+        ),
+        (
+            "energy.nand_erase_j",
+            "J",
+            "energy of NAND erases (V * I_erase * t_BERS)",
+        ),
+        (
+            "energy.channel_transfer_j",
+            "J",
+            "energy of channel transfers (V * I_transfer * t_xfer)",
+        ),
+        ("energy.total_j", "J", "sum of the NAND energies"),
+        (
+            "wear.erase_count_mean",
+            "erases",
+            "mean erase count per block, preconditioning included",
+        ),
+        (
+            "wear.erase_count_min",
+            "erases",
+            "smallest erase count of any block",
+        ),
+        (
+            "wear.erase_count_max",
+            "erases",
+            "largest erase count of any block",
+        ),
+        (
+            "free_blocks_end",
+            "blocks",
+            "free blocks at the end of the run",
+        ),
+        (
+            "logical_capacity_bytes",
+            "B",
+            "logical capacity exposed to the host",
+        ),
+        ("physical_capacity_bytes", "B", "physical NAND capacity"),
+        (
+            "precondition.fill_pages",
+            "pages",
+            "pages written by the untimed sequential fill",
+        ),
+        (
+            "precondition.aging_pages",
+            "pages",
+            "random page overwrites done while preconditioning",
+        ),
+        (
+            "precondition.erases",
+            "blocks",
+            "blocks erased by GC while preconditioning",
+        ),
+        (
+            "precondition.gc_pages_migrated",
+            "pages",
+            "pages moved by GC while preconditioning",
+        ),
+    ]
+}

@@ -1,0 +1,8 @@
+//! Integration tests of flashpress-core, one binary named after behaviours.
+
+mod support;
+
+mod determinism;
+mod gc_validity;
+mod lost_work;
+mod workload_files;

@@ -1,0 +1,69 @@
+//! Workload sources for tests, written independently of the fio parser.
+
+use flashpress_core::config::SimConfig;
+use flashpress_core::units::SimTime;
+use flashpress_core::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
+use flashpress_core::Result;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+/// `n` single-page requests at uniformly random pages of `[0, pages)`; a fraction
+/// `read_fraction` of them reads, the rest writes.
+pub struct UniformPages {
+    pub pages: u64,
+    pub page_size: u64,
+    pub left: u64,
+    pub read_fraction: f64,
+    pub rng: Pcg64Mcg,
+}
+
+impl RequestSource for UniformPages {
+    fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let op = if self.rng.random::<f64>() < self.read_fraction {
+            Op::Read
+        } else {
+            Op::Write
+        };
+        let page = self.rng.random_range(0..self.pages);
+        Ok(Some(Request {
+            time: SimTime::ZERO,
+            op,
+            offset: page * self.page_size,
+            len: self.page_size,
+            content: 0,
+        }))
+    }
+}
+
+/// A closed-loop stream of uniform random single-page requests over the whole logical space.
+pub fn uniform_stream(
+    cfg: &SimConfig,
+    n: u64,
+    read_fraction: f64,
+    depth: u32,
+    seed: u64,
+) -> Stream {
+    let pages = flashpress_core::ftl::logical_pages(cfg);
+    Stream {
+        name: "uniform".into(),
+        source: Box::new(UniformPages {
+            pages,
+            page_size: cfg.nand.page_size as u64,
+            left: n,
+            read_fraction,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+        }),
+        drive: Drive::Closed { depth },
+        group: 0,
+        content: ContentHints::default(),
+    }
+}
+
+/// A config from TOML text over a preset.
+pub fn config(toml: &str) -> SimConfig {
+    SimConfig::from_toml_str(toml, "test").unwrap_or_else(|e| panic!("{e}"))
+}

@@ -1,0 +1,1 @@
+//! (workload file tests arrive with the parsers)

@@ -283,8 +283,7 @@ impl Ftl {
                 nand.program(dst, data)
             };
             t = t.max(done);
-            let content = self.content.as_ref().map_or(0, |c| c[src as usize]);
-            self.remap(Lpn(lpn), dst, content, at);
+            self.migrate(Lpn(lpn), Ppn(src), dst, at);
             self.counters.gc_pages_migrated += 1;
         }
         let b = victim.0 as usize;
@@ -334,6 +333,24 @@ impl Ftl {
             self.open[slot] = UNMAPPED;
         }
         Ppn(b as u32 * self.geo.pages_per_block + wp)
+    }
+
+    /// Move a valid page whose location is known (GC): unlike [`Ftl::remap`] it never loads
+    /// the logical map entry, whose random access dominates GC's cost otherwise.
+    #[inline]
+    fn migrate(&mut self, lpn: Lpn, src: Ppn, dst: Ppn, at: SimTime) {
+        debug_assert_eq!(self.l2p[lpn.0 as usize], src.0, "GC source is not the page's current location");
+        let ppb = self.geo.pages_per_block;
+        self.p2l[src.0 as usize] = UNMAPPED;
+        self.blocks.valid[(src.0 / ppb) as usize] -= 1;
+        self.l2p[lpn.0 as usize] = dst.0;
+        self.p2l[dst.0 as usize] = lpn.0;
+        let b = (dst.0 / ppb) as usize;
+        self.blocks.valid[b] += 1;
+        self.blocks.mtime[b] = at;
+        if let Some(c) = self.content.as_mut() {
+            c[dst.0 as usize] = c[src.0 as usize];
+        }
     }
 
     #[inline]

@@ -26,20 +26,19 @@ pub fn select(
     match policy {
         // Fewest valid pages: least copying per block freed.
         VictimPolicy::Greedy => {
-            let mut best: Option<(u32, u32)> = None;
-            for b in range {
-                let v = blocks.valid[b as usize];
-                if blocks.state[b as usize] == BlockState::Sealed
-                    && v < ppb
-                    && best.is_none_or(|(_, bv)| v < bv)
-                {
-                    best = Some((b, v));
+            let (lo, hi) = (first as usize, (first + count) as usize);
+            let mut best: Option<usize> = None;
+            let mut best_valid = ppb;
+            for (i, (&v, &st)) in blocks.valid[lo..hi].iter().zip(&blocks.state[lo..hi]).enumerate() {
+                if v < best_valid && st == BlockState::Sealed {
+                    best = Some(i);
+                    best_valid = v;
                     if v == 0 {
                         break;
                     }
                 }
             }
-            best.map(|(b, _)| BlockId(b))
+            best.map(|i| BlockId(first + i as u32))
         }
         VictimPolicy::Random => {
             let n = range.clone().filter(|&b| candidate(b)).count();

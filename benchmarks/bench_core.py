@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Speed benchmark of issue 2, printing one JSON object on its last line.
+
+Device (preset ``bench-mlc-2g``): 8 channels x 2 chips x 1 die x 2 planes, 256 blocks x
+64 pages x 4 KiB per plane, OP 7%, MLC 75 us / 750 us / 3.8 ms, greedy GC below 5% free
+blocks, queue depth 32. The logical space is filled sequentially to 90% with 128 KiB writes
+(untimed preconditioning), then 1,000,000 uniform random 4 KiB writes are replayed from a
+DiskSim/MQSim ASCII trace as fast as possible.
+
+Measured twice: the Rust core alone (``examples/bench_core.rs``, no interpreter) and the
+Python path (``flashpress.simulate``), each in its own process so peak RSS is its own.
+
+    python3 benchmarks/bench_core.py [--requests N] [--skip-python]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = 4096
+# Logical pages of bench-mlc-2g: floor(physical pages * (1 - op_ratio)), as the FTL computes.
+PHYSICAL_PAGES = 8 * 2 * 1 * 2 * 256 * 64
+LOGICAL_PAGES = int(PHYSICAL_PAGES * (1 - 0.07))
+
+
+def write_trace(path: Path, n: int, seed: int = 42) -> None:
+    """``n`` uniform random single-page writes, DiskSim ASCII (time dev sector nsectors rw)."""
+    rng = random.Random(seed)
+    sectors = PAGE // 512
+    with path.open("w") as f:
+        for i in range(n):
+            page = rng.randrange(LOGICAL_PAGES)
+            f.write(f"{i * 1000} 0 {page * sectors} {sectors} 0\n")
+
+
+def run_child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[dict, float]:
+    """Run a command whose last stdout line is JSON; return it and the child's peak RSS."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    rss_mib = max(after, before) / 1024.0  # ru_maxrss is in KiB on Linux
+    return json.loads(out.strip().splitlines()[-1]), rss_mib
+
+
+PYTHON_PATH = r"""
+import json, resource, sys, time
+import flashpress
+trace = sys.argv[1]
+cfg = {"preset": "bench-mlc-2g",
+       "workload": {"type": "trace", "path": trace, "format": "disksim", "time_unit": "ns",
+                    "sector_size": 512, "replay": "afap", "queue_depth": 32, "time_scale": 1.0,
+                    "address_mode": "strict", "blkparse_action": "D"},
+       "check": {"verify": False, "invariants": False}}
+t0 = time.perf_counter()
+res = flashpress.simulate(cfg, progress=False)
+wall = time.perf_counter() - t0
+s = res.summary
+print(json.dumps({"path": "python", "requests": s["requests_completed"], "total_wall_s": wall,
+                  "requests_per_wall_s_incl_setup": s["requests_completed"] / wall,
+                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+                  "waf": s["waf"]}))
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--requests", type=int, default=1_000_000)
+    ap.add_argument("--skip-python", action="store_true", help="measure the Rust core only")
+    args = ap.parse_args()
+
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "flashpress-core", "--example", "bench_core"],
+        check=True,
+        cwd=ROOT,
+    )
+    binary = ROOT / "target" / "release" / "examples" / "bench_core"
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "random-writes.trace"
+        t0 = time.perf_counter()
+        write_trace(trace, args.requests)
+        gen_s = time.perf_counter() - t0
+        core, core_rss = run_child([str(binary), str(trace)])
+        result = {
+            "benchmark": "issue-2 random 4 KiB writes after a 90% fill, bench-mlc-2g, QD 32",
+            "requests": core["requests"],
+            "requests_per_wall_s": core["requests_per_wall_s"],
+            "peak_rss_mib": core_rss,
+            "waf": core["waf"],
+            "core": core,
+            "trace_generation_s": gen_s,
+        }
+        if not args.skip_python:
+            py, py_rss = run_child([sys.executable, "-c", PYTHON_PATH, str(trace)], env=dict(os.environ))
+            py["peak_rss_mib"] = py_rss
+            result["python"] = py
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -43,13 +42,14 @@ def write_trace(path: Path, n: int, seed: int = 42) -> None:
             f.write(f"{i * 1000} 0 {page * sectors} {sectors} 0\n")
 
 
-def run_child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[dict, float]:
-    """Run a command whose last stdout line is JSON; return it and the child's peak RSS."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def run_child(cmd: list[str], env: dict[str, str] | None = None) -> dict:
+    """Run a command whose last stdout line is JSON (with its own peak RSS) and return it.
+
+    Each child measures its own high-water mark: RUSAGE_CHILDREN would fold in the cargo
+    build run before it.
+    """
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    rss_mib = max(after, before) / 1024.0  # ru_maxrss is in KiB on Linux
-    return json.loads(out.strip().splitlines()[-1]), rss_mib
+    return json.loads(out.strip().splitlines()[-1])
 
 
 PYTHON_PATH = r"""
@@ -89,20 +89,18 @@ def main() -> None:
         t0 = time.perf_counter()
         write_trace(trace, args.requests)
         gen_s = time.perf_counter() - t0
-        core, core_rss = run_child([str(binary), str(trace)])
+        core = run_child([str(binary), str(trace)])
         result = {
             "benchmark": "issue-2 random 4 KiB writes after a 90% fill, bench-mlc-2g, QD 32",
             "requests": core["requests"],
             "requests_per_wall_s": core["requests_per_wall_s"],
-            "peak_rss_mib": core_rss,
+            "peak_rss_mib": core["peak_rss_mib"],
             "waf": core["waf"],
             "core": core,
             "trace_generation_s": gen_s,
         }
         if not args.skip_python:
-            py, py_rss = run_child([sys.executable, "-c", PYTHON_PATH, str(trace)], env=dict(os.environ))
-            py["peak_rss_mib"] = py_rss
-            result["python"] = py
+            result["python"] = run_child([sys.executable, "-c", PYTHON_PATH, str(trace)], env=dict(os.environ))
     print(json.dumps(result))
 
 

@@ -24,7 +24,7 @@
 //! ).unwrap();
 //! let report = Simulation::new(cfg).unwrap().run().unwrap();
 //! assert_eq!(report.summary.requests_completed, 2000);
-//! assert!(report.summary.waf >= 1.0);
+//! assert!(report.summary.waf.unwrap() >= 1.0);
 //! ```
 
 pub mod config;

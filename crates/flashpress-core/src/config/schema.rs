@@ -389,7 +389,7 @@ impl SimConfig {
             })?;
         }
         check(
-            n.page_size >= 512 && n.page_size % 512 == 0,
+            n.page_size >= 512 && n.page_size.is_multiple_of(512),
             src,
             "nand.page_size",
             || {
@@ -495,7 +495,7 @@ impl SimConfig {
             || format!("expected a fraction in [0, 1], got {}", p.fill_fraction),
         )?;
         check(
-            p.fill_block_size > 0 && p.fill_block_size % n.page_size as u64 == 0,
+            p.fill_block_size > 0 && p.fill_block_size.is_multiple_of(n.page_size as u64),
             src,
             "precondition.fill_block_size",
             || {

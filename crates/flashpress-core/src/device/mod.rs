@@ -11,6 +11,7 @@ use crate::nand::Nand;
 use crate::units::{Lpn, SimTime};
 use crate::workload::{Op, Request};
 use buffer::WriteBuffer;
+use strength_reduce::StrengthReducedU64;
 
 /// Counters owned by the controller.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -37,6 +38,7 @@ pub struct Device {
     /// Flash translation layer.
     pub ftl: Ftl,
     page_size: u64,
+    div_page: StrengthReducedU64,
     link_ns_per_kib: f64,
     overhead_ns: u64,
     link_to_device: SimTime,
@@ -56,6 +58,7 @@ impl Device {
         let lp = ftl.logical_pages() as usize;
         Device {
             page_size: cfg.nand.page_size as u64,
+            div_page: StrengthReducedU64::new(cfg.nand.page_size as u64),
             link_ns_per_kib: 1024.0 * 1e3 / cfg.host.link_mb_per_s,
             overhead_ns: cfg.host.command_overhead_ns,
             link_to_device: SimTime::ZERO,
@@ -81,6 +84,12 @@ impl Device {
         self.page_size
     }
 
+    /// Pages a byte range of `len` bytes starting at `offset` touches.
+    #[inline]
+    pub fn pages_touched(&self, offset: u64, len: u64) -> u64 {
+        (offset + len - 1) / self.div_page - offset / self.div_page + 1
+    }
+
     #[inline]
     fn link_ns(&self, bytes: u64) -> u64 {
         (bytes as f64 * self.link_ns_per_kib / 1024.0).round() as u64
@@ -93,8 +102,8 @@ impl Device {
     pub fn submit(&mut self, req: &Request, content: u64, now: SimTime) -> Result<SimTime> {
         self.ftl.background_gc(now, &mut self.nand);
         let cmd = now + self.overhead_ns;
-        let first = req.offset / self.page_size;
-        let last = (req.offset + req.len - 1) / self.page_size;
+        let first = req.offset / self.div_page;
+        let last = (req.offset + req.len - 1) / self.div_page;
         match req.op {
             Op::Read => {
                 let mut ready = cmd;

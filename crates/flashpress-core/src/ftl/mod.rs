@@ -274,7 +274,6 @@ impl Ftl {
                 lpn: Lpn(lpn),
                 origin: Origin::Gc,
             });
-            self.ensure_open(plane, stream);
             let dst = self.take_page(plane, stream);
             let done = if self.copyback {
                 nand.copyback(Ppn(src), dst, at)
@@ -340,12 +339,11 @@ impl Ftl {
     #[inline]
     fn migrate(&mut self, lpn: Lpn, src: Ppn, dst: Ppn, at: SimTime) {
         debug_assert_eq!(self.l2p[lpn.0 as usize], src.0, "GC source is not the page's current location");
-        let ppb = self.geo.pages_per_block;
         self.p2l[src.0 as usize] = UNMAPPED;
-        self.blocks.valid[(src.0 / ppb) as usize] -= 1;
+        self.blocks.valid[self.geo.block_of(src).0 as usize] -= 1;
         self.l2p[lpn.0 as usize] = dst.0;
         self.p2l[dst.0 as usize] = lpn.0;
-        let b = (dst.0 / ppb) as usize;
+        let b = self.geo.block_of(dst).0 as usize;
         self.blocks.valid[b] += 1;
         self.blocks.mtime[b] = at;
         if let Some(c) = self.content.as_mut() {
@@ -356,7 +354,7 @@ impl Ftl {
     #[inline]
     fn invalidate(&mut self, ppn: u32, at: SimTime) {
         self.p2l[ppn as usize] = UNMAPPED;
-        let b = (ppn / self.geo.pages_per_block) as usize;
+        let b = self.geo.block_of(Ppn(ppn)).0 as usize;
         self.blocks.valid[b] -= 1;
         self.blocks.mtime[b] = at;
     }
@@ -369,7 +367,7 @@ impl Ftl {
         }
         self.l2p[lpn.0 as usize] = ppn.0;
         self.p2l[ppn.0 as usize] = lpn.0;
-        let b = (ppn.0 / self.geo.pages_per_block) as usize;
+        let b = self.geo.block_of(ppn).0 as usize;
         self.blocks.valid[b] += 1;
         self.blocks.mtime[b] = at;
         if let Some(c) = self.content.as_mut() {

@@ -190,7 +190,7 @@ impl Host {
         self.check_range(i, &req)?;
         let content = if req.op == Op::Write && req.content == 0 {
             let c = self.next_content;
-            self.next_content += req.len.div_ceil(dev.page_size()) + 1;
+            self.next_content += dev.pages_touched(req.offset, req.len);
             c
         } else {
             req.content

@@ -2,10 +2,11 @@
 
 use crate::config::NandConfig;
 use crate::units::{BlockId, PlaneId, Ppn};
+use strength_reduce::StrengthReducedU32;
 
 /// Shape of the array. Planes are numbered channel-major: channel, chip, die, plane, so the
 /// planes of one channel are contiguous.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Geometry {
     /// Channels.
     pub channels: u32,
@@ -27,7 +28,12 @@ pub struct Geometry {
     pub pages: u32,
     /// Page size in bytes.
     pub page_size: u32,
-    planes_per_channel: u32,
+    // Address arithmetic divides by these on every page operation; a hardware `div` costs
+    // tens of cycles, the strength-reduced form a multiply and a shift.
+    div_ppb: StrengthReducedU32,
+    div_pages_per_plane: StrengthReducedU32,
+    div_blocks_per_plane: StrengthReducedU32,
+    div_planes_per_channel: StrengthReducedU32,
 }
 
 impl Geometry {
@@ -47,7 +53,10 @@ impl Geometry {
             pages_per_block: c.pages_per_block,
             pages: blocks * c.pages_per_block,
             page_size: c.page_size,
-            planes_per_channel,
+            div_ppb: StrengthReducedU32::new(c.pages_per_block),
+            div_pages_per_plane: StrengthReducedU32::new(c.pages_per_block * c.blocks_per_plane),
+            div_blocks_per_plane: StrengthReducedU32::new(c.blocks_per_plane),
+            div_planes_per_channel: StrengthReducedU32::new(planes_per_channel),
         }
     }
 
@@ -63,25 +72,25 @@ impl Geometry {
     /// Channel a plane is on.
     #[inline]
     pub fn channel_of(&self, p: PlaneId) -> u32 {
-        p.0 / self.planes_per_channel
+        p.0 / self.div_planes_per_channel
     }
 
     /// Plane holding a block.
     #[inline]
     pub fn plane_of_block(&self, b: BlockId) -> PlaneId {
-        PlaneId(b.0 / self.blocks_per_plane)
+        PlaneId(b.0 / self.div_blocks_per_plane)
     }
 
     /// Block holding a page.
     #[inline]
     pub fn block_of(&self, p: Ppn) -> BlockId {
-        BlockId(p.0 / self.pages_per_block)
+        BlockId(p.0 / self.div_ppb)
     }
 
     /// Plane holding a page.
     #[inline]
     pub fn plane_of_ppn(&self, p: Ppn) -> PlaneId {
-        PlaneId(p.0 / (self.pages_per_block * self.blocks_per_plane))
+        PlaneId(p.0 / self.div_pages_per_plane)
     }
 
     /// Global id of block `i` of a plane.
@@ -94,6 +103,12 @@ impl Geometry {
     #[inline]
     pub fn first_ppn_of_block(&self, b: BlockId) -> Ppn {
         Ppn(b.0 * self.pages_per_block)
+    }
+
+    /// Index of a page inside its block.
+    #[inline]
+    pub fn page_in_block(&self, p: Ppn) -> u32 {
+        p.0 % self.div_ppb
     }
 
     /// Physical capacity in bytes.

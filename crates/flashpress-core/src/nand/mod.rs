@@ -47,7 +47,8 @@ struct Timing {
     program_pj: [u64; 3],
     erase_pj: u64,
     page_xfer_pj: u64,
-    page_types: u32,
+    /// Page type of page `i` of a block, precomputed (LSB, CSB, MSB interleaved).
+    type_of_page: Vec<u8>,
 }
 
 fn ns(us: f64) -> u64 {
@@ -80,7 +81,7 @@ impl Timing {
             program_pj: program_ns.map(|t| pj(p.vcc_v, p.program_ma, t)),
             erase_pj: pj(p.vcc_v, p.erase_ma, erase_ns),
             page_xfer_pj: pj(p.vcc_v, p.transfer_ma, page_xfer_ns),
-            page_types: c.cell.page_types() as u32,
+            type_of_page: (0..c.pages_per_block).map(|i| (i as usize % c.cell.page_types()) as u8).collect(),
         }
     }
 }
@@ -114,7 +115,7 @@ impl Nand {
 
     #[inline]
     fn page_type(&self, ppn: Ppn) -> usize {
-        ((ppn.0 % self.geo.pages_per_block) % self.t.page_types) as usize
+        self.t.type_of_page[self.geo.page_in_block(ppn) as usize] as usize
     }
 
     /// Reserve the channel of `plane` for one page transfer starting no earlier than `at`.

@@ -5,6 +5,7 @@ use crate::device::Device;
 use crate::units::SimTime;
 use crate::workload::Op;
 use hdrhistogram::Histogram;
+use strength_reduce::StrengthReducedU64;
 
 /// Per-op running totals.
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,6 +44,7 @@ struct Sample {
 /// Statistics gathered during a run.
 pub struct Recorder {
     interval_ns: u64,
+    div_interval: StrengthReducedU64,
     /// Read latency histogram (ns).
     pub read_hist: Histogram<u64>,
     /// Write latency histogram (ns).
@@ -65,6 +67,7 @@ impl Recorder {
         let h = || Histogram::<u64>::new(3).expect("3 significant figures is valid");
         Recorder {
             interval_ns: interval_ns.max(1),
+            div_interval: StrengthReducedU64::new(interval_ns.max(1)),
             read_hist: h(),
             write_hist: h(),
             read: OpTotals::default(),
@@ -104,7 +107,7 @@ impl Recorder {
         t.latency_sum_ns += lat as u128;
         t.latency_max_ns = t.latency_max_ns.max(lat);
         self.last_completion = self.last_completion.max(done);
-        let i = (done.0 / self.interval_ns) as usize;
+        let i = (done.0 / self.div_interval) as usize;
         if i >= self.intervals.len() {
             self.intervals.resize(i + 1, Interval::default());
         }

@@ -8,8 +8,9 @@
 //! Common rules for every format:
 //! - Line numbers in errors are 1-based physical lines of the (decompressed) file.
 //! - Blank lines and lines whose first non-blank character is `#` are skipped.
-//! - Request times are relative to the first record kept: `time = (t - t_first) * ns_per_unit
-//!   * time_scale` nanoseconds, so the first request arrives at 0. A record whose time is
+//! - Request times are relative to the first record kept:
+//!   `time = (t - t_first) * ns_per_unit * time_scale` nanoseconds, so the first request
+//!   arrives at 0. A record whose time is
 //!   earlier than its predecessor's (blkparse interleaves CPUs; some traces are not sorted)
 //!   arrives at its predecessor's time, so arrival times never go backwards.
 //! - A zero-length request is an error; so is a request ending past the device's logical
@@ -177,7 +178,8 @@ struct Parser {
 /// monomorphised and inlined for each.
 enum Input {
     Plain(BufReader<File>),
-    Gz(BufReader<MultiGzDecoder<BufReader<CountingReader<File>>>>),
+    /// Boxed: the decoder's state is large and only gzip traces pay for it.
+    Gz(Box<BufReader<MultiGzDecoder<BufReader<CountingReader<File>>>>>),
 }
 
 /// Line bookkeeping shared by both inputs.
@@ -245,7 +247,7 @@ impl TraceSource {
             };
             let dec = MultiGzDecoder::new(BufReader::with_capacity(READ_BUF_BYTES, counting));
             (
-                Input::Gz(BufReader::with_capacity(READ_BUF_BYTES, dec)),
+                Input::Gz(Box::new(BufReader::with_capacity(READ_BUF_BYTES, dec))),
                 Some(count),
             )
         } else {
@@ -315,6 +317,23 @@ fn next_from<R: BufRead>(
     };
     while !st.done {
         let avail = reader.fill_buf().map_err(|e| Error::io(path, e))?;
+        if parser.format == TraceFormat::Disksim && st.carry.is_empty() {
+            if let Some((v, used)) = fast_disksim(avail) {
+                if let Some(parsed) = parser.disksim_values(v) {
+                    reader.consume(used);
+                    st.consumed += used as u64;
+                    st.line += 1;
+                    match parsed.and_then(|p| match p {
+                        Parsed::Record(r) => parser.finish(r).map(Some),
+                        _ => Ok(None),
+                    }) {
+                        Ok(Some(r)) => return Ok(Some(r)),
+                        Ok(None) => continue,
+                        Err(msg) => return Err(trace_err(st.line, msg)),
+                    }
+                }
+            }
+        }
         let (outcome, used) = if avail.is_empty() {
             // End of input: a last line without `\n` is still a line.
             st.done = true;
@@ -357,7 +376,7 @@ impl RequestSource for TraceSource {
     fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
         match &mut self.input {
             Input::Plain(r) => next_from(r, &mut self.lines, &mut self.parser, &self.path),
-            Input::Gz(r) => next_from(r, &mut self.lines, &mut self.parser, &self.path),
+            Input::Gz(r) => next_from(r.as_mut(), &mut self.lines, &mut self.parser, &self.path),
         }
     }
 
@@ -524,6 +543,33 @@ impl Parser {
             )
         })?;
         Ok((off, len))
+    }
+
+    /// The fast path's five values as a record; `None` sends the line to the general parser
+    /// (which gives the error message), e.g. for an `rw` other than 0 or 1.
+    #[inline]
+    fn disksim_values(&mut self, v: [u64; 5]) -> Option<std::result::Result<Parsed, String>> {
+        let [t, dev, sector, nsec, rw] = v;
+        let op = match rw {
+            0 => Op::Write,
+            1 => Op::Read,
+            _ => return None,
+        };
+        let dev = u32::try_from(dev).ok()?;
+        if self.device.is_some_and(|d| d != dev) {
+            self.seen_record = true;
+            return Some(Ok(Parsed::Skip));
+        }
+        self.seen_record = true;
+        Some(self.sectors(sector, nsec).map(|(offset, len)| {
+            Parsed::Record(Record {
+                time: TimeVal::Int(t),
+                op,
+                offset,
+                len,
+                content: 0,
+            })
+        }))
     }
 
     fn disksim(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
@@ -840,6 +886,50 @@ impl Parser {
             content: r.content,
         })
     }
+}
+
+/// Fast path for the common DiskSim line: five unsigned integers (at most 19 digits each)
+/// separated by blanks, then `\n` (optionally `\r\n`), at the start of `b`. Returns the values
+/// and the bytes used including the `\n`; `None` for anything else (a decimal time, a comment,
+/// a line cut by the buffer's end, an error), which the general parser then handles. One pass
+/// over the bytes finds the line end and the values together.
+#[inline]
+fn fast_disksim(b: &[u8]) -> Option<([u64; 5], usize)> {
+    let n = b.len();
+    let mut i = 0;
+    while i < n && (b[i] == b' ' || b[i] == b'\t') {
+        i += 1;
+    }
+    let mut v = [0u64; 5];
+    for (k, slot) in v.iter_mut().enumerate() {
+        let start = i;
+        let mut x: u64 = 0;
+        while i < n {
+            let d = b[i].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            // Wrapping: a 20+ digit field is rejected below, before its value is used.
+            x = x.wrapping_mul(10).wrapping_add(u64::from(d));
+            i += 1;
+        }
+        if i == start || i - start > 19 {
+            return None;
+        }
+        *slot = x;
+        if k < 4 {
+            if i >= n || !(b[i] == b' ' || b[i] == b'\t') {
+                return None;
+            }
+            while i < n && (b[i] == b' ' || b[i] == b'\t') {
+                i += 1;
+            }
+        }
+    }
+    while i < n && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
+        i += 1;
+    }
+    (i < n && b[i] == b'\n').then_some((v, i + 1))
 }
 
 /// Whether a blkparse line starts the summary printed after the events.

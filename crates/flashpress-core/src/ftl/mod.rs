@@ -338,7 +338,10 @@ impl Ftl {
     /// the logical map entry, whose random access dominates GC's cost otherwise.
     #[inline]
     fn migrate(&mut self, lpn: Lpn, src: Ppn, dst: Ppn, at: SimTime) {
-        debug_assert_eq!(self.l2p[lpn.0 as usize], src.0, "GC source is not the page's current location");
+        debug_assert_eq!(
+            self.l2p[lpn.0 as usize], src.0,
+            "GC source is not the page's current location"
+        );
         self.p2l[src.0 as usize] = UNMAPPED;
         self.blocks.valid[self.geo.block_of(src).0 as usize] -= 1;
         self.l2p[lpn.0 as usize] = dst.0;

@@ -29,7 +29,11 @@ pub fn select(
             let (lo, hi) = (first as usize, (first + count) as usize);
             let mut best: Option<usize> = None;
             let mut best_valid = ppb;
-            for (i, (&v, &st)) in blocks.valid[lo..hi].iter().zip(&blocks.state[lo..hi]).enumerate() {
+            for (i, (&v, &st)) in blocks.valid[lo..hi]
+                .iter()
+                .zip(&blocks.state[lo..hi])
+                .enumerate()
+            {
                 if v < best_valid && st == BlockState::Sealed {
                     best = Some(i);
                     best_valid = v;

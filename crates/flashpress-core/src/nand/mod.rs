@@ -81,7 +81,9 @@ impl Timing {
             program_pj: program_ns.map(|t| pj(p.vcc_v, p.program_ma, t)),
             erase_pj: pj(p.vcc_v, p.erase_ma, erase_ns),
             page_xfer_pj: pj(p.vcc_v, p.transfer_ma, page_xfer_ns),
-            type_of_page: (0..c.pages_per_block).map(|i| (i as usize % c.cell.page_types()) as u8).collect(),
+            type_of_page: (0..c.pages_per_block)
+                .map(|i| (i as usize % c.cell.page_types()) as u8)
+                .collect(),
         }
     }
 }

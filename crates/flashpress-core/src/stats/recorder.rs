@@ -7,6 +7,9 @@ use crate::workload::Op;
 use hdrhistogram::Histogram;
 use strength_reduce::StrengthReducedU64;
 
+/// Largest latency the histograms resolve: one hour in ns.
+pub const LATENCY_CAP_NS: u64 = 3_600_000_000_000;
+
 /// Per-op running totals.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OpTotals {
@@ -64,7 +67,12 @@ pub struct Recorder {
 impl Recorder {
     /// Empty recorder sampling every `interval_ns`.
     pub fn new(interval_ns: u64) -> Recorder {
-        let h = || Histogram::<u64>::new(3).expect("3 significant figures is valid");
+        // Fixed bounds, not auto-resizing: `saturating_record` clamps to the current range, and
+        // an auto-resizing histogram starts with a range of 2 ns. Latencies above an hour are
+        // clamped in the percentiles (the exact maximum is kept separately).
+        let h = || {
+            Histogram::<u64>::new_with_bounds(1, LATENCY_CAP_NS, 3).expect("valid histogram bounds")
+        };
         Recorder {
             interval_ns: interval_ns.max(1),
             div_interval: StrengthReducedU64::new(interval_ns.max(1)),
@@ -277,5 +285,33 @@ impl Recorder {
     /// Samples taken so far.
     pub fn samples_taken(&self) -> usize {
         self.samples.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn percentiles_match_sorted_exact_values() {
+        let mut rec = Recorder::new(1_000_000_000);
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let mut lats: Vec<u64> = (0..100_000)
+            .map(|_| rng.random_range(1_000..50_000_000u64))
+            .collect();
+        for &l in &lats {
+            rec.record(Op::Write, 4096, SimTime(0), SimTime(l));
+        }
+        lats.sort_unstable();
+        for q in [0.5, 0.99, 0.999] {
+            let exact = lats[((q * lats.len() as f64).ceil() as usize) - 1] as f64;
+            let hdr = rec.write_hist.value_at_quantile(q) as f64;
+            assert!(
+                (hdr - exact).abs() / exact < 2e-3,
+                "q {q}: hdr {hdr} exact {exact}"
+            );
+        }
+        assert_eq!(rec.write.latency_max_ns, *lats.last().unwrap());
     }
 }

@@ -210,3 +210,51 @@ fn greedy_waf_approaches_the_closed_form_as_blocks_grow() {
         last = sim;
     }
 }
+
+fn simulated_waf_policy(op: f64, victim: &str, ppb: usize) -> (f64, f64) {
+    let cfg = config(&format!(
+        "preset = \"tiny\"\n[nand]\nchannels = 2\nplanes_per_die = 2\nblocks_per_plane = {BLOCKS}\npages_per_block = {ppb}\n\
+         [ftl]\nop_ratio = {op}\n[ftl.gc]\nvictim = \"{victim}\"\nthreshold = 0.05\n\
+         [precondition]\nfill_fraction = 1.0\naging_fraction = 2.0\n[check]\nverify = false\ninvariants = true\n"
+    ));
+    let lpns = flashpress_core::ftl::logical_pages(&cfg);
+    let thr = gc_threshold_blocks(&cfg) as usize;
+    let rho = (PLANES * (BLOCKS - thr) * ppb) as f64 / lpns as f64 - 1.0;
+    let stream = uniform_stream(&cfg, 4 * lpns, 0.0, 8, 17);
+    let rep = Simulation::with_streams(cfg, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap();
+    (rep.summary.waf.unwrap(), rho)
+}
+
+#[test]
+fn fifo_waf_matches_the_lrw_fixed_point() {
+    // FIFO cleaning is exactly the LRW model behind Xiang & Kurkoski's expression, which does
+    // not depend on block size.
+    for (op, ppb) in [(0.2, 64), (0.3, 64), (0.3, 16)] {
+        let (sim, rho) = simulated_waf_policy(op, "fifo", ppb);
+        let xk = xiang_kurkoski(rho);
+        eprintln!("fifo op {op} ppb {ppb}: simulated {sim:.4}, fixed point {xk:.4}");
+        assert!(
+            (sim - xk).abs() / xk < 0.03,
+            "FIFO WAF {sim} vs LRW fixed point {xk}"
+        );
+    }
+}
+
+#[test]
+fn victim_policies_order_as_theory_says() {
+    // Under uniform writes greedy is optimal (Yang et al. 2015); random cleaning picks a block of
+    // average utilisation, so its WAF is the worst: (1 + rho) / rho.
+    let (greedy, _) = simulated_waf_policy(0.2, "greedy", 64);
+    let (cb, _) = simulated_waf_policy(0.2, "cost_benefit", 64);
+    let (fifo, _) = simulated_waf_policy(0.2, "fifo", 64);
+    let (random, rho) = simulated_waf_policy(0.2, "random", 64);
+    eprintln!("greedy {greedy:.3} cost-benefit {cb:.3} fifo {fifo:.3} random {random:.3} (1+rho)/rho {:.3}", (1.0 + rho) / rho);
+    assert!(
+        greedy <= cb * 1.01 && greedy < fifo && fifo < random,
+        "{greedy} {cb} {fifo} {random}"
+    );
+    assert!(random < (1.0 + rho) / rho * 1.03);
+}

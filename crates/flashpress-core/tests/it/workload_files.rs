@@ -1,1 +1,244 @@
-//! (workload file tests arrive with the parsers)
+//! The real inputs in `shared/data` run end to end, and the device features they exercise
+//! (stonewall phases, timed replay, TRIM, write buffer, background GC) behave.
+
+use crate::support::{config, uniform_stream};
+use flashpress_core::sim::Simulation;
+use std::path::PathBuf;
+
+fn shared(rel: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data")
+        .join(rel);
+    p.canonicalize()
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .display()
+        .to_string()
+}
+
+#[test]
+fn ssd_test_fio_runs_its_four_phases_in_order() {
+    // fio's own example, as it is; only the runtime is shortened through `workload.global`.
+    let cfg = config(&format!(
+        "[workload]\ntype = \"fio\"\npath = \"{}\"\n[workload.global]\nruntime = \"200ms\"\n[precondition]\nfill_fraction = 0.0\n",
+        shared("fio/ssd-test.fio")
+    ));
+    let rep = Simulation::new(cfg).unwrap().run().unwrap();
+    let s = &rep.summary;
+    assert_eq!(s.requests_completed, s.requests_issued);
+    assert!(s.read.requests > 0 && s.write.requests > 0);
+    // four 200 ms phases one after another (each ends with its in-flight requests)
+    assert!(
+        s.sim_time_s > 0.8 && s.sim_time_s < 0.9,
+        "sim time {}",
+        s.sim_time_s
+    );
+    // the sequential read phase ran before anything was written: unmapped reads
+    assert!(s.unmapped_page_reads > 0);
+    let tl = rep.timeline_columns();
+    assert_eq!(tl[0].name, "time_s");
+}
+
+#[test]
+fn every_shared_fio_file_loads_and_runs_briefly() {
+    for f in [
+        "fio-rand-RW",
+        "fio-rand-read",
+        "fio-rand-write",
+        "fio-seq-RW",
+        "fio-seq-read",
+        "fio-seq-write",
+        "zipf",
+    ] {
+        let cfg = config(&format!(
+            "[workload]\ntype = \"fio\"\npath = \"{}\"\n[workload.global]\nruntime = \"20ms\"\ntime_based = true\n\
+             [precondition]\nfill_fraction = 0.0\n",
+            shared(&format!("fio/{f}.fio"))
+        ));
+        let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+        assert!(s.requests_completed > 0, "{f}");
+        assert_eq!(s.requests_completed, s.requests_issued, "{f}");
+    }
+}
+
+#[test]
+fn tpcc_trace_replays_with_its_timestamps() {
+    let cfg = config(&format!(
+        "[workload]\ntype = \"trace\"\npath = \"{}\"\nformat = \"disksim\"\ntime_unit = \"ns\"\nsector_size = 512\n\
+         replay = \"timed\"\nqueue_depth = 32\ntime_scale = 1.0\naddress_mode = \"wrap\"\nblkparse_action = \"D\"\n\
+         [check]\nverify = true\n",
+        shared("traces/tpcc-small.trace")
+    ));
+    let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+    assert_eq!(s.requests_completed, 6999);
+    // open loop: the run lasts at least as long as the trace's span
+    let text = std::fs::read_to_string(shared("traces/tpcc-small.trace")).unwrap();
+    let times: Vec<u64> = text
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    let span = (times.iter().max().unwrap() - times[0]) as f64 * 1e-9;
+    assert!(s.sim_time_s >= span, "{} < {span}", s.sim_time_s);
+    assert!(s.write.requests > 0 && s.read.requests > 0);
+}
+
+#[test]
+fn blkparse_discards_trim_pages_and_verify_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.blkparse");
+    std::fs::write(
+        &p,
+        "  8,0    0        1     0.000000000   100  D   W 0 + 64 [fio]\n\
+           8,0    0        2     0.001000000   100  D   R 0 + 64 [fio]\n\
+           8,0    0        3     0.002000000   100  D   D 0 + 32 [fio]\n\
+           8,0    0        4     0.003000000   100  D   R 0 + 64 [fio]\n",
+    )
+    .unwrap();
+    let cfg = config(&format!(
+        "preset = \"tiny\"\n[workload]\ntype = \"trace\"\npath = \"{}\"\nformat = \"blkparse\"\ntime_unit = \"s\"\n\
+         sector_size = 512\nreplay = \"timed\"\nqueue_depth = 1\ntime_scale = 1.0\naddress_mode = \"strict\"\nblkparse_action = \"D\"\n",
+        p.display()
+    ));
+    let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+    assert_eq!(
+        s.trimmed_pages, 4,
+        "32 sectors = 16 KiB = 4 pages discarded"
+    );
+    assert_eq!(
+        s.unmapped_page_reads, 4,
+        "the second read finds the trimmed pages unmapped"
+    );
+    assert_eq!(s.verified_page_reads, 16);
+}
+
+#[test]
+fn write_buffer_acknowledges_writes_before_they_are_programmed() {
+    let run = |buffer: u32| {
+        let cfg = config(&format!(
+            "preset = \"tiny\"\n[ftl]\nwrite_buffer_pages = {buffer}\n"
+        ));
+        // 200 single-page writes at QD1: a 256-page buffer never fills
+        let stream = uniform_stream(&cfg, 200, 0.0, 1, 3);
+        Simulation::with_streams(cfg, vec![stream])
+            .unwrap()
+            .run()
+            .unwrap()
+            .summary
+    };
+    let (plain, buffered) = (run(0), run(256));
+    let (a, b) = (
+        plain.write.latency_us.unwrap().mean,
+        buffered.write.latency_us.unwrap().mean,
+    );
+    // unbuffered QD1 writes wait for the 200 us program; buffered ones only for the link
+    assert!(a > 200.0 && b < 5.0, "unbuffered {a} us, buffered {b} us");
+    assert_eq!(plain.nand_programs, buffered.nand_programs);
+}
+
+#[test]
+fn background_gc_cleans_in_idle_time_and_cuts_tail_latency() {
+    // Bursts of writes separated by idle gaps (open loop): background GC cleans during the gaps.
+    let run = |background: bool| {
+        let cfg = config(&format!(
+            "preset = \"tiny\"\n[ftl.gc]\nbackground = {background}\nbackground_threshold = 0.3\n\
+             [precondition]\nfill_fraction = 1.0\naging_fraction = 1.0\n"
+        ));
+        let lpns = flashpress_core::ftl::logical_pages(&cfg);
+        let mut src = crate::support::UniformPages {
+            pages: lpns,
+            page_size: 4096,
+            left: 6000,
+            read_fraction: 0.0,
+            rng: rand::SeedableRng::seed_from_u64(9),
+        };
+        let mut reqs = Vec::new();
+        let mut i = 0u64;
+        while let Some(mut r) =
+            flashpress_core::workload::RequestSource::next_request(&mut src, Default::default())
+                .unwrap()
+        {
+            // 20 writes 1 us apart, then 60 ms idle
+            r.time = flashpress_core::units::SimTime((i / 20) * 60_000_000 + (i % 20) * 1_000);
+            reqs.push(r);
+            i += 1;
+        }
+        let stream = flashpress_core::workload::Stream {
+            name: "bursts".into(),
+            source: Box::new(VecSource(reqs.into_iter())),
+            drive: flashpress_core::workload::Drive::Open,
+            group: 0,
+            content: Default::default(),
+        };
+        Simulation::with_streams(cfg, vec![stream])
+            .unwrap()
+            .run()
+            .unwrap()
+            .summary
+    };
+    let (fg, bg) = (run(false), run(true));
+    assert_eq!(fg.gc_background_blocks, 0);
+    assert!(bg.gc_background_blocks > 0);
+    let (p_fg, p_bg) = (
+        fg.write.latency_us.unwrap().p99,
+        bg.write.latency_us.unwrap().p99,
+    );
+    assert!(
+        p_bg < p_fg,
+        "p99 with background GC {p_bg} us, without {p_fg} us"
+    );
+}
+
+struct VecSource(std::vec::IntoIter<flashpress_core::workload::Request>);
+
+impl flashpress_core::workload::RequestSource for VecSource {
+    fn next_request(
+        &mut self,
+        _now: flashpress_core::units::SimTime,
+    ) -> flashpress_core::Result<Option<flashpress_core::workload::Request>> {
+        Ok(self.0.next())
+    }
+}
+
+#[test]
+fn gc_separate_placement_lowers_waf_under_skew() {
+    // Hot/cold separation by write origin pays off when some data is rewritten far more often.
+    let run = |placement: &str| {
+        let cfg = config(&format!(
+            "preset = \"tiny\"\n[ftl]\nplacement = {{ type = \"{placement}\" }}\n\
+             [precondition]\nfill_fraction = 1.0\n\
+             [workload]\ntype = \"fio\"\n[[workload.jobs]]\nrw = \"randwrite\"\nbs = \"4k\"\n\
+             random_distribution = \"zipf:1.2\"\nnumber_ios = 60000\niodepth = 4\n"
+        ));
+        Simulation::new(cfg)
+            .unwrap()
+            .run()
+            .unwrap()
+            .summary
+            .waf
+            .unwrap()
+    };
+    let (single, separate) = (run("single"), run("gc_separate"));
+    assert!(
+        separate < single,
+        "gc_separate {separate} vs single {single}"
+    );
+}
+
+#[test]
+fn a_full_write_buffer_throttles_to_the_flash_rate() {
+    let cfg = config("preset = \"tiny\"\n[ftl]\nwrite_buffer_pages = 16\n");
+    let stream = uniform_stream(&cfg, 2000, 0.0, 1, 3);
+    let s = Simulation::with_streams(cfg, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap()
+        .summary;
+    assert!(s.buffer_full_waits > 0);
+    // The first 16 writes fill the buffer at once; the other 1984 drain at the flash rate of
+    // 4 planes x one 200 us program = one page per 50 us.
+    let expected = 2000.0 / (1984.0 * 50e-6);
+    assert!(
+        (s.write.iops - expected).abs() / expected < 0.01,
+        "{} vs {expected}",
+        s.write.iops
+    );
+}

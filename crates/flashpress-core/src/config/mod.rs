@@ -180,3 +180,72 @@ mod tests {
         assert_eq!(c.nand.channels, d.nand.channels);
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    const NUMERIC_KEYS: &[&str] = &[
+        "seed",
+        "nand.channels",
+        "nand.chips_per_channel",
+        "nand.dies_per_chip",
+        "nand.planes_per_die",
+        "nand.blocks_per_plane",
+        "nand.pages_per_block",
+        "nand.page_size",
+        "nand.erase_latency_us",
+        "nand.channel_mb_per_s",
+        "nand.power.vcc_v",
+        "ftl.op_ratio",
+        "ftl.write_buffer_pages",
+        "ftl.gc.threshold",
+        "ftl.gc.background_threshold",
+        "host.link_mb_per_s",
+        "host.command_overhead_ns",
+        "precondition.fill_fraction",
+        "precondition.fill_block_size",
+        "precondition.aging_fraction",
+        "stats.interval_ms",
+    ];
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<i64>().prop_map(|v| v.to_string()),
+            any::<f64>().prop_map(|v| format!("{v:?}")),
+            Just("nan".to_string()),
+            Just("inf".to_string()),
+            Just("-inf".to_string()),
+            Just("0".to_string()),
+            Just("-1".to_string()),
+            Just("4294967295".to_string()),
+            "[a-z]{0,6}".prop_map(|s| format!("\"{s}\"")),
+            Just("[1.0, 2.0]".to_string()),
+            Just("true".to_string()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn any_text_loads_or_errors(text in ".{0,200}") {
+            let _ = SimConfig::from_toml_str(&text, "fuzz");
+        }
+
+        #[test]
+        fn any_value_at_any_key_loads_or_errors(key in proptest::sample::select(NUMERIC_KEYS), v in value()) {
+            let (table, leaf) = match key.rsplit_once('.') {
+                Some((t, l)) => (format!("[{t}]\n"), l.to_string()),
+                None => (String::new(), key.to_string()),
+            };
+            let text = format!("{table}{leaf} = {v}\n");
+            if let Ok(cfg) = SimConfig::from_toml_str(&text, "fuzz") {
+                // whatever was accepted is in range: re-validation and the derived sizes hold
+                cfg.validate("fuzz").unwrap();
+                prop_assert!(crate::ftl::logical_pages(&cfg) > 0);
+            }
+        }
+    }
+}

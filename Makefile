@@ -1,0 +1,71 @@
+# flashpress developer and CI targets. Everything Python lives in $(VENV), built from
+# requirements/lock.txt; targets are idempotent (stamp files skip work that is up to date).
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+LOCK := requirements/lock.txt
+VENV_STAMP := $(VENV)/.installed-lock
+DEVELOP_STAMP := $(VENV)/.installed-flashpress
+RUST_SOURCES := $(shell find crates configs -name '*.rs' -o -name '*.toml' 2>/dev/null) Cargo.toml Cargo.lock pyproject.toml
+PYTEST_ARGS ?=
+
+.PHONY: venv develop run test test-rust test-python lint test-slow bench lock clean
+
+## venv: create $(VENV) and install the pinned Python dependencies (redone when the lock changes)
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): $(LOCK)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-input -r $(LOCK)
+	touch $@
+
+## develop: build the extension (release) and install flashpress into $(VENV)
+develop: $(DEVELOP_STAMP)
+
+$(DEVELOP_STAMP): $(VENV_STAMP) $(RUST_SOURCES)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
+	touch $@
+
+## run: run the default preset and print its summary
+run: develop
+	$(BIN)/flashpress run
+
+## test: every check CI runs (formatting, lints, types, Rust and Python tests)
+test: test-rust lint test-python
+
+test-rust:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo test --workspace
+
+lint: venv
+	$(BIN)/ruff check python tests/python
+	$(BIN)/ruff format --check python tests/python
+	$(BIN)/mypy python/flashpress
+
+test-python: develop
+	$(BIN)/pytest tests/python -m "not slow" $(PYTEST_ARGS)
+
+## test-slow: the slow Python tests (long runs, real job files on larger devices)
+test-slow: develop
+	$(BIN)/pytest tests/python -m slow $(PYTEST_ARGS)
+
+## bench: the issue-2 speed benchmark (Rust core alone, then the Python path); prints JSON
+bench: develop
+	$(BIN)/python benchmarks/bench_core.py
+
+## lock: re-resolve the Python dependencies (latest allowed versions) into $(LOCK)
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet --upgrade pip
+	.lock-venv/bin/python -m pip install --quiet "maturin>=1.8,<2" pandas pyarrow tqdm matplotlib "dask[distributed]" pytest hypothesis ruff mypy pandas-stubs types-tqdm
+	{ echo "# Every Python dependency of flashpress (runtime, test, lint, build), pinned."; \
+	  echo "# Resolved with pip in a scratch Python 3.11 venv and written with pip freeze;"; \
+	  echo "# regenerate with: make lock"; \
+	  .lock-venv/bin/python -m pip freeze; } > $(LOCK)
+	rm -rf .lock-venv
+
+clean:
+	rm -rf $(VENV) python/flashpress/*.so

@@ -1,0 +1,103 @@
+//! Config functions: resolve (merge over a preset and validate), load, presets, trace defaults.
+//! Configs cross the boundary as JSON text; the core owns every check.
+
+use crate::errors::{config_error, IntoPyResult};
+use flashpress_core::config::{self, SimConfig, TraceFormat, WorkloadConfig};
+use flashpress_core::workload::trace;
+use pyo3::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Parse JSON text coming from Python (the Python front always sends an object).
+pub fn parse_json(py: Python<'_>, text: &str, source_name: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text)
+        .map_err(|e| config_error(py, source_name, "document", &format!("invalid JSON: {e}")))
+}
+
+/// Merge a user config (JSON object text) over its preset (`preset` key, else `default`),
+/// validate it and return the fully resolved config as JSON. Relative workload paths resolve
+/// against `base_dir` when given.
+#[pyfunction]
+#[pyo3(signature = (user_json, source_name, base_dir=None))]
+fn resolve_config(
+    py: Python<'_>,
+    user_json: &str,
+    source_name: &str,
+    base_dir: Option<PathBuf>,
+) -> PyResult<String> {
+    let v = parse_json(py, user_json, source_name)?;
+    let cfg = SimConfig::from_value(v, source_name, base_dir.as_deref()).py_err(py)?;
+    Ok(cfg.to_json())
+}
+
+/// Validate a complete config (every key present, no preset merge) and return it resolved.
+#[pyfunction]
+#[pyo3(signature = (resolved_json, source_name, base_dir=None))]
+fn validate_config(
+    py: Python<'_>,
+    resolved_json: &str,
+    source_name: &str,
+    base_dir: Option<PathBuf>,
+) -> PyResult<String> {
+    let v = parse_json(py, resolved_json, source_name)?;
+    let cfg = SimConfig::from_resolved_value(v, source_name, base_dir.as_deref()).py_err(py)?;
+    Ok(cfg.to_json())
+}
+
+/// Load a TOML config file (merged over its preset) and return it resolved as JSON.
+#[pyfunction]
+fn load_config_file(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    let cfg = SimConfig::from_toml_file(Path::new(&path)).py_err(py)?;
+    Ok(cfg.to_json())
+}
+
+/// Resolved JSON of a named preset.
+#[pyfunction]
+fn preset_config(py: Python<'_>, name: &str) -> PyResult<String> {
+    Ok(SimConfig::preset(name).py_err(py)?.to_json())
+}
+
+/// Names of the built-in presets.
+#[pyfunction]
+fn preset_names() -> Vec<&'static str> {
+    config::preset_names().collect()
+}
+
+/// TOML text of a built-in preset.
+#[pyfunction]
+fn preset_toml(py: Python<'_>, name: &str) -> PyResult<&'static str> {
+    config::preset_text(name).py_err(py)
+}
+
+/// The workload table (JSON, with `"type": "trace"`) for a trace file with the usual settings
+/// of its format (`disksim`, `msr`, `blkparse`, `fiu`).
+#[pyfunction]
+fn default_trace_config(py: Python<'_>, path: PathBuf, format: &str) -> PyResult<String> {
+    let fmt: TraceFormat = serde_json::from_value(serde_json::Value::String(format.to_string())).map_err(|_| {
+        config_error(
+            py,
+            "arguments",
+            "workload.format",
+            &format!("unknown trace format `{format}` (expected one of: disksim, msr, blkparse, fiu)"),
+        )
+    })?;
+    let w = WorkloadConfig::Trace(trace::default_trace_config(path, fmt));
+    Ok(serde_json::to_string(&w).expect("workload serializes"))
+}
+
+/// (name, unit, description) of every summary statistic.
+#[pyfunction]
+fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
+    flashpress_core::stats::stat_descriptions()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_config, m)?)?;
+    m.add_function(wrap_pyfunction!(load_config_file, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_config, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_names, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(default_trace_config, m)?)?;
+    m.add_function(wrap_pyfunction!(stat_descriptions, m)?)?;
+    Ok(())
+}

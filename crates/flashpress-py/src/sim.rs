@@ -1,0 +1,144 @@
+//! `Simulation` and `Report`: a run advanced in GIL-free steps, and its results.
+
+use crate::config::parse_json;
+use crate::errors::{FlashpressError, IntoPyResult};
+use flashpress_core::config::SimConfig;
+use flashpress_core::sim::Simulation as CoreSimulation;
+use flashpress_core::stats::RunReport;
+use flashpress_core::workload::Op;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::Mutex;
+
+// The GIL is released while the core steps, so the core values must be movable across threads.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<CoreSimulation>();
+    send::<RunReport>();
+};
+
+/// A simulation of one resolved config. Advance it with `step`, then call `finish` once.
+#[pyclass(module = "flashpress._core")]
+pub struct Simulation {
+    // `None` once finished. The mutex makes the class Sync for PyO3; Python never contends it.
+    inner: Mutex<Option<CoreSimulation>>,
+}
+
+fn finished(py: Python<'_>) -> PyErr {
+    let _ = py;
+    FlashpressError::new_err("this Simulation has already been finished")
+}
+
+#[pymethods]
+impl Simulation {
+    /// Build the device from a resolved config (JSON), precondition it and open the workload.
+    #[new]
+    fn new(py: Python<'_>, resolved_config_json: &str) -> PyResult<Self> {
+        let v = parse_json(py, resolved_config_json, "resolved config")?;
+        let cfg = SimConfig::from_resolved_value(v, "resolved config", None).py_err(py)?;
+        let sim = py.allow_threads(|| CoreSimulation::new(cfg)).py_err(py)?;
+        Ok(Simulation {
+            inner: Mutex::new(Some(sim)),
+        })
+    }
+
+    /// Process at most `max_events` events without holding the GIL; True once the workload is
+    /// done. Checks for Ctrl-C (KeyboardInterrupt) after each step.
+    #[pyo3(signature = (max_events = 1 << 18))]
+    fn step(&self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
+        let mut guard = self.inner.lock().expect("simulation lock");
+        let sim = guard.as_mut().ok_or_else(|| finished(py))?;
+        let done = py.allow_threads(|| sim.step(max_events)).py_err(py)?;
+        drop(guard);
+        py.check_signals()?;
+        Ok(done)
+    }
+
+    /// Where the run is: dict with sim_time_ns, requests_issued, requests_completed and
+    /// fraction (float in [0, 1] or None).
+    fn progress<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let guard = self.inner.lock().expect("simulation lock");
+        let sim = guard.as_ref().ok_or_else(|| finished(py))?;
+        let p = sim.progress();
+        let d = PyDict::new(py);
+        d.set_item("sim_time_ns", p.sim_time_ns)?;
+        d.set_item("requests_issued", p.requests_issued)?;
+        d.set_item("requests_completed", p.requests_completed)?;
+        d.set_item("fraction", p.fraction)?;
+        Ok(d)
+    }
+
+    /// Whether `finish` has been called.
+    #[getter]
+    fn finished(&self) -> bool {
+        self.inner.lock().expect("simulation lock").is_none()
+    }
+
+    /// Run the end-of-run checks and build the report. Consumes the simulation: a second call
+    /// raises FlashpressError.
+    fn finish(&self, py: Python<'_>) -> PyResult<Report> {
+        let sim = self
+            .inner
+            .lock()
+            .expect("simulation lock")
+            .take()
+            .ok_or_else(|| finished(py))?;
+        let report = py.allow_threads(|| sim.finish()).py_err(py)?;
+        Ok(Report {
+            inner: Mutex::new(report),
+        })
+    }
+}
+
+/// Results of a finished run.
+#[pyclass(module = "flashpress._core", frozen)]
+pub struct Report {
+    inner: Mutex<RunReport>,
+}
+
+fn parse_op(op: &str) -> PyResult<Op> {
+    match op {
+        "read" => Ok(Op::Read),
+        "write" => Ok(Op::Write),
+        "trim" => Ok(Op::Trim),
+        other => Err(PyValueError::new_err(format!(
+            "unknown op `{other}` (expected read, write or trim)"
+        ))),
+    }
+}
+
+#[pymethods]
+impl Report {
+    /// `summary.json` text, exactly as it is written beside results.
+    fn summary_json(&self) -> String {
+        self.inner.lock().expect("report lock").summary_json()
+    }
+
+    /// Timeline columns as (name, unit, description, values), one value per interval.
+    fn timeline_columns(&self) -> Vec<(&'static str, &'static str, &'static str, Vec<f64>)> {
+        let r = self.inner.lock().expect("report lock");
+        r.timeline_columns()
+            .into_iter()
+            .map(|c| (c.name, c.unit, c.description, c.values))
+            .collect()
+    }
+
+    /// Timeline as CSV text with a header row.
+    fn timeline_csv(&self) -> String {
+        self.inner.lock().expect("report lock").timeline_csv()
+    }
+
+    /// Latency CDF of `op` ("read", "write" or "trim"): (latencies in ns, cumulative fractions).
+    fn latency_cdf(&self, op: &str) -> PyResult<(Vec<u64>, Vec<f64>)> {
+        let op = parse_op(op)?;
+        let cdf = self.inner.lock().expect("report lock").latency_cdf(op);
+        Ok(cdf.into_iter().unzip())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add_class::<Report>()?;
+    Ok(())
+}

@@ -1,0 +1,70 @@
+"""Type stubs of the private extension module ``flashpress._core`` (crates/flashpress-py)."""
+
+__version__: str
+
+class FlashpressError(Exception):
+    """Base class of every error raised by flashpress."""
+
+class ConfigError(FlashpressError, ValueError):
+    """A configuration value is missing, malformed, unknown or out of range."""
+
+    key: str
+    source_name: str
+    detail: str
+
+class UnknownPresetError(ConfigError):
+    """A named preset does not exist."""
+
+    name: str
+    known: str
+
+class TraceFormatError(FlashpressError):
+    """A block trace line could not be parsed."""
+
+    path: str
+    line: int
+    detail: str
+
+class JobFileError(FlashpressError):
+    """A fio job file line or option is malformed or unsupported."""
+
+    path: str
+    line: int
+    detail: str
+
+class WorkloadError(FlashpressError):
+    """A workload is valid on its own but cannot run on this device."""
+
+class FileReadError(FlashpressError, OSError):
+    """A file could not be opened or read."""
+
+    path: str
+
+class VerifyError(FlashpressError):
+    """Verify mode found a read returning content other than what was last written."""
+
+class InvariantError(FlashpressError):
+    """The FTL invariant check found its structures inconsistent."""
+
+def resolve_config(user_json: str, source_name: str, base_dir: str | None = None) -> str: ...
+def validate_config(resolved_json: str, source_name: str, base_dir: str | None = None) -> str: ...
+def load_config_file(path: str) -> str: ...
+def preset_config(name: str) -> str: ...
+def preset_names() -> list[str]: ...
+def preset_toml(name: str) -> str: ...
+def default_trace_config(path: str, format: str) -> str: ...
+def stat_descriptions() -> list[tuple[str, str, str]]: ...
+
+class Report:
+    def summary_json(self) -> str: ...
+    def timeline_columns(self) -> list[tuple[str, str, str, list[float]]]: ...
+    def timeline_csv(self) -> str: ...
+    def latency_cdf(self, op: str) -> tuple[list[int], list[float]]: ...
+
+class Simulation:
+    def __init__(self, resolved_config_json: str) -> None: ...
+    def step(self, max_events: int = 262144) -> bool: ...
+    def progress(self) -> dict[str, int | float | None]: ...
+    @property
+    def finished(self) -> bool: ...
+    def finish(self) -> Report: ...

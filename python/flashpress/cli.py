@@ -1,0 +1,251 @@
+"""The ``flashpress`` command: run, presets, sweep, plot.
+
+Errors from flashpress (bad config, trace line, job file, unreadable file, existing output)
+print ``flashpress: error: <message>`` on stderr and exit with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from flashpress import __version__, _core
+from flashpress.config import Config
+from flashpress.errors import FlashpressError
+
+TRACE_FORMATS = ("disksim", "msr", "blkparse", "fiu")
+TIME_UNITS = ("ns", "us", "ms", "s", "filetime")
+
+
+class UsageError(Exception):
+    """A command-line mistake found after parsing (reported like argparse's own)."""
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: a TOML literal (``0.2``, ``true``, ``"x"``, ``[1, 2]``, ``{ type = "single" }``),
+    or the text itself when it is not one (so ``--set ftl.gc.victim=fifo`` works unquoted)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_sets(items: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--set expects KEY=VALUE (e.g. ftl.op_ratio=0.2), got {item!r}")
+        out[key.strip()] = parse_value(value.strip())
+    return out
+
+
+# -- summary table ----------------------------------------------------------------------
+
+
+def _num(v: Any, fmt: str = ",.1f") -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return format(v, fmt)
+
+
+def format_summary(summary: dict[str, Any], title: str) -> str:
+    """A small aligned table of the headline figures of ``summary.json``."""
+    lines = [title, ""]
+    head = ["op", "requests", "MB/s", "IOPS", "mean", "p50", "p99", "p99.9", "max"]
+    rows = []
+    for op in ("read", "write", "trim"):
+        s = summary.get(op) or {}
+        if op == "trim" and not s.get("requests"):
+            continue
+        lat = s.get("latency_us") or {}
+        rows.append(
+            [
+                op,
+                _num(s.get("requests"), ","),
+                _num(s.get("throughput_mb_s"), ",.2f"),
+                _num(s.get("iops"), ",.0f"),
+                *(_num(lat.get(k), ",.1f") for k in ("mean", "p50", "p99", "p999", "max")),
+            ]
+        )
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines.append(
+        "  "
+        + "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths, strict=True)))
+        + "   (latency in us)"
+    )
+    for r in rows:
+        lines.append(
+            "  "
+            + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        )
+    lines.append("")
+    energy = summary.get("energy") or {}
+
+    def n(key: str) -> str:
+        return _num(summary.get(key), ",")
+
+    facts = [
+        ("requests", f"{n('requests_completed')} completed of {n('requests_issued')} issued"),
+        ("simulated time", f"{_num(summary.get('sim_time_s'), ',.6f')} s"),
+        ("WAF", _num(summary.get("waf"), ".3f")),
+        ("NAND", f"{n('nand_reads')} reads, {n('nand_programs')} programs, {n('erases')} erases"),
+        (
+            "GC",
+            f"{n('gc_invocations')} invocations, {n('gc_pages_migrated')} pages migrated, "
+            f"{n('gc_blocks_erased')} blocks erased",
+        ),
+        ("energy", f"{_num(energy.get('total_j'), ',.4f')} J"),
+    ]
+    w = max(len(k) for k, _ in facts)
+    lines.extend(f"  {k.ljust(w)}  {v}" for k, v in facts)
+    return "\n".join(lines)
+
+
+# -- commands ---------------------------------------------------------------------------
+
+
+def _build_run_config(args: argparse.Namespace) -> Config:
+    cfg = Config.from_toml(args.config) if args.config else Config.preset(args.preset or "default")
+    trace_flags = [f for f in ("time_unit", "replay", "queue_depth", "address_mode") if getattr(args, f) is not None]
+    if args.job and args.trace:
+        raise UsageError("give either --job or --trace, not both")
+    if args.trace and not args.format:
+        raise UsageError(f"--trace needs --format ({', '.join(TRACE_FORMATS)})")
+    if (args.format or trace_flags) and not args.trace:
+        raise UsageError("--format, --time-unit, --replay, --queue-depth and --address-mode need --trace")
+    if args.job:
+        cfg = cfg.with_overrides(
+            {"workload": {"type": "fio", "path": str(Path(args.job).absolute())}}, source_name="--job"
+        )
+    elif args.trace:
+        workload = json.loads(_core.default_trace_config(str(Path(args.trace).absolute()), args.format))
+        for flag in trace_flags:
+            workload[flag] = getattr(args, flag)
+        cfg = cfg.with_overrides({"workload": workload}, source_name="--trace")
+    if args.set:
+        cfg = cfg.with_overrides(parse_sets(args.set), source_name="--set", base_dir=Path.cwd())
+    return cfg
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from flashpress.result import check_out_dir
+    from flashpress.run import simulate
+
+    cfg = _build_run_config(args)
+    if args.out:
+        check_out_dir(args.out, overwrite=args.force)  # fail before a long run, not after
+    result = simulate(
+        cfg, seed=args.seed, verify=True if args.verify else None, progress=not args.no_progress and "auto"
+    )
+    source = args.config or f"preset `{args.preset or 'default'}`"
+    print(format_summary(result.summary, f"flashpress {__version__}: {source}, seed {result.config.seed}"))
+    if args.out:
+        out = result.write(args.out, timeline_format=args.timeline_format, overwrite=args.force)
+        print(f"\nresults written to {out}/")
+    return 0
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    names = _core.preset_names()
+    if args.show:
+        print(_core.preset_toml(args.show), end="")
+        return 0
+    w = max(len(n) for n in names)
+    for name in names:
+        text = _core.preset_toml(name)
+        first = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("#")), "")
+        print(f"{name.ljust(w)}  {first}")
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from flashpress.sweep import sweep
+
+    df = sweep(args.grid, args.out, scheduler=args.scheduler, workers=args.workers, overwrite=args.force)
+    headline = ["requests_completed", "waf", "read.iops", "write.iops", "write.latency_us.p99"]
+    shown = ["point", *df.attrs.get("params", []), *(c for c in headline if c in df.columns)]
+    print(df[shown].to_string(index=False))
+    print(f"\n{len(df)} points; results written to {args.out}/ (results.csv, results.parquet, points/)")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from flashpress.plots import plot_results
+
+    for p in plot_results(args.results_dir, args.out):
+        print(p)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="flashpress", description="flashpress: a flash SSD simulator")
+    p.add_argument("--version", action="version", version=f"flashpress {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser("run", help="run one simulation and print its summary")
+    base = r.add_mutually_exclusive_group()
+    base.add_argument("--config", metavar="FILE", help="TOML config file (merged over its preset)")
+    base.add_argument("--preset", metavar="NAME", help="built-in preset (default: default)")
+    r.add_argument("--job", metavar="JOBFILE", help="use a fio job file as the workload")
+    r.add_argument("--trace", metavar="FILE", help="use a block trace as the workload")
+    r.add_argument("--format", choices=TRACE_FORMATS, help="trace format (with --trace)")
+    r.add_argument("--time-unit", choices=TIME_UNITS, help="unit of the trace's time column")
+    r.add_argument("--replay", choices=("timed", "afap"), help="honour timestamps or replay as fast as possible")
+    r.add_argument("--queue-depth", type=int, metavar="N", help="requests in flight for afap replay")
+    r.add_argument("--address-mode", choices=("strict", "wrap"), help="addresses past the device: error or wrap")
+    r.add_argument("--seed", type=int, metavar="N", help="seed of every random stream")
+    r.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (TOML value); repeatable"
+    )
+    r.add_argument("--verify", action="store_true", help="check every read against the last write")
+    r.add_argument("--out", metavar="DIR", help="write config.json, summary.json, timeline and latency CDF here")
+    r.add_argument("--timeline-format", choices=("parquet", "csv"), default="parquet")
+    r.add_argument("--force", action="store_true", help="replace a non-empty --out directory")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run)
+
+    ps = sub.add_parser("presets", help="list the built-in presets")
+    ps.add_argument("--show", metavar="NAME", help="print a preset's TOML")
+    ps.set_defaults(func=cmd_presets)
+
+    s = sub.add_parser("sweep", help="run a parameter grid on Dask")
+    s.add_argument("grid", metavar="GRID.toml")
+    s.add_argument("--out", required=True, metavar="DIR")
+    s.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address (default: a local cluster)")
+    s.add_argument("--workers", type=int, metavar="N", help="local cluster worker processes")
+    s.add_argument("--force", action="store_true", help="replace a non-empty --out directory")
+    s.set_defaults(func=cmd_sweep)
+
+    pl = sub.add_parser("plot", help="plot a results directory (timeline, latency CDF)")
+    pl.add_argument("results_dir", metavar="RESULTS_DIR")
+    pl.add_argument("--out", metavar="DIR", help="where to write the plots (default: RESULTS_DIR)")
+    pl.set_defaults(func=cmd_plot)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["run", *(argv or [])])
+    try:
+        return int(args.func(args))
+    except UsageError as e:
+        parser.exit(2, f"flashpress {args.command}: error: {e}\n")
+    except (FlashpressError, OSError) as e:
+        print(f"flashpress: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("flashpress: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""``Config``: an immutable, fully resolved simulation config.
+
+Every constructor goes through the Rust core, which merges user values over a preset,
+checks every key and value, and returns the resolved config as JSON. Python keeps that JSON
+and offers read-only views over it; it never validates anything itself.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, cast
+
+from flashpress import _core
+from flashpress.config_types import SimConfigDict
+
+PathLike = str | os.PathLike[str]
+
+
+def _to_json(value: Any) -> str:
+    def default(o: Any) -> Any:
+        if isinstance(o, os.PathLike):
+            return os.fspath(o)
+        if isinstance(o, (set, frozenset, tuple)):
+            return list(o)
+        if isinstance(o, ConfigView):
+            return o.to_dict()
+        raise TypeError(f"cannot put a {type(o).__name__} into a config: {o!r}")
+
+    return json.dumps(value, default=default)
+
+
+def _freeze(value: Any, path: str) -> Any:
+    if isinstance(value, dict):
+        return ConfigView(value, path)
+    if isinstance(value, list):
+        return tuple(_freeze(v, f"{path}[{i}]") for i, v in enumerate(value))
+    return value
+
+
+def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set ``target[a][b][c] = value`` for ``dotted = "a.b.c"``. Dict values merge into existing
+    tables key by key, except ``workload``, which is replaced whole (as the core merges)."""
+    parts = dotted.split(".")
+    node = target
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            # Let the core report the key as unknown or of the wrong type.
+            child = {}
+            node[part] = child
+        node = child
+    last = parts[-1]
+    if isinstance(value, Mapping) and dotted != "workload" and isinstance(node.get(last), dict):
+        for k, v in value.items():
+            _set_dotted(node[last], str(k), v)
+    else:
+        node[last] = copy.deepcopy(dict(value) if isinstance(value, Mapping) else value)
+
+
+class ConfigView(Mapping[str, Any]):
+    """A read-only view of one table of a config: ``cfg.ftl.gc.victim`` or ``cfg["ftl"]["gc"]``."""
+
+    __slots__ = ("_data", "_path")
+
+    def __init__(self, data: dict[str, Any], path: str) -> None:
+        object.__setattr__(self, "_data", data)
+        object.__setattr__(self, "_path", path)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return _freeze(self._data[name], f"{self._path}.{name}" if self._path else name)
+        except KeyError:
+            where = f"`{self._path}`" if self._path else "the config"
+            raise AttributeError(f"{where} has no key `{name}` (keys: {', '.join(self._data)})") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("configs are immutable; use Config.with_overrides({...})")
+
+    def __getitem__(self, key: str) -> Any:
+        return _freeze(self._data[key], f"{self._path}.{key}" if self._path else key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __dir__(self) -> list[str]:
+        return [*self._data, "to_dict", "keys", "items", "values", "get"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep, mutable copy of this table."""
+        return copy.deepcopy(self._data)
+
+    def __repr__(self) -> str:
+        return f"ConfigView({self._path or '<root>'}: {json.dumps(self._data)})"
+
+
+class Config:
+    """A validated, fully resolved simulation config (immutable).
+
+    Build one with :meth:`preset`, :meth:`from_toml`, :meth:`from_dict` or :meth:`from_json`;
+    derive variants with :meth:`with_overrides`. Tables read as attributes::
+
+        cfg = Config.preset("tiny").with_overrides({"ftl.op_ratio": 0.2})
+        cfg.nand.channels, cfg.ftl.gc.victim
+    """
+
+    __slots__ = ("_data", "_json", "_source")
+
+    _json: str
+    _data: dict[str, Any]
+    _source: str
+
+    def __init__(self, resolved_json: str, source: str = "config") -> None:
+        """Wrap resolved JSON as returned by the core. Use the class methods instead."""
+        object.__setattr__(self, "_json", resolved_json)
+        object.__setattr__(self, "_data", json.loads(resolved_json))
+        object.__setattr__(self, "_source", source)
+
+    # -- constructors -------------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str = "default") -> Config:
+        """A built-in preset (``flashpress.presets()`` lists them)."""
+        return cls(_core.preset_config(name), f"preset `{name}`")
+
+    @classmethod
+    def from_toml(cls, path: PathLike) -> Config:
+        """Load a TOML config file, merged over its ``preset`` (``default`` if none).
+        Relative workload paths resolve against the file's folder."""
+        p = Path(path).absolute()
+        return cls(_core.load_config_file(str(p)), str(path))
+
+    @classmethod
+    def from_dict(
+        cls,
+        d: Mapping[str, Any],
+        base_dir: PathLike | None = None,
+        *,
+        source_name: str = "<dict>",
+    ) -> Config:
+        """Merge a (possibly partial) config mapping over its ``preset`` key's preset
+        (``default`` if none). Relative workload paths resolve against ``base_dir``."""
+        base = None if base_dir is None else str(Path(base_dir).absolute())
+        return cls(_core.resolve_config(_to_json(dict(d)), source_name, base), source_name)
+
+    @classmethod
+    def from_json(cls, text: str, *, source_name: str = "<json>") -> Config:
+        """A complete resolved config (e.g. a results directory's ``config.json``)."""
+        return cls(_core.validate_config(text, source_name, None), source_name)
+
+    # -- derived configs ----------------------------------------------------------------
+    def with_overrides(
+        self,
+        overrides: Mapping[str, Any],
+        *,
+        base_dir: PathLike | None = None,
+        source_name: str = "overrides",
+    ) -> Config:
+        """A new config with ``overrides`` applied and re-validated by the core.
+
+        Keys are dotted paths (``"ftl.op_ratio"``, ``"ftl.gc.victim"``) or table names; a
+        mapping value merges into its table, except ``workload``, which is replaced whole.
+        An unknown key raises ConfigError naming it.
+        """
+        data = self.to_dict()
+        for key, value in overrides.items():
+            _set_dotted(cast(dict[str, Any], data), str(key), value)
+        base = None if base_dir is None else str(Path(base_dir).absolute())
+        return Config(_core.validate_config(_to_json(data), source_name, base), source_name)
+
+    # -- views --------------------------------------------------------------------------
+    def to_dict(self) -> SimConfigDict:
+        """The resolved config as a new (mutable) dict."""
+        return cast(SimConfigDict, copy.deepcopy(self._data))
+
+    def to_json(self) -> str:
+        """The resolved config as pretty JSON, exactly as written to ``config.json``."""
+        return self._json
+
+    def get(self, dotted: str) -> Any:
+        """Value at a dotted key, e.g. ``cfg.get("ftl.gc.victim")``."""
+        node: Any = self._data
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                raise KeyError(dotted)
+            node = node[part]
+        return _freeze(node, dotted)
+
+    @property
+    def source(self) -> str:
+        """Where the config came from (file, preset or ``<dict>``), for messages."""
+        return self._source
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(ConfigView(self._data, ""), name)
+
+    def __getitem__(self, key: str) -> Any:
+        return ConfigView(self._data, "")[key]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Config is immutable; use Config.with_overrides({...})")
+
+    def __dir__(self) -> list[str]:
+        return sorted({*self._data, *object.__dir__(self)})
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Config):
+            return NotImplemented
+        return self._data == other._data
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self._data, sort_keys=True))
+
+    def __repr__(self) -> str:
+        n = self._data.get("nand", {})
+        w = self._data.get("workload", {})
+        return (
+            f"<Config from {self._source}: {n.get('channels')}ch x {n.get('chips_per_channel')} chips, "
+            f"{n.get('cell')}, op_ratio={self._data.get('ftl', {}).get('op_ratio')}, "
+            f"workload={w.get('type')}, seed={self._data.get('seed')}>"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Config, (self._json, self._source))
+
+
+def presets() -> list[str]:
+    """Names of the built-in presets."""
+    return list(_core.preset_names())
+
+
+def preset_toml(name: str) -> str:
+    """The TOML text of a built-in preset."""
+    return _core.preset_toml(name)

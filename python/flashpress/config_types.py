@@ -1,0 +1,152 @@
+"""TypedDicts mirroring the core's config schema (crates/flashpress-core/src/config/schema.rs).
+
+For static typing only: the Rust core validates every config, so nothing here checks values.
+Keep these in step with the schema when it changes; units are in the key names.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+CellType = Literal["slc", "mlc", "tlc"]
+Striping = Literal["channel_first", "plane_first", "least_busy"]
+VictimPolicy = Literal["greedy", "random", "cost_benefit", "fifo"]
+TraceFormat = Literal["disksim", "msr", "blkparse", "fiu"]
+TimeUnit = Literal["ns", "us", "ms", "s", "filetime"]
+Replay = Literal["timed", "afap"]
+AddressMode = Literal["strict", "wrap"]
+BlkAction = Literal["D", "Q"]
+OptionValue = bool | int | float | str
+
+
+class NandPowerDict(TypedDict):
+    vcc_v: float
+    read_ma: float
+    program_ma: float
+    erase_ma: float
+    transfer_ma: float
+
+
+class NandDict(TypedDict):
+    channels: int
+    chips_per_channel: int
+    dies_per_chip: int
+    planes_per_die: int
+    blocks_per_plane: int
+    pages_per_block: int
+    page_size: int
+    cell: CellType
+    read_latency_us: list[float]
+    program_latency_us: list[float]
+    erase_latency_us: float
+    channel_mb_per_s: float
+    power: NandPowerDict
+
+
+class PlacementDict(TypedDict):
+    type: Literal["single", "gc_separate"]
+
+
+class GcDict(TypedDict):
+    victim: VictimPolicy
+    threshold: float
+    background: bool
+    background_threshold: float
+    copyback: bool
+
+
+class FtlDict(TypedDict):
+    op_ratio: float
+    striping: Striping
+    placement: PlacementDict
+    gc: GcDict
+    write_buffer_pages: int
+
+
+class HostDict(TypedDict):
+    link_mb_per_s: float
+    command_overhead_ns: int
+
+
+class PreconditionDict(TypedDict):
+    fill_fraction: float
+    fill_block_size: int
+    aging_fraction: float
+
+
+class StatsDict(TypedDict):
+    interval_ms: float
+
+
+class CheckDict(TypedDict):
+    verify: bool
+    invariants: bool
+
+
+# `global` is a Python keyword, hence the functional form. fio option names are open-ended,
+# so jobs are plain mappings of option name to value.
+FioWorkloadDict = TypedDict(
+    "FioWorkloadDict",
+    {
+        "type": Literal["fio"],
+        "path": NotRequired[str | None],
+        "global": NotRequired[dict[str, OptionValue]],
+        "jobs": NotRequired[list[dict[str, OptionValue]]],
+    },
+)
+
+
+class TraceWorkloadDict(TypedDict):
+    type: Literal["trace"]
+    path: str
+    format: TraceFormat
+    time_unit: TimeUnit
+    sector_size: int
+    replay: Replay
+    queue_depth: int
+    time_scale: float
+    address_mode: AddressMode
+    device: NotRequired[int | None]
+    blkparse_action: BlkAction
+
+
+WorkloadDict = FioWorkloadDict | TraceWorkloadDict
+
+
+class SimConfigDict(TypedDict):
+    """A fully resolved config, as ``Config.to_dict()`` returns it."""
+
+    seed: int
+    nand: NandDict
+    ftl: FtlDict
+    host: HostDict
+    precondition: PreconditionDict
+    stats: StatsDict
+    check: CheckDict
+    workload: WorkloadDict
+
+
+__all__ = [
+    "AddressMode",
+    "BlkAction",
+    "CellType",
+    "CheckDict",
+    "FioWorkloadDict",
+    "FtlDict",
+    "GcDict",
+    "HostDict",
+    "NandDict",
+    "NandPowerDict",
+    "OptionValue",
+    "PlacementDict",
+    "PreconditionDict",
+    "Replay",
+    "SimConfigDict",
+    "StatsDict",
+    "Striping",
+    "TimeUnit",
+    "TraceFormat",
+    "TraceWorkloadDict",
+    "VictimPolicy",
+    "WorkloadDict",
+]

@@ -1,0 +1,164 @@
+"""``Result``: a finished run's config, summary, timeline and latency CDFs, and how to write
+them to a results directory without ever leaving a half-written one behind."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from flashpress import _core
+from flashpress.config import Config
+from flashpress.errors import OutputExistsError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+TimelineFormat = Literal["parquet", "csv"]
+CDF_OPS = ("read", "write")
+
+
+def check_out_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+    """Raise OutputExistsError if ``out_dir`` is a file, or a non-empty directory and not
+    ``overwrite``; return its absolute path."""
+    out = Path(out_dir).absolute()
+    if out.exists() and not out.is_dir():
+        raise OutputExistsError(f"{out_dir}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise OutputExistsError(
+            f"{out_dir}: output directory exists and is not empty (use --force / overwrite=True to replace it)"
+        )
+    return out
+
+
+@contextlib.contextmanager
+def atomic_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Iterator[Path]:
+    """Yield a temporary sibling directory of ``out_dir``; when the block succeeds, it is
+    renamed to ``out_dir``; when it fails, it is removed and ``out_dir`` is left untouched.
+
+    An existing non-empty ``out_dir`` raises OutputExistsError unless ``overwrite``.
+    """
+    out = check_out_dir(out_dir, overwrite=overwrite)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)  # mkdtemp makes 0700; results are ordinary files for others to read
+    try:
+        yield tmp
+        if out.exists():
+            # Move the old directory aside first so a crash never leaves a mix of both.
+            trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.replace(out, trash / "old")
+            os.replace(tmp, out)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+class Result:
+    """What a run produced. ``summary`` is ``summary.json`` as a dict; ``timeline`` and
+    ``latency_cdf(op)`` are pandas DataFrames."""
+
+    def __init__(self, config: Config, report: _core.Report) -> None:
+        self.config = config
+        self._report = report
+        self.summary_json: str = report.summary_json()
+        self.summary: dict[str, Any] = json.loads(self.summary_json)
+
+    @cached_property
+    def timeline(self) -> pd.DataFrame:
+        """One row per sampling interval (``stats.interval_ms``); ``df.attrs["units"]`` and
+        ``df.attrs["descriptions"]`` map each column to its unit and one-line description."""
+        import pandas as pd
+
+        cols = self._report.timeline_columns()
+        df = pd.DataFrame({name: pd.Series(values, dtype="float64") for name, _, _, values in cols})
+        df.attrs["units"] = {name: unit for name, unit, _, _ in cols}
+        df.attrs["descriptions"] = {name: desc for name, _, desc, _ in cols}
+        return df
+
+    def latency_cdf(self, op: str = "read") -> pd.DataFrame:
+        """Latency CDF of ``op`` (``"read"`` or ``"write"``): columns ``latency_us`` and
+        ``cumulative`` (fraction of requests with at most that latency), increasing."""
+        import pandas as pd
+
+        ns, cum = self._report.latency_cdf(op)
+        df = pd.DataFrame(
+            {
+                "latency_us": pd.Series(ns, dtype="float64") / 1e3,
+                "cumulative": pd.Series(cum, dtype="float64"),
+            }
+        )
+        df.attrs["units"] = {"latency_us": "us", "cumulative": "fraction"}
+        return df
+
+    def timeline_csv(self) -> str:
+        """The timeline as CSV text, as the core writes it."""
+        return self._report.timeline_csv()
+
+    def write(
+        self,
+        out_dir: str | os.PathLike[str],
+        timeline_format: TimelineFormat = "parquet",
+        *,
+        overwrite: bool = False,
+    ) -> Path:
+        """Write ``config.json``, ``summary.json``, ``timeline.parquet`` (or ``.csv``) and
+        ``latency_cdf.csv`` to ``out_dir``, atomically. Returns the directory."""
+        if timeline_format not in ("parquet", "csv"):
+            raise ValueError(f"timeline_format must be 'parquet' or 'csv', not {timeline_format!r}")
+        with atomic_dir(out_dir, overwrite=overwrite) as tmp:
+            (tmp / "config.json").write_text(self.config.to_json())
+            (tmp / "summary.json").write_text(self.summary_json)
+            if timeline_format == "parquet":
+                self._write_parquet(tmp / "timeline.parquet")
+            else:
+                (tmp / "timeline.csv").write_text(self.timeline_csv())
+            (tmp / "latency_cdf.csv").write_text(self._cdf_csv())
+        return Path(out_dir)
+
+    def _write_parquet(self, path: Path) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        df = self.timeline
+        units: dict[str, str] = df.attrs["units"]
+        descs: dict[str, str] = df.attrs["descriptions"]
+        fields = [
+            pa.field(name, pa.float64(), metadata={"unit": units[name], "description": descs[name]})
+            for name in df.columns
+        ]
+        table = pa.Table.from_arrays(
+            [pa.array(df[name].to_numpy(), type=pa.float64()) for name in df.columns],
+            schema=pa.schema(fields, metadata={"flashpress.units": json.dumps(units)}),
+        )
+        pq.write_table(table, path)
+
+    def _cdf_csv(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["op", "latency_ns", "cumulative"])
+        for op in CDF_OPS:
+            ns, cum = self._report.latency_cdf(op)
+            for x, c in zip(ns, cum, strict=True):
+                w.writerow([op, x, repr(float(c))])
+        return buf.getvalue()
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<Result requests_completed={s.get('requests_completed')} waf={s.get('waf')} "
+            f"sim_time_s={s.get('sim_time_s')}>"
+        )

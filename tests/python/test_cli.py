@@ -1,0 +1,183 @@
+"""The flashpress command: run, presets, plot; output files; --set parsing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from _helpers import SHARED_DATA
+from flashpress.cli import main, parse_value
+
+SMALL = ["--preset", "tiny", "--set", "workload.jobs=[{rw = 'randwrite', bs = '4k', number_ios = 1500}]"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0.2", 0.2),
+        ("8", 8),
+        ("true", True),
+        ('"fifo"', "fifo"),
+        ("fifo", "fifo"),
+        ("[25.0, 50.0]", [25.0, 50.0]),
+        ('{ type = "gc_separate" }', {"type": "gc_separate"}),
+        ("4k", "4k"),
+        ("", ""),
+    ],
+)
+def test_set_values_parse_as_toml_literals(text: str, expected: Any) -> None:
+    assert parse_value(text) == expected
+
+
+def test_no_arguments_runs_the_default_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "preset `default`" in out
+    assert "WAF" in out
+
+
+def test_run_prints_summary_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", *SMALL, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    for word in ("requests", "MB/s", "IOPS", "p99.9", "WAF", "NAND", "GC", "energy", "write"):
+        assert word in out
+    assert "1,500" in out
+
+
+def test_run_out_writes_four_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "res"
+    assert main(["run", *SMALL, "--seed", "5", "--out", str(out), "--no-progress"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "config.json",
+        "latency_cdf.csv",
+        "summary.json",
+        "timeline.parquet",
+    ]
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["seed"] == 5
+    assert cfg["nand"]["channels"] == 2
+    df = pd.read_parquet(out / "timeline.parquet")
+    assert "time_s" in df.columns
+    assert len(df) >= 1
+    assert json.loads((out / "summary.json").read_text())["requests_completed"] == 1500
+
+
+def test_run_csv_timeline(tmp_path: Path) -> None:
+    out = tmp_path / "res"
+    assert main(["run", *SMALL, "--out", str(out), "--timeline-format", "csv", "--no-progress"]) == 0
+    assert (out / "timeline.csv").exists()
+    assert not (out / "timeline.parquet").exists()
+
+
+def test_run_refuses_to_overwrite_unless_forced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "res"
+    assert main(["run", *SMALL, "--out", str(out), "--no-progress"]) == 0
+    before = (out / "summary.json").read_text()
+    assert main(["run", *SMALL, "--seed", "9", "--out", str(out), "--no-progress"]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert (out / "summary.json").read_text() == before
+    assert main(["run", *SMALL, "--seed", "9", "--out", str(out), "--force", "--no-progress"]) == 0
+    assert json.loads((out / "config.json").read_text())["seed"] == 9
+
+
+def test_run_without_out_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", *SMALL, "--no-progress"]) == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_trace_with_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "t.trace"
+    trace.write_text("".join(f"{i * 1000} 0 {i * 8} 8 {i % 2}\n" for i in range(200)))
+    out = tmp_path / "res"
+    argv = ["run", "--preset", "tiny", "--trace", str(trace), "--format", "disksim", "--replay", "afap"]
+    argv += ["--queue-depth", "4", "--address-mode", "wrap", "--time-unit", "us", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    w = json.loads((out / "config.json").read_text())["workload"]
+    assert (w["type"], w["format"], w["replay"], w["queue_depth"], w["address_mode"], w["time_unit"]) == (
+        "trace",
+        "disksim",
+        "afap",
+        4,
+        "wrap",
+        "us",
+    )
+    assert json.loads((out / "summary.json").read_text())["requests_completed"] == 200
+
+
+def test_run_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "j.fio").write_text("[w]\nrw=randwrite\nbs=4k\nnumber_ios=300\n")
+    (tmp_path / "c.toml").write_text('preset = "tiny"\n[workload]\ntype = "fio"\npath = "j.fio"\n')
+    assert main(["run", "--config", str(tmp_path / "c.toml"), "--no-progress"]) == 0
+    assert "300 completed" in capsys.readouterr().out
+
+
+def test_job_file_from_shared_data(capsys: pytest.CaptureFixture[str]) -> None:
+    job = SHARED_DATA / "fio" / "ssd-test.fio"
+    if not job.exists():
+        pytest.skip("shared data not present")
+    # ssd-test.fio asks for size=10g; the tiny device holds 16 MiB, so shrink the jobs inline.
+    argv = ["run", "--preset", "tiny", "--job", str(job), "--set", 'workload.global.size="4m"', "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "read" in out
+    assert "write" in out
+
+
+@pytest.mark.slow
+def test_job_file_from_shared_data_on_default_device(tmp_path: Path) -> None:
+    job = SHARED_DATA / "fio" / "ssd-test.fio"
+    if not job.exists():
+        pytest.skip("shared data not present")
+    assert main(["run", "--job", str(job), "--out", str(tmp_path / "r"), "--no-progress"]) == 0
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert s["read"]["requests"] > 0
+    assert s["write"]["requests"] > 0
+
+
+def test_presets_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["presets"]) == 0
+    out = capsys.readouterr().out
+    assert "default" in out
+    assert "tiny" in out
+    assert main(["presets", "--show", "tiny"]) == 0
+    assert "[nand]" in capsys.readouterr().out
+
+
+def test_console_script_exit_code_and_message(tmp_path: Path) -> None:
+    exe = Path(sys.executable).parent / "flashpress"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "flashpress"]
+    p = subprocess.run([*cmd, "run", "--preset", "tiny", "--set", "ftl.op_ratio=1.0"], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert p.stderr.startswith("flashpress: error: ")
+    assert "ftl.op_ratio" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_ctrl_c_stops_a_run_promptly() -> None:
+    import signal
+    import time
+
+    exe = Path(sys.executable).parent / "flashpress"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "flashpress"]
+    endless = 'workload.jobs=[{rw="randwrite", bs="4k", time_based=true, runtime="1000000"}]'
+    p = subprocess.Popen(
+        [*cmd, "run", "--preset", "tiny", "--set", endless, "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell may start background children with SIGINT ignored; restore the default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(1.5)
+    assert p.poll() is None, "the run should still be going"
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=20)
+    assert p.returncode == 130
+    assert "interrupted" in err

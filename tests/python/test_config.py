@@ -1,0 +1,128 @@
+"""Config: presets, constructors, overrides, views, round trips."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import flashpress
+from flashpress import Config
+from flashpress.errors import ConfigError, UnknownPresetError
+
+
+@pytest.mark.parametrize("name", flashpress.presets())
+def test_every_preset_loads_and_round_trips(name: str) -> None:
+    cfg = Config.preset(name)
+    assert Config.from_json(cfg.to_json()) == cfg
+    assert Config.from_dict(cfg.to_dict()) == cfg
+    assert json.loads(cfg.to_json()) == cfg.to_dict()
+
+
+def test_presets_include_default_and_tiny() -> None:
+    assert {"default", "tiny"} <= set(flashpress.presets())
+    assert "[nand]" in flashpress.preset_toml("tiny")
+
+
+@pytest.mark.parametrize(
+    ("user", "key", "expected"),
+    [
+        ({}, "nand.channels", 8),
+        ({"preset": "tiny"}, "nand.channels", 2),
+        ({"preset": "tiny", "ftl": {"op_ratio": 0.25}}, "ftl.op_ratio", 0.25),
+        ({"ftl": {"gc": {"victim": "fifo"}}}, "ftl.gc.victim", "fifo"),
+        ({"ftl": {"gc": {"victim": "fifo"}}}, "ftl.gc.threshold", 0.05),
+        ({"seed": 42}, "seed", 42),
+    ],
+)
+def test_from_dict_merges_over_preset(user: dict[str, object], key: str, expected: object) -> None:
+    assert Config.from_dict(user).get(key) == expected
+
+
+def test_from_toml_resolves_relative_workload_paths(tmp_path: Path) -> None:
+    (tmp_path / "job.fio").write_text("[w]\nrw=randwrite\nbs=4k\nnumber_ios=10\n")
+    cfg_path = tmp_path / "c.toml"
+    cfg_path.write_text('preset = "tiny"\n[workload]\ntype = "fio"\npath = "job.fio"\n')
+    cfg = Config.from_toml(cfg_path)
+    assert cfg.workload.path == str(tmp_path / "job.fio")
+    assert cfg.nand.cell == "slc"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key", "expected"),
+    [
+        ({"ftl.op_ratio": 0.2}, "ftl.op_ratio", 0.2),
+        ({"ftl.gc.victim": "cost_benefit"}, "ftl.gc.victim", "cost_benefit"),
+        ({"ftl": {"gc": {"background": True}}}, "ftl.gc.background", True),
+        ({"ftl": {"gc": {"background": True}}}, "ftl.gc.victim", "greedy"),
+        ({"nand.channels": 4, "seed": 9}, "nand.channels", 4),
+        (
+            {"workload": {"type": "fio", "jobs": [{"rw": "read", "number_ios": 5}]}},
+            "workload.jobs",
+            ({"rw": "read", "number_ios": 5},),
+        ),
+    ],
+)
+def test_with_overrides(overrides: dict[str, object], key: str, expected: object) -> None:
+    base = Config.preset("tiny")
+    cfg = base.with_overrides(overrides)
+    got = cfg.get(key)
+    if isinstance(expected, tuple):
+        assert [dict(x) for x in got] == list(expected)
+    else:
+        assert got == expected
+    assert base == Config.preset("tiny"), "the original is unchanged"
+
+
+def test_workload_override_replaces_the_whole_table() -> None:
+    cfg = Config.preset("tiny").with_overrides({"workload": {"type": "fio", "path": "/x.fio"}})
+    assert cfg.workload.jobs == ()
+    assert cfg.workload.path == "/x.fio"
+
+
+def test_unknown_key_names_the_dotted_key() -> None:
+    with pytest.raises(ConfigError, match=r"ftl\.op_ratoi") as e:
+        Config.preset("tiny").with_overrides({"ftl.op_ratoi": 0.1})
+    assert e.value.key == "ftl.op_ratoi"
+    assert isinstance(e.value, ValueError)
+
+
+def test_unknown_preset_lists_known_ones() -> None:
+    with pytest.raises(UnknownPresetError, match="tiny") as e:
+        Config.preset("huge")
+    assert e.value.name == "huge"
+    assert isinstance(e.value, ConfigError)
+
+
+def test_attribute_views_are_read_only() -> None:
+    cfg = Config.preset("tiny")
+    assert cfg.nand.channels == 2
+    assert cfg.ftl.gc.victim == "greedy"
+    assert cfg["ftl"]["gc"]["victim"] == "greedy"
+    assert cfg.nand.read_latency_us == (25.0,)
+    with pytest.raises(AttributeError):
+        cfg.seed = 3  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        cfg.nand.channels = 3
+    with pytest.raises(AttributeError, match="no key `chanels`"):
+        _ = cfg.nand.chanels
+    d = cfg.to_dict()
+    d["nand"]["channels"] = 99
+    assert cfg.nand.channels == 2, "to_dict returns a copy"
+
+
+def test_equality_and_hash() -> None:
+    a = Config.preset("tiny")
+    b = Config.from_dict({"preset": "tiny"})
+    assert a == b
+    assert hash(a) == hash(b)
+    assert a != a.with_overrides({"seed": 2})
+    assert a != "tiny"
+
+
+def test_pickles(tmp_path: Path) -> None:
+    import pickle
+
+    cfg = Config.preset("tiny").with_overrides({"seed": 5})
+    assert pickle.loads(pickle.dumps(cfg)) == cfg

@@ -118,6 +118,10 @@ pub enum Striping {
     ChannelFirst,
     /// Plane first, then die, chip, channel: consecutive pages fill one die's planes first.
     PlaneFirst,
+    /// Dynamic allocation: each page goes to the plane whose queued work ends first (ties in
+    /// channel-first order from where the last page went), so writes steer around planes
+    /// busy with GC, as controllers that allocate to idle dies do.
+    LeastBusy,
 }
 
 /// GC victim selection (the victim seam).

@@ -77,6 +77,7 @@ pub struct Ftl {
     streams: usize,
     stripe_order: Vec<PlaneId>,
     cursor: usize,
+    least_busy: bool,
     placement: Box<dyn Placement>,
     victim: VictimPolicy,
     rng: Pcg64Mcg,
@@ -115,6 +116,7 @@ impl Ftl {
             streams,
             stripe_order: stripe_order(geo, cfg.ftl.striping),
             cursor: 0,
+            least_busy: cfg.ftl.striping == Striping::LeastBusy,
             placement,
             victim: cfg.ftl.gc.victim,
             rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x6763_5f76_6963_7469),
@@ -213,6 +215,21 @@ impl Ftl {
     /// where a new block is needed. Planes that cannot free space are skipped.
     #[inline]
     fn pick_plane(&mut self, stream: usize, at: SimTime, nand: &mut Nand) -> PlaneId {
+        if self.least_busy {
+            // Start the round-robin walk at the plane that frees up first.
+            let n = self.stripe_order.len();
+            let mut best = self.cursor;
+            let mut best_t = nand.plane_busy_until(self.stripe_order[best]);
+            for k in 1..n {
+                let i = (self.cursor + k) % n;
+                let t = nand.plane_busy_until(self.stripe_order[i]);
+                if t < best_t {
+                    best = i;
+                    best_t = t;
+                }
+            }
+            self.cursor = best;
+        }
         for _ in 0..self.stripe_order.len() {
             let plane = self.stripe_order[self.cursor];
             self.cursor += 1;
@@ -383,7 +400,7 @@ impl Ftl {
 fn stripe_order(g: &Geometry, s: Striping) -> Vec<PlaneId> {
     let mut v = Vec::with_capacity(g.planes as usize);
     match s {
-        Striping::ChannelFirst => {
+        Striping::ChannelFirst | Striping::LeastBusy => {
             for plane in 0..g.planes_per_die {
                 for die in 0..g.dies_per_chip {
                     for chip in 0..g.chips_per_channel {

@@ -242,3 +242,21 @@ fn a_full_write_buffer_throttles_to_the_flash_rate() {
         s.write.iops
     );
 }
+
+#[test]
+fn least_busy_allocation_steers_writes_around_gc() {
+    let run = |striping: &str| {
+        let cfg = config(&format!(
+            "preset = \"tiny\"\n[ftl]\nstriping = \"{striping}\"\n[precondition]\nfill_fraction = 1.0\naging_fraction = 1.0\n"
+        ));
+        let stream = uniform_stream(&cfg, 20_000, 0.0, 16, 8);
+        Simulation::with_streams(cfg, vec![stream]).unwrap().run().unwrap().summary
+    };
+    let (fixed, dynamic) = (run("channel_first"), run("least_busy"));
+    assert!(
+        dynamic.write.iops > fixed.write.iops * 1.05,
+        "least_busy {} IOPS vs channel_first {}",
+        dynamic.write.iops,
+        fixed.write.iops
+    );
+}

@@ -23,3 +23,47 @@ fn same_seed_same_bytes_other_seed_differs() {
     let c = run(4);
     assert_ne!(a.0, c.0);
 }
+
+#[test]
+fn every_summary_field_has_a_unit_and_description() {
+    fn leaves(prefix: &str, v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    let p = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    leaves(&p, v, out);
+                }
+            }
+            _ => out.push(prefix.to_string()),
+        }
+    }
+    let cfg = config("preset = \"tiny\"\n");
+    let stream = uniform_stream(&cfg, 2000, 0.5, 4, 1);
+    let rep = Simulation::with_streams(cfg, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&rep.summary_json()).unwrap();
+    let mut keys = Vec::new();
+    leaves("", &v, &mut keys);
+    let described: Vec<&str> = flashpress_core::stats::stat_descriptions()
+        .iter()
+        .map(|d| d.0)
+        .collect();
+    for k in keys {
+        // `read.*` describes the same fields under `write` and `trim`
+        let generic = k
+            .replacen("write.", "read.", 1)
+            .replacen("trim.", "read.", 1);
+        // a null object (e.g. latency of an op with no requests) is described field by field
+        let ok = described.contains(&generic.as_str())
+            || described
+                .iter()
+                .any(|d| d.starts_with(&format!("{generic}.")));
+        assert!(ok, "summary field `{k}` has no unit/description");
+    }
+}

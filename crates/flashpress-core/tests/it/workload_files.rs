@@ -250,7 +250,11 @@ fn least_busy_allocation_steers_writes_around_gc() {
             "preset = \"tiny\"\n[ftl]\nstriping = \"{striping}\"\n[precondition]\nfill_fraction = 1.0\naging_fraction = 1.0\n"
         ));
         let stream = uniform_stream(&cfg, 20_000, 0.0, 16, 8);
-        Simulation::with_streams(cfg, vec![stream]).unwrap().run().unwrap().summary
+        Simulation::with_streams(cfg, vec![stream])
+            .unwrap()
+            .run()
+            .unwrap()
+            .summary
     };
     let (fixed, dynamic) = (run("channel_first"), run("least_busy"));
     assert!(

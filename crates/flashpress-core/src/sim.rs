@@ -6,7 +6,7 @@ use crate::config::{SimConfig, WorkloadConfig};
 use crate::device::Device;
 use crate::engine::{Event, EventQueue};
 use crate::error::Result;
-use crate::host::Host;
+use crate::host::{Host, World};
 use crate::stats::{
     EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport, Summary, WearSummary,
 };
@@ -78,8 +78,11 @@ impl Simulation {
             done: false,
             cfg,
         };
-        sim.host
-            .start(&mut sim.queue, &mut sim.device, &mut sim.rec)?;
+        sim.host.start(&mut World {
+            queue: &mut sim.queue,
+            device: &mut sim.device,
+            rec: &mut sim.rec,
+        })?;
         let first_tick = SimTime(sim.rec.interval_ns());
         sim.queue.push(first_tick, Event::Tick);
         Ok(sim)
@@ -93,21 +96,14 @@ impl Simulation {
                 return Ok(true);
             };
             self.now = t;
+            let mut w = World {
+                queue: &mut self.queue,
+                device: &mut self.device,
+                rec: &mut self.rec,
+            };
             match ev {
-                Event::Completion(s) => self.host.on_completion(
-                    s as usize,
-                    t,
-                    &mut self.queue,
-                    &mut self.device,
-                    &mut self.rec,
-                )?,
-                Event::Arrival(s) => self.host.on_arrival(
-                    s as usize,
-                    t,
-                    &mut self.queue,
-                    &mut self.device,
-                    &mut self.rec,
-                )?,
+                Event::Completion(s) => self.host.on_completion(s as usize, t, &mut w)?,
+                Event::Arrival(s) => self.host.on_arrival(s as usize, t, &mut w)?,
                 Event::Tick => {
                     self.rec.sample(&self.device);
                     if !self.queue.is_empty() {

@@ -9,6 +9,17 @@ use crate::stats::Recorder;
 use crate::units::SimTime;
 use crate::workload::{Drive, Op, Request, Stream};
 
+/// What the host acts on while it handles an event: the queue it schedules into, the device
+/// it submits to, and the recorder that counts what completes.
+pub struct World<'a> {
+    /// Event queue.
+    pub queue: &'a mut EventQueue,
+    /// The device.
+    pub device: &'a mut Device,
+    /// Statistics.
+    pub rec: &'a mut Recorder,
+}
+
 /// Content ids the host assigns to writes that carry none (high bit set, so they never
 /// collide with ids that sources give).
 const HOST_CONTENT_BASE: u64 = 1 << 63;
@@ -77,13 +88,8 @@ impl Host {
     }
 
     /// Start the first group at time zero.
-    pub fn start(
-        &mut self,
-        q: &mut EventQueue,
-        dev: &mut Device,
-        rec: &mut Recorder,
-    ) -> Result<()> {
-        self.start_group(SimTime::ZERO, q, dev, rec)
+    pub fn start(&mut self, w: &mut World<'_>) -> Result<()> {
+        self.start_group(SimTime::ZERO, w)
     }
 
     /// True once every group has finished.
@@ -111,13 +117,7 @@ impl Host {
         Some(((self.group as f64 + sum / n.max(1.0)) / groups).clamp(0.0, 1.0))
     }
 
-    fn start_group(
-        &mut self,
-        now: SimTime,
-        q: &mut EventQueue,
-        dev: &mut Device,
-        rec: &mut Recorder,
-    ) -> Result<()> {
+    fn start_group(&mut self, now: SimTime, w: &mut World<'_>) -> Result<()> {
         loop {
             self.group_start = now;
             let mut any_active = false;
@@ -128,12 +128,12 @@ impl Host {
                 match self.streams[i].stream.drive {
                     Drive::Closed { depth } => {
                         for _ in 0..depth {
-                            if !self.issue(i, now, q, dev, rec)? {
+                            if !self.issue(i, now, w)? {
                                 break;
                             }
                         }
                     }
-                    Drive::Open => self.schedule_arrival(i, now, q)?,
+                    Drive::Open => self.schedule_arrival(i, now, w)?,
                 }
                 let s = &self.streams[i];
                 any_active |= !(s.exhausted && s.in_flight == 0);
@@ -161,50 +161,35 @@ impl Host {
     }
 
     /// Pull the next request of closed-loop stream `i` and submit it at `now`.
-    fn issue(
-        &mut self,
-        i: usize,
-        now: SimTime,
-        q: &mut EventQueue,
-        dev: &mut Device,
-        rec: &mut Recorder,
-    ) -> Result<bool> {
+    fn issue(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<bool> {
         let Some(req) = self.streams[i].stream.source.next_request(now)? else {
             self.streams[i].exhausted = true;
             return Ok(false);
         };
-        self.submit(i, req, now, q, dev, rec)?;
+        self.submit(i, req, now, w)?;
         Ok(true)
     }
 
     #[inline]
-    fn submit(
-        &mut self,
-        i: usize,
-        req: Request,
-        now: SimTime,
-        q: &mut EventQueue,
-        dev: &mut Device,
-        rec: &mut Recorder,
-    ) -> Result<()> {
+    fn submit(&mut self, i: usize, req: Request, now: SimTime, w: &mut World<'_>) -> Result<()> {
         self.check_range(i, &req)?;
         let content = if req.op == Op::Write && req.content == 0 {
             let c = self.next_content;
-            self.next_content += dev.pages_touched(req.offset, req.len);
+            self.next_content += w.device.pages_touched(req.offset, req.len);
             c
         } else {
             req.content
         };
-        let done = dev.submit(&req, content, now)?;
-        rec.record(req.op, req.len, now, done);
-        q.push(done, Event::Completion(i as u32));
+        let done = w.device.submit(&req, content, now)?;
+        w.rec.record(req.op, req.len, now, done);
+        w.queue.push(done, Event::Completion(i as u32));
         self.streams[i].in_flight += 1;
         self.counters.issued += 1;
         Ok(())
     }
 
     /// Fetch the next request of open-loop stream `i` and schedule its arrival.
-    fn schedule_arrival(&mut self, i: usize, now: SimTime, q: &mut EventQueue) -> Result<()> {
+    fn schedule_arrival(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<()> {
         let s = &mut self.streams[i];
         match s.stream.source.next_request(now)? {
             None => s.exhausted = true,
@@ -218,44 +203,30 @@ impl Host {
                 }
                 s.last_arrival = at;
                 s.pending = Some(r);
-                q.push(at, Event::Arrival(i as u32));
+                w.queue.push(at, Event::Arrival(i as u32));
             }
         }
         Ok(())
     }
 
     /// An open-loop arrival at `now`.
-    pub fn on_arrival(
-        &mut self,
-        i: usize,
-        now: SimTime,
-        q: &mut EventQueue,
-        dev: &mut Device,
-        rec: &mut Recorder,
-    ) -> Result<()> {
+    pub fn on_arrival(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<()> {
         let req = self.streams[i]
             .pending
             .take()
             .expect("arrival event without a pending request");
-        self.submit(i, req, now, q, dev, rec)?;
-        self.schedule_arrival(i, now, q)
+        self.submit(i, req, now, w)?;
+        self.schedule_arrival(i, now, w)
     }
 
     /// A completion at `now` of a request of stream `i`.
-    pub fn on_completion(
-        &mut self,
-        i: usize,
-        now: SimTime,
-        q: &mut EventQueue,
-        dev: &mut Device,
-        rec: &mut Recorder,
-    ) -> Result<()> {
+    pub fn on_completion(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<()> {
         self.counters.completed += 1;
         self.streams[i].in_flight -= 1;
         if matches!(self.streams[i].stream.drive, Drive::Closed { .. })
             && !self.streams[i].exhausted
         {
-            self.issue(i, now, q, dev, rec)?;
+            self.issue(i, now, w)?;
         }
         let me = &self.streams[i];
         let group_done = me.exhausted
@@ -268,7 +239,7 @@ impl Host {
         if group_done {
             self.group += 1;
             if !self.finished() {
-                self.start_group(now, q, dev, rec)?;
+                self.start_group(now, w)?;
             }
         }
         Ok(())

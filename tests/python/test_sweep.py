@@ -116,3 +116,22 @@ def test_sweep_2x2_on_local_cluster(tmp_path: Path, capsys: pytest.CaptureFixtur
     alone = flashpress.simulate(flashpress.Config.from_json((out / "points" / "0003" / "config.json").read_text()))
     assert alone.summary_json == (out / "points" / "0003" / "summary.json").read_text()
     assert "4 points" in capsys.readouterr().out
+
+
+def test_sweep_on_an_existing_scheduler(tmp_path: Path) -> None:
+    # A scheduler and worker on loopback, started here and reached only through its address,
+    # as `flashpress sweep --scheduler tcp://...` reaches a cluster.
+    from distributed import LocalCluster
+
+    grid = tmp_path / "grid.toml"
+    grid.write_text(GRID)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        addr = cluster.scheduler_address
+        assert addr.startswith("tcp://127.0.0.1:")
+        assert main(["sweep", str(grid), "--out", str(tmp_path / "out"), "--scheduler", addr]) == 0
+    df = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert list(df["point"]) == [0, 1, 2, 3]
+    local = flashpress.sweep(grid, tmp_path / "local", workers=1)
+    assert list(df["waf"]) == list(local["waf"]), "same points, same results, wherever they ran"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flashpress.errors import FileReadError
 
@@ -77,12 +77,7 @@ def plot_timeline(results_dir: str | os.PathLike[str], out_dir: str | os.PathLik
         ax.grid(True, alpha=0.3)
     axes[-1, 0].set_xlabel("simulated time (s)" if time_col else "interval")
     fig.suptitle(f"flashpress timeline: {Path(results_dir).name}")
-    fig.tight_layout()
-    paths = [out / "timeline.png", out / "timeline.svg"]
-    for p in paths:
-        fig.savefig(p)
-    plt.close(fig)
-    return paths
+    return _save(fig, out, "timeline")
 
 
 def plot_latency_cdf(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -122,8 +117,15 @@ def plot_latency_cdf(results_dir: str | os.PathLike[str], out_dir: str | os.Path
         if s.get("waf") is not None:
             title += f" (WAF {s['waf']:.3f})"
     ax.set_title(title)
+    return _save(fig, out, "latency_cdf")
+
+
+def _save(fig: Any, out: Path, stem: str) -> list[Path]:
+    """Write ``stem.png`` and ``stem.svg`` into ``out`` and close the figure."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
-    paths = [out / "latency_cdf.png", out / "latency_cdf.svg"]
+    paths = [out / f"{stem}.png", out / f"{stem}.svg"]
     for p in paths:
         fig.savefig(p)
     plt.close(fig)

@@ -55,6 +55,13 @@ CASES = [
         {"t.trace": "0 0 0 8 0\n1000 0 abc 8 0\n"},
     ),
     Case(
+        "empty-trace",
+        run_trace("disksim"),
+        errors.WorkloadError,
+        ["no requests", "t.trace"],
+        {"t.trace": "# a header comment and nothing else\n"},
+    ),
+    Case(
         "disksim-too-few-fields",
         run_trace("disksim"),
         errors.TraceFormatError,

@@ -89,7 +89,20 @@ impl Host {
 
     /// Start the first group at time zero.
     pub fn start(&mut self, w: &mut World<'_>) -> Result<()> {
-        self.start_group(SimTime::ZERO, w)
+        self.start_group(SimTime::ZERO, w)?;
+        if self.finished() && self.counters.issued == 0 {
+            // A run of nothing would write a summary that looks complete and means nothing.
+            let names: Vec<&str> = self
+                .streams
+                .iter()
+                .map(|s| s.stream.name.as_str())
+                .collect();
+            return Err(Error::Workload(format!(
+                "the workload issued no requests (streams: {}); is the trace or job empty?",
+                names.join(", ")
+            )));
+        }
+        Ok(())
     }
 
     /// True once every group has finished.

@@ -264,3 +264,20 @@ fn least_busy_allocation_steers_writes_around_gc() {
         fixed.write.iops
     );
 }
+
+#[test]
+fn an_empty_trace_is_an_error_not_an_empty_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("empty.trace");
+    std::fs::write(&p, "# nothing but a comment\n\n").unwrap();
+    let cfg = config(&format!(
+        "preset = \"tiny\"\n[workload]\ntype = \"trace\"\npath = \"{}\"\nformat = \"disksim\"\ntime_unit = \"ns\"\n\
+         sector_size = 512\nreplay = \"timed\"\nqueue_depth = 1\ntime_scale = 1.0\naddress_mode = \"strict\"\nblkparse_action = \"D\"\n",
+        p.display()
+    ));
+    let err = Simulation::new(cfg)
+        .err()
+        .expect("an empty trace must not simulate");
+    assert!(matches!(err, flashpress_core::Error::Workload(_)), "{err}");
+    assert!(err.to_string().contains("empty.trace"), "{err}");
+}

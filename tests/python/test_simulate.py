@@ -210,3 +210,10 @@ def test_real_trace_runs(fmt: str) -> None:
     w = trace_workload(trace.resolve(), fmt, replay="afap", address_mode="wrap", queue_depth=16)
     r = flashpress.simulate({"preset": "tiny", "workload": w}, progress=False)
     assert r.summary["requests_completed"] == r.summary["requests_issued"] > 6000
+
+
+def test_finishing_before_the_end_raises() -> None:
+    sim = flashpress._core.Simulation(Config.preset("tiny").to_json())
+    assert not sim.step(5)
+    with pytest.raises(errors.FlashpressError, match="before the run ended"):
+        sim.finish()

@@ -57,6 +57,10 @@ pub enum Error {
     /// The invariant check found the FTL's structures inconsistent.
     #[error("invariant violated: {0}")]
     Invariant(String),
+
+    /// An API call out of order (e.g. finishing a simulation that has not ended).
+    #[error("{0}")]
+    State(String),
 }
 
 impl Error {

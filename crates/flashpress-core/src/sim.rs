@@ -5,7 +5,7 @@
 use crate::config::{SimConfig, WorkloadConfig};
 use crate::device::Device;
 use crate::engine::{Event, EventQueue};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::host::{Host, World};
 use crate::stats::{
     EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport, Summary, WearSummary,
@@ -138,10 +138,12 @@ impl Simulation {
 
     /// Run the checks the config asks for and build the report. Call after `step` returned true.
     pub fn finish(mut self) -> Result<RunReport> {
-        assert!(
-            self.queue.is_empty() || self.done,
-            "finish() called before the run ended"
-        );
+        if !(self.queue.is_empty() || self.done) {
+            return Err(Error::State(format!(
+                "finish() called at simulated time {} ns, before the run ended; step() until it returns true",
+                self.now.0
+            )));
+        }
         if self.cfg.check.invariants {
             self.device.ftl.check_invariants()?;
         }

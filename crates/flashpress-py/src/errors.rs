@@ -221,6 +221,7 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         }
         Error::Verify(_) => raise(py, &py.get_type::<VerifyError>(), msg, &[]),
         Error::Invariant(_) => raise(py, &py.get_type::<InvariantError>(), msg, &[]),
+        Error::State(_) => raise(py, &py.get_type::<FlashpressError>(), msg, &[]),
     }
 }
 

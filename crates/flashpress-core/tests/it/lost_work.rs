@@ -52,3 +52,12 @@ fn verify_mode_catches_a_wrong_read() {
     };
     assert!(matches!(err, Error::Verify(_)), "{err}");
 }
+
+#[test]
+fn finishing_early_is_an_error_not_a_panic() {
+    let cfg = config("preset = \"tiny\"\n");
+    let stream = uniform_stream(&cfg, 1000, 0.0, 4, 1);
+    let mut sim = Simulation::with_streams(cfg, vec![stream]).unwrap();
+    assert!(!sim.step(10).unwrap());
+    assert!(matches!(sim.finish(), Err(Error::State(_))));
+}

@@ -67,3 +67,21 @@ pub fn uniform_stream(
 pub fn config(toml: &str) -> SimConfig {
     SimConfig::from_toml_str(toml, "test").unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// Run `n` uniform random single-page requests (a `read_fraction` of reads) at queue depth
+/// `depth` on the config given as TOML, and return the summary.
+pub fn run_uniform(
+    toml: &str,
+    n: u64,
+    read_fraction: f64,
+    depth: u32,
+    seed: u64,
+) -> flashpress_core::stats::Summary {
+    let cfg = config(toml);
+    let stream = uniform_stream(&cfg, n, read_fraction, depth, seed);
+    flashpress_core::sim::Simulation::with_streams(cfg, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap()
+        .summary
+}

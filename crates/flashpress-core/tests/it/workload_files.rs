@@ -1,7 +1,7 @@
 //! The real inputs in `shared/data` run end to end, and the device features they exercise
 //! (stonewall phases, timed replay, TRIM, write buffer, background GC) behave.
 
-use crate::support::{config, uniform_stream};
+use crate::support::{config, run_uniform};
 use flashpress_core::sim::Simulation;
 use std::path::PathBuf;
 
@@ -113,16 +113,14 @@ fn blkparse_discards_trim_pages_and_verify_agrees() {
 #[test]
 fn write_buffer_acknowledges_writes_before_they_are_programmed() {
     let run = |buffer: u32| {
-        let cfg = config(&format!(
-            "preset = \"tiny\"\n[ftl]\nwrite_buffer_pages = {buffer}\n"
-        ));
         // 200 single-page writes at QD1: a 256-page buffer never fills
-        let stream = uniform_stream(&cfg, 200, 0.0, 1, 3);
-        Simulation::with_streams(cfg, vec![stream])
-            .unwrap()
-            .run()
-            .unwrap()
-            .summary
+        run_uniform(
+            &format!("preset = \"tiny\"\n[ftl]\nwrite_buffer_pages = {buffer}\n"),
+            200,
+            0.0,
+            1,
+            3,
+        )
     };
     let (plain, buffered) = (run(0), run(256));
     let (a, b) = (
@@ -225,13 +223,13 @@ fn gc_separate_placement_lowers_waf_under_skew() {
 
 #[test]
 fn a_full_write_buffer_throttles_to_the_flash_rate() {
-    let cfg = config("preset = \"tiny\"\n[ftl]\nwrite_buffer_pages = 16\n");
-    let stream = uniform_stream(&cfg, 2000, 0.0, 1, 3);
-    let s = Simulation::with_streams(cfg, vec![stream])
-        .unwrap()
-        .run()
-        .unwrap()
-        .summary;
+    let s = run_uniform(
+        "preset = \"tiny\"\n[ftl]\nwrite_buffer_pages = 16\n",
+        2000,
+        0.0,
+        1,
+        3,
+    );
     assert!(s.buffer_full_waits > 0);
     // The first 16 writes fill the buffer at once; the other 1984 drain at the flash rate of
     // 4 planes x one 200 us program = one page per 50 us.
@@ -246,15 +244,9 @@ fn a_full_write_buffer_throttles_to_the_flash_rate() {
 #[test]
 fn least_busy_allocation_steers_writes_around_gc() {
     let run = |striping: &str| {
-        let cfg = config(&format!(
+        run_uniform(&format!(
             "preset = \"tiny\"\n[ftl]\nstriping = \"{striping}\"\n[precondition]\nfill_fraction = 1.0\naging_fraction = 1.0\n"
-        ));
-        let stream = uniform_stream(&cfg, 20_000, 0.0, 16, 8);
-        Simulation::with_streams(cfg, vec![stream])
-            .unwrap()
-            .run()
-            .unwrap()
-            .summary
+        ), 20_000, 0.0, 16, 8)
     };
     let (fixed, dynamic) = (run("channel_first"), run("least_busy"));
     assert!(

@@ -58,6 +58,14 @@ pub enum Error {
     #[error("invariant violated: {0}")]
     Invariant(String),
 
+    /// A codec name that is not one of ours, or a level outside the codec's range.
+    #[error("unknown codec `{name}` (known: {known})")]
+    UnknownCodec { name: String, known: String },
+
+    /// Compressed input that its codec cannot decode (corrupt, truncated, wrong codec).
+    #[error("codec {codec}: {msg}")]
+    Codec { codec: String, msg: String },
+
     /// An API call out of order (e.g. finishing a simulation that has not ended).
     #[error("{0}")]
     State(String),

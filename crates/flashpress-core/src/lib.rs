@@ -27,6 +27,7 @@
 //! assert!(report.summary.waf.unwrap() >= 1.0);
 //! ```
 
+pub mod codec;
 pub mod config;
 pub mod device;
 pub mod engine;

@@ -1,0 +1,229 @@
+//! What a (de)compression task costs the side that runs it.
+//!
+//! Two shapes: software on a host core (time = bytes / single-core throughput) and a hardware
+//! engine in the controller (a fixed latency per engine block, `lanes` blocks in flight, a
+//! power draw while busy). Defaults come from the seeds where they state a figure and are
+//! marked as our assumption where they do not; every field can be overridden in a config.
+
+use super::CodecKind;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Cost model of one codec on one side.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CostModel {
+    /// Software on host CPU cores: one task occupies one core for bytes / throughput.
+    HostCpu {
+        /// Single-core compression throughput in MB/s (10^6 bytes of input per second).
+        compress_mb_per_s: f64,
+        /// Single-core decompression throughput in MB/s (10^6 bytes of output per second).
+        decompress_mb_per_s: f64,
+    },
+    /// A hardware engine in the SSD controller.
+    Engine {
+        /// Bytes the engine handles as one unit (a task of n bytes is ceil(n / block) units).
+        block_bytes: u32,
+        /// Compression latency of one unit in ns.
+        compress_ns: u64,
+        /// Decompression latency of one unit in ns.
+        decompress_ns: u64,
+        /// Units processed in parallel (engine throughput = lanes x block / latency).
+        lanes: u32,
+        /// Power drawn while a lane is busy, in mW (energy = power x busy time).
+        active_mw: f64,
+    },
+}
+
+impl CostModel {
+    /// Host-CPU defaults: single-core throughput of our build of each codec on 4 KiB blocks of
+    /// text and binaries, measured with `flashpress codec bench` on the reference machine
+    /// (README, "Codecs"). Override them with figures from your own CPU.
+    pub fn host_default(kind: CodecKind) -> CostModel {
+        let (c, d) = match kind {
+            CodecKind::None => (f64::INFINITY, f64::INFINITY),
+            CodecKind::Lz4 => (520.0, 2900.0),
+            CodecKind::Zstd(l) if l <= 1 => (330.0, 1000.0),
+            CodecKind::Zstd(l) if l <= 3 => (210.0, 950.0),
+            CodecKind::Zstd(l) if l <= 9 => (75.0, 950.0),
+            CodecKind::Zstd(_) => (12.0, 900.0),
+            CodecKind::Deflate(_) | CodecKind::Zlib(_) => (45.0, 330.0),
+            CodecKind::Dpc => (1500.0, 5000.0),
+            CodecKind::Fpc => (600.0, 900.0),
+            CodecKind::Bdi => (900.0, 1800.0),
+        };
+        CostModel::HostCpu {
+            compress_mb_per_s: c,
+            decompress_mb_per_s: d,
+        }
+    }
+
+    /// Engine defaults, from the seeds:
+    /// - DPC: 340 ns compress, 38 ns decompress per 16 KiB page at 400 MHz (PR-SSD §4.2);
+    /// - LZ4: 12 us per 16 KiB page each way, i.e. 11 Gbit/s (PR-SSD §5.1, its ref. [38]);
+    /// - FPC, BDI: 1 ns per page, memory-compression latency (PR-SSD §5.1, ref. [15]);
+    /// - zlib/deflate: about 10 us per 4 KiB chunk (Waltz §2.2, the CCSD's ASIC); the seed
+    ///   gives no decompression figure, so we use the same 10 us;
+    /// - zstd: no seed builds it in hardware; we use the zlib engine's figures.
+    ///
+    /// The seeds give no engine power and no lane count: `lanes` is 1 except the CCSD zlib
+    /// engine (8, our assumption so that it keeps up with a PCIe 3 x4 link), and `active_mw`
+    /// is our assumption (1 W for the zlib/zstd engine, 0.1 W for the lighter engines).
+    pub fn engine_default(kind: CodecKind) -> CostModel {
+        let (block_bytes, c, d, lanes, mw) = match kind {
+            CodecKind::None => (4096, 0, 0, 1, 0.0),
+            CodecKind::Dpc => (16384, 340, 38, 1, 100.0),
+            CodecKind::Lz4 => (16384, 12_000, 12_000, 1, 100.0),
+            CodecKind::Fpc | CodecKind::Bdi => (16384, 1, 1, 1, 100.0),
+            CodecKind::Deflate(_) | CodecKind::Zlib(_) | CodecKind::Zstd(_) => {
+                (4096, 10_000, 10_000, 8, 1000.0)
+            }
+        };
+        CostModel::Engine {
+            block_bytes,
+            compress_ns: c,
+            decompress_ns: d,
+            lanes,
+            active_mw: mw,
+        }
+    }
+
+    /// Busy time in ns of one core or one engine lane to compress `bytes`.
+    pub fn compress_ns(&self, bytes: u64) -> u64 {
+        match *self {
+            CostModel::HostCpu {
+                compress_mb_per_s, ..
+            } => mb_per_s_to_ns(bytes, compress_mb_per_s),
+            CostModel::Engine {
+                block_bytes,
+                compress_ns,
+                ..
+            } => bytes.div_ceil(block_bytes as u64) * compress_ns,
+        }
+    }
+
+    /// Busy time in ns of one core or one engine lane to decompress to `bytes`.
+    pub fn decompress_ns(&self, bytes: u64) -> u64 {
+        match *self {
+            CostModel::HostCpu {
+                decompress_mb_per_s,
+                ..
+            } => mb_per_s_to_ns(bytes, decompress_mb_per_s),
+            CostModel::Engine {
+                block_bytes,
+                decompress_ns,
+                ..
+            } => bytes.div_ceil(block_bytes as u64) * decompress_ns,
+        }
+    }
+
+    /// Engine energy in pJ for `busy_ns` of lane time (0 for host CPU, whose energy is the
+    /// host's CPU power model, not the codec's).
+    pub fn energy_pj(&self, busy_ns: u64) -> u64 {
+        match *self {
+            CostModel::HostCpu { .. } => 0,
+            // mW x ns = 1e-3 W x 1e-9 s = 1e-12 J = 1 pJ.
+            CostModel::Engine { active_mw, .. } => (active_mw * busy_ns as f64).round() as u64,
+        }
+    }
+
+    /// Check the fields; `key` is the dotted config path for the error.
+    pub fn validate(&self, src: &str, key: &str) -> Result<()> {
+        let bad = |field: &str, msg: String| Err(Error::config(src, format!("{key}.{field}"), msg));
+        match *self {
+            CostModel::HostCpu {
+                compress_mb_per_s: c,
+                decompress_mb_per_s: d,
+            } => {
+                for (f, v) in [("compress_mb_per_s", c), ("decompress_mb_per_s", d)] {
+                    if v.is_nan() || v <= 0.0 {
+                        return bad(f, format!("expected a throughput > 0 MB/s, got {v}"));
+                    }
+                }
+            }
+            CostModel::Engine {
+                block_bytes,
+                lanes,
+                active_mw,
+                ..
+            } => {
+                if block_bytes == 0 {
+                    return bad("block_bytes", "expected a positive size, got 0".into());
+                }
+                if lanes == 0 {
+                    return bad("lanes", "expected at least 1 lane, got 0".into());
+                }
+                if !(active_mw.is_finite() && active_mw >= 0.0) {
+                    return bad(
+                        "active_mw",
+                        format!("expected a power >= 0 mW, got {active_mw}"),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn mb_per_s_to_ns(bytes: u64, mb_per_s: f64) -> u64 {
+    // bytes / (mb_per_s * 1e6 B/s) seconds = bytes * 1e3 / mb_per_s ns.
+    (bytes as f64 * 1e3 / mb_per_s).ceil() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_costs_follow_the_seeds() {
+        let dpc = CostModel::engine_default(CodecKind::Dpc);
+        assert_eq!(dpc.compress_ns(16384), 340);
+        assert_eq!(dpc.decompress_ns(16384), 38);
+        // LZ4 engine: 16 KiB at 11 Gbit/s is 11.9 us; the seed rounds to 12 us.
+        let lz4 = CostModel::engine_default(CodecKind::Lz4);
+        let at_11_gbit = 16384.0 * 8.0 / 11e9 * 1e9;
+        assert!((lz4.decompress_ns(16384) as f64 - at_11_gbit).abs() / at_11_gbit < 0.01);
+        // zlib CCSD: 10 us per 4 KiB chunk, so a 128 KiB write is 32 chunks.
+        let zlib = CostModel::engine_default(CodecKind::Zlib(6));
+        assert_eq!(zlib.compress_ns(131072), 32 * 10_000);
+        assert_eq!(zlib.compress_ns(1), 10_000);
+    }
+
+    #[test]
+    fn host_time_is_bytes_over_throughput_and_energy_is_power_times_time() {
+        let m = CostModel::HostCpu {
+            compress_mb_per_s: 500.0,
+            decompress_mb_per_s: 2000.0,
+        };
+        assert_eq!(m.compress_ns(4096), 8192); // 4096 B / 500e6 B/s = 8.192 us
+        assert_eq!(m.decompress_ns(4096), 2048);
+        assert_eq!(m.energy_pj(1000), 0);
+        let e = CostModel::engine_default(CodecKind::Zlib(6));
+        assert_eq!(e.energy_pj(10_000), 10_000_000); // 1 W for 10 us = 10 uJ
+    }
+
+    #[test]
+    fn bad_fields_name_their_key() {
+        let m = CostModel::HostCpu {
+            compress_mb_per_s: 0.0,
+            decompress_mb_per_s: 1.0,
+        };
+        let e = m.validate("x.toml", "content.cost").unwrap_err();
+        assert!(
+            e.to_string().contains("content.cost.compress_mb_per_s"),
+            "{e}"
+        );
+        let m = CostModel::Engine {
+            block_bytes: 4096,
+            compress_ns: 1,
+            decompress_ns: 1,
+            lanes: 0,
+            active_mw: 1.0,
+        };
+        assert!(m
+            .validate("x", "k")
+            .unwrap_err()
+            .to_string()
+            .contains("k.lanes"));
+    }
+}

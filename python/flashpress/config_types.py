@@ -83,6 +83,72 @@ class CheckDict(TypedDict):
     invariants: bool
 
 
+ContentMode = Literal["off", "model", "bytes"]
+CodecSide = Literal["host", "device"]
+
+
+class FixedRatioDict(TypedDict):
+    type: Literal["fixed"]
+    ratio: float
+
+
+class UniformRatioDict(TypedDict):
+    type: Literal["uniform"]
+    min: float
+    max: float
+
+
+class ZipfRatioDict(TypedDict):
+    type: Literal["zipf"]
+    min: float
+    max: float
+    exponent: NotRequired[float]
+    levels: NotRequired[int]
+
+
+RatioDict = FixedRatioDict | UniformRatioDict | ZipfRatioDict
+
+
+class GeneratedSourceDict(TypedDict):
+    type: Literal["generated"]
+    chunk_bytes: NotRequired[int]
+
+
+class FilesSourceDict(TypedDict):
+    type: Literal["files"]
+    paths: list[str]
+    max_bytes: NotRequired[int | None]
+
+
+class HostCpuCostDict(TypedDict):
+    type: Literal["host_cpu"]
+    compress_mb_per_s: float
+    decompress_mb_per_s: float
+
+
+class EngineCostDict(TypedDict):
+    type: Literal["engine"]
+    block_bytes: int
+    compress_ns: int
+    decompress_ns: int
+    lanes: int
+    active_mw: float
+
+
+class ContentDict(TypedDict):
+    """`[content]`: codec names are strings such as "lz4", "zstd-3", "deflate-6", "dpc"."""
+
+    mode: ContentMode
+    codec: str
+    granularity: int
+    calibrate: str
+    ratio: RatioDict
+    source: GeneratedSourceDict | FilesSourceDict
+    side: CodecSide
+    cost: NotRequired[HostCpuCostDict | EngineCostDict | None]
+    cache_entries: int
+
+
 # `global` is a Python keyword, hence the functional form. fio option names are open-ended,
 # so jobs are plain mappings of option name to value.
 FioWorkloadDict = TypedDict(
@@ -123,10 +189,14 @@ class SimConfigDict(TypedDict):
     precondition: PreconditionDict
     stats: StatsDict
     check: CheckDict
+    content: ContentDict
     workload: WorkloadDict
 
 
 __all__ = [
+    "ContentDict",
+    "ContentMode",
+    "RatioDict",
     "AddressMode",
     "BlkAction",
     "CellType",

@@ -29,6 +29,7 @@
 
 pub mod codec;
 pub mod config;
+pub mod content;
 pub mod device;
 pub mod engine;
 pub mod error;

@@ -3,6 +3,7 @@
 //! turned into a [`RunReport`] by [`Simulation::finish`].
 
 use crate::config::{SimConfig, WorkloadConfig};
+use crate::content::ContentModel;
 use crate::device::Device;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
@@ -35,6 +36,7 @@ pub struct Simulation {
     host: Host,
     queue: EventQueue,
     rec: Recorder,
+    content: Option<ContentModel>,
     now: SimTime,
     precondition: PreconditionSummary,
     done: bool,
@@ -66,10 +68,13 @@ impl Simulation {
         cfg.validate("config")?;
         let mut device = Device::new(&cfg);
         let precondition = precondition(&cfg, &mut device);
+        let hints: Vec<_> = streams.iter().map(|s| s.content).collect();
+        let content = ContentModel::new(&cfg, &hints)?;
         let host = Host::new(streams, device.capacity_bytes())?;
         let interval_ns = (cfg.stats.interval_ms * 1e6).round() as u64;
         let mut sim = Simulation {
             rec: Recorder::new(interval_ns),
+            content,
             device,
             host,
             queue: EventQueue::new(),
@@ -82,6 +87,7 @@ impl Simulation {
             queue: &mut sim.queue,
             device: &mut sim.device,
             rec: &mut sim.rec,
+            content: sim.content.as_mut(),
         })?;
         let first_tick = SimTime(sim.rec.interval_ns());
         sim.queue.push(first_tick, Event::Tick);
@@ -100,6 +106,7 @@ impl Simulation {
                 queue: &mut self.queue,
                 device: &mut self.device,
                 rec: &mut self.rec,
+                content: self.content.as_mut(),
             };
             match ev {
                 Event::Completion(s) => self.host.on_completion(s as usize, t, &mut w)?,
@@ -219,6 +226,7 @@ impl Simulation {
             logical_capacity_bytes: d.capacity_bytes(),
             physical_capacity_bytes: d.nand.geo.capacity_bytes(),
             precondition: self.precondition,
+            content: self.content.as_ref().map(ContentModel::summary),
         }
     }
 

@@ -3,8 +3,10 @@
 //! Every run starts from a preset (`default` unless the config names another with
 //! `preset = "NAME"`) and the user's values are merged over it, so every key has an explicit
 //! value that ends up in the resolved `config.json`. Tables merge key by key, except
-//! `workload`, which the user replaces whole. Unknown keys are errors naming the dotted key.
+//! `workload` and tagged policy tables (`{ type = "..." }`), which the user replaces whole.
+//! Unknown keys are errors naming the dotted key.
 
+mod content;
 mod presets;
 mod schema;
 
@@ -25,7 +27,10 @@ fn merge(base: &mut Value, over: Value, path: &str) {
                 } else {
                     format!("{path}.{k}")
                 };
-                if child == "workload" || !b.contains_key(&k) {
+                // A tagged policy table (`{ type = ... }`) replaces the preset's whole: its
+                // fields belong to its variant, not to the preset's.
+                let tagged = v.as_object().is_some_and(|o| o.contains_key("type"));
+                if child == "workload" || tagged || !b.contains_key(&k) {
                     b.insert(k, v);
                 } else {
                     merge(b.get_mut(&k).expect("key checked above"), v, &child);

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+pub use super::content::*;
+
 /// A whole simulation: device, FTL, host, workload and run options.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -24,6 +26,9 @@ pub struct SimConfig {
     pub stats: StatsConfig,
     /// Self-checks.
     pub check: CheckConfig,
+    /// What bytes written blocks hold and which codec measures them.
+    #[serde(default)]
+    pub content: ContentConfig,
     /// What the host runs.
     pub workload: WorkloadConfig,
 }
@@ -362,7 +367,7 @@ pub enum WorkloadConfig {
     Trace(TraceWorkload),
 }
 
-fn check(ok: bool, source: &str, key: &str, msg: impl FnOnce() -> String) -> Result<()> {
+pub(super) fn check(ok: bool, source: &str, key: &str, msg: impl FnOnce() -> String) -> Result<()> {
     if ok {
         Ok(())
     } else {
@@ -517,6 +522,7 @@ impl SimConfig {
         )?;
         positive_f(self.stats.interval_ms, src, "stats.interval_ms")?;
 
+        self.content.validate(src)?;
         match &self.workload {
             WorkloadConfig::Fio(w) => {
                 check(

@@ -2,6 +2,7 @@
 //! requests in flight and issue the next when one completes; open-loop streams issue each
 //! request at its own arrival time. Streams run in stonewall groups, one group after another.
 
+use crate::content::ContentModel;
 use crate::device::Device;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
@@ -18,6 +19,8 @@ pub struct World<'a> {
     pub device: &'a mut Device,
     /// Statistics.
     pub rec: &'a mut Recorder,
+    /// The content model, when `[content]` is on: it counts what written blocks compress to.
+    pub content: Option<&'a mut ContentModel>,
 }
 
 /// Content ids the host assigns to writes that carry none (high bit set, so they never
@@ -188,11 +191,18 @@ impl Host {
         self.check_range(i, &req)?;
         let content = if req.op == Op::Write && req.content == 0 {
             let c = self.next_content;
-            self.next_content += w.device.pages_touched(req.offset, req.len);
+            // One id per 4 KiB block touched (at least one per page touched).
+            let blocks = (req.offset + req.len).div_ceil(4096) - req.offset / 4096;
+            self.next_content += blocks.max(w.device.pages_touched(req.offset, req.len));
             c
         } else {
             req.content
         };
+        if req.op == Op::Write {
+            if let Some(m) = w.content.as_deref_mut() {
+                m.on_write(i, req.offset, req.len, content);
+            }
+        }
         let done = w.device.submit(&req, content, now)?;
         w.rec.record(req.op, req.len, now, done);
         w.queue.push(done, Event::Completion(i as u32));

@@ -163,6 +163,8 @@ pub struct Summary {
     pub physical_capacity_bytes: u64,
     /// Preconditioning.
     pub precondition: PreconditionSummary,
+    /// Data reduction measured by the content model (`null` when `content.mode` is off).
+    pub content: Option<crate::content::ContentSummary>,
 }
 
 /// (dotted name, unit, description) of every `summary.json` field; `read.*` stands for the
@@ -332,5 +334,18 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "pages",
             "pages moved by GC while preconditioning",
         ),
+        ("content.mode", "-", "content model mode: model (sizes from the calibrated distribution) or bytes (real codec on real bytes)"),
+        ("content.codec", "-", "codec whose compressed sizes the content statistics report"),
+        ("content.granularity_bytes", "B", "compression unit: aligned run of consecutive 4 KiB blocks compressed together"),
+        ("content.blocks_written", "blocks", "4 KiB blocks the host wrote"),
+        ("content.units", "units", "compression units evaluated (one per aligned unit a write touches)"),
+        ("content.logical_bytes", "B", "uncompressed bytes of the evaluated units"),
+        ("content.compressed_bytes", "B", "codec output bytes of the evaluated units (uncapped)"),
+        ("content.stored_bytes", "B", "bytes a store keeps: the compressed form, or the raw unit when compression did not shrink it"),
+        ("content.incompressible_units", "units", "units stored raw because the codec did not shrink them"),
+        ("content.ratio", "x", "data reduction ratio: logical bytes / stored bytes"),
+        ("content.saving", "fraction", "space saved: 1 - stored / logical bytes"),
+        ("content.compress_busy_s", "s", "core or engine-lane time the cost model charges for compressing the units"),
+        ("content.compress_energy_j", "J", "engine energy for compressing the units (0 when the cost model is host CPU)"),
     ]
 }

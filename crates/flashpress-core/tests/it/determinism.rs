@@ -41,7 +41,8 @@ fn every_summary_field_has_a_unit_and_description() {
             _ => out.push(prefix.to_string()),
         }
     }
-    let cfg = config("preset = \"tiny\"\n");
+    // Content on, so the `content.*` fields are present too.
+    let cfg = config("preset = \"tiny\"\n[content]\nmode = \"model\"\n");
     let stream = uniform_stream(&cfg, 2000, 0.5, 4, 1);
     let rep = Simulation::with_streams(cfg, vec![stream])
         .unwrap()

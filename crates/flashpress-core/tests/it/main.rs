@@ -2,6 +2,7 @@
 
 mod support;
 
+mod content;
 mod determinism;
 mod gc_validity;
 mod lost_work;

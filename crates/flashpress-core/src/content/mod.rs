@@ -1,0 +1,360 @@
+//! The content model: what bytes a written block holds and what a codec makes of them.
+//!
+//! Every written 4 KiB block carries a content id (see [`crate::workload::Request`]). The
+//! model turns the id into bytes, deterministically from the run's seed:
+//! - generated data whose target ratio is drawn per block from the stream's distribution
+//!   (fixed, uniform, Zipfian; fio's `buffer_compress_percentage` fixes it per stream), with
+//!   the bytes calibrated against a real codec ([`generate`]);
+//! - blocks of real files ([`files`]);
+//! - trace fingerprints: FIU MD5s are content ids, so equal fingerprints give equal bytes.
+//!
+//! The measuring codec compresses aligned units of `granularity` bytes (4 KiB blocks, or
+//! F2FS-style clusters of consecutive blocks). In `bytes` mode the real codec runs on the real
+//! bytes and sizes are cached per unit; in `model` mode the size is read off the calibration
+//! curve (generated data) or drawn from the files' measured sizes, without making bytes.
+//! Both modes fill the same [`ContentSummary`].
+
+pub mod files;
+pub mod generate;
+
+use crate::codec::{stored_len, Codec, CodecKind, CostModel};
+use crate::config::{ContentConfig, ContentMode, ContentSource, RatioDist, SimConfig};
+use crate::error::Result;
+use crate::workload::ContentHints;
+use generate::{block_rng, fill_block, Calibration, BLOCK};
+use rand::Rng;
+use rand_distr::{Distribution, Zipf};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
+
+/// Per-stream source of target ratios.
+#[derive(Debug, Clone)]
+struct StreamRatio {
+    dist: RatioDist,
+    zipf: Option<Zipf<f64>>,
+    /// Random fraction for a fixed ratio, computed once.
+    fixed_fraction: Option<f64>,
+}
+
+/// Counters the content model owns.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ContentCounters {
+    /// 4 KiB blocks written by the host.
+    pub blocks: u64,
+    /// Compression units evaluated.
+    pub units: u64,
+    /// Uncompressed bytes of those units.
+    pub logical_bytes: u64,
+    /// Codec output bytes (uncapped).
+    pub compressed_bytes: u64,
+    /// Bytes a store keeps: compressed, or raw when that is not smaller.
+    pub stored_bytes: u64,
+    /// Units whose codec output was not smaller than the unit.
+    pub incompressible_units: u64,
+    /// Busy time of the cost model's core or lane, summed over units (ns).
+    pub compress_busy_ns: u64,
+    /// Engine energy (pJ); 0 for host-side cost models.
+    pub compress_energy_pj: u64,
+    /// Units whose size came from the cache (bytes mode).
+    pub cache_hits: u64,
+}
+
+/// Data-reduction statistics of a run (`summary.content`); the same fields in both modes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContentSummary {
+    /// `model` or `bytes`.
+    pub mode: ContentMode,
+    /// Measuring codec.
+    pub codec: CodecKind,
+    /// Compression unit (bytes).
+    pub granularity_bytes: u32,
+    /// 4 KiB blocks the host wrote.
+    pub blocks_written: u64,
+    /// Compression units evaluated.
+    pub units: u64,
+    /// Uncompressed bytes of those units.
+    pub logical_bytes: u64,
+    /// Codec output bytes (uncapped).
+    pub compressed_bytes: u64,
+    /// Bytes stored: compressed, or raw when compression did not shrink the unit.
+    pub stored_bytes: u64,
+    /// Units stored raw.
+    pub incompressible_units: u64,
+    /// logical / stored (`null` without writes).
+    pub ratio: Option<f64>,
+    /// 1 - stored / logical (`null` without writes).
+    pub saving: Option<f64>,
+    /// Core or lane busy time compressing, per the cost model (s).
+    pub compress_busy_s: f64,
+    /// Engine energy compressing (J); 0 for the host side.
+    pub compress_energy_j: f64,
+}
+
+type FixedHasher = BuildHasherDefault<DefaultHasher>;
+
+/// The content model of one run.
+pub struct ContentModel {
+    mode: ContentMode,
+    seed: u64,
+    codec: Codec,
+    granularity: u32,
+    gran_blocks: u64,
+    chunk: usize,
+    streams: Vec<StreamRatio>,
+    calib: Option<Calibration>,
+    files: Option<files::FileBlocks>,
+    cost: CostModel,
+    cache: HashMap<u64, u32, FixedHasher>,
+    cache_entries: usize,
+    unit: Vec<u8>,
+    out: Vec<u8>,
+    /// Counters.
+    pub counters: ContentCounters,
+}
+
+impl std::fmt::Debug for ContentModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContentModel")
+            .field("mode", &self.mode)
+            .field("codec", &self.codec.kind())
+            .field("granularity", &self.granularity)
+            .finish()
+    }
+}
+
+impl ContentModel {
+    /// The model of a config's `[content]`, for streams with these hints (`None` when off).
+    pub fn new(cfg: &SimConfig, hints: &[ContentHints]) -> Result<Option<ContentModel>> {
+        Self::from_content_config(&cfg.content, cfg.seed, hints, "config")
+    }
+
+    /// The model of a `[content]` table alone; `src` names it in errors.
+    pub fn from_content_config(
+        c: &ContentConfig,
+        seed: u64,
+        hints: &[ContentHints],
+        src: &str,
+    ) -> Result<Option<ContentModel>> {
+        if c.mode == ContentMode::Off {
+            return Ok(None);
+        }
+        c.validate(src)?;
+        let gran_blocks = (c.granularity as usize / BLOCK) as u64;
+        let (chunk, calib, files) = match &c.source {
+            ContentSource::Generated { chunk_bytes } => {
+                let chunk = *chunk_bytes as usize;
+                let cal = Calibration::measure(c.calibrate, c.codec, gran_blocks as usize, chunk);
+                (chunk, Some(cal), None)
+            }
+            ContentSource::Files { paths, max_bytes } => {
+                let fb =
+                    files::FileBlocks::load(paths, *max_bytes, c.mode, c.codec, c.granularity)?;
+                (BLOCK, None, Some(fb))
+            }
+        };
+        let streams = hints
+            .iter()
+            .map(|h| {
+                let dist = match h.compress_percentage {
+                    // fio: p% of each buffer compresses away, so the intended ratio is
+                    // 100 / (100 - p); 100% means all-fill blocks.
+                    Some(p) if p >= 100 => RatioDist::Fixed { ratio: f64::MAX },
+                    Some(p) => RatioDist::Fixed {
+                        ratio: 100.0 / (100.0 - p as f64),
+                    },
+                    None => c.ratio,
+                };
+                StreamRatio::new(dist, calib.as_ref())
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(ContentModel {
+            mode: c.mode,
+            seed,
+            codec: Codec::new(c.codec),
+            granularity: c.granularity,
+            gran_blocks,
+            chunk,
+            streams,
+            calib,
+            files,
+            cost: c.cost_model(),
+            cache: HashMap::with_hasher(FixedHasher::default()),
+            cache_entries: c.cache_entries as usize,
+            unit: vec![0; c.granularity as usize],
+            out: Vec::with_capacity(2 * c.granularity as usize),
+            counters: ContentCounters::default(),
+        }))
+    }
+
+    /// Account a host write of `len` bytes at `offset` whose first 4 KiB block holds content
+    /// `first_id` (block `i` holds `first_id + i`), from stream `stream`.
+    pub fn on_write(&mut self, stream: usize, offset: u64, len: u64, first_id: u64) {
+        if len == 0 {
+            return;
+        }
+        let first_blk = offset / BLOCK as u64;
+        let last_blk = (offset + len - 1) / BLOCK as u64;
+        let g = self.gran_blocks;
+        let mut b = first_blk;
+        while b <= last_blk {
+            let end = ((b / g + 1) * g - 1).min(last_blk);
+            let n = end - b + 1;
+            let id = first_id.wrapping_add(b - first_blk);
+            let size = self.unit_size(stream, id, n as usize);
+            let logical = n * BLOCK as u64;
+            let c = &mut self.counters;
+            c.blocks += n;
+            c.units += 1;
+            c.logical_bytes += logical;
+            c.compressed_bytes += size as u64;
+            c.stored_bytes += stored_len(size as usize, logical as usize) as u64;
+            c.incompressible_units += (size as u64 >= logical) as u64;
+            let busy = self.cost.compress_ns(logical);
+            c.compress_busy_ns += busy;
+            c.compress_energy_pj += self.cost.energy_pj(busy);
+            b = end + 1;
+        }
+    }
+
+    /// Codec output bytes for the unit of `n` consecutive blocks starting at content `id`.
+    pub fn unit_size(&mut self, stream: usize, id: u64, n: usize) -> u32 {
+        if self.mode == ContentMode::Model {
+            return self.model_size(stream, id, n);
+        }
+        let key = {
+            let mut h = DefaultHasher::new();
+            (stream, id, n).hash(&mut h);
+            h.finish()
+        };
+        if let Some(&s) = self.cache.get(&key) {
+            self.counters.cache_hits += 1;
+            return s;
+        }
+        let mut unit = std::mem::take(&mut self.unit);
+        self.unit_bytes(stream, id, &mut unit[..n * BLOCK]);
+        let size = self.codec.compress(&unit[..n * BLOCK], &mut self.out) as u32;
+        self.unit = unit;
+        if self.cache.len() >= self.cache_entries {
+            // Sizes are a pure function of the key, so forgetting them changes speed only.
+            self.cache.clear();
+        }
+        self.cache.insert(key, size);
+        size
+    }
+
+    /// The bytes of `out.len() / 4096` consecutive blocks starting at content `id`.
+    pub fn unit_bytes(&self, stream: usize, id: u64, out: &mut [u8]) {
+        for (i, blk) in out.chunks_mut(BLOCK).enumerate() {
+            let id = id.wrapping_add(i as u64);
+            if let Some(f) = &self.files {
+                blk.copy_from_slice(f.block(self.seed, id));
+            } else {
+                let fr = self.fraction(stream, id);
+                fill_block(&mut block_rng(self.seed, id, 0), fr, self.chunk, blk);
+            }
+        }
+    }
+
+    /// Blocks in the file corpus (`None` for generated content).
+    pub fn corpus_blocks(&self) -> Option<u64> {
+        self.files.as_ref().map(|f| f.blocks())
+    }
+
+    /// Content id whose bytes are corpus block `i` (files source; `None` otherwise).
+    pub fn id_of_block(&self, i: u64) -> Option<u64> {
+        self.files.as_ref().map(|f| f.id_of_block(self.seed, i))
+    }
+
+    /// Target ratio of block `id` in `stream` (generated content).
+    pub fn target_ratio(&self, stream: usize, id: u64) -> f64 {
+        self.streams[stream].draw(self.seed, id)
+    }
+
+    fn fraction(&self, stream: usize, id: u64) -> f64 {
+        let s = &self.streams[stream];
+        let cal = self
+            .calib
+            .as_ref()
+            .expect("generated content has a calibration");
+        s.fixed_fraction
+            .unwrap_or_else(|| cal.fraction_for(s.draw(self.seed, id)))
+    }
+
+    fn model_size(&self, stream: usize, id: u64, n: usize) -> u32 {
+        if let Some(f) = &self.files {
+            return f.model_size(self.seed, id, n);
+        }
+        let cal = self
+            .calib
+            .as_ref()
+            .expect("generated content has a calibration");
+        let total: f64 = (0..n as u64)
+            .map(|i| cal.codec_size(self.fraction(stream, id.wrapping_add(i))))
+            .sum();
+        total.round() as u32
+    }
+
+    /// The summary of what was counted.
+    pub fn summary(&self) -> ContentSummary {
+        let c = &self.counters;
+        let any = c.logical_bytes > 0;
+        ContentSummary {
+            mode: self.mode,
+            codec: self.codec.kind(),
+            granularity_bytes: self.granularity,
+            blocks_written: c.blocks,
+            units: c.units,
+            logical_bytes: c.logical_bytes,
+            compressed_bytes: c.compressed_bytes,
+            stored_bytes: c.stored_bytes,
+            incompressible_units: c.incompressible_units,
+            ratio: any.then(|| c.logical_bytes as f64 / c.stored_bytes.max(1) as f64),
+            saving: any.then(|| 1.0 - c.stored_bytes as f64 / c.logical_bytes as f64),
+            compress_busy_s: c.compress_busy_ns as f64 * 1e-9,
+            compress_energy_j: c.compress_energy_pj as f64 * 1e-12,
+        }
+    }
+}
+
+impl StreamRatio {
+    fn new(dist: RatioDist, calib: Option<&Calibration>) -> Result<StreamRatio> {
+        let zipf = match dist {
+            RatioDist::Zipf {
+                exponent, levels, ..
+            } => Some(Zipf::new(levels as f64, exponent).map_err(|e| {
+                crate::error::Error::config("config", "content.ratio", e.to_string())
+            })?),
+            _ => None,
+        };
+        let fixed_fraction = match (dist, calib) {
+            (RatioDist::Fixed { ratio }, Some(cal)) => Some(cal.fraction_for(ratio)),
+            _ => None,
+        };
+        Ok(StreamRatio {
+            dist,
+            zipf,
+            fixed_fraction,
+        })
+    }
+
+    fn draw(&self, seed: u64, id: u64) -> f64 {
+        match self.dist {
+            RatioDist::Fixed { ratio } => ratio,
+            RatioDist::Uniform { min, max } => {
+                if max > min {
+                    block_rng(seed, id, 1).random_range(min..=max)
+                } else {
+                    min
+                }
+            }
+            RatioDist::Zipf {
+                min, max, levels, ..
+            } => {
+                let z = self.zipf.as_ref().expect("zipf built with the stream");
+                let k = z.sample(&mut block_rng(seed, id, 1));
+                min + (k - 1.0) / (levels as f64 - 1.0) * (max - min)
+            }
+        }
+    }
+}

@@ -1,4 +1,5 @@
-//! Real files as content: read once, cut into 4 KiB blocks, handed out by content id.
+//! Real files as content: read once (a [`Corpus`], as `flashpress codec bench` reads them), cut
+//! into 4 KiB blocks, handed out by content id.
 //!
 //! Content id `x` holds corpus block `(x + offset) mod n`, where `offset` comes from the run's
 //! seed: consecutive ids are consecutive blocks of the same file, so an F2FS-style cluster of
@@ -7,11 +8,12 @@
 //! [`MODEL_SAMPLES`] units spread evenly over the corpus and drawn from by id.
 
 use super::generate::{block_rng, BLOCK};
+use crate::codec::bench::Corpus;
 use crate::codec::{Codec, CodecKind};
 use crate::config::ContentMode;
 use crate::error::{Error, Result};
 use rand::RngCore;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Units measured to build model mode's size distribution.
 pub const MODEL_SAMPLES: usize = 4096;
@@ -26,58 +28,6 @@ pub struct FileBlocks {
     gran_blocks: u64,
 }
 
-/// Every regular file under `paths` (files as given, directories walked recursively), sorted
-/// within each directory so the order does not depend on the file system.
-pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        walk(p, &mut out)?;
-    }
-    Ok(out)
-}
-
-fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
-    if meta.is_dir() {
-        let mut entries = std::fs::read_dir(p)
-            .map_err(|e| Error::io(p, e))?
-            .map(|e| e.map(|e| e.path()).map_err(|e| Error::io(p, e)))
-            .collect::<Result<Vec<_>>>()?;
-        entries.sort();
-        for e in entries {
-            // Symlinks to directories are not followed (no cycles); links to files are read.
-            let is_link_dir = std::fs::symlink_metadata(&e).is_ok_and(|m| m.is_symlink())
-                && std::fs::metadata(&e).is_ok_and(|m| m.is_dir());
-            if !is_link_dir {
-                walk(&e, out)?;
-            }
-        }
-    } else if meta.is_file() {
-        out.push(p.to_path_buf());
-    }
-    Ok(())
-}
-
-/// Read `files` in order into whole 4 KiB blocks (each file's tail zero-padded, as a file
-/// system stores it), stopping after `max_bytes` of file data.
-pub fn read_blocks(files: &[PathBuf], max_bytes: Option<u64>) -> Result<(Vec<u8>, Vec<usize>)> {
-    let mut data = Vec::new();
-    let mut per_file = Vec::new();
-    let mut left = max_bytes.unwrap_or(u64::MAX);
-    for f in files {
-        if left == 0 {
-            break;
-        }
-        let bytes = std::fs::read(f).map_err(|e| Error::io(f, e))?;
-        let take = (bytes.len() as u64).min(left) as usize;
-        left -= take as u64;
-        data.extend_from_slice(&bytes[..take]);
-        data.resize(data.len().next_multiple_of(BLOCK), 0);
-        per_file.push(take);
-    }
-    Ok((data, per_file))
-}
-
 impl FileBlocks {
     /// Load the corpus; in model mode, measure `codec` at `granularity` on a sample of units.
     pub fn load(
@@ -87,15 +37,15 @@ impl FileBlocks {
         codec: CodecKind,
         granularity: u32,
     ) -> Result<FileBlocks> {
-        let files = list_files(paths)?;
-        let (data, _) = read_blocks(&files, max_bytes)?;
-        if data.is_empty() {
-            let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            return Err(Error::config(
-                "config",
-                "content.source.paths",
-                format!("no file data under {}", names.join(", ")),
-            ));
+        let corpus = Corpus::load(paths, max_bytes).map_err(|e| match e {
+            Error::Config { msg, .. } => Error::config("config", "content.source.paths", msg),
+            other => other,
+        })?;
+        // Each file's tail zero-padded to a whole block, as a file system stores it.
+        let mut data = Vec::with_capacity(corpus.blocks(BLOCK as u32) as usize * BLOCK);
+        for f in corpus.files() {
+            data.extend_from_slice(corpus.file_bytes(f));
+            data.resize(data.len().next_multiple_of(BLOCK), 0);
         }
         let blocks = (data.len() / BLOCK) as u64;
         let gran_blocks = (granularity as usize / BLOCK) as u64;

@@ -43,7 +43,8 @@ def _freeze(value: Any, path: str) -> Any:
 
 def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
     """Set ``target[a][b][c] = value`` for ``dotted = "a.b.c"``. Dict values merge into existing
-    tables key by key, except ``workload``, which is replaced whole (as the core merges)."""
+    tables key by key, except ``workload`` and tagged policy tables (a mapping with a ``type``
+    key), which replace the old value whole (as the core merges)."""
     parts = dotted.split(".")
     node = target
     for part in parts[:-1]:
@@ -54,7 +55,8 @@ def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
             node[part] = child
         node = child
     last = parts[-1]
-    if isinstance(value, Mapping) and dotted != "workload" and isinstance(node.get(last), dict):
+    tagged = isinstance(value, Mapping) and "type" in value
+    if isinstance(value, Mapping) and dotted != "workload" and not tagged and isinstance(node.get(last), dict):
         for k, v in value.items():
             _set_dotted(node[last], str(k), v)
     else:
@@ -166,7 +168,8 @@ class Config:
         """A new config with ``overrides`` applied and re-validated by the core.
 
         Keys are dotted paths (``"ftl.op_ratio"``, ``"ftl.gc.victim"``) or table names; a
-        mapping value merges into its table, except ``workload``, which is replaced whole.
+        mapping value merges into its table, except ``workload`` and tagged tables such as
+        ``content.ratio = {"type": "zipf", ...}``, which are replaced whole.
         An unknown key raises ConfigError naming it.
         """
         data = self.to_dict()

@@ -142,6 +142,36 @@ CASES = [
         "unknown-workload-type", override(workload={"type": "filebench"}), errors.ConfigError, ["workload", "filebench"]
     ),
     Case("empty-fio-workload", override(workload={"type": "fio"}), errors.ConfigError, ["workload", "jobs"]),
+    # -- content model ---------------------------------------------------------------------
+    Case(
+        "content-ratio-below-one",
+        override(content__mode="bytes", content__ratio={"type": "fixed", "ratio": 0.5}),
+        errors.ConfigError,
+        ["content.ratio.ratio", "0.5"],
+    ),
+    Case(
+        "content-zipf-range-reversed",
+        override(content__mode="model", content__ratio={"type": "zipf", "min": 4.0, "max": 2.0}),
+        errors.ConfigError,
+        ["content.ratio.max"],
+    ),
+    Case("content-unknown-codec", override(content__codec="lzma"), errors.ConfigError, ["content.codec", "lzma"]),
+    Case("content-codec-level", override(content__codec="zstd-30"), errors.ConfigError, ["content.codec", "1..22"]),
+    Case("content-granularity", override(content__granularity=6000), errors.ConfigError, ["content.granularity"]),
+    Case("content-calibrate-none", override(content__calibrate="none"), errors.ConfigError, ["content.calibrate"]),
+    Case("content-unknown-mode", override(content__mode="sometimes"), errors.ConfigError, ["content.mode"]),
+    Case(
+        "content-missing-files",
+        lambda f: flashpress.simulate(
+            {
+                "preset": "tiny",
+                "content": {"mode": "bytes", "source": {"type": "files", "paths": [str(f["dir"] / "no-such-dir")]}},
+            },
+            progress=False,
+        ),
+        errors.FileReadError,
+        ["no-such-dir"],
+    ),
     Case(
         "unknown-preset",
         lambda f: Config.from_dict({"preset": "huge"}),

@@ -1,5 +1,7 @@
 """Type stubs of the private extension module ``flashpress._core`` (crates/flashpress-py)."""
 
+from collections.abc import Callable
+
 __version__: str
 
 class FlashpressError(Exception):
@@ -68,3 +70,28 @@ class Simulation:
     @property
     def finished(self) -> bool: ...
     def finish(self) -> Report: ...
+
+class UnknownCodecError(ConfigError):
+    """A codec name that is not one of flashpress's, or a level outside the codec's range."""
+
+    name: str
+    known: str
+
+class CodecError(FlashpressError):
+    """A codec could not decode its own output, or the round trip differed from the input."""
+
+    codec: str
+    detail: str
+
+def codec_bench(
+    paths: list[str],
+    codecs: list[str],
+    block_sizes: list[int],
+    max_bytes: int | None = None,
+    progress: Callable[[int, int], object] | None = None,
+    source_name: str = "codec_bench()",
+    block_size_key: str = "block_sizes",
+    codec_key: str = "codecs",
+) -> str: ...
+def report_codecs() -> list[str]: ...
+def codec_names() -> str: ...

@@ -3,18 +3,21 @@
 Every class but ``OutputExistsError`` maps one variant of the core's error enum. Attributes
 set on raised instances where they apply: ``key`` and ``source_name`` (ConfigError),
 ``path`` and ``line`` (TraceFormatError, JobFileError), ``path`` and ``errno``
-(FileReadError), ``name`` and ``known`` (UnknownPresetError).
+(FileReadError), ``name`` and ``known`` (UnknownPresetError, UnknownCodecError), ``codec``
+(CodecError).
 """
 
 from __future__ import annotations
 
 from flashpress._core import (
+    CodecError,
     ConfigError,
     FileReadError,
     FlashpressError,
     InvariantError,
     JobFileError,
     TraceFormatError,
+    UnknownCodecError,
     UnknownPresetError,
     VerifyError,
     WorkloadError,
@@ -26,6 +29,7 @@ class OutputExistsError(FlashpressError, FileExistsError):
 
 
 __all__ = [
+    "CodecError",
     "ConfigError",
     "FileReadError",
     "FlashpressError",
@@ -33,6 +37,7 @@ __all__ = [
     "JobFileError",
     "OutputExistsError",
     "TraceFormatError",
+    "UnknownCodecError",
     "UnknownPresetError",
     "VerifyError",
     "WorkloadError",

@@ -4,7 +4,8 @@
 //!
 //! `ConfigError` is also a `ValueError` and `FileReadError` also an `OSError`, so code that
 //! catches the builtin classes keeps working. `create_exception!` takes a single base class,
-//! so those two (and `UnknownPresetError`, which derives from `ConfigError`) are made with
+//! so those two (and `UnknownPresetError` and `UnknownCodecError`, which derive from
+//! `ConfigError`) are made with
 //! `PyErr_NewExceptionWithDoc`, which accepts a tuple of bases.
 
 use flashpress_core::Error;
@@ -48,6 +49,12 @@ pyo3::create_exception!(
     InvariantError,
     FlashpressError,
     "The FTL invariant check found its structures inconsistent."
+);
+pyo3::create_exception!(
+    flashpress._core,
+    CodecError,
+    FlashpressError,
+    "A codec could not decode its own output or the round trip differed (attributes: codec, detail)."
 );
 
 /// A lazily created exception class with several bases.
@@ -106,6 +113,14 @@ static UNKNOWN_PRESET_ERROR: MultiBaseException = MultiBaseException {
     bases: |py| vec![CONFIG_ERROR.get(py).clone()],
 };
 
+static UNKNOWN_CODEC_ERROR: MultiBaseException = MultiBaseException {
+    cell: GILOnceCell::new(),
+    name: "flashpress._core.UnknownCodecError",
+    doc: "A codec name that is not one of flashpress's, or a level outside the codec's range \
+          (attributes: name, known).",
+    bases: |py| vec![CONFIG_ERROR.get(py).clone()],
+};
+
 static FILE_READ_ERROR: MultiBaseException = MultiBaseException {
     cell: GILOnceCell::new(),
     name: "flashpress._core.FileReadError",
@@ -125,6 +140,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FileReadError", FILE_READ_ERROR.get(py))?;
     m.add("VerifyError", py.get_type::<VerifyError>())?;
     m.add("InvariantError", py.get_type::<InvariantError>())?;
+    m.add("UnknownCodecError", UNKNOWN_CODEC_ERROR.get(py))?;
+    m.add("CodecError", py.get_type::<CodecError>())?;
     Ok(())
 }
 
@@ -221,6 +238,22 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         }
         Error::Verify(_) => raise(py, &py.get_type::<VerifyError>(), msg, &[]),
         Error::Invariant(_) => raise(py, &py.get_type::<InvariantError>(), msg, &[]),
+        Error::UnknownCodec { name, known } => raise(
+            py,
+            UNKNOWN_CODEC_ERROR.get(py),
+            msg,
+            &[
+                ("key", s("codec")),
+                ("name", s(&name)),
+                ("known", s(&known)),
+            ],
+        ),
+        Error::Codec { codec, msg: detail } => raise(
+            py,
+            &py.get_type::<CodecError>(),
+            msg,
+            &[("codec", s(&codec)), ("detail", s(&detail))],
+        ),
         Error::State(_) => raise(py, &py.get_type::<FlashpressError>(), msg, &[]),
     }
 }

@@ -6,6 +6,7 @@
 //! vectors, and every core [`flashpress_core::Error`] variant becomes its own Python exception
 //! class (see [`errors`]). The public Python API lives in `python/flashpress/`.
 
+mod codec;
 mod config;
 mod errors;
 mod sim;
@@ -19,5 +20,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     config::register(m)?;
     sim::register(m)?;
+    codec::register(m)?;
     Ok(())
 }

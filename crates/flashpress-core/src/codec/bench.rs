@@ -121,18 +121,21 @@ impl Corpus {
                 .iter()
                 .map(|p| format!("`{}`", p.display()))
                 .collect();
-            let skipped = if corpus.skipped.is_empty() {
-                String::new()
-            } else {
-                format!("; {} entries skipped", corpus.skipped.len())
+            let found = match corpus.files.len() {
+                0 => "no files found".to_string(),
+                1 => "1 file, empty".to_string(),
+                n => format!("{n} files, all empty"),
+            };
+            let skipped = match corpus.skipped.len() {
+                0 => String::new(),
+                n => format!("; {n} entries not read: {}", corpus.skipped[0].reason),
             };
             return Err(Error::config(
                 SOURCE,
                 "paths",
                 format!(
-                    "no bytes to compress in {} ({} files read, all empty{skipped})",
-                    names.join(", "),
-                    corpus.files.len()
+                    "no bytes to compress in {} ({found}{skipped})",
+                    names.join(", ")
                 ),
             ));
         }
@@ -753,7 +756,7 @@ mod tests {
     fn missing_path_is_an_io_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("no-such-file");
-        let e = Corpus::load(&[missing.clone()], None).unwrap_err();
+        let e = Corpus::load(std::slice::from_ref(&missing), None).unwrap_err();
         match &e {
             Error::Io { path, .. } => assert_eq!(path, &missing),
             other => panic!("expected Io, got {other:?}"),
@@ -801,7 +804,7 @@ mod tests {
     #[test]
     fn read_error_is_an_io_error_naming_the_file() {
         let mem = PathBuf::from("/proc/self/mem");
-        let e = Corpus::load(&[mem.clone()], None).unwrap_err();
+        let e = Corpus::load(std::slice::from_ref(&mem), None).unwrap_err();
         match &e {
             Error::Io { path, .. } => assert_eq!(path, &mem),
             other => panic!("expected Io, got {other:?}"),
@@ -819,7 +822,7 @@ mod tests {
             panic!("mkfifo failed: {status:?}");
         }
         fs::write(dir.path().join("data"), b"abc").unwrap();
-        match Corpus::load(&[fifo.clone()], None).unwrap_err() {
+        match Corpus::load(std::slice::from_ref(&fifo), None).unwrap_err() {
             e @ Error::Io { .. } => {
                 assert!(
                     e.to_string().contains("pipe") && e.to_string().contains("FIFO"),

@@ -9,8 +9,15 @@ VENV_STAMP := $(VENV)/.installed-lock
 DEVELOP_STAMP := $(VENV)/.installed-flashpress
 RUST_SOURCES := $(shell find crates configs -name '*.rs' -o -name '*.toml' 2>/dev/null) Cargo.toml Cargo.lock pyproject.toml
 PYTEST_ARGS ?=
+# Real data the codec tests and report compress (downloaded with apt, no root needed); the
+# tests find it through FLASHPRESS_TESTDATA.
+FLASHPRESS_TESTDATA ?= $(CURDIR)/target/testdata
+export FLASHPRESS_TESTDATA
+TESTDATA := $(FLASHPRESS_TESTDATA)
+GCIDE_DEB_VERSION := 0.48.5+nmu2
+GCIDE_SHA256 := 802beb667e1fb666203e750f1faea60d5c202ac5430c2083c4180494609f10a7
 
-.PHONY: venv develop run test test-rust test-python lint test-slow bench lock clean
+.PHONY: venv develop run test test-rust test-python lint test-slow bench codec-report testdata lock clean
 
 ## venv: create $(VENV) and install the pinned Python dependencies (redone when the lock changes)
 venv: $(VENV_STAMP)
@@ -34,7 +41,7 @@ run: develop
 ## test: every check CI runs (formatting, lints, types, Rust and Python tests)
 test: test-rust lint test-python
 
-test-rust:
+test-rust: testdata
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace
@@ -44,7 +51,7 @@ lint: venv
 	$(BIN)/ruff format --check python tests/python
 	$(BIN)/mypy python/flashpress
 
-test-python: develop
+test-python: develop testdata
 	$(BIN)/pytest tests/python -m "not slow" $(PYTEST_ARGS)
 
 ## test-slow: the slow Python tests (long runs, real job files on larger devices)
@@ -54,6 +61,23 @@ test-slow: develop
 ## bench: the issue-2 speed benchmark (Rust core alone, then the Python path); prints JSON
 bench: develop
 	$(BIN)/python benchmarks/bench_core.py
+
+## codec-report: codec ratio and throughput on gcide and /usr/lib binaries; prints Markdown
+codec-report: develop testdata
+	$(BIN)/python benchmarks/codec_report.py --testdata $(TESTDATA)
+
+## testdata: real files for the codec tests: $(TESTDATA)/gcide.dict, ~40 MB of English
+## dictionary text from Debian's dict-gcide (dictzip is gzip-compatible), checked by SHA-256
+testdata: $(TESTDATA)/gcide.dict
+
+$(TESTDATA)/gcide.dict:
+	rm -rf $(TESTDATA)/gcide.tmp && mkdir -p $(TESTDATA)/gcide.tmp
+	cd $(TESTDATA)/gcide.tmp && apt-get download -q dict-gcide=$(GCIDE_DEB_VERSION)
+	dpkg-deb -x $(TESTDATA)/gcide.tmp/dict-gcide_*.deb $(TESTDATA)/gcide.tmp/root
+	gzip -dc $(TESTDATA)/gcide.tmp/root/usr/share/dictd/gcide.dict.dz > $(TESTDATA)/gcide.tmp/gcide.dict
+	echo "$(GCIDE_SHA256)  $(TESTDATA)/gcide.tmp/gcide.dict" | sha256sum --check --quiet
+	mv $(TESTDATA)/gcide.tmp/gcide.dict $@
+	rm -rf $(TESTDATA)/gcide.tmp
 
 ## lock: re-resolve the Python dependencies (latest allowed versions) into $(LOCK)
 lock:

@@ -174,16 +174,20 @@ class CodecBench:
         return f"<CodecBench {len(self.rows)} rows over {self.corpus['bytes']:,} bytes>"
 
 
-def _progress_callback(progress: bool | Literal["auto"]) -> tuple[Callable[[int, int], None], list[tqdm[Any]]]:
+def _progress_callback(
+    progress: bool | Literal["auto"], passes: int
+) -> tuple[Callable[[int, int], None], list[tqdm[Any]]]:
     """A callback for the core that opens a tqdm bar (stderr) on its first call, when the
-    total is known, and the list that holds the bar for closing."""
+    total is known, and the list that holds the bar for closing. The core's total counts
+    every pass (codec x block size) twice, compression and decompression; ``passes`` turns it
+    back into the input size for the ``"auto"`` threshold."""
     from tqdm import tqdm
 
     bars: list[tqdm[Any]] = []
 
     def update(done: int, total: int) -> None:
         if not bars:
-            show = progress is True or total >= PROGRESS_MIN_BYTES
+            show = progress is True or total // (2 * max(passes, 1)) >= PROGRESS_MIN_BYTES
             bars.append(
                 tqdm(
                     total=total,
@@ -229,7 +233,8 @@ def codec_bench(
     sizes = [parse_size(b, bs_key) for b in (DEFAULT_BLOCK_SIZES if block_sizes is None else block_sizes)]
     cap = None if max_bytes is None else parse_size(max_bytes, "max_bytes")
 
-    callback, bars = (None, []) if progress is False else _progress_callback(progress)
+    passes = len({c.strip().lower() for c in codec_list}) * len(sizes)
+    callback, bars = (None, []) if progress is False else _progress_callback(progress, passes)
     try:
         text = _core.codec_bench(
             path_list,

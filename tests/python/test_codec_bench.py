@@ -10,14 +10,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from _helpers import REPO
 from flashpress import _core, errors
 from flashpress.cli import main
-from flashpress.codec import DEFAULT_CODECS, codec_bench, format_size, parse_size
+from flashpress.codec import DEFAULT_CODECS, _progress_callback, codec_bench, format_size, parse_size
 
 TESTDATA = Path(os.environ.get("FLASHPRESS_TESTDATA", REPO / "target" / "testdata"))
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
@@ -213,6 +213,21 @@ def test_progress_callback_gets_bytes_and_can_cancel(gcide: Path) -> None:
 def test_progress_bar_runs(gcide: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bench = codec_bench(gcide, codecs=["deflate-9"], block_sizes=[4096], max_bytes="8M", progress=True)
     assert bench.rows[0]["codec"] == "deflate-9"
+
+
+@pytest.mark.parametrize(
+    ("progress", "input_bytes", "shown"),
+    [("auto", 64 * MIB, True), ("auto", 63 * MIB, False), (True, 1, True), ("auto", 1, False)],
+)
+def test_progress_bar_auto_shows_for_large_inputs_off_a_terminal(
+    progress: bool | Literal["auto"], input_bytes: int, shown: bool
+) -> None:
+    # Under pytest stderr is not a terminal, so "auto" shows a bar only for large inputs.
+    passes = 3
+    update, bars = _progress_callback(progress, passes)
+    update(0, 2 * passes * input_bytes)
+    assert (not bars[0].disable) is shown
+    bars[0].close()
 
 
 @pytest.mark.parametrize(

@@ -145,7 +145,7 @@ class CodecBench:
         c = self.corpus
         paths = ", ".join(str(p) for p in c["paths"])
         lines = [
-            f"{c['files']:,} files, {c['bytes']:,} bytes from {paths}"
+            f"{c['files']:,} file{'s' if c['files'] != 1 else ''}, {c['bytes']:,} bytes from {paths}"
             + (f" (cut at {c['bytes']:,} bytes by max_bytes)" if c["truncated"] else ""),
         ]
         if c["skipped"]:

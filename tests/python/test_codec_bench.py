@@ -110,7 +110,7 @@ def test_cli_table_on_gcide(gcide: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main([*argv, "--block-size", "4k", "--block-size", "16384", "--no-progress"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[0].startswith(f"1 files, 1,048,576 bytes from {gcide}")
+    assert lines[0].startswith(f"1 file, 1,048,576 bytes from {gcide}")
     head = next(ln for ln in lines if ln.strip().startswith("codec"))
     for col in ("codec", "block", "blocks", "saving %", "ratio", "compress MB/s", "decompress MB/s"):
         assert col in head

@@ -210,6 +210,16 @@ def test_progress_callback_gets_bytes_and_can_cancel(gcide: Path) -> None:
         _core.codec_bench([str(gcide)], ["zstd-3"], [4096], 8 * MIB, boom)
 
 
+def test_ctrl_c_stops_the_run(gcide: Path) -> None:
+    import signal
+
+    def interrupt(done: int, total: int) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        _core.codec_bench([str(gcide)], ["zstd-3"], [4096], 8 * MIB, interrupt)
+
+
 def test_progress_bar_runs(gcide: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bench = codec_bench(gcide, codecs=["deflate-9"], block_sizes=[4096], max_bytes="8M", progress=True)
     assert bench.rows[0]["codec"] == "deflate-9"

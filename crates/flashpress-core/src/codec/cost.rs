@@ -36,21 +36,23 @@ pub enum CostModel {
 }
 
 impl CostModel {
-    /// Host-CPU defaults: single-core throughput of our build of each codec on 4 KiB blocks of
-    /// text and binaries, measured with `flashpress codec bench` on the reference machine
-    /// (README, "Codecs"). Override them with figures from your own CPU.
+    /// Host-CPU defaults: single-core MB/s of our build of each codec on 4 KiB blocks, measured
+    /// with `flashpress codec bench` (`make codec-report`) on the reference machine (a shared
+    /// 2-core Xeon VM): the lower of the GCIDE dictionary and /usr/lib library figures, rounded
+    /// down. zstd levels 4..=9 use the zstd-9 figure and 10..=22 the zstd-19 figure (measured
+    /// on GCIDE only). Override them with figures from your own CPU.
     pub fn host_default(kind: CodecKind) -> CostModel {
         let (c, d) = match kind {
             CodecKind::None => (f64::INFINITY, f64::INFINITY),
-            CodecKind::Lz4 => (520.0, 2900.0),
-            CodecKind::Zstd(l) if l <= 1 => (330.0, 1000.0),
-            CodecKind::Zstd(l) if l <= 3 => (210.0, 950.0),
-            CodecKind::Zstd(l) if l <= 9 => (75.0, 950.0),
-            CodecKind::Zstd(_) => (12.0, 900.0),
-            CodecKind::Deflate(_) | CodecKind::Zlib(_) => (45.0, 330.0),
-            CodecKind::Dpc => (1500.0, 5000.0),
-            CodecKind::Fpc => (600.0, 900.0),
-            CodecKind::Bdi => (900.0, 1800.0),
+            CodecKind::Lz4 => (440.0, 3000.0),
+            CodecKind::Zstd(1) => (280.0, 690.0),
+            CodecKind::Zstd(l) if l <= 3 => (220.0, 660.0),
+            CodecKind::Zstd(l) if l <= 9 => (37.0, 680.0),
+            CodecKind::Zstd(_) => (6.8, 670.0),
+            CodecKind::Deflate(_) | CodecKind::Zlib(_) => (41.0, 200.0),
+            CodecKind::Dpc => (890.0, 6100.0),
+            CodecKind::Fpc => (600.0, 1300.0),
+            CodecKind::Bdi => (460.0, 2600.0),
         };
         CostModel::HostCpu {
             compress_mb_per_s: c,

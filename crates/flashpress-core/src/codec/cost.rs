@@ -38,21 +38,22 @@ pub enum CostModel {
 impl CostModel {
     /// Host-CPU defaults: single-core MB/s of our build of each codec on 4 KiB blocks, measured
     /// with `flashpress codec bench` (`make codec-report`) on the reference machine (a shared
-    /// 2-core Xeon VM): the lower of the GCIDE dictionary and /usr/lib library figures, rounded
-    /// down. zstd levels 4..=9 use the zstd-9 figure and 10..=22 the zstd-19 figure (measured
-    /// on GCIDE only). Override them with figures from your own CPU.
+    /// 2-core Xeon VM; README, "Codecs on real data"): the lower of the GCIDE dictionary and
+    /// /usr/lib library figures. zstd levels 4..=9 use the zstd-9 figure and 10..=22 the
+    /// zstd-19 figure (the first 8 MiB of GCIDE, one run). Run-to-run spread on that
+    /// machine is about 10%. Override them with figures from your own CPU.
     pub fn host_default(kind: CodecKind) -> CostModel {
         let (c, d) = match kind {
             CodecKind::None => (f64::INFINITY, f64::INFINITY),
-            CodecKind::Lz4 => (440.0, 3000.0),
-            CodecKind::Zstd(1) => (280.0, 690.0),
-            CodecKind::Zstd(l) if l <= 3 => (220.0, 660.0),
-            CodecKind::Zstd(l) if l <= 9 => (37.0, 680.0),
-            CodecKind::Zstd(_) => (6.8, 670.0),
-            CodecKind::Deflate(_) | CodecKind::Zlib(_) => (41.0, 200.0),
-            CodecKind::Dpc => (890.0, 6100.0),
-            CodecKind::Fpc => (600.0, 1300.0),
-            CodecKind::Bdi => (460.0, 2600.0),
+            CodecKind::Lz4 => (388.0, 2788.0),
+            CodecKind::Zstd(1) => (251.0, 656.0),
+            CodecKind::Zstd(l) if l <= 3 => (197.0, 625.0),
+            CodecKind::Zstd(l) if l <= 9 => (37.8, 686.0),
+            CodecKind::Zstd(_) => (6.8, 676.0),
+            CodecKind::Deflate(_) | CodecKind::Zlib(_) => (39.0, 215.0),
+            CodecKind::Dpc => (881.0, 5894.0),
+            CodecKind::Fpc => (572.0, 1203.0),
+            CodecKind::Bdi => (423.0, 2479.0),
         };
         CostModel::HostCpu {
             compress_mb_per_s: c,

@@ -22,37 +22,9 @@ use std::time::Duration;
 
 const CORPUS: usize = 4 << 20;
 
-/// Sorted regular files of `dir` whose names pass `keep`.
-fn files(dir: &str, keep: impl Fn(&str) -> bool) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| p.file_name().is_some_and(|n| keep(&n.to_string_lossy())))
-        .collect();
-    v.sort();
-    v
-}
-
-/// Licences (up to a quarter) then libraries, at most 512 KiB from each file.
+/// The machine's licences and libraries (`system_sample`), padded if the system has fewer.
 fn corpus() -> Vec<u8> {
-    let mut data = Vec::with_capacity(CORPUS);
-    let licences = files("/usr/share/common-licenses", |_| true);
-    let libs = files("/usr/lib/x86_64-linux-gnu", |n| n.contains(".so"));
-    for (paths, budget) in [(licences, CORPUS / 4), (libs, CORPUS)] {
-        let stop = (data.len() + budget).min(CORPUS);
-        for p in paths {
-            if data.len() >= stop {
-                break;
-            }
-            if let Ok(bytes) = std::fs::read(&p) {
-                let take = bytes.len().min(stop - data.len()).min(512 * 1024);
-                data.extend_from_slice(&bytes[..take]);
-            }
-        }
-    }
+    let mut data = flashpress_core::codec::bench::system_sample(CORPUS);
     if data.len() < CORPUS {
         // Outside Debian-like systems: pad with pseudo-text so the bench still runs.
         eprintln!("only {} bytes of real files; padding", data.len());

@@ -338,6 +338,44 @@ impl Loader {
     }
 }
 
+/// A fixed sample of this machine's own files, up to `max` bytes, for codec tests and
+/// benchmarks: the licence texts in `/usr/share/common-licenses` (at most a quarter of the
+/// budget) then the shared libraries in `/usr/lib/x86_64-linux-gnu` (names containing `.so`),
+/// each directory's regular files in sorted order and at most 512 KiB from each file. Text,
+/// machine code, tables and zero padding; empty on a system without those directories, so a
+/// caller that needs data must check the length.
+pub fn system_sample(max: usize) -> Vec<u8> {
+    fn files(dir: &str, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+        let mut v: Vec<_> = fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            // Regular files only: library symlinks would repeat the same bytes.
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .filter(|p| p.file_name().is_some_and(|n| keep(&n.to_string_lossy())))
+            .collect();
+        v.sort();
+        v
+    }
+    let mut data = Vec::with_capacity(max);
+    let licences = files("/usr/share/common-licenses", |_| true);
+    let libs = files("/usr/lib/x86_64-linux-gnu", |n| n.contains(".so"));
+    for (paths, budget) in [(licences, max / 4), (libs, max)] {
+        let stop = (data.len() + budget).min(max);
+        for p in paths {
+            if data.len() >= stop {
+                break;
+            }
+            if let Ok(bytes) = fs::read(&p) {
+                let take = bytes.len().min(stop - data.len()).min(512 * 1024);
+                data.extend_from_slice(&bytes[..take]);
+            }
+        }
+    }
+    data
+}
+
 /// Results of one codec at one block size over a whole corpus.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BenchRow {

@@ -706,38 +706,15 @@ pub(crate) mod tests {
         })
     }
 
-    /// Up to `max` bytes of real files, read in sorted order: the licences in
-    /// /usr/share/common-licenses and shared libraries in /usr/lib/x86_64-linux-gnu (text,
-    /// machine code, tables, zero padding). Empty when neither directory exists.
+    /// Up to `max` bytes of this machine's licence texts and libraries (see
+    /// [`crate::codec::bench::system_sample`]); the tests need them, so none is a failure.
     pub(crate) fn real_data(max: usize) -> Vec<u8> {
-        fn files(dir: &str, keep: impl Fn(&str) -> bool) -> Vec<std::path::PathBuf> {
-            let mut v: Vec<_> = std::fs::read_dir(dir)
-                .into_iter()
-                .flatten()
-                .flatten()
-                // Regular files only: library symlinks would repeat the same bytes.
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                .map(|e| e.path())
-                .filter(|p| p.file_name().is_some_and(|n| keep(&n.to_string_lossy())))
-                .collect();
-            v.sort();
-            v
-        }
-        let mut data = Vec::new();
-        let licences = files("/usr/share/common-licenses", |_| true);
-        let libs = files("/usr/lib/x86_64-linux-gnu", |n| n.contains(".so"));
-        for (paths, budget) in [(licences, max / 4), (libs, max)] {
-            let stop = (data.len() + budget).min(max);
-            for p in paths {
-                if data.len() >= stop {
-                    break;
-                }
-                if let Ok(bytes) = std::fs::read(&p) {
-                    let take = bytes.len().min(stop - data.len()).min(512 * 1024);
-                    data.extend_from_slice(&bytes[..take]);
-                }
-            }
-        }
+        let data = crate::codec::bench::system_sample(max);
+        assert!(
+            data.len() >= max / 2,
+            "only {} bytes under /usr/share/common-licenses and /usr/lib/x86_64-linux-gnu",
+            data.len()
+        );
         data
     }
 

@@ -342,20 +342,18 @@ pub fn decompress(input: &[u8], original_len: usize, out: &mut Vec<u8>) -> Resul
 mod tests {
     use super::*;
     use crate::codec::dpc::tests::block;
+    use crate::codec::testkit::decoder_properties;
     use proptest::prelude::*;
 
     fn round_trip(data: &[u8]) -> usize {
-        let mut c = Vec::new();
-        compress(data, &mut c);
-        let mut back = Vec::new();
-        decompress(&c, data.len(), &mut back).unwrap();
-        assert!(back == data, "FPC round trip of {} bytes", data.len());
-        c.len()
+        crate::codec::testkit::round_trip(compress, decompress, data)
     }
 
     fn line_of_u32(ws: [u32; 16]) -> Vec<u8> {
         ws.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
+
+    decoder_properties!(false);
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
@@ -365,30 +363,6 @@ mod tests {
             let n = round_trip(&data);
             // Bounded growth: one raw-line bit per 64-byte line.
             prop_assert!(n <= data.len() + data.len().div_ceil(LINE_SIZE).div_ceil(8));
-        }
-
-        #[test]
-        fn arbitrary_input_never_panics(junk in proptest::collection::vec(any::<u8>(), 0..600), len in 0usize..20000) {
-            let mut out = Vec::new();
-            if decompress(&junk, len, &mut out).is_ok() {
-                prop_assert_eq!(out.len(), len);
-            }
-        }
-
-        #[test]
-        fn damaged_input_never_panics(data in block(), cut in any::<prop::sample::Index>(), flip in any::<prop::sample::Index>(), bit in 0u8..8) {
-            let mut c = Vec::new();
-            compress(&data, &mut c);
-            let mut out = Vec::new();
-            let cut_at = cut.index(c.len() + 1);
-            let _ = decompress(&c[..cut_at], data.len(), &mut out);
-            if !c.is_empty() {
-                let at = flip.index(c.len());
-                c[at] ^= 1 << bit;
-                if decompress(&c, data.len(), &mut out).is_ok() {
-                    prop_assert_eq!(out.len(), data.len());
-                }
-            }
         }
 
         #[test]

@@ -25,6 +25,8 @@ pub mod cost;
 pub mod dpc;
 pub mod fpc;
 mod lossless;
+#[cfg(test)]
+mod testkit;
 
 pub use cost::CostModel;
 

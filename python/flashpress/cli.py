@@ -103,6 +103,18 @@ def format_summary(summary: dict[str, Any], title: str) -> str:
         ),
         ("energy", f"{_num(energy.get('total_j'), ',.4f')} J"),
     ]
+    content = summary.get("content")
+    if content:
+        saving = content.get("saving")
+        facts.append(
+            (
+                "content",
+                f"{content['codec']} at {content['granularity_bytes'] // 1024} KiB ({content['mode']} mode): "
+                f"ratio {_num(content.get('ratio'), '.3f')}, "
+                f"saving {'-' if saving is None else f'{100 * saving:.1f}%'} "
+                f"of {_num(content.get('blocks_written'), ',')} blocks written",
+            )
+        )
     w = max(len(k) for k, _ in facts)
     lines.extend(f"  {k.ljust(w)}  {v}" for k, v in facts)
     return "\n".join(lines)

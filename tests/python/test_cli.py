@@ -40,6 +40,8 @@ def test_no_arguments_runs_the_default_preset(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert "preset `default`" in out
     assert "WAF" in out
+    # The default preset measures its writes with LZ4 in model mode at a fixed 2:1.
+    assert "lz4 at 4 KiB (model mode): ratio 2.000, saving 50.0%" in out
 
 
 def test_run_prints_summary_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -357,6 +357,14 @@ fn bad_content_configs_name_their_key() {
             "content.source.paths",
         ),
         ("mode = \"sometimes\"", "content.mode"),
+        (
+            "mode = \"model\"\ncost = { type = \"engine\", block_bytes = 4096, compress_ns = 1, decompress_ns = 1, lanes = 0, active_mw = 1.0 }",
+            "content.cost.lanes",
+        ),
+        (
+            "mode = \"model\"\ncost = { type = \"host_cpu\", compress_mb_per_s = 0.0, decompress_mb_per_s = 1.0 }",
+            "content.cost.compress_mb_per_s",
+        ),
     ] {
         let text = format!("preset = \"tiny\"\n[content]\n{toml}\n");
         let e = flashpress_core::config::SimConfig::from_toml_str(&text, "bad.toml")
@@ -378,4 +386,54 @@ fn bad_content_configs_name_their_key() {
         matches!(&e, Error::Io { path, .. } if path.ends_with("corpus")),
         "{e}"
     );
+}
+
+#[test]
+fn cost_models_charge_what_they_say() {
+    let writes = |c: &ContentConfig| {
+        let mut m = model(c, 1, &[ContentHints::default()]);
+        for k in 0..100u64 {
+            m.on_write(0, k * 16384, 16384, 1 + 4 * k);
+        }
+        m.summary()
+    };
+    // The CCSD zlib engine (Waltz): 10 us per 4 KiB chunk at 1 W, whatever the data.
+    let s = writes(&ContentConfig {
+        codec: CodecKind::Zlib(6),
+        ..generated(
+            ContentMode::Model,
+            "zlib-6",
+            "lz4",
+            RatioDist::Fixed { ratio: 2.0 },
+        )
+    });
+    assert_eq!(s.units, 400);
+    assert!(
+        (s.compress_busy_s - 400.0 * 10e-6).abs() < 1e-12,
+        "{}",
+        s.compress_busy_s
+    );
+    assert!((s.compress_energy_j - 400.0 * 10e-6 * 1.0).abs() < 1e-12);
+    // An override on the host side: 16 KiB units at 100 MB/s are 163.84 us each, no energy.
+    let s = writes(&ContentConfig {
+        granularity: 16384,
+        side: flashpress_core::config::CodecSide::Host,
+        cost: Some(flashpress_core::codec::CostModel::HostCpu {
+            compress_mb_per_s: 100.0,
+            decompress_mb_per_s: 100.0,
+        }),
+        ..generated(
+            ContentMode::Model,
+            "lz4",
+            "lz4",
+            RatioDist::Fixed { ratio: 2.0 },
+        )
+    });
+    assert_eq!(s.units, 100);
+    assert!(
+        (s.compress_busy_s - 100.0 * 163.84e-6).abs() < 1e-9,
+        "{}",
+        s.compress_busy_s
+    );
+    assert_eq!(s.compress_energy_j, 0.0);
 }

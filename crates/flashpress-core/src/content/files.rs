@@ -10,7 +10,6 @@
 use super::generate::{block_rng, BLOCK};
 use crate::codec::bench::Corpus;
 use crate::codec::{Codec, CodecKind};
-use crate::config::ContentMode;
 use crate::error::{Error, Result};
 use rand::RngCore;
 use std::path::PathBuf;
@@ -23,20 +22,11 @@ pub const MODEL_SAMPLES: usize = 4096;
 pub struct FileBlocks {
     data: Vec<u8>,
     blocks: u64,
-    /// Model mode: measured codec output bytes of sampled units, and their unit size in blocks.
-    sizes: Vec<u32>,
-    gran_blocks: u64,
 }
 
 impl FileBlocks {
-    /// Load the corpus; in model mode, measure `codec` at `granularity` on a sample of units.
-    pub fn load(
-        paths: &[PathBuf],
-        max_bytes: Option<u64>,
-        mode: ContentMode,
-        codec: CodecKind,
-        granularity: u32,
-    ) -> Result<FileBlocks> {
+    /// Load the corpus.
+    pub fn load(paths: &[PathBuf], max_bytes: Option<u64>) -> Result<FileBlocks> {
         let corpus = Corpus::load(paths, max_bytes).map_err(|e| match e {
             Error::Config { msg, .. } => Error::config("config", "content.source.paths", msg),
             other => other,
@@ -48,27 +38,25 @@ impl FileBlocks {
             data.resize(data.len().next_multiple_of(BLOCK), 0);
         }
         let blocks = (data.len() / BLOCK) as u64;
-        let gran_blocks = (granularity as usize / BLOCK) as u64;
-        let mut fb = FileBlocks {
-            data,
-            blocks,
-            sizes: Vec::new(),
-            gran_blocks,
-        };
-        if mode == ContentMode::Model {
-            let mut c = Codec::new(codec);
-            let mut unit = vec![0u8; granularity as usize];
-            let mut out = Vec::new();
-            let units = blocks.min(MODEL_SAMPLES as u64);
-            for i in 0..units {
-                let start = i * blocks / units;
+        Ok(FileBlocks { data, blocks })
+    }
+
+    /// Model mode: `codec`'s output bytes on up to [`MODEL_SAMPLES`] units of `granularity`
+    /// bytes spread evenly over the corpus.
+    pub fn sample_sizes(&self, codec: CodecKind, granularity: u32) -> Vec<u32> {
+        let mut c = Codec::new(codec);
+        let mut unit = vec![0u8; granularity as usize];
+        let mut out = Vec::new();
+        let units = self.blocks.min(MODEL_SAMPLES as u64);
+        (0..units)
+            .map(|i| {
+                let start = i * self.blocks / units;
                 for (j, blk) in unit.chunks_mut(BLOCK).enumerate() {
-                    blk.copy_from_slice(fb.block_at((start + j as u64) % blocks));
+                    blk.copy_from_slice(self.block_at((start + j as u64) % self.blocks));
                 }
-                fb.sizes.push(c.compress(&unit, &mut out) as u32);
-            }
-        }
-        Ok(fb)
+                c.compress(&unit, &mut out) as u32
+            })
+            .collect()
     }
 
     /// Blocks in the corpus.
@@ -95,11 +83,10 @@ impl FileBlocks {
         block_rng(seed, 0, 2).next_u64()
     }
 
-    /// Model mode: codec output bytes for a unit of `n` blocks at content `id`, drawn from the
-    /// measured sizes (scaled for a partial unit).
-    pub fn model_size(&self, seed: u64, id: u64, n: usize) -> u32 {
-        let k = block_rng(seed, id, 3).next_u64() % self.sizes.len() as u64;
-        let full = self.sizes[k as usize] as u64;
-        (full * n as u64).div_ceil(self.gran_blocks) as u32
+    /// Model mode: codec output bytes for a unit of `n` blocks at content `id`, drawn from
+    /// `sizes` measured on units of `gran_blocks` blocks (scaled for a partial unit).
+    pub fn model_size(sizes: &[u32], gran_blocks: u64, seed: u64, id: u64, n: usize) -> u32 {
+        let k = block_rng(seed, id, 3).next_u64() % sizes.len() as u64;
+        (sizes[k as usize] as u64 * n as u64).div_ceil(gran_blocks) as u32
     }
 }

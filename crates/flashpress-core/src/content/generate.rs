@@ -47,47 +47,48 @@ pub fn fill_block(rng: &mut Pcg64Mcg, random_fraction: f64, chunk: usize, out: &
     }
 }
 
-/// Measured compressed size per block as a function of the random fraction.
+/// How the calibrating codec's compressed size grows with the random fraction: the curve
+/// inverted to turn a target ratio into a fraction.
 #[derive(Debug, Clone)]
 pub struct Calibration {
     /// Mean compressed bytes per 4 KiB block under the calibrating codec, at each grid point.
     calib_size: [f64; GRID],
-    /// Mean compressed bytes per 4 KiB block under the measuring codec at its granularity
-    /// (raw output, not capped at the block size).
-    codec_size: [f64; GRID],
+}
+
+/// Mean compressed bytes per 4 KiB block under a measuring codec at its granularity (raw
+/// output, not capped at the unit size), at each grid point of the random fraction.
+#[derive(Debug, Clone)]
+pub struct SizeCurve {
+    size: [f64; GRID],
+}
+
+/// Mean codec output bytes per 4 KiB block over generated units of `gran_blocks` blocks at
+/// each grid point (deterministic: fixed calibration ids).
+fn measure_curve(codec: CodecKind, gran_blocks: usize, chunk: usize) -> [f64; GRID] {
+    let mut c = Codec::new(codec);
+    let mut unit = vec![0u8; BLOCK * gran_blocks];
+    let mut out = Vec::new();
+    let mut size = [0.0; GRID];
+    for (g, slot) in size.iter_mut().enumerate() {
+        let f = g as f64 / (GRID - 1) as f64;
+        let mut total = 0usize;
+        for s in 0..SAMPLES {
+            let mut rng = block_rng(0xCA11_B8A7E, g as u64 * 1000 + s, u64::MAX);
+            for blk in unit.chunks_mut(BLOCK) {
+                fill_block(&mut rng, f, chunk, blk);
+            }
+            total += c.compress(&unit, &mut out);
+        }
+        *slot = total as f64 / (SAMPLES as usize * gran_blocks) as f64;
+    }
+    size
 }
 
 impl Calibration {
-    /// Measure both curves with generated blocks (deterministic: fixed calibration ids).
-    pub fn measure(
-        calibrate: CodecKind,
-        codec: CodecKind,
-        gran_blocks: usize,
-        chunk: usize,
-    ) -> Calibration {
-        let mut cal = Codec::new(calibrate);
-        let mut meas = Codec::new(codec);
-        let mut unit = vec![0u8; BLOCK * gran_blocks];
-        let mut out = Vec::new();
-        let mut calib_size = [0.0; GRID];
-        let mut codec_size = [0.0; GRID];
-        for g in 0..GRID {
-            let f = g as f64 / (GRID - 1) as f64;
-            let (mut a, mut b) = (0usize, 0usize);
-            for s in 0..SAMPLES {
-                let mut rng = block_rng(0xCA11_B8A7E, g as u64 * 1000 + s, u64::MAX);
-                for blk in unit.chunks_mut(BLOCK) {
-                    fill_block(&mut rng, f, chunk, blk);
-                }
-                a += cal.compress(&unit[..BLOCK], &mut out);
-                b += meas.compress(&unit, &mut out);
-            }
-            calib_size[g] = a as f64 / SAMPLES as f64;
-            codec_size[g] = b as f64 / (SAMPLES as usize * gran_blocks) as f64;
-        }
+    /// Measure the calibrating codec on single generated blocks.
+    pub fn measure(calibrate: CodecKind, chunk: usize) -> Calibration {
         Calibration {
-            calib_size,
-            codec_size,
+            calib_size: measure_curve(calibrate, 1, chunk),
         }
     }
 
@@ -114,17 +115,26 @@ impl Calibration {
         1.0
     }
 
-    /// Expected compressed bytes per block under the measuring codec at random fraction `f`.
-    pub fn codec_size(&self, f: f64) -> f64 {
-        let x = f.clamp(0.0, 1.0) * (GRID - 1) as f64;
-        let g = (x.floor() as usize).min(GRID - 2);
-        let t = x - g as f64;
-        self.codec_size[g] * (1.0 - t) + self.codec_size[g + 1] * t
-    }
-
     /// Highest ratio the calibrating codec reaches on generated data (an all-zero block).
     pub fn max_ratio(&self) -> f64 {
         BLOCK as f64 / self.calib_size[0]
+    }
+}
+
+impl SizeCurve {
+    /// Measure `codec` on generated units of `gran_blocks` blocks.
+    pub fn measure(codec: CodecKind, gran_blocks: usize, chunk: usize) -> SizeCurve {
+        SizeCurve {
+            size: measure_curve(codec, gran_blocks, chunk),
+        }
+    }
+
+    /// Expected compressed bytes per block at random fraction `f` (linear between grid points).
+    pub fn at(&self, f: f64) -> f64 {
+        let x = f.clamp(0.0, 1.0) * (GRID - 1) as f64;
+        let g = (x.floor() as usize).min(GRID - 2);
+        let t = x - g as f64;
+        self.size[g] * (1.0 - t) + self.size[g + 1] * t
     }
 }
 
@@ -160,7 +170,8 @@ mod tests {
 
     #[test]
     fn calibration_curve_is_monotone_and_inverts() {
-        let cal = Calibration::measure(CodecKind::Lz4, CodecKind::Lz4, 1, 512);
+        let cal = Calibration::measure(CodecKind::Lz4, 512);
+        let curve = SizeCurve::measure(CodecKind::Lz4, 1, 512);
         for g in 1..GRID {
             assert!(
                 cal.calib_size[g] >= cal.calib_size[g - 1],
@@ -171,7 +182,7 @@ mod tests {
         assert!(cal.max_ratio() > 50.0, "{}", cal.max_ratio());
         for r in [1.5, 2.0, 3.0] {
             let f = cal.fraction_for(r);
-            let size = cal.codec_size(f);
+            let size = curve.at(f);
             assert!(
                 (BLOCK as f64 / size - r).abs() / r < 0.01,
                 "r {r} f {f} size {size}"

@@ -8,20 +8,23 @@
 //! - blocks of real files ([`files`]);
 //! - trace fingerprints: FIU MD5s are content ids, so equal fingerprints give equal bytes.
 //!
-//! The measuring codec compresses aligned units of `granularity` bytes (4 KiB blocks, or
-//! F2FS-style clusters of consecutive blocks). In `bytes` mode the real codec runs on the real
-//! bytes and sizes are cached per unit; in `model` mode the size is read off the calibration
-//! curve (generated data) or drawn from the files' measured sizes, without making bytes.
-//! Both modes fill the same [`ContentSummary`].
+//! A measure is a codec at a granularity: it compresses aligned units of that many bytes (4
+//! KiB blocks, or F2FS-style clusters of consecutive blocks). The config's `codec` and
+//! `granularity` are the primary measure, whose counts fill [`ContentSummary`]; a side that
+//! compresses differently adds its own ([`ContentModel::add_measure`]). In `bytes` mode the
+//! real codec runs on the real bytes and sizes are cached per (content, codec, granularity)
+//! unit; in `model` mode the size is read off a size curve measured on generated data, or
+//! drawn from sizes measured on a sample of the files, without making bytes. Both modes fill
+//! the same [`ContentSummary`].
 
 pub mod files;
 pub mod generate;
 
-use crate::codec::{stored_len, Codec, CodecKind, CostModel};
+use crate::codec::{check_block_size, stored_len, Codec, CodecKind, CostModel};
 use crate::config::{ContentConfig, ContentMode, ContentSource, RatioDist, SimConfig};
 use crate::error::Result;
 use crate::workload::ContentHints;
-use generate::{block_rng, fill_block, Calibration, BLOCK};
+use generate::{block_rng, fill_block, Calibration, SizeCurve, BLOCK};
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 use serde::Serialize;
@@ -93,37 +96,59 @@ pub struct ContentSummary {
 
 type FixedHasher = BuildHasherDefault<DefaultHasher>;
 
+/// Handle of one (codec, granularity) measure of a [`ContentModel`]; [`ContentModel::PRIMARY`]
+/// is the config's `codec` at its `granularity`, whose counts fill `summary.content`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MeasureId(usize);
+
+/// One codec at one granularity: its size source for model mode and its cache for bytes mode.
+struct Measure {
+    codec: Codec,
+    granularity: u32,
+    gran_blocks: u64,
+    /// Model mode on generated content: size per block against the random fraction.
+    curve: Option<SizeCurve>,
+    /// Model mode on files: sizes measured on sampled units.
+    file_sizes: Vec<u32>,
+    /// Bytes mode: codec output bytes per (stream, first id, blocks) unit.
+    cache: HashMap<u64, u32, FixedHasher>,
+}
+
 /// The content model of one run.
 pub struct ContentModel {
     mode: ContentMode,
     seed: u64,
-    codec: Codec,
-    granularity: u32,
-    gran_blocks: u64,
     chunk: usize,
     streams: Vec<StreamRatio>,
     calib: Option<Calibration>,
     files: Option<files::FileBlocks>,
+    measures: Vec<Measure>,
     cost: CostModel,
-    cache: HashMap<u64, u32, FixedHasher>,
     cache_entries: usize,
     unit: Vec<u8>,
     out: Vec<u8>,
-    /// Counters.
+    /// Counters of the primary measure.
     pub counters: ContentCounters,
 }
 
 impl std::fmt::Debug for ContentModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m: Vec<String> = self
+            .measures
+            .iter()
+            .map(|m| format!("{}@{}", m.codec.kind(), m.granularity))
+            .collect();
         f.debug_struct("ContentModel")
             .field("mode", &self.mode)
-            .field("codec", &self.codec.kind())
-            .field("granularity", &self.granularity)
+            .field("measures", &m)
             .finish()
     }
 }
 
 impl ContentModel {
+    /// The measure of the config's `codec` and `granularity`.
+    pub const PRIMARY: MeasureId = MeasureId(0);
+
     /// The model of a config's `[content]`, for streams with these hints (`None` when off).
     pub fn new(cfg: &SimConfig, hints: &[ContentHints]) -> Result<Option<ContentModel>> {
         Self::from_content_config(&cfg.content, cfg.seed, hints, "config")
@@ -140,16 +165,13 @@ impl ContentModel {
             return Ok(None);
         }
         c.validate(src)?;
-        let gran_blocks = (c.granularity as usize / BLOCK) as u64;
         let (chunk, calib, files) = match &c.source {
             ContentSource::Generated { chunk_bytes } => {
                 let chunk = *chunk_bytes as usize;
-                let cal = Calibration::measure(c.calibrate, c.codec, gran_blocks as usize, chunk);
-                (chunk, Some(cal), None)
+                (chunk, Some(Calibration::measure(c.calibrate, chunk)), None)
             }
             ContentSource::Files { paths, max_bytes } => {
-                let fb =
-                    files::FileBlocks::load(paths, *max_bytes, c.mode, c.codec, c.granularity)?;
+                let fb = files::FileBlocks::load(paths, *max_bytes)?;
                 (BLOCK, None, Some(fb))
             }
         };
@@ -168,40 +190,79 @@ impl ContentModel {
                 StreamRatio::new(dist, calib.as_ref())
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Some(ContentModel {
+        let mut m = ContentModel {
             mode: c.mode,
             seed,
-            codec: Codec::new(c.codec),
-            granularity: c.granularity,
-            gran_blocks,
             chunk,
             streams,
             calib,
             files,
+            measures: Vec::new(),
             cost: c.cost_model(),
-            cache: HashMap::with_hasher(FixedHasher::default()),
             cache_entries: c.cache_entries as usize,
-            unit: vec![0; c.granularity as usize],
-            out: Vec::with_capacity(2 * c.granularity as usize),
+            unit: Vec::new(),
+            out: Vec::new(),
             counters: ContentCounters::default(),
-        }))
+        };
+        m.add_measure(c.codec, c.granularity, src)?;
+        Ok(Some(m))
+    }
+
+    /// Measure `codec` at `granularity` bytes too (a power of two, >= 4096), for a second
+    /// side that compresses differently (e.g. host clusters and device blocks). Model mode
+    /// measures its size curve now.
+    pub fn add_measure(
+        &mut self,
+        codec: CodecKind,
+        granularity: u32,
+        src: &str,
+    ) -> Result<MeasureId> {
+        let g = check_block_size(granularity as u64, src, "content.granularity")?;
+        if g < BLOCK as u32 {
+            return Err(crate::error::Error::config(
+                src,
+                "content.granularity",
+                format!("expected at least one 4096-byte block, got {g}"),
+            ));
+        }
+        let gran_blocks = (g as usize / BLOCK) as u64;
+        let model = self.mode == ContentMode::Model;
+        let curve = (model && self.files.is_none())
+            .then(|| SizeCurve::measure(codec, gran_blocks as usize, self.chunk));
+        let file_sizes = match (&self.files, model) {
+            (Some(f), true) => f.sample_sizes(codec, g),
+            _ => Vec::new(),
+        };
+        if self.unit.len() < g as usize {
+            self.unit.resize(g as usize, 0);
+        }
+        self.measures.push(Measure {
+            codec: Codec::new(codec),
+            granularity: g,
+            gran_blocks,
+            curve,
+            file_sizes,
+            cache: HashMap::with_hasher(FixedHasher::default()),
+        });
+        Ok(MeasureId(self.measures.len() - 1))
     }
 
     /// Account a host write of `len` bytes at `offset` whose first 4 KiB block holds content
-    /// `first_id` (block `i` holds `first_id + i`), from stream `stream`.
+    /// `first_id` (block `i` holds `first_id + i`), from stream `stream`, with the primary
+    /// measure.
     pub fn on_write(&mut self, stream: usize, offset: u64, len: u64, first_id: u64) {
         if len == 0 {
             return;
         }
         let first_blk = offset / BLOCK as u64;
         let last_blk = (offset + len - 1) / BLOCK as u64;
-        let g = self.gran_blocks;
+        let g = self.measures[0].gran_blocks;
         let mut b = first_blk;
         while b <= last_blk {
             let end = ((b / g + 1) * g - 1).min(last_blk);
             let n = end - b + 1;
             let id = first_id.wrapping_add(b - first_blk);
-            let size = self.unit_size(stream, id, n as usize);
+            let size = self.unit_size(Self::PRIMARY, stream, id, n as usize);
             let logical = n * BLOCK as u64;
             let c = &mut self.counters;
             c.blocks += n;
@@ -217,29 +278,31 @@ impl ContentModel {
         }
     }
 
-    /// Codec output bytes for the unit of `n` consecutive blocks starting at content `id`.
-    pub fn unit_size(&mut self, stream: usize, id: u64, n: usize) -> u32 {
+    /// Codec output bytes, under measure `m`, of the unit of `n` consecutive blocks (at most
+    /// the measure's granularity) starting at content `id`.
+    pub fn unit_size(&mut self, m: MeasureId, stream: usize, id: u64, n: usize) -> u32 {
         if self.mode == ContentMode::Model {
-            return self.model_size(stream, id, n);
+            return self.model_size(m, stream, id, n);
         }
         let key = {
             let mut h = DefaultHasher::new();
             (stream, id, n).hash(&mut h);
             h.finish()
         };
-        if let Some(&s) = self.cache.get(&key) {
+        if let Some(&s) = self.measures[m.0].cache.get(&key) {
             self.counters.cache_hits += 1;
             return s;
         }
         let mut unit = std::mem::take(&mut self.unit);
         self.unit_bytes(stream, id, &mut unit[..n * BLOCK]);
-        let size = self.codec.compress(&unit[..n * BLOCK], &mut self.out) as u32;
+        let meas = &mut self.measures[m.0];
+        let size = meas.codec.compress(&unit[..n * BLOCK], &mut self.out) as u32;
         self.unit = unit;
-        if self.cache.len() >= self.cache_entries {
+        if meas.cache.len() >= self.cache_entries {
             // Sizes are a pure function of the key, so forgetting them changes speed only.
-            self.cache.clear();
+            meas.cache.clear();
         }
-        self.cache.insert(key, size);
+        meas.cache.insert(key, size);
         size
     }
 
@@ -281,28 +344,33 @@ impl ContentModel {
             .unwrap_or_else(|| cal.fraction_for(s.draw(self.seed, id)))
     }
 
-    fn model_size(&self, stream: usize, id: u64, n: usize) -> u32 {
-        if let Some(f) = &self.files {
-            return f.model_size(self.seed, id, n);
+    fn model_size(&self, m: MeasureId, stream: usize, id: u64, n: usize) -> u32 {
+        let meas = &self.measures[m.0];
+        if self.files.is_some() {
+            return files::FileBlocks::model_size(
+                &meas.file_sizes,
+                meas.gran_blocks,
+                self.seed,
+                id,
+                n,
+            );
         }
-        let cal = self
-            .calib
-            .as_ref()
-            .expect("generated content has a calibration");
+        let curve = meas.curve.as_ref().expect("model mode measures a curve");
         let total: f64 = (0..n as u64)
-            .map(|i| cal.codec_size(self.fraction(stream, id.wrapping_add(i))))
+            .map(|i| curve.at(self.fraction(stream, id.wrapping_add(i))))
             .sum();
         total.round() as u32
     }
 
-    /// The summary of what was counted.
+    /// The summary of what the primary measure counted.
     pub fn summary(&self) -> ContentSummary {
         let c = &self.counters;
+        let p = &self.measures[0];
         let any = c.logical_bytes > 0;
         ContentSummary {
             mode: self.mode,
-            codec: self.codec.kind(),
-            granularity_bytes: self.granularity,
+            codec: p.codec.kind(),
+            granularity_bytes: p.granularity,
             blocks_written: c.blocks,
             units: c.units,
             logical_bytes: c.logical_bytes,

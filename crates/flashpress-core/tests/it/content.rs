@@ -437,3 +437,48 @@ fn cost_models_charge_what_they_say() {
     );
     assert_eq!(s.compress_energy_j, 0.0);
 }
+
+#[test]
+fn a_second_measure_has_its_own_codec_granularity_and_cache() {
+    let base = generated(
+        ContentMode::Bytes,
+        "lz4",
+        "lz4",
+        RatioDist::Uniform { min: 1.5, max: 3.5 },
+    );
+    let mut m = model(&base, 4, &[ContentHints::default()]);
+    let host = m.add_measure(CodecKind::Zstd(3), 16384, "test").unwrap();
+    // Bytes mode: exactly the codec's output on the unit's bytes, for both measures.
+    let (mut unit, mut out) = (vec![0u8; 16384], Vec::new());
+    m.unit_bytes(0, 41, &mut unit);
+    let zstd = Codec::new(CodecKind::Zstd(3)).compress(&unit, &mut out) as u32;
+    let lz4 = Codec::new(CodecKind::Lz4).compress(&unit[..4096], &mut out) as u32;
+    assert_eq!(m.unit_size(host, 0, 41, 4), zstd);
+    assert_eq!(m.unit_size(ContentModel::PRIMARY, 0, 41, 1), lz4);
+    // Same content, other measure: not a cache hit; same measure again: a hit.
+    assert_eq!(m.counters.cache_hits, 0);
+    assert_eq!(m.unit_size(host, 0, 41, 4), zstd);
+    assert_eq!(m.counters.cache_hits, 1);
+    // Model mode's second measure agrees with bytes mode's on average.
+    let mut mm = model(
+        &ContentConfig {
+            mode: ContentMode::Model,
+            ..base
+        },
+        4,
+        &[ContentHints::default()],
+    );
+    let mh = mm.add_measure(CodecKind::Zstd(3), 16384, "test").unwrap();
+    let (mut a, mut b) = (0u64, 0u64);
+    for k in 0..2000u64 {
+        a += mm.unit_size(mh, 0, 1 + 4 * k, 4) as u64;
+        b += m.unit_size(host, 0, 1 + 4 * k, 4) as u64;
+    }
+    assert!(
+        (a as f64 - b as f64).abs() / (b as f64) < 0.03,
+        "model {a} vs bytes {b}"
+    );
+    // Granularity is checked as in the config.
+    let e = m.add_measure(CodecKind::Lz4, 2048, "test").unwrap_err();
+    assert!(e.to_string().contains("content.granularity"), "{e}");
+}

@@ -66,10 +66,11 @@ impl Simulation {
     /// then only recorded in the resolved config).
     pub fn with_streams(cfg: SimConfig, streams: Vec<Stream>) -> Result<Simulation> {
         cfg.validate("config")?;
-        let mut device = Device::new(&cfg);
-        let precondition = precondition(&cfg, &mut device);
+        // The content model first: a missing corpus fails before the fill does any work.
         let hints: Vec<_> = streams.iter().map(|s| s.content).collect();
         let content = ContentModel::new(&cfg, &hints)?;
+        let mut device = Device::new(&cfg);
+        let precondition = precondition(&cfg, &mut device);
         let host = Host::new(streams, device.capacity_bytes())?;
         let interval_ns = (cfg.stats.interval_ms * 1e6).round() as u64;
         let mut sim = Simulation {

@@ -66,6 +66,19 @@ pub enum Error {
     #[error("codec {codec}: {msg}")]
     Codec { codec: String, msg: String },
 
+    /// A compression-placement policy name that is not one of ours.
+    #[error("config key `{key}`: unknown policy `{name}` (known: {known})")]
+    UnknownPolicy {
+        key: String,
+        name: String,
+        known: String,
+    },
+
+    /// Host and device disagree on the codec or granularity that cooperative
+    /// decompression needs (CCF mount options vs the CCSD's engine).
+    #[error("CCF mismatch: {0}")]
+    CcfMismatch(String),
+
     /// An API call out of order (e.g. finishing a simulation that has not ended).
     #[error("{0}")]
     State(String),

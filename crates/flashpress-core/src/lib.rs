@@ -37,6 +37,7 @@ pub mod ftl;
 pub mod host;
 pub mod nand;
 pub mod sim;
+pub mod stack;
 pub mod stats;
 pub mod units;
 pub mod workload;

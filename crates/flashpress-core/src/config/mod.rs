@@ -9,9 +9,11 @@
 mod content;
 mod presets;
 mod schema;
+mod stack;
 
 pub use presets::{preset_names, preset_text};
 pub use schema::*;
+pub use stack::*;
 
 use crate::error::{Error, Result};
 use serde_json::Value;

@@ -29,6 +29,10 @@ pub struct SimConfig {
     /// What bytes written blocks hold and which codec measures them.
     #[serde(default)]
     pub content: ContentConfig,
+    /// Host file system over a compression-capable SSD; absent: the workload drives the
+    /// plain SSD directly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<super::stack::StackConfig>,
     /// What the host runs.
     pub workload: WorkloadConfig,
 }
@@ -523,6 +527,9 @@ impl SimConfig {
         positive_f(self.stats.interval_ms, src, "stats.interval_ms")?;
 
         self.content.validate(src)?;
+        if let Some(st) = &self.stack {
+            st.validate(src)?;
+        }
         match &self.workload {
             WorkloadConfig::Fio(w) => {
                 check(

@@ -105,6 +105,10 @@ impl Device {
         let first = req.offset / self.div_page;
         let last = (req.offset + req.len - 1) / self.div_page;
         match req.op {
+            Op::Delete => Err(Error::Workload(format!(
+                "file {} delete: file operations need a file system (`[stack]`)",
+                req.file
+            ))),
             Op::Read => {
                 let mut ready = cmd;
                 for lpn in first..=last {

@@ -105,7 +105,7 @@ impl Recorder {
                 self.write_hist.saturating_record(lat);
                 &mut self.write
             }
-            Op::Trim => &mut self.trim,
+            Op::Trim | Op::Delete => &mut self.trim,
         };
         if t.requests == 0 || lat < t.latency_min_ns {
             t.latency_min_ns = lat;
@@ -131,7 +131,7 @@ impl Recorder {
                 iv.write_reqs += 1;
                 iv.write_lat_ns += lat as u128;
             }
-            Op::Trim => {}
+            Op::Trim | Op::Delete => {}
         }
     }
 

@@ -22,6 +22,80 @@ pub enum Op {
     Write,
     /// Discard (TRIM) `len` bytes: the range no longer holds data.
     Trim,
+    /// Delete file `file` (file-level streams, `[stack]` only); offset and len are ignored.
+    Delete,
+}
+
+/// No file: a block-level request on the device's (or, under `[stack]`, the stream's own
+/// file's) address space.
+pub const NO_FILE: u32 = u32::MAX;
+
+/// What a file is, as file-level workloads tag it: hotness (F2FS hot/warm/cold logs, COCO's
+/// tag) and type (FPC's selection, incompressible media).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct FileAttrs(pub u8);
+
+/// Hotness of a file's data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Hotness {
+    /// Ordinary data (F2FS warm log).
+    Warm = 0,
+    /// Frequently updated.
+    Hot = 1,
+    /// Rarely updated.
+    Cold = 2,
+}
+
+/// Type of a file (what FPC selects on; `Media` is incompressible).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileType {
+    /// Anything else.
+    Data = 0,
+    /// Text, HTML.
+    Text = 1,
+    /// Logs, mail spools.
+    Log = 2,
+    /// Database tables.
+    Db = 3,
+    /// Already compressed media (video, images, archives).
+    Media = 4,
+}
+
+impl FileType {
+    /// Names as configs spell them.
+    pub const NAMES: [&'static str; 5] = ["data", "text", "log", "db", "media"];
+
+    /// The config name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+impl FileAttrs {
+    /// Attributes of a file.
+    pub fn new(h: Hotness, t: FileType) -> FileAttrs {
+        FileAttrs(h as u8 | (t as u8) << 2)
+    }
+
+    /// Hotness.
+    pub fn hotness(self) -> Hotness {
+        match self.0 & 3 {
+            1 => Hotness::Hot,
+            2 => Hotness::Cold,
+            _ => Hotness::Warm,
+        }
+    }
+
+    /// Type.
+    pub fn file_type(self) -> FileType {
+        match self.0 >> 2 {
+            1 => FileType::Text,
+            2 => FileType::Log,
+            3 => FileType::Db,
+            4 => FileType::Media,
+            _ => FileType::Data,
+        }
+    }
 }
 
 /// One block-level request as the host submits it.
@@ -39,6 +113,11 @@ pub struct Request {
     /// `content.wrapping_add(i)`. For FIU traces this is the first 64 bits of the line's MD5
     /// (dedup identity); for generated data a per-stream unique or deliberately repeated id.
     pub content: u64,
+    /// File the request addresses (file-level streams), or [`NO_FILE`]; `offset` is then a
+    /// byte offset in the file.
+    pub file: u32,
+    /// The file's attributes (file-level streams).
+    pub attrs: FileAttrs,
 }
 
 /// Something that yields requests in order.

@@ -35,6 +35,8 @@ impl RequestSource for UniformPages {
             offset: page * self.page_size,
             len: self.page_size,
             content: 0,
+            file: flashpress_core::workload::NO_FILE,
+            attrs: Default::default(),
         }))
     }
 }

@@ -408,6 +408,8 @@ impl RequestSource for FioSource {
             offset: self.spec.region_start + rel,
             len,
             content,
+            file: crate::workload::NO_FILE,
+            attrs: Default::default(),
         }))
     }
 

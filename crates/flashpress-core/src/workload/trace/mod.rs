@@ -884,6 +884,8 @@ impl Parser {
             offset,
             len,
             content: r.content,
+            file: crate::workload::NO_FILE,
+            attrs: Default::default(),
         })
     }
 }

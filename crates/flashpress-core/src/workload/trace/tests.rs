@@ -41,6 +41,8 @@ fn req(time: u64, op: Op, offset: u64, len: u64, content: u64) -> Request {
         offset,
         len,
         content,
+        file: crate::workload::NO_FILE,
+        attrs: Default::default(),
     }
 }
 

@@ -1,0 +1,737 @@
+//! `[stack]`: a host file system with cluster compression over a compression-capable SSD
+//! (CCSD), with the compression-placement and space policies of the Waltz and COCO seeds.
+//! Absent, the workload drives the plain SSD of `[nand]`/`[ftl]` directly.
+//!
+//! Every field has a default (the seeds' values where they state one), so a config can say
+//! just `[stack] policy = "waltz_s"`.
+
+use super::schema::check;
+use crate::codec::{CodecKind, CostModel};
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Compression-placement policies (the placement seam), each from its seed.
+pub const POLICY_NAMES: &[&str] = &[
+    "baseline", "f2fsc", "fpc", "coco", "tcs", "waltz_s", "waltz_p",
+];
+
+/// A placement policy, parsed from its name (see [`POLICY_NAMES`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PolicyKind {
+    /// Waltz §6.1: the CCSD compresses everything, with its throttling; F2FS compression off.
+    Baseline,
+    /// Waltz §6.1: F2FS compresses everything on host cores; the SSD does not compress.
+    F2fsc,
+    /// Waltz §6.1 after Ji et al. [19] and COCO [32]: file type plus access frequency choose
+    /// host or device; not temperature-aware.
+    Fpc,
+    /// COCO (FACS): cold data whose first three blocks compress better than `Tc` go to the
+    /// CCSD, the rest to the host.
+    Coco,
+    /// Waltz §4.3: temperature-aware scheduling (`T_soft` moves decompression to the host,
+    /// `T_hard` moves compression too), without OSA.
+    Tcs,
+    /// Waltz Table 2, space-optimised: TCS plus OSA.
+    WaltzS,
+    /// Waltz Table 2, performance-optimised: decompression stays on the CCSD above `T_soft`,
+    /// compression is skipped at `T_hard`; plus OSA.
+    WaltzP,
+}
+
+impl PolicyKind {
+    /// Parse a policy name; `key` names the config key for the error.
+    pub fn parse(name: &str, key: &str) -> Result<PolicyKind> {
+        Ok(match name {
+            "baseline" => PolicyKind::Baseline,
+            "f2fsc" => PolicyKind::F2fsc,
+            "fpc" => PolicyKind::Fpc,
+            "coco" => PolicyKind::Coco,
+            "tcs" => PolicyKind::Tcs,
+            "waltz_s" => PolicyKind::WaltzS,
+            "waltz_p" => PolicyKind::WaltzP,
+            _ => {
+                return Err(Error::UnknownPolicy {
+                    key: key.to_string(),
+                    name: name.to_string(),
+                    known: POLICY_NAMES.join(", "),
+                })
+            }
+        })
+    }
+
+    /// The config name.
+    pub fn name(self) -> &'static str {
+        POLICY_NAMES[self as usize]
+    }
+
+    /// Whether the scheme needs the CCSD's engine at all.
+    pub fn uses_device_compression(self) -> bool {
+        self != PolicyKind::F2fsc
+    }
+}
+
+/// The storage stack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StackConfig {
+    /// Placement policy of every stream (one of [`POLICY_NAMES`]).
+    pub policy: String,
+    /// Per-stream override, by stream (fio job) name: e.g. `waltz_p` for latency-critical
+    /// streams and `waltz_s` for the rest (Waltz §4.4).
+    pub stream_policy: BTreeMap<String, String>,
+    /// Temperature thresholds of TCS / Waltz.
+    pub tcs: TcsConfig,
+    /// COCO's feature-aware scheduling.
+    pub coco: CocoConfig,
+    /// FPC's selective compression.
+    pub fpc: FpcConfig,
+    /// Space policy: how much compression-saved space becomes reserved space.
+    pub space: SpacePolicy,
+    /// The F2FS-like file system.
+    pub fs: FsConfig,
+    /// Host CPU.
+    pub cpu: CpuConfig,
+    /// The compression-capable SSD's controller (engine, thermal model, throttling).
+    pub ccsd: CcsdConfig,
+}
+
+impl Default for StackConfig {
+    fn default() -> Self {
+        StackConfig {
+            policy: "baseline".into(),
+            stream_policy: BTreeMap::new(),
+            tcs: TcsConfig::default(),
+            coco: CocoConfig::default(),
+            fpc: FpcConfig::default(),
+            space: SpacePolicy::Fixed,
+            fs: FsConfig::default(),
+            cpu: CpuConfig::default(),
+            ccsd: CcsdConfig::default(),
+        }
+    }
+}
+
+/// TCS thresholds (Waltz §4.3, §4.5.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcsConfig {
+    /// Above this temperature decompression moves to the host (Waltz_s) (°C).
+    pub t_soft_c: f64,
+    /// At this temperature compression moves to the host (Waltz_s) or stops (Waltz_p) (°C).
+    pub t_hard_c: f64,
+    /// How often the host reads the temperature from SMART (ms).
+    pub smart_interval_ms: f64,
+}
+
+impl Default for TcsConfig {
+    fn default() -> Self {
+        TcsConfig {
+            t_soft_c: 76.0,
+            t_hard_c: 85.0,
+            smart_interval_ms: 1000.0,
+        }
+    }
+}
+
+/// COCO's feature-aware compression scheduling (COCO slides, "FACS").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CocoConfig {
+    /// Compression-ratio threshold `Tc`: cold files whose sample compresses better go to the CCSD.
+    pub tc: f64,
+    /// Blocks at the start of a file whose ratio is the file's estimate.
+    pub sample_blocks: u32,
+}
+
+impl Default for CocoConfig {
+    fn default() -> Self {
+        CocoConfig {
+            tc: 2.0,
+            sample_blocks: 3,
+        }
+    }
+}
+
+/// FPC (Waltz §6.1): file types chosen for host compression, and an access-frequency cut.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FpcConfig {
+    /// Files read or written at least this many times are "frequently accessed" and left to
+    /// the CCSD; less frequently accessed files of a selected type are compressed on the host.
+    pub hot_accesses: u32,
+    /// File types (as workloads tag them) selected for host compression.
+    pub host_types: Vec<String>,
+}
+
+impl Default for FpcConfig {
+    fn default() -> Self {
+        FpcConfig {
+            hot_accesses: 4,
+            host_types: vec!["text".into(), "log".into(), "db".into()],
+        }
+    }
+}
+
+/// How much of the space saved by compression becomes reserved space (the space seam).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SpacePolicy {
+    /// The file system's `fs.rs_ratio` only.
+    Fixed,
+    /// Waltz §5.2 on-demand space allocation, evaluated once per `interval_ms`.
+    Osa {
+        /// Segment-cleaning invocations per second above which RS grows (`FT_sc`).
+        ft_sc_per_s: f64,
+        /// Blocks copied by cleaning per second above which RS grows (`FT_c`).
+        ft_c_per_s: f64,
+        /// Step of growth or shrinkage, as a fraction of the partition (`T_s`).
+        ts: f64,
+        /// Most extra RS, as a fraction of the partition (`RS_max`).
+        rs_max: f64,
+        /// Decision period (ms).
+        interval_ms: f64,
+    },
+    /// COCO's on-demand OP: grow the reserved space in `step` increments while the saved
+    /// space allows, up to `max` (the knee of its OP-ratio study, 15%).
+    CocoOp {
+        /// Step (fraction of the partition).
+        step: f64,
+        /// Most extra reserved space (fraction of the partition).
+        max: f64,
+        /// Decision period (ms).
+        interval_ms: f64,
+    },
+}
+
+impl Default for SpacePolicy {
+    fn default() -> Self {
+        SpacePolicy::Fixed
+    }
+}
+
+/// The F2FS-like log-structured file system.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FsConfig {
+    /// Partition size in bytes (a multiple of the segment size).
+    pub partition_bytes: u64,
+    /// Blocks (4 KiB) per segment (F2FS: 512, i.e. 2 MiB).
+    pub segment_blocks: u32,
+    /// Reserved space for segment cleaning, as a fraction of the partition, in [0, 1).
+    pub rs_ratio: f64,
+    /// Thread logging (writes into the holes of dirty segments) starts when free segments
+    /// fall below this fraction of the partition.
+    pub ssr_ratio: f64,
+    /// Fraction of the user space filled with files before the measured run (to trigger
+    /// segment cleaning), in [0, 1].
+    pub fill_fraction: f64,
+    /// Host compression: codec, cluster size.
+    pub compression: FsCompression,
+    /// CCF mount options agreed with the device (Waltz §4.5.1).
+    pub mount: MountOptions,
+}
+
+impl Default for FsConfig {
+    fn default() -> Self {
+        FsConfig {
+            partition_bytes: 200 << 30,
+            segment_blocks: 512,
+            rs_ratio: 0.05,
+            ssr_ratio: 0.02,
+            fill_fraction: 0.0,
+            compression: FsCompression::default(),
+            mount: MountOptions::default(),
+        }
+    }
+}
+
+/// F2FS cluster compression (Waltz §2.3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FsCompression {
+    /// Host codec (Waltz §6.1: ZSTD).
+    pub codec: String,
+    /// Blocks per cluster (F2FS default 4 = 16 KiB).
+    pub cluster_blocks: u32,
+}
+
+impl Default for FsCompression {
+    fn default() -> Self {
+        FsCompression {
+            codec: "zstd-3".into(),
+            cluster_blocks: 4,
+        }
+    }
+}
+
+/// CCF mount options (`-with_CCSD`, `-granularity`, `-algorithm`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MountOptions {
+    /// Cooperative compression with the CCSD on.
+    pub with_ccsd: bool,
+    /// The CCSD's compression granularity as the host believes it (bytes).
+    pub granularity: u32,
+    /// The CCSD's algorithm as the host believes it (a codec name).
+    pub algorithm: String,
+}
+
+impl Default for MountOptions {
+    fn default() -> Self {
+        MountOptions {
+            with_ccsd: true,
+            granularity: 4096,
+            algorithm: "zlib-6".into(),
+        }
+    }
+}
+
+/// Host CPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CpuConfig {
+    /// Cores available to the I/O stack and the co-running job.
+    pub cores: u32,
+    /// Threads that compress on the write path (F2FS compresses in writeback: one flusher
+    /// per device).
+    pub compress_threads: u32,
+    /// Fixed software-stack cost per cluster (de)compressed on the host, on top of the codec
+    /// time (µs).
+    pub per_cluster_overhead_us: f64,
+    /// Host codec cost override (`host_cpu` model); absent: the codec's measured default.
+    pub cost: Option<CostModel>,
+    /// Threads of a co-running CPU-bound job (sysbench primes in Waltz §6.4.3); 0 = none.
+    pub compute_threads: u32,
+    /// Power of a busy core (W).
+    pub core_active_w: f64,
+    /// Power of an idle core (W).
+    pub core_idle_w: f64,
+}
+
+impl Default for CpuConfig {
+    fn default() -> Self {
+        CpuConfig {
+            cores: 16,
+            compress_threads: 1,
+            per_cluster_overhead_us: 5.0,
+            cost: None,
+            compute_threads: 0,
+            core_active_w: 6.0,
+            core_idle_w: 0.5,
+        }
+    }
+}
+
+/// The CCSD controller.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CcsdConfig {
+    /// Engine codec (Waltz: hardware zlib).
+    pub codec: String,
+    /// Engine granularity in bytes (Waltz: 4 KiB).
+    pub granularity: u32,
+    /// Engine cost override (`engine` model); absent: the codec's engine default.
+    pub cost: Option<CostModel>,
+    /// Logical space the device exposes, as a multiple of its physical capacity (>= 1).
+    pub logical_ratio: f64,
+    /// Temperature at which the device throttles its engine (°C).
+    pub throttle_c: f64,
+    /// Engine throughput while throttled, as a fraction of full speed (Waltz §3.1: about 0.1).
+    pub throttle_speed: f64,
+    /// Engine power while throttled, as a fraction of full power.
+    pub throttle_power: f64,
+    /// Throttling ends when the temperature falls below this (°C).
+    pub throttle_release_c: f64,
+    /// Thermal emergency: the device shuts down at this temperature (°C).
+    pub emergency_c: f64,
+    /// After shutdown, a request fails after this host I/O timeout (ms).
+    pub io_timeout_ms: f64,
+    /// Thermal model.
+    pub thermal: ThermalConfig,
+}
+
+impl Default for CcsdConfig {
+    fn default() -> Self {
+        CcsdConfig {
+            codec: "zlib-6".into(),
+            granularity: 4096,
+            cost: None,
+            logical_ratio: 2.0,
+            throttle_c: 76.0,
+            throttle_speed: 0.1,
+            throttle_power: 1.0,
+            throttle_release_c: 70.0,
+            emergency_c: 86.0,
+            io_timeout_ms: 30_000.0,
+            thermal: ThermalConfig::default(),
+        }
+    }
+}
+
+/// First-order thermal model: `C dT/dt = P(t) - (T - T_env) / R`, with `tau = R C`, where
+/// `T_env = ambient_c + neighbour_c` and P is idle power + NAND power + engine power + a
+/// leakage term that grows with temperature.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThermalConfig {
+    /// Room or inlet temperature (°C).
+    pub ambient_c: f64,
+    /// Extra heating of the device's surroundings by neighbouring devices in a rack (°C).
+    pub neighbour_c: f64,
+    /// Initial temperature (°C); absent: the surroundings' temperature.
+    pub initial_c: Option<f64>,
+    /// Thermal resistance to the surroundings (°C per W).
+    pub r_c_per_w: f64,
+    /// Time constant R*C (s).
+    pub tau_s: f64,
+    /// Controller and DRAM power when idle (W).
+    pub idle_w: f64,
+    /// Power of the controller's data path per GB/s moved over the host link (W per GB/s).
+    pub link_w_per_gb_s: f64,
+    /// Leakage power at `leak_ref_c` (W), growing by e per `leak_scale_c` degrees.
+    pub leak_w: f64,
+    /// Reference temperature of the leakage term (°C).
+    pub leak_ref_c: f64,
+    /// Degrees per e-fold of leakage (°C).
+    pub leak_scale_c: f64,
+    /// Integration step (ms).
+    pub step_ms: f64,
+}
+
+impl Default for ThermalConfig {
+    fn default() -> Self {
+        ThermalConfig {
+            ambient_c: 23.0,
+            neighbour_c: 0.0,
+            initial_c: None,
+            r_c_per_w: 3.0,
+            tau_s: 300.0,
+            idle_w: 5.0,
+            link_w_per_gb_s: 1.0,
+            leak_w: 0.0,
+            leak_ref_c: 25.0,
+            leak_scale_c: 20.0,
+            step_ms: 100.0,
+        }
+    }
+}
+
+fn codec(name: &str, src: &str, key: &str) -> Result<CodecKind> {
+    name.parse::<CodecKind>().map_err(|e| match e {
+        Error::UnknownCodec { name, known } => {
+            Error::config(src, key, format!("unknown codec `{name}` (known: {known})"))
+        }
+        other => other,
+    })
+}
+
+impl StackConfig {
+    /// The policy of stream `name`.
+    pub fn policy_of(&self, name: &str) -> PolicyKind {
+        let p = self.stream_policy.get(name).unwrap_or(&self.policy);
+        PolicyKind::parse(p, "stack.policy").expect("validated")
+    }
+
+    /// Host codec.
+    pub fn host_codec(&self) -> CodecKind {
+        self.fs.compression.codec.parse().expect("validated")
+    }
+
+    /// Engine codec.
+    pub fn engine_codec(&self) -> CodecKind {
+        self.ccsd.codec.parse().expect("validated")
+    }
+
+    /// Host cost model (override or measured default).
+    pub fn host_cost(&self) -> CostModel {
+        self.cpu
+            .cost
+            .unwrap_or_else(|| CostModel::host_default(self.host_codec()))
+    }
+
+    /// Host cost of decompressing the engine's format (host-side decompression of
+    /// device-compressed data).
+    pub fn host_cost_of_engine_codec(&self) -> CostModel {
+        CostModel::host_default(self.engine_codec())
+    }
+
+    /// Engine cost model (override or seed default).
+    pub fn engine_cost(&self) -> CostModel {
+        self.ccsd
+            .cost
+            .unwrap_or_else(|| CostModel::engine_default(self.engine_codec()))
+    }
+
+    /// Check every value; `src` names the config source for errors.
+    pub fn validate(&self, src: &str) -> Result<()> {
+        let mut any_cooperative = false;
+        let mut check_policy = |name: &str, key: &str| -> Result<()> {
+            let p = PolicyKind::parse(name, key)?;
+            any_cooperative |=
+                matches!(p, PolicyKind::Tcs | PolicyKind::WaltzS | PolicyKind::WaltzP);
+            Ok(())
+        };
+        check_policy(&self.policy, "stack.policy")?;
+        for (stream, p) in &self.stream_policy {
+            check_policy(p, &format!("stack.stream_policy.{stream}"))?;
+        }
+        let t = &self.tcs;
+        check(
+            t.t_soft_c.is_finite() && t.t_hard_c.is_finite() && t.t_soft_c < t.t_hard_c,
+            src,
+            "stack.tcs.t_soft_c",
+            || {
+                format!(
+                    "T_soft must be below T_hard, got t_soft_c = {} and t_hard_c = {}",
+                    t.t_soft_c, t.t_hard_c
+                )
+            },
+        )?;
+        check(
+            t.t_hard_c <= self.ccsd.emergency_c,
+            src,
+            "stack.tcs.t_hard_c",
+            || {
+                format!(
+                    "T_hard must not exceed the emergency temperature ccsd.emergency_c = {}, got {}",
+                    self.ccsd.emergency_c, t.t_hard_c
+                )
+            },
+        )?;
+        check(
+            t.smart_interval_ms > 0.0 && t.smart_interval_ms.is_finite(),
+            src,
+            "stack.tcs.smart_interval_ms",
+            || {
+                format!(
+                    "expected a positive number of ms, got {}",
+                    t.smart_interval_ms
+                )
+            },
+        )?;
+        check(
+            self.coco.tc > 0.0 && self.coco.sample_blocks > 0,
+            src,
+            "stack.coco",
+            || "expected tc > 0 and sample_blocks >= 1".into(),
+        )?;
+        match &self.space {
+            SpacePolicy::Fixed => {}
+            SpacePolicy::Osa {
+                ft_sc_per_s,
+                ft_c_per_s,
+                ts,
+                rs_max,
+                interval_ms,
+            } => {
+                check(
+                    *ft_sc_per_s > 0.0 && *ft_c_per_s > 0.0,
+                    src,
+                    "stack.space",
+                    || "expected positive ft_sc_per_s and ft_c_per_s".into(),
+                )?;
+                check(
+                    *ts > 0.0 && *ts <= *rs_max && *rs_max < 1.0,
+                    src,
+                    "stack.space.rs_max",
+                    || format!("expected 0 < ts <= rs_max < 1, got ts = {ts}, rs_max = {rs_max}"),
+                )?;
+                check(*interval_ms > 0.0, src, "stack.space.interval_ms", || {
+                    format!("expected a positive number of ms, got {interval_ms}")
+                })?;
+            }
+            SpacePolicy::CocoOp {
+                step,
+                max,
+                interval_ms,
+            } => {
+                check(
+                    *step > 0.0 && *step <= *max && *max < 1.0,
+                    src,
+                    "stack.space.max",
+                    || format!("expected 0 < step <= max < 1, got step = {step}, max = {max}"),
+                )?;
+                check(*interval_ms > 0.0, src, "stack.space.interval_ms", || {
+                    format!("expected a positive number of ms, got {interval_ms}")
+                })?;
+            }
+        }
+        let f = &self.fs;
+        check(
+            (0.0..1.0).contains(&f.rs_ratio),
+            src,
+            "stack.fs.rs_ratio",
+            || {
+                format!(
+                    "reserved space must be a fraction in [0, 1), got {}",
+                    f.rs_ratio
+                )
+            },
+        )?;
+        check(
+            (0.0..1.0).contains(&f.ssr_ratio),
+            src,
+            "stack.fs.ssr_ratio",
+            || format!("expected a fraction in [0, 1), got {}", f.ssr_ratio),
+        )?;
+        check(
+            (0.0..=1.0).contains(&f.fill_fraction),
+            src,
+            "stack.fs.fill_fraction",
+            || format!("expected a fraction in [0, 1], got {}", f.fill_fraction),
+        )?;
+        check(
+            f.segment_blocks >= 4,
+            src,
+            "stack.fs.segment_blocks",
+            || format!("expected at least 4 blocks, got {}", f.segment_blocks),
+        )?;
+        let seg_bytes = f.segment_blocks as u64 * 4096;
+        check(
+            f.partition_bytes >= 16 * seg_bytes && f.partition_bytes.is_multiple_of(seg_bytes),
+            src,
+            "stack.fs.partition_bytes",
+            || {
+                format!(
+                    "expected a multiple of the segment size ({seg_bytes} bytes), at least 16 segments, got {}",
+                    f.partition_bytes
+                )
+            },
+        )?;
+        let cb = f.compression.cluster_blocks;
+        check(
+            cb >= 2 && cb.is_power_of_two() && cb <= 256,
+            src,
+            "stack.fs.compression.cluster_blocks",
+            || format!("F2FS clusters are 2^n blocks, 2..=256, got {cb}"),
+        )?;
+        let host = codec(&f.compression.codec, src, "stack.fs.compression.codec")?;
+        if let Some(c) = &self.cpu.cost {
+            check(
+                matches!(c, CostModel::HostCpu { .. }),
+                src,
+                "stack.cpu.cost",
+                || "expected a host_cpu cost model".into(),
+            )?;
+            c.validate(src, "stack.cpu.cost")?;
+        }
+        let _ = host;
+        let c = &self.cpu;
+        check(c.cores >= 1, src, "stack.cpu.cores", || {
+            "expected at least one core".into()
+        })?;
+        check(
+            (1..=c.cores).contains(&c.compress_threads),
+            src,
+            "stack.cpu.compress_threads",
+            || {
+                format!(
+                    "expected 1..=cores ({}), got {}",
+                    c.cores, c.compress_threads
+                )
+            },
+        )?;
+        check(
+            c.per_cluster_overhead_us >= 0.0 && c.core_active_w >= 0.0 && c.core_idle_w >= 0.0,
+            src,
+            "stack.cpu",
+            || "expected non-negative overhead and power figures".into(),
+        )?;
+        let d = &self.ccsd;
+        let engine = codec(&d.codec, src, "stack.ccsd.codec")?;
+        check(
+            d.granularity >= 512 && d.granularity.is_multiple_of(512) && d.granularity <= 4096,
+            src,
+            "stack.ccsd.granularity",
+            || {
+                format!(
+                    "expected a multiple of 512 bytes up to the 4096-byte block, got {}",
+                    d.granularity
+                )
+            },
+        )?;
+        if let Some(c) = &d.cost {
+            check(
+                matches!(c, CostModel::Engine { .. }),
+                src,
+                "stack.ccsd.cost",
+                || "expected an engine cost model".into(),
+            )?;
+            c.validate(src, "stack.ccsd.cost")?;
+        }
+        check(
+            d.logical_ratio >= 1.0 && d.logical_ratio <= 16.0,
+            src,
+            "stack.ccsd.logical_ratio",
+            || format!("expected 1 <= logical_ratio <= 16, got {}", d.logical_ratio),
+        )?;
+        check(
+            d.throttle_speed > 0.0 && d.throttle_speed <= 1.0,
+            src,
+            "stack.ccsd.throttle_speed",
+            || format!("expected a fraction in (0, 1], got {}", d.throttle_speed),
+        )?;
+        check(
+            (0.0..=1.0).contains(&d.throttle_power),
+            src,
+            "stack.ccsd.throttle_power",
+            || format!("expected a fraction in [0, 1], got {}", d.throttle_power),
+        )?;
+        check(
+            d.throttle_release_c <= d.throttle_c && d.throttle_c < d.emergency_c,
+            src,
+            "stack.ccsd.throttle_c",
+            || {
+                format!(
+                    "expected throttle_release_c <= throttle_c < emergency_c, got {} / {} / {}",
+                    d.throttle_release_c, d.throttle_c, d.emergency_c
+                )
+            },
+        )?;
+        check(
+            d.io_timeout_ms > 0.0,
+            src,
+            "stack.ccsd.io_timeout_ms",
+            || format!("expected a positive number of ms, got {}", d.io_timeout_ms),
+        )?;
+        let th = &d.thermal;
+        check(
+            th.r_c_per_w > 0.0 && th.tau_s > 0.0 && th.step_ms > 0.0,
+            src,
+            "stack.ccsd.thermal",
+            || "expected positive r_c_per_w, tau_s and step_ms".into(),
+        )?;
+        check(
+            th.idle_w >= 0.0
+                && th.link_w_per_gb_s >= 0.0
+                && th.leak_w >= 0.0
+                && th.leak_scale_c > 0.0,
+            src,
+            "stack.ccsd.thermal",
+            || "expected non-negative powers and a positive leak_scale_c".into(),
+        )?;
+        // CCF: the host can only decompress what the device compressed if both agree on the
+        // algorithm and granularity (Waltz §4.2, mount options of §4.5.1).
+        let m = &f.mount;
+        if m.with_ccsd && any_cooperative {
+            let host_view = codec(&m.algorithm, src, "stack.fs.mount.algorithm")?;
+            if host_view != engine || m.granularity != d.granularity {
+                return Err(Error::CcfMismatch(format!(
+                    "{src}: stack.fs.mount says the CCSD compresses with {} at {} bytes, but \
+                     stack.ccsd has {} at {} bytes; host-side decompression of device-compressed \
+                     data needs both to agree",
+                    host_view, m.granularity, engine, d.granularity
+                )));
+            }
+        }
+        if any_cooperative && !m.with_ccsd {
+            return Err(Error::config(
+                src,
+                "stack.fs.mount.with_ccsd",
+                "cooperative policies (tcs, waltz_s, waltz_p) need with_ccsd = true",
+            ));
+        }
+        Ok(())
+    }
+}

@@ -641,12 +641,12 @@ impl StackConfig {
         let d = &self.ccsd;
         let engine = codec(&d.codec, src, "stack.ccsd.codec")?;
         check(
-            d.granularity >= 512 && d.granularity.is_multiple_of(512) && d.granularity <= 4096,
+            d.granularity == 4096,
             src,
             "stack.ccsd.granularity",
             || {
                 format!(
-                    "expected a multiple of 512 bytes up to the 4096-byte block, got {}",
+                    "the engine compresses each 4096-byte logical block on its own; got {}",
                     d.granularity
                 )
             },

@@ -77,6 +77,18 @@ class UnknownCodecError(ConfigError):
     name: str
     known: str
 
+class UnknownPolicyError(ConfigError):
+    """A codec name that is not one of flashpress's, or a level outside the codec's range."""
+
+    name: str
+    known: str
+
+class CcfMismatchError(ConfigError):
+    """A codec name that is not one of flashpress's, or a level outside the codec's range."""
+
+    name: str
+    known: str
+
 class CodecError(FlashpressError):
     """A codec could not decode its own output, or the round trip differed from the input."""
 

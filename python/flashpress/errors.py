@@ -10,6 +10,7 @@ set on raised instances where they apply: ``key`` and ``source_name`` (ConfigErr
 from __future__ import annotations
 
 from flashpress._core import (
+    CcfMismatchError,
     CodecError,
     ConfigError,
     FileReadError,
@@ -18,6 +19,7 @@ from flashpress._core import (
     JobFileError,
     TraceFormatError,
     UnknownCodecError,
+    UnknownPolicyError,
     UnknownPresetError,
     VerifyError,
     WorkloadError,
@@ -29,6 +31,7 @@ class OutputExistsError(FlashpressError, FileExistsError):
 
 
 __all__ = [
+    "CcfMismatchError",
     "CodecError",
     "ConfigError",
     "FileReadError",
@@ -38,6 +41,7 @@ __all__ = [
     "OutputExistsError",
     "TraceFormatError",
     "UnknownCodecError",
+    "UnknownPolicyError",
     "UnknownPresetError",
     "VerifyError",
     "WorkloadError",

@@ -121,6 +121,22 @@ static UNKNOWN_CODEC_ERROR: MultiBaseException = MultiBaseException {
     bases: |py| vec![CONFIG_ERROR.get(py).clone()],
 };
 
+static UNKNOWN_POLICY_ERROR: MultiBaseException = MultiBaseException {
+    cell: GILOnceCell::new(),
+    name: "flashpress._core.UnknownPolicyError",
+    doc: "A compression-placement policy name that is not one of flashpress's \
+          (attributes: key, name, known).",
+    bases: |py| vec![CONFIG_ERROR.get(py).clone()],
+};
+
+static CCF_MISMATCH_ERROR: MultiBaseException = MultiBaseException {
+    cell: GILOnceCell::new(),
+    name: "flashpress._core.CcfMismatchError",
+    doc: "Host mount options and the CCSD disagree on the codec or granularity that \
+          cooperative decompression needs.",
+    bases: |py| vec![CONFIG_ERROR.get(py).clone()],
+};
+
 static FILE_READ_ERROR: MultiBaseException = MultiBaseException {
     cell: GILOnceCell::new(),
     name: "flashpress._core.FileReadError",
@@ -142,6 +158,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvariantError", py.get_type::<InvariantError>())?;
     m.add("UnknownCodecError", UNKNOWN_CODEC_ERROR.get(py))?;
     m.add("CodecError", py.get_type::<CodecError>())?;
+    m.add("UnknownPolicyError", UNKNOWN_POLICY_ERROR.get(py))?;
+    m.add("CcfMismatchError", CCF_MISMATCH_ERROR.get(py))?;
     Ok(())
 }
 
@@ -238,6 +256,18 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         }
         Error::Verify(_) => raise(py, &py.get_type::<VerifyError>(), msg, &[]),
         Error::Invariant(_) => raise(py, &py.get_type::<InvariantError>(), msg, &[]),
+        Error::UnknownPolicy { key, name, known } => raise(
+            py,
+            UNKNOWN_POLICY_ERROR.get(py),
+            msg,
+            &[("key", s(&key)), ("name", s(&name)), ("known", s(&known))],
+        ),
+        Error::CcfMismatch(_) => raise(
+            py,
+            CCF_MISMATCH_ERROR.get(py),
+            msg,
+            &[("key", s("stack.fs.mount"))],
+        ),
         Error::UnknownCodec { name, known } => raise(
             py,
             UNKNOWN_CODEC_ERROR.get(py),

@@ -78,16 +78,13 @@ class UnknownCodecError(ConfigError):
     known: str
 
 class UnknownPolicyError(ConfigError):
-    """A codec name that is not one of flashpress's, or a level outside the codec's range."""
+    """A compression-placement policy name that is not one of flashpress's."""
 
     name: str
     known: str
 
 class CcfMismatchError(ConfigError):
-    """A codec name that is not one of flashpress's, or a level outside the codec's range."""
-
-    name: str
-    known: str
+    """Host mount options and the CCSD disagree on the codec or granularity of cooperative decompression."""
 
 class CodecError(FlashpressError):
     """A codec could not decode its own output, or the round trip differed from the input."""

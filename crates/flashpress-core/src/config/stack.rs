@@ -327,6 +327,9 @@ impl Default for CpuConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CcsdConfig {
+    /// The compression engine is present and on (false: a plain SSD, "CCSD without
+    /// compression").
+    pub engine: bool,
     /// Engine codec (Waltz: hardware zlib).
     pub codec: String,
     /// Engine granularity in bytes (Waltz: 4 KiB).
@@ -354,6 +357,7 @@ pub struct CcsdConfig {
 impl Default for CcsdConfig {
     fn default() -> Self {
         CcsdConfig {
+            engine: true,
             codec: "zlib-6".into(),
             granularity: 4096,
             cost: None,

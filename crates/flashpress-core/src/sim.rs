@@ -7,7 +7,8 @@ use crate::content::ContentModel;
 use crate::device::Device;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
-use crate::host::{Host, World};
+use crate::host::{Host, Target, World};
+use crate::stack::Stack;
 use crate::stats::{
     EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport, Summary, WearSummary,
 };
@@ -32,7 +33,7 @@ pub struct Progress {
 /// One simulation run.
 pub struct Simulation {
     cfg: SimConfig,
-    device: Device,
+    target: Target,
     host: Host,
     queue: EventQueue,
     rec: Recorder,
@@ -40,6 +41,8 @@ pub struct Simulation {
     now: SimTime,
     precondition: PreconditionSummary,
     done: bool,
+    /// Periodic tick events in the queue; they keep ticking only while other events remain.
+    tickers: usize,
 }
 
 /// Content ids of preconditioning writes.
@@ -57,7 +60,11 @@ impl Simulation {
     /// Build the device, precondition it and open the workload.
     pub fn new(cfg: SimConfig) -> Result<Simulation> {
         cfg.validate("config")?;
-        let capacity = crate::ftl::logical_pages(&cfg) * cfg.nand.page_size as u64;
+        let capacity = match &cfg.stack {
+            // fio on a file system: a job's offsets are inside its file, sized by the user space.
+            Some(st) => crate::stack::user_bytes_of(st),
+            None => crate::ftl::logical_pages(&cfg) * cfg.nand.page_size as u64,
+        };
         let streams = open_workload(&cfg, capacity)?;
         Self::with_streams(cfg, streams)
     }
@@ -68,30 +75,52 @@ impl Simulation {
         cfg.validate("config")?;
         // The content model first: a missing corpus fails before the fill does any work.
         let hints: Vec<_> = streams.iter().map(|s| s.content).collect();
-        let content = ContentModel::new(&cfg, &hints)?;
-        let mut device = Device::new(&cfg);
-        let precondition = precondition(&cfg, &mut device);
-        let host = Host::new(streams, device.capacity_bytes())?;
+        let mut content = ContentModel::new(&cfg, &hints)?;
+        let (target, precondition) = match &cfg.stack {
+            Some(st) => {
+                if content.is_none() {
+                    return Err(Error::config(
+                        "config",
+                        "content.mode",
+                        "a [stack] run needs the content model (mode = \"model\" or \"bytes\"): compression sizes come from it",
+                    ));
+                }
+                let names: Vec<String> = streams.iter().map(|s| s.name.clone()).collect();
+                let stack = Stack::new(&cfg, st, &names, content.as_mut())?;
+                (Target::Stack(Box::new(stack)), PreconditionSummary::default())
+            }
+            None => {
+                let mut device = Device::new(&cfg);
+                let p = precondition(&cfg, &mut device);
+                (Target::Ssd(device), p)
+            }
+        };
+        let host = Host::new(streams, target.capacity_bytes())?;
         let interval_ns = (cfg.stats.interval_ms * 1e6).round() as u64;
         let mut sim = Simulation {
             rec: Recorder::new(interval_ns),
             content,
-            device,
+            target,
             host,
             queue: EventQueue::new(),
             now: SimTime::ZERO,
             precondition,
             done: false,
+            tickers: 1,
             cfg,
         };
         sim.host.start(&mut World {
             queue: &mut sim.queue,
-            device: &mut sim.device,
+            target: &mut sim.target,
             rec: &mut sim.rec,
             content: sim.content.as_mut(),
         })?;
         let first_tick = SimTime(sim.rec.interval_ns());
         sim.queue.push(first_tick, Event::Tick);
+        if let Target::Stack(s) = &sim.target {
+            sim.queue.push(SimTime(s.tick_ns()), Event::StackTick);
+            sim.tickers += 1;
+        }
         Ok(sim)
     }
 
@@ -105,7 +134,7 @@ impl Simulation {
             self.now = t;
             let mut w = World {
                 queue: &mut self.queue,
-                device: &mut self.device,
+                target: &mut self.target,
                 rec: &mut self.rec,
                 content: self.content.as_mut(),
             };
@@ -113,9 +142,22 @@ impl Simulation {
                 Event::Completion(s) => self.host.on_completion(s as usize, t, &mut w)?,
                 Event::Arrival(s) => self.host.on_arrival(s as usize, t, &mut w)?,
                 Event::Tick => {
-                    self.rec.sample(&self.device);
-                    if !self.queue.is_empty() {
+                    self.tickers -= 1;
+                    self.sample();
+                    // Keep ticking only while requests are in flight or due.
+                    if self.queue.len() > self.tickers {
                         self.queue.push(t + self.rec.interval_ns(), Event::Tick);
+                        self.tickers += 1;
+                    }
+                }
+                Event::StackTick => {
+                    self.tickers -= 1;
+                    if let Target::Stack(s) = &mut self.target {
+                        s.tick(t);
+                        if self.queue.len() > self.tickers {
+                            self.queue.push(t + s.tick_ns(), Event::StackTick);
+                            self.tickers += 1;
+                        }
                     }
                 }
             }
@@ -133,15 +175,41 @@ impl Simulation {
         }
     }
 
-    /// The device (for inspection in tests and tools).
-    pub fn device(&self) -> &Device {
-        &self.device
+    /// The plain SSD (for inspection in tests and tools); `None` in `[stack]` runs.
+    pub fn device(&self) -> Option<&Device> {
+        match &self.target {
+            Target::Ssd(d) => Some(d),
+            Target::Stack(_) => None,
+        }
     }
 
-    /// Mutable device access for tests that corrupt state on purpose.
+    /// The storage stack of a `[stack]` run.
+    pub fn stack(&self) -> Option<&Stack> {
+        match &self.target {
+            Target::Stack(s) => Some(s),
+            Target::Ssd(_) => None,
+        }
+    }
+
+    /// Mutable device access for tests that corrupt state on purpose (plain SSD runs).
     #[doc(hidden)]
     pub fn device_mut_for_test(&mut self) -> &mut Device {
-        &mut self.device
+        match &mut self.target {
+            Target::Ssd(d) => d,
+            Target::Stack(_) => panic!("device_mut_for_test: a [stack] run has no plain SSD"),
+        }
+    }
+
+    fn sample(&mut self) {
+        match &mut self.target {
+            Target::Ssd(d) => self.rec.sample(d),
+            Target::Stack(s) => {
+                let c = s.ccsd().counters();
+                self.rec
+                    .sample_counts(&s.ccsd().nand().counters, c.gc_chunks_migrated, s.ccsd().free_blocks());
+                s.sample();
+            }
+        }
     }
 
     /// Run the checks the config asks for and build the report. Call after `step` returned true.
@@ -153,13 +221,20 @@ impl Simulation {
             )));
         }
         if self.cfg.check.invariants {
-            self.device.ftl.check_invariants()?;
+            match &self.target {
+                Target::Ssd(d) => d.ftl.check_invariants()?,
+                Target::Stack(s) => s.check_invariants()?,
+            }
         }
         let end = self.rec.last_completion;
         while self.rec.samples_taken() < self.rec.intervals_until(end) {
-            self.rec.sample(&self.device);
+            self.sample();
         }
-        let timeline = self.rec.timeline(end);
+        let mut timeline = self.rec.timeline(end);
+        if let Target::Stack(s) = &self.target {
+            let n = timeline.first().map_or(0, |c| c.values.len());
+            timeline.extend(s.timeline(n));
+        }
         let summary = self.summary(end);
         let Simulation { rec, .. } = self;
         Ok(RunReport::new(
@@ -171,19 +246,48 @@ impl Simulation {
     }
 
     fn summary(&self, end: SimTime) -> Summary {
-        let d = &self.device;
-        let n = d.nand.counters;
-        let f = d.ftl.counters;
-        let c = d.counters;
-        let ps = d.page_size();
         let secs = end.as_secs_f64();
         let host_write_bytes = self.rec.write.bytes;
         let j = |pj: u64| pj as f64 * 1e-12;
-        let ec = d.nand.erase_counts();
+        // NAND, FTL and controller figures of whichever device ran.
+        let (nand, ps, f, c, free, logical, physical) = match &self.target {
+            Target::Ssd(d) => (
+                &d.nand,
+                d.page_size(),
+                d.ftl.counters,
+                d.counters,
+                d.ftl.free_blocks(),
+                d.capacity_bytes(),
+                d.nand.geo.capacity_bytes(),
+            ),
+            Target::Stack(st) => {
+                let cc = st.ccsd().counters();
+                let f = crate::ftl::FtlCounters {
+                    host_pages_written: cc.pages_programmed_host,
+                    gc_invocations: cc.gc_invocations,
+                    gc_pages_migrated: cc.gc_chunks_migrated,
+                    gc_blocks_erased: cc.gc_blocks_erased,
+                    ..Default::default()
+                };
+                let nand = st.ccsd().nand();
+                (
+                    nand,
+                    nand.geo.page_size as u64,
+                    f,
+                    Default::default(),
+                    st.ccsd().free_blocks(),
+                    st.ccsd().logical_blocks() * 4096,
+                    nand.geo.capacity_bytes(),
+                )
+            }
+        };
+        let n = nand.counters;
+        let ec = nand.erase_counts();
         Summary {
             sim_time_s: secs,
             requests_issued: self.host.counters.issued,
             requests_completed: self.host.counters.completed,
+            requests_failed: self.rec.failed_requests,
             host_read_bytes: self.rec.read.bytes,
             host_write_bytes,
             host_trim_bytes: self.rec.trim.bytes,
@@ -223,11 +327,15 @@ impl Simulation {
                 erase_count_min: ec.iter().copied().min().unwrap_or(0),
                 erase_count_max: ec.iter().copied().max().unwrap_or(0),
             },
-            free_blocks_end: d.ftl.free_blocks(),
-            logical_capacity_bytes: d.capacity_bytes(),
-            physical_capacity_bytes: d.nand.geo.capacity_bytes(),
+            free_blocks_end: free,
+            logical_capacity_bytes: logical,
+            physical_capacity_bytes: physical,
             precondition: self.precondition,
             content: self.content.as_ref().map(ContentModel::summary),
+            stack: match &self.target {
+                Target::Stack(st) => Some(st.summary(end)),
+                Target::Ssd(_) => None,
+            },
         }
     }
 

@@ -10,6 +10,7 @@ const PRESETS: &[(&str, &str)] = &[
         include_str!("../../../../configs/bench-mlc-2g.toml"),
     ),
     ("tiny", include_str!("../../../../configs/tiny.toml")),
+    ("waltz", include_str!("../../../../configs/waltz.toml")),
 ];
 
 /// Names of the built-in presets.

@@ -14,6 +14,8 @@ pub enum Event {
     Completion(u32),
     /// Timeline sampling tick.
     Tick,
+    /// Storage-stack tick: thermal model, SMART reads, space policy.
+    StackTick,
 }
 
 /// Min-queue of events by (time, sequence).

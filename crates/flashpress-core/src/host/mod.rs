@@ -6,17 +6,36 @@ use crate::content::ContentModel;
 use crate::device::Device;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
+use crate::stack::Stack;
 use crate::stats::Recorder;
 use crate::units::SimTime;
-use crate::workload::{Drive, Op, Request, Stream};
+use crate::workload::{Drive, Op, Request, Stream, NO_FILE};
 
-/// What the host acts on while it handles an event: the queue it schedules into, the device
+/// What the host submits to: the plain SSD, or a file system over a CCSD (`[stack]`).
+pub enum Target {
+    /// Block requests go straight to the SSD.
+    Ssd(Device),
+    /// Requests go through the file system of the storage stack.
+    Stack(Box<Stack>),
+}
+
+impl Target {
+    /// Bytes a stream may address with block-level requests.
+    pub fn capacity_bytes(&self) -> u64 {
+        match self {
+            Target::Ssd(d) => d.capacity_bytes(),
+            Target::Stack(s) => s.user_bytes(),
+        }
+    }
+}
+
+/// What the host acts on while it handles an event: the queue it schedules into, the target
 /// it submits to, and the recorder that counts what completes.
 pub struct World<'a> {
     /// Event queue.
     pub queue: &'a mut EventQueue,
-    /// The device.
-    pub device: &'a mut Device,
+    /// The device or storage stack.
+    pub target: &'a mut Target,
     /// Statistics.
     pub rec: &'a mut Recorder,
     /// The content model, when `[content]` is on: it counts what written blocks compress to.
@@ -166,6 +185,16 @@ impl Host {
     }
 
     fn check_range(&self, i: usize, r: &Request) -> Result<()> {
+        if r.file != NO_FILE {
+            // File-level request: offsets are inside the file, which the file system sizes.
+            if r.len == 0 && r.op != Op::Delete {
+                return Err(Error::Workload(format!(
+                    "stream `{}` issued a {:?} of 0 bytes to file {}",
+                    self.streams[i].stream.name, r.op, r.file
+                )));
+            }
+            return Ok(());
+        }
         let end = r.offset.checked_add(r.len);
         if r.len == 0 || end.is_none_or(|e| e > self.capacity) {
             return Err(Error::Workload(format!(
@@ -193,7 +222,10 @@ impl Host {
             let c = self.next_content;
             // One id per 4 KiB block touched (at least one per page touched).
             let blocks = (req.offset + req.len).div_ceil(4096) - req.offset / 4096;
-            self.next_content += blocks.max(w.device.pages_touched(req.offset, req.len));
+            self.next_content += match &*w.target {
+                Target::Ssd(d) => blocks.max(d.pages_touched(req.offset, req.len)),
+                Target::Stack(_) => blocks,
+            };
             c
         } else {
             req.content
@@ -203,8 +235,19 @@ impl Host {
                 m.on_write(i, req.offset, req.len, content);
             }
         }
-        let done = w.device.submit(&req, content, now)?;
-        w.rec.record(req.op, req.len, now, done);
+        let (done, failed) = match &mut *w.target {
+            Target::Ssd(d) => (d.submit(&req, content, now)?, false),
+            Target::Stack(s) => {
+                let r = Request { content, ..req };
+                let out = s.submit(i, &r, now, w.content.as_deref_mut())?;
+                (out.done, out.failed)
+            }
+        };
+        if failed {
+            w.rec.record_failed(done);
+        } else {
+            w.rec.record(req.op, req.len, now, done);
+        }
         w.queue.push(done, Event::Completion(i as u32));
         self.streams[i].in_flight += 1;
         self.counters.issued += 1;

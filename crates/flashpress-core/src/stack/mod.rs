@@ -6,3 +6,18 @@
 pub mod bio;
 pub mod cpu;
 pub mod policy;
+pub mod driver;
+pub mod fs;
+
+pub use driver::{Stack, StackSummary};
+
+use crate::config::StackConfig;
+
+/// User space of the file system a `[stack]` config describes (bytes): the partition less its
+/// reserved space. Block-level streams (fio jobs) address files inside it.
+pub fn user_bytes_of(st: &StackConfig) -> u64 {
+    let seg = st.fs.segment_blocks as u64 * 4096;
+    let segments = st.fs.partition_bytes / seg;
+    let rs = (st.fs.rs_ratio * segments as f64).ceil() as u64;
+    (segments - rs.min(segments)) * seg
+}

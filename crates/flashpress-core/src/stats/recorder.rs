@@ -2,6 +2,7 @@
 
 use super::Column;
 use crate::device::Device;
+use crate::nand::NandCounters;
 use crate::units::SimTime;
 use crate::workload::Op;
 use hdrhistogram::Histogram;
@@ -60,6 +61,8 @@ pub struct Recorder {
     pub trim: OpTotals,
     /// Latest completion time seen.
     pub last_completion: SimTime,
+    /// Requests that failed.
+    pub failed_requests: u64,
     intervals: Vec<Interval>,
     samples: Vec<Sample>,
 }
@@ -82,6 +85,7 @@ impl Recorder {
             write: OpTotals::default(),
             trim: OpTotals::default(),
             last_completion: SimTime::ZERO,
+            failed_requests: 0,
             intervals: Vec::new(),
             samples: Vec::new(),
         }
@@ -90,6 +94,13 @@ impl Recorder {
     /// Sampling interval (ns).
     pub fn interval_ns(&self) -> u64 {
         self.interval_ns
+    }
+
+    /// A request that failed (device shut down, file system full) at `done`: counted, and
+    /// not in the throughput or latency figures.
+    pub fn record_failed(&mut self, done: SimTime) {
+        self.failed_requests += 1;
+        self.last_completion = self.last_completion.max(done);
     }
 
     /// One request of `bytes` issued at `issued`, completing at `done`.
@@ -137,12 +148,21 @@ impl Recorder {
 
     /// Sample the device's cumulative counters at the end of an interval.
     pub fn sample(&mut self, dev: &Device) {
+        self.sample_counts(
+            &dev.nand.counters,
+            dev.ftl.counters.gc_pages_migrated,
+            dev.ftl.free_blocks(),
+        );
+    }
+
+    /// Take a sample from NAND counters, units migrated by GC and free blocks.
+    pub fn sample_counts(&mut self, nand: &NandCounters, gc_migrated: u64, free_blocks: u64) {
         self.samples.push(Sample {
-            nand_reads: dev.nand.counters.reads,
-            nand_programs: dev.nand.counters.programs,
-            nand_erases: dev.nand.counters.erases,
-            gc_pages_migrated: dev.ftl.counters.gc_pages_migrated,
-            free_blocks: dev.ftl.free_blocks(),
+            nand_reads: nand.reads,
+            nand_programs: nand.programs,
+            nand_erases: nand.erases,
+            gc_pages_migrated: gc_migrated,
+            free_blocks,
         });
     }
 

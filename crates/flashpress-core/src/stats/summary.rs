@@ -84,7 +84,7 @@ pub struct WearSummary {
 }
 
 /// What preconditioning did (not counted in the run's figures).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct PreconditionSummary {
     /// Pages written by the sequential fill.
     pub fill_pages: u64,
@@ -105,6 +105,9 @@ pub struct Summary {
     pub requests_issued: u64,
     /// Requests completed.
     pub requests_completed: u64,
+    /// Requests that failed (device shut down after a thermal emergency, file system full);
+    /// not in the throughput and latency figures.
+    pub requests_failed: u64,
     /// Host bytes read.
     pub host_read_bytes: u64,
     /// Host bytes written.
@@ -165,6 +168,8 @@ pub struct Summary {
     pub precondition: PreconditionSummary,
     /// Data reduction measured by the content model (`null` when `content.mode` is off).
     pub content: Option<crate::content::ContentSummary>,
+    /// The storage stack's figures (`null` without `[stack]`).
+    pub stack: Option<crate::stack::StackSummary>,
 }
 
 /// (dotted name, unit, description) of every `summary.json` field; `read.*` stands for the
@@ -182,6 +187,11 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "requests submitted to the device",
         ),
         ("requests_completed", "requests", "requests completed"),
+        (
+            "requests_failed",
+            "requests",
+            "requests that failed (device shut down by a thermal emergency, file system full); not in throughput or latency",
+        ),
         ("host_read_bytes", "B", "bytes the host read"),
         ("host_write_bytes", "B", "bytes the host wrote"),
         ("host_trim_bytes", "B", "bytes the host discarded"),

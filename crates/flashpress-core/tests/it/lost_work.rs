@@ -14,7 +14,7 @@ fn million_mixed_requests_after_fill_complete_and_verify() {
     let stream = uniform_stream(&cfg, 1_000_000, 0.7, 32, 5);
     let mut sim = Simulation::with_streams(cfg, vec![stream]).unwrap();
     while !sim.step(100_000).unwrap() {}
-    sim.device().ftl.check_invariants().unwrap();
+    sim.device().unwrap().ftl.check_invariants().unwrap();
     let s = sim.finish().unwrap().summary;
     assert_eq!(s.requests_issued, 1_000_000);
     assert_eq!(s.requests_completed, s.requests_issued);
@@ -32,7 +32,7 @@ fn finish_reports_a_corrupted_reverse_map() {
     let stream = uniform_stream(&cfg, 1000, 0.0, 4, 1);
     let mut sim = Simulation::with_streams(cfg, vec![stream]).unwrap();
     while !sim.step(10_000).unwrap() {}
-    sim.device().ftl.check_invariants().unwrap();
+    sim.device().unwrap().ftl.check_invariants().unwrap();
     sim.device_mut_for_test().ftl.corrupt_for_test();
     assert!(matches!(sim.finish(), Err(Error::Invariant(_))));
 }

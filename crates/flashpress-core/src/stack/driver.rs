@@ -1,0 +1,548 @@
+//! The stack a run drives when `[stack]` is present: the file system, the CCSD, host cores,
+//! one placement policy per stream, the SMART reader and the space policy. Time-based work
+//! (the thermal model, the once-a-second SMART read of TCS, the OSA / COCO OP decisions)
+//! happens in [`Stack::on_time`], called before every request and on a periodic tick.
+
+use super::bio::{Disk, SpaceReport};
+use super::cpu::Cpu;
+use super::fs::{Fs, FsCounters, FsCtx, FsDone};
+use super::policy::Policy;
+use crate::config::{PolicyKind, SimConfig, SpacePolicy, StackConfig};
+use crate::content::ContentModel;
+use crate::device::ccsd::{Ccsd, CcsdCounters};
+use crate::error::Result;
+use crate::stats::Column;
+use crate::units::SimTime;
+use crate::workload::Request;
+use serde::Serialize;
+
+/// Where the space policy is.
+#[derive(Debug, Clone, Copy, Default)]
+struct SpaceState {
+    next: SimTime,
+    last_cleanings: u64,
+    last_moved: u64,
+    max_extra: u64,
+}
+
+/// Per-interval values for the timeline.
+#[derive(Debug, Default)]
+struct Series {
+    temperature_c: Vec<f64>,
+    throttled: Vec<f64>,
+    extra_rs_fraction: Vec<f64>,
+    host_share: Vec<f64>,
+    last_host: u64,
+    last_all: u64,
+}
+
+/// The storage stack.
+pub struct Stack {
+    cfg: StackConfig,
+    fs: Fs,
+    ccsd: Ccsd,
+    cpu: Cpu,
+    policies: Vec<Policy>,
+    smart_interval_ns: u64,
+    next_smart: SimTime,
+    tick_ns: u64,
+    space: SpaceState,
+    fs_base: FsCounters,
+    series: Series,
+    buffer_peak_threads: u64,
+}
+
+impl Stack {
+    /// Build the stack for streams named `streams` and fill the file system if asked.
+    pub fn new(
+        cfg: &SimConfig,
+        st: &StackConfig,
+        streams: &[String],
+        mut content: Option<&mut ContentModel>,
+    ) -> Result<Stack> {
+        let policies: Vec<Policy> = streams
+            .iter()
+            .map(|n| Policy::new(st.policy_of(n), st))
+            .collect();
+        let host_managed = policies.iter().any(Policy::host_managed_thermal);
+        let mut ccsd = Ccsd::new(cfg, st, content.as_deref_mut(), !host_managed)?;
+        let engine = st.ccsd.engine && policies.iter().any(|p| p.kind().uses_device_compression());
+        ccsd.set_engine_enabled(engine);
+        let seg_blocks = st.fs.segment_blocks as u64;
+        let partition_blocks = st.fs.partition_bytes / 4096;
+        let max_extra_frac = match st.space {
+            SpacePolicy::Fixed => 0.0,
+            SpacePolicy::Osa { rs_max, .. } => rs_max,
+            SpacePolicy::CocoOp { max, .. } => max,
+        };
+        let max_extra_segments = (max_extra_frac * (partition_blocks / seg_blocks) as f64).ceil() as u64;
+        let mut fs = Fs::new(
+            st,
+            ccsd.logical_blocks(),
+            max_extra_segments * seg_blocks,
+            content.as_deref_mut(),
+        )?;
+        let mut cpu = Cpu::new(st.cpu.cores, st.cpu.compress_threads);
+        if st.fs.fill_fraction > 0.0 {
+            let mut ctx = FsCtx {
+                disk: &mut ccsd,
+                cpu: &mut cpu,
+                content: content.as_deref_mut(),
+                policy: &policies[0],
+            };
+            fs.fill(&mut ctx, st.fs.fill_fraction)?;
+            ccsd.reset_after_fill();
+            cpu = Cpu::new(st.cpu.cores, st.cpu.compress_threads);
+        }
+        let fs_base = fs.counters();
+        Ok(Stack {
+            smart_interval_ns: ms_to_ns(st.tcs.smart_interval_ms),
+            next_smart: SimTime::ZERO,
+            tick_ns: ms_to_ns(st.ccsd.thermal.step_ms),
+            space: SpaceState::default(),
+            fs_base,
+            series: Series::default(),
+            buffer_peak_threads: 0,
+            cfg: st.clone(),
+            fs,
+            ccsd,
+            cpu,
+            policies,
+        })
+    }
+
+    /// Period of [`Stack::tick`] (ns).
+    pub fn tick_ns(&self) -> u64 {
+        self.tick_ns
+    }
+
+    /// Logical bytes the file system offers a stream's own file (fio on a file system).
+    pub fn user_bytes(&self) -> u64 {
+        (self.fs.segments_total() - self.fs.rs_segments() - self.fs.extra_rs_segments())
+            * self.cfg.fs.segment_blocks as u64
+            * 4096
+    }
+
+    /// Serve request `req` of stream `stream` at `now`.
+    pub fn submit(
+        &mut self,
+        stream: usize,
+        req: &Request,
+        now: SimTime,
+        content: Option<&mut ContentModel>,
+    ) -> Result<FsDone> {
+        self.on_time(now);
+        let mut ctx = FsCtx {
+            disk: &mut self.ccsd,
+            cpu: &mut self.cpu,
+            content,
+            policy: &self.policies[stream],
+        };
+        self.fs.submit(&mut ctx, stream, req, now)
+    }
+
+    /// Periodic tick: advance time-based state to `now`.
+    pub fn tick(&mut self, now: SimTime) {
+        self.on_time(now);
+    }
+
+    /// Advance the thermal model, read SMART when due, run the space policy when due.
+    pub fn on_time(&mut self, now: SimTime) {
+        self.ccsd.advance(now);
+        while self.next_smart <= now {
+            let t = self.ccsd.smart().temperature_c;
+            for p in &mut self.policies {
+                p.on_smart(t);
+            }
+            self.next_smart = self.next_smart + self.smart_interval_ns;
+        }
+        match self.cfg.space {
+            SpacePolicy::Fixed => {}
+            SpacePolicy::Osa { interval_ms, .. } | SpacePolicy::CocoOp { interval_ms, .. } => {
+                let step = ms_to_ns(interval_ms);
+                if self.space.next == SimTime::ZERO {
+                    self.space.next = SimTime(step);
+                }
+                while self.space.next <= now {
+                    self.space_step(step);
+                    self.space.next = self.space.next + step;
+                }
+            }
+        }
+    }
+
+    /// One decision of the space policy over the last `period_ns`.
+    fn space_step(&mut self, period_ns: u64) {
+        let seg_bytes = self.cfg.fs.segment_blocks as u64 * 4096;
+        let partition_segments = self.cfg.fs.partition_bytes / seg_bytes;
+        let c = self.fs.counters();
+        let secs = period_ns as f64 * 1e-9;
+        let f_sc = (c.cleaning_invocations - self.space.last_cleanings) as f64 / secs;
+        let f_c = (c.cleaning_blocks_moved - self.space.last_moved) as f64 / secs;
+        self.space.last_cleanings = c.cleaning_invocations;
+        self.space.last_moved = c.cleaning_blocks_moved;
+        let saved_segments = self.ccsd.space().saved_bytes() / seg_bytes;
+        let cur = self.fs.extra_rs_segments();
+        let target = match self.cfg.space {
+            SpacePolicy::Fixed => return,
+            // Waltz §5.2: expand by T_s when cleaning or copying is frequent and the extra
+            // RS fits under RS_max and under the saved space; shrink when both are rare or
+            // the saved space no longer covers another step.
+            SpacePolicy::Osa {
+                ft_sc_per_s,
+                ft_c_per_s,
+                ts,
+                rs_max,
+                ..
+            } => {
+                let ts = ((ts * partition_segments as f64).round() as u64).max(1);
+                let max = (rs_max * partition_segments as f64).floor() as u64;
+                if (f_sc > ft_sc_per_s || f_c > ft_c_per_s)
+                    && cur + ts < max
+                    && cur + ts < saved_segments
+                {
+                    cur + ts
+                } else if (f_sc < ft_sc_per_s / 2.0 && f_c < ft_c_per_s / 2.0)
+                    || cur + ts > saved_segments
+                {
+                    cur.saturating_sub(ts)
+                } else {
+                    cur
+                }
+            }
+            // COCO: grow the OP in steps while the space saved by compression covers it, up
+            // to the knee of its OP study; give it back when the saved space shrinks.
+            SpacePolicy::CocoOp { step, max, .. } => {
+                let step = ((step * partition_segments as f64).round() as u64).max(1);
+                let max = (max * partition_segments as f64).floor() as u64;
+                if cur + step <= max.min(saved_segments) {
+                    cur + step
+                } else if cur > saved_segments {
+                    cur.saturating_sub(step)
+                } else {
+                    cur
+                }
+            }
+        };
+        if target != cur {
+            let got = self.fs.set_extra_rs_segments(target);
+            self.space.max_extra = self.space.max_extra.max(got);
+        }
+    }
+
+    /// Record the timeline values of the interval that ends now.
+    pub fn sample(&mut self) {
+        let smart = self.ccsd.smart();
+        let s = &mut self.series;
+        s.temperature_c.push(smart.temperature_c);
+        s.throttled.push(smart.throttled as u8 as f64);
+        s.extra_rs_fraction
+            .push(self.fs.extra_rs_segments() as f64 / self.partition_segments() as f64);
+        let c = self.fs.counters();
+        let host = c.compress_blocks_host + c.decompress_blocks_host;
+        let all = host + c.compress_blocks_device + c.decompress_blocks_device;
+        let (dh, da) = (host - s.last_host, all - s.last_all);
+        s.host_share
+            .push(if da == 0 { f64::NAN } else { dh as f64 / da as f64 });
+        s.last_host = host;
+        s.last_all = all;
+    }
+
+    fn partition_segments(&self) -> u64 {
+        self.cfg.fs.partition_bytes / (self.cfg.fs.segment_blocks as u64 * 4096)
+    }
+
+    /// Timeline columns (one value per interval, as many as [`Stack::sample`] calls).
+    pub fn timeline(&self, n: usize) -> Vec<Column> {
+        let s = &self.series;
+        let fit = |v: &Vec<f64>| {
+            let mut v = v.clone();
+            v.resize(n, v.last().copied().unwrap_or(f64::NAN));
+            v
+        };
+        vec![
+            Column {
+                name: "temperature_c",
+                unit: "°C",
+                description: "CCSD temperature (SMART) at the end of the interval",
+                values: fit(&s.temperature_c),
+            },
+            Column {
+                name: "throttled",
+                unit: "0/1",
+                description: "1 if the CCSD engine was throttled at the end of the interval",
+                values: fit(&s.throttled),
+            },
+            Column {
+                name: "extra_rs_fraction",
+                unit: "fraction",
+                description: "extra reserved space granted by the space policy, fraction of the partition",
+                values: fit(&s.extra_rs_fraction),
+            },
+            Column {
+                name: "host_share",
+                unit: "fraction",
+                description: "share of the interval's (de)compressed blocks handled on the host (NaN: none)",
+                values: fit(&s.host_share),
+            },
+        ]
+    }
+
+    /// The CCSD (for the run summary's NAND figures).
+    pub fn ccsd(&self) -> &Ccsd {
+        &self.ccsd
+    }
+
+    /// Check the file system's and the device's invariants.
+    pub fn check_invariants(&self) -> Result<()> {
+        self.fs.check_invariants()?;
+        self.ccsd.check_invariants()
+    }
+
+    /// Totals of the stack over a run of `elapsed` simulated time.
+    pub fn summary(&self, elapsed: SimTime) -> StackSummary {
+        let secs = elapsed.as_secs_f64();
+        let d: CcsdCounters = self.ccsd.counters();
+        let f = sub_counters(&self.fs.counters(), &self.fs_base);
+        let space: SpaceReport = self.ccsd.space();
+        let host = f.compress_blocks_host + f.decompress_blocks_host;
+        let all = host + f.compress_blocks_device + f.decompress_blocks_device;
+        let c = self.cpu.counters;
+        let cores = self.cpu.cores() as f64;
+        let busy_s = self.cpu.busy_ns() as f64 * 1e-9;
+        let cluster = self.cfg.fs.compression.cluster_blocks as u64 * 4096;
+        let host_cpu_j = if secs > 0.0 {
+            cores * self.cfg.cpu.core_idle_w * secs
+                + busy_s * (self.cfg.cpu.core_active_w - self.cfg.cpu.core_idle_w)
+        } else {
+            0.0
+        };
+        let device_j = d.energy_total_j();
+        let kinds: Vec<PolicyKind> = self.policies.iter().map(Policy::kind).collect();
+        let policy = if kinds.windows(2).all(|w| w[0] == w[1]) {
+            kinds.first().map_or("none", |k| k.name()).to_string()
+        } else {
+            "mixed".to_string()
+        };
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        StackSummary {
+            policy,
+            temperature: TemperatureSummary {
+                max_c: d.max_temperature_c,
+                end_c: self.ccsd.smart().temperature_c,
+                first_throttle_s: d.first_throttle_ns.map(|t| t as f64 * 1e-9),
+                throttled_s: d.throttled_ns as f64 * 1e-9,
+                shutdown_s: d.shutdown_ns.map(|t| t as f64 * 1e-9),
+                failed_requests: f.failed_ios,
+            },
+            tasks: TaskSummary {
+                compress_device_blocks: f.compress_blocks_device,
+                compress_host_blocks: f.compress_blocks_host,
+                compress_skipped_blocks: f.compress_blocks_skipped,
+                decompress_device_blocks: f.decompress_blocks_device,
+                decompress_host_blocks: f.decompress_blocks_host,
+                host_share: (all > 0).then(|| host as f64 / all as f64),
+            },
+            fs: FsSummary {
+                cleaning_invocations: f.cleaning_invocations,
+                cleaning_blocks_moved: f.cleaning_blocks_moved,
+                ssr_blocks: f.ssr_blocks,
+                rmw_clusters: f.rmw_clusters,
+                user_blocks_written: f.user_blocks_written,
+                fs_blocks_written: f.fs_blocks_written,
+                extra_rs_fraction_end: self.fs.extra_rs_segments() as f64
+                    / self.partition_segments() as f64,
+                extra_rs_fraction_max: self.space.max_extra as f64
+                    / self.partition_segments() as f64,
+                counters: f,
+            },
+            device: DeviceSummary {
+                logical_bytes: space.logical_bytes,
+                physical_bytes: space.physical_bytes,
+                saved_bytes: space.saved_bytes(),
+                engine_compress_blocks: d.engine_compress_blocks,
+                engine_decompress_blocks: d.engine_decompress_blocks,
+                gc_invocations: d.gc_invocations,
+                gc_chunks_migrated: d.gc_chunks_migrated,
+                counters: d,
+            },
+            cpu: CpuSummary {
+                cores: self.cpu.cores() as u32,
+                compress_busy_s: c.compress_busy_ns as f64 * 1e-9,
+                decompress_busy_s: c.decompress_busy_ns as f64 * 1e-9,
+                utilization: per_s(busy_s) / cores,
+                compute_progress: self
+                    .cpu
+                    .compute_progress(self.cfg.cpu.compute_threads, elapsed.0),
+                buffer_bytes_mean: per_s(busy_s) * cluster as f64,
+                buffer_bytes_peak: cluster
+                    * (if c.compress_tasks > 0 {
+                        self.cfg.cpu.compress_threads as u64
+                    } else {
+                        0
+                    } + if c.decompress_tasks > 0 {
+                        self.cpu.cores() as u64
+                    } else {
+                        0
+                    }),
+            },
+            energy: StackEnergy {
+                device_j,
+                device_mean_w: per_s(device_j),
+                host_cpu_j,
+                host_mean_w: per_s(host_cpu_j),
+                total_j: device_j + host_cpu_j,
+            },
+        }
+    }
+}
+
+fn ms_to_ns(ms: f64) -> u64 {
+    (ms * 1e6).round().max(1.0) as u64
+}
+
+/// Field-wise difference of two counter snapshots (counters after the fill minus before).
+fn sub_counters(now: &FsCounters, base: &FsCounters) -> FsCounters {
+    let a = serde_json::to_value(now).expect("counters serialise");
+    let b = serde_json::to_value(base).expect("counters serialise");
+    let mut out = a.clone();
+    if let (Some(o), Some(bm)) = (out.as_object_mut(), b.as_object()) {
+        for (k, v) in o.iter_mut() {
+            if let (Some(x), Some(y)) = (v.as_u64(), bm.get(k).and_then(|y| y.as_u64())) {
+                *v = serde_json::Value::from(x.saturating_sub(y));
+            }
+        }
+    }
+    serde_json::from_value(out).expect("counters deserialise")
+}
+
+/// `summary.stack`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StackSummary {
+    /// Placement policy (`mixed` when streams differ).
+    pub policy: String,
+    /// Temperature, throttling, shutdown.
+    pub temperature: TemperatureSummary,
+    /// Where (de)compression ran.
+    pub tasks: TaskSummary,
+    /// File system.
+    pub fs: FsSummary,
+    /// CCSD.
+    pub device: DeviceSummary,
+    /// Host CPU.
+    pub cpu: CpuSummary,
+    /// Energy of device and host CPU.
+    pub energy: StackEnergy,
+}
+
+/// `summary.stack.temperature`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TemperatureSummary {
+    /// Highest temperature (°C).
+    pub max_c: f64,
+    /// Temperature at the end (°C).
+    pub end_c: f64,
+    /// When the device first throttled (s), if it did.
+    pub first_throttle_s: Option<f64>,
+    /// Time spent throttled (s).
+    pub throttled_s: f64,
+    /// When the device shut down (s), if it did.
+    pub shutdown_s: Option<f64>,
+    /// Requests that failed (device shut down or file system full).
+    pub failed_requests: u64,
+}
+
+/// `summary.stack.tasks`, in 4 KiB blocks of (de)compression work.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskSummary {
+    /// Blocks compressed by the CCSD.
+    pub compress_device_blocks: u64,
+    /// Blocks compressed on the host.
+    pub compress_host_blocks: u64,
+    /// Blocks written without compression (incompressible label).
+    pub compress_skipped_blocks: u64,
+    /// Blocks decompressed by the CCSD.
+    pub decompress_device_blocks: u64,
+    /// Blocks decompressed on the host.
+    pub decompress_host_blocks: u64,
+    /// Host share of all (de)compressed blocks.
+    pub host_share: Option<f64>,
+}
+
+/// `summary.stack.fs`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FsSummary {
+    /// Segments cleaned.
+    pub cleaning_invocations: u64,
+    /// Blocks copied by cleaning.
+    pub cleaning_blocks_moved: u64,
+    /// Blocks written by thread logging.
+    pub ssr_blocks: u64,
+    /// Clusters read-modify-written.
+    pub rmw_clusters: u64,
+    /// Blocks users wrote.
+    pub user_blocks_written: u64,
+    /// Blocks the file system wrote to the device.
+    pub fs_blocks_written: u64,
+    /// Extra reserved space at the end (fraction of the partition).
+    pub extra_rs_fraction_end: f64,
+    /// Largest extra reserved space (fraction of the partition).
+    pub extra_rs_fraction_max: f64,
+    /// Every file-system counter.
+    pub counters: FsCounters,
+}
+
+/// `summary.stack.device`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceSummary {
+    /// Logical bytes mapped.
+    pub logical_bytes: u64,
+    /// Physical bytes they occupy.
+    pub physical_bytes: u64,
+    /// Saved by compression.
+    pub saved_bytes: u64,
+    /// Blocks the engine compressed.
+    pub engine_compress_blocks: u64,
+    /// Blocks the engine decompressed.
+    pub engine_decompress_blocks: u64,
+    /// Device GC episodes.
+    pub gc_invocations: u64,
+    /// Chunks GC moved.
+    pub gc_chunks_migrated: u64,
+    /// Every device counter.
+    pub counters: CcsdCounters,
+}
+
+/// `summary.stack.cpu`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CpuSummary {
+    /// Host cores.
+    pub cores: u32,
+    /// Core time compressing (s).
+    pub compress_busy_s: f64,
+    /// Core time decompressing (s).
+    pub decompress_busy_s: f64,
+    /// Share of all core time the I/O stack's (de)compression used.
+    pub utilization: f64,
+    /// Co-running CPU job's progress relative to running alone (`null` without one).
+    pub compute_progress: Option<f64>,
+    /// Mean host memory held by (de)compression buffers (bytes).
+    pub buffer_bytes_mean: f64,
+    /// Most buffer memory (de)compression can hold at once (bytes).
+    pub buffer_bytes_peak: u64,
+}
+
+/// `summary.stack.energy`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StackEnergy {
+    /// Device energy (J).
+    pub device_j: f64,
+    /// Mean device power (W).
+    pub device_mean_w: f64,
+    /// Host CPU energy (J).
+    pub host_cpu_j: f64,
+    /// Mean host CPU power (W).
+    pub host_mean_w: f64,
+    /// Sum (J).
+    pub total_j: f64,
+}

@@ -281,6 +281,11 @@ def compare(figure: str, seed: str, a: str, b: str, metric_name: str, *, a_highe
     return Claim(figure, seed, None, "", ev)
 
 
+def labels_for(fig: str) -> dict[str, Any]:
+    """FPC's 'similar to Baseline' is stated for all patterns without SC, for reads with SC."""
+    return {"pattern": READS} if fig == "fig15" else {}
+
+
 def _waltz_claims() -> list[Claim]:
     c: list[Claim] = [
         bound(
@@ -436,7 +441,7 @@ def _waltz_claims() -> list[Claim]:
                 f"FPC similar to Baseline ({sc} SC)",
                 "FPC",
                 "Baseline",
-                **({"pattern": READS} if fig == "fig15" else {}),
+                **labels_for(fig),
             ),
             change(
                 fig, f"TCS write {nums['tw']:+g}% vs Baseline ({sc} SC)", nums["tw"], "TCS", "Baseline", pattern=WRITES

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from flashpress.reproduce.experiments import PRESET, figures
+from flashpress.reproduce import experiments
+from flashpress.reproduce.experiments import PRESET
 from flashpress.reproduce.scale import SCALES, Scale, get_scale
 from flashpress.result import atomic_dir, check_out_dir
 
@@ -42,7 +43,7 @@ def reproduce(
     from flashpress.reproduce.runner import execute, plan
 
     sc = get_scale(scale) if isinstance(scale, str) else scale
-    figs = figures(paper, sc, only)
+    figs = experiments.figures(paper, sc, only)
     check_out_dir(out, overwrite=overwrite)  # fail before a long run, not after
     planned = plan(figs, preset)
     outcome = execute(planned, scheduler=scheduler, workers=workers, log=log)
@@ -73,7 +74,7 @@ def reproduce(
 def describe(paper: str, scale: str | Scale = "default") -> list[dict[str, Any]]:
     """Run counts per figure (and distinct simulations overall) without running anything."""
     sc = get_scale(scale) if isinstance(scale, str) else scale
-    return [{"figure": f.key, "runs": len(f.runs), "title": f.title} for f in figures(paper, sc)]
+    return [{"figure": f.key, "runs": len(f.runs), "title": f.title} for f in experiments.figures(paper, sc)]
 
 
 __all__ = ["SCALES", "Scale", "describe", "get_scale", "reproduce"]

@@ -31,6 +31,12 @@ def _ok(rows: Rows) -> Rows:
     return [r for r in rows if r.get("status") == "ok"]
 
 
+def _legend(ax: Any, **kw: Any) -> None:
+    """A legend, when anything was drawn with a label."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+
+
 def _order(values: Sequence[Any]) -> list[Any]:
     """Distinct values in first-seen order (the run order of the figure)."""
     out: list[Any] = []
@@ -54,7 +60,7 @@ def _bars(ax: Any, groups: list[Any], series: list[Any], value: Callable[[Any, A
     ax.set_xticklabels([str(g) for g in groups], rotation=15)
     ax.grid(True, axis="y", alpha=0.3)
     if series:
-        ax.legend(fontsize="small")
+        _legend(ax, fontsize="small")
 
 
 def _group_key(r: dict[str, Any]) -> Any:
@@ -97,8 +103,8 @@ def plot_thermal_timeline(
     for y, name in ((76, "throttle 76 °C"), (86, "emergency 86 °C")):
         ax.axhline(y, color="grey", linestyle="--", linewidth=0.8)
         ax.text(0, y, name, fontsize="x-small", va="bottom")
-    ax.legend(loc="upper left", fontsize="small")
-    ax2.legend(loc="lower right", fontsize="x-small")
+    _legend(ax, loc="upper left", fontsize="small")
+    _legend(ax2, loc="lower right", fontsize="x-small")
 
 
 def plot_pattern_timelines(
@@ -119,7 +125,7 @@ def plot_pattern_timelines(
     ax.axhline(86, color="red", linestyle="--", linewidth=0.8)
     ax.set_xlabel("time (s, paper scale)")
     ax.set_ylabel("temperature (°C)")
-    ax.legend(fontsize="x-small", ncol=2)
+    _legend(ax, fontsize="x-small", ncol=2)
 
 
 def _codec_bars(metric_name: str) -> Plotter:
@@ -152,8 +158,8 @@ def plot_rs_sweep(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.D
     ax2 = ax.twinx()
     ax2.plot(xs, [metric(r, "waf") for r in ok], marker="s", color="tab:red", label="WAF")
     ax2.set_ylabel("WAF")
-    ax.legend(loc="upper left", fontsize="small")
-    ax2.legend(loc="upper right", fontsize="small")
+    _legend(ax, loc="upper left", fontsize="small")
+    _legend(ax2, loc="upper right", fontsize="small")
 
 
 def plot_rs_fill_sweep(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
@@ -164,7 +170,7 @@ def plot_rs_fill_sweep(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int,
         ax.plot([100 * x for x, _ in pts], [y for _, y in pts], marker="o", label=f"{float(fill):.0%} filled")
     ax.set_xlabel("RS size (% of partition)")
     ax.set_ylabel("throughput (MB/s)")
-    ax.legend(fontsize="small")
+    _legend(ax, fontsize="small")
     ax.grid(True, alpha=0.3)
 
 

@@ -1,4 +1,4 @@
-"""The ``flashpress`` command: run, presets, sweep, plot.
+"""The ``flashpress`` command: run, presets, sweep, plot, reproduce, codec.
 
 Errors from flashpress (bad config, trace line, job file, unreadable file, existing output)
 print ``flashpress: error: <message>`` on stderr and exit with status 2, without a traceback.
@@ -233,6 +233,31 @@ def cmd_codec_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from flashpress.reproduce import reproduce
+
+    if args.quick and args.scale:
+        raise UsageError("give either --quick or --scale, not both")
+    scale = "quick" if args.quick else (args.scale or "default")
+    only = [o for o in args.only.split(",")] if args.only else None
+    out = args.out or f"reproduce-{args.paper}"
+    try:
+        report = reproduce(
+            args.paper,
+            out,
+            scale=scale,
+            only=only,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            overwrite=args.overwrite,
+            log=None if args.quiet else (lambda msg: print(msg, file=sys.stderr)),
+        )
+    except ValueError as e:  # an unknown figure or scale
+        raise UsageError(str(e)) from None
+    print(f"report written to {report}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="flashpress", description="flashpress: a flash SSD simulator")
     p.add_argument("--version", action="version", version=f"flashpress {__version__}")
@@ -276,6 +301,26 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("results_dir", metavar="RESULTS_DIR")
     pl.add_argument("--out", metavar="DIR", help="where to write the plots (default: RESULTS_DIR)")
     pl.set_defaults(func=cmd_plot)
+
+    rp = sub.add_parser(
+        "reproduce",
+        help="run a seed paper's evaluation (waltz, coco) on Dask: figures and a report",
+        description="Run the evaluation of the Waltz paper or of COCO as a grid of simulations on Dask, "
+        "then write figures (PNG and SVG) and a Markdown report that sets each result beside the paper's "
+        "stated number.",
+    )
+    rp.add_argument("paper", choices=("waltz", "coco"))
+    rp.add_argument("--quick", action="store_true", help="CI-sized scale (fewer, shorter, smaller runs)")
+    rp.add_argument("--scale", choices=("quick", "default", "full"), help="scale of the runs (default: default)")
+    rp.add_argument("--out", metavar="DIR", help="output directory (default: reproduce-PAPER)")
+    rp.add_argument("--overwrite", action="store_true", help="replace a non-empty --out directory")
+    rp.add_argument("--workers", type=int, metavar="N", help="local cluster worker processes")
+    rp.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address (default: a local cluster)")
+    rp.add_argument(
+        "--only", metavar="FIG[,FIG]", help="only these figures (e.g. 3,14 or fig12; coco: throughput,power,waf)"
+    )
+    rp.add_argument("--quiet", action="store_true", help="no per-run progress lines")
+    rp.set_defaults(func=cmd_reproduce)
 
     co = sub.add_parser("codec", help="codec tools (bench: ratio and throughput on real files)")
     co_sub = co.add_subparsers(dest="codec_command", metavar="SUBCOMMAND", required=True)

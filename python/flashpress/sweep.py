@@ -21,6 +21,7 @@ naming the point. Results gather into ``results.csv`` / ``results.parquet`` (one
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -36,6 +37,7 @@ from flashpress.result import atomic_dir, check_out_dir
 
 if TYPE_CHECKING:
     import pandas as pd
+    from dask.distributed import Client
 
 GRID_KEYS = ("preset", "config", "set", "grid", "workloads", "seeds")
 
@@ -172,6 +174,28 @@ def run_point(index: int, params: dict[str, Any], config_json: str) -> tuple[dic
     return row, result.summary_json
 
 
+@contextlib.contextmanager
+def dask_client(scheduler: str | None, workers: int | None, tasks: int) -> Iterator[Client]:
+    """A Dask client: connected to ``scheduler`` when given, else to a local cluster of
+    ``workers`` single-threaded processes (default: one per core, at most one per task).
+    The client (and a local cluster) is closed on exit."""
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        client = Client(scheduler)
+        cluster = None
+    else:
+        n = workers or max(1, min(os.cpu_count() or 1, tasks))
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def sweep(
     grid: str | os.PathLike[str] | Mapping[str, Any],
     out: str | os.PathLike[str],
@@ -187,19 +211,11 @@ def sweep(
     table (one row per point, sorted by point index).
     """
     import pandas as pd
-    from dask.distributed import Client, LocalCluster
 
     points = expand(grid)
     # Fail on an unusable output directory before starting a cluster.
     check_out_dir(out, overwrite=overwrite)
-    if scheduler:
-        client = Client(scheduler)
-        cluster = None
-    else:
-        n = workers or max(1, min(os.cpu_count() or 1, len(points)))
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
-    try:
+    with dask_client(scheduler, workers, len(points)) as client:
         futures = [
             client.submit(
                 run_point, p.index, p.params, p.config.to_json(), pure=False, key=f"flashpress-point-{p.index}"
@@ -214,10 +230,6 @@ def sweep(
                 client.cancel(futures)
                 e.args = (f"point {p.index} ({p.describe()}): {e}",)
                 raise
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
     rows = [row for row, _ in outputs]
     df = pd.DataFrame(rows).sort_values("point", kind="stable").reset_index(drop=True)
@@ -234,4 +246,4 @@ def sweep(
     return df
 
 
-__all__ = ["Point", "expand", "flatten", "run_point", "sweep"]
+__all__ = ["Point", "dask_client", "expand", "flatten", "run_point", "sweep"]

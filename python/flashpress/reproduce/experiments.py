@@ -1,0 +1,573 @@
+"""The seeds' evaluations as data: each figure is a list of runs, each run a label set and the
+config overrides (dotted keys, merged over the ``waltz`` preset) that make it.
+
+Nothing here talks to the core: the runner resolves :class:`PresetValue` placeholders against
+the preset, validates every config and runs them (:mod:`flashpress.reproduce.runner`).
+Run labels follow the papers (``Baseline``, ``F2FSC``, ``FPC``, ``TCS``, ``Waltz_s``,
+``Waltz_p``; ``FACS`` and ``COCO``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from flashpress.reproduce.scale import Scale
+
+#: The preset every run is merged over (the seed's testbed, scaled to this machine).
+PRESET = "waltz"
+#: Label columns of the results table, in this order (None where a label does not apply).
+LABEL_KEYS = ("scheme", "pattern", "personality", "codec", "rs", "fill", "ratio", "sc", "variant")
+
+#: Length of a run in the paper (Waltz §6.1: "All tests are run for 20 minutes").
+RUN_S = 1200.0
+#: Fig 4/5/9/11 are measured "before throttling": short runs that end before the CCSD heats
+#: up to its throttling temperature (paper seconds; the thermal time constant is 300 s).
+BEFORE_THROTTLE_S = 120.0
+#: Fill fraction of the partition "with SC" (§6.3.2: "we fill in the F2FS to trigger the SC").
+SC_FILL = 0.9
+#: Share of the partition the FIO jobs' files span together (a small working set, so that the
+#: with-SC fill and the jobs' files fit in the partition together).
+WORKING_SET = 0.04
+#: Partitions are cut to whole 2 MiB segments (512 blocks of 4 KiB).
+SEGMENT_BYTES = 512 * 4096
+#: FIO threads and queue depth (§3.1: "we set the number of threads to 8").
+THREADS = 8
+#: Threads of the co-running CPU-bound job of Fig 19 (sysbench prime search; its thread count
+#: is not given in the seed, one per I/O thread here).
+COMPUTE_THREADS = 8
+#: Host cores of COCO's platform (its setup slide: "R7-5950x ... with 6 cores").
+COCO_CORES = 6
+#: The Filebench workload of Fig 19 (the seed does not name the I/O-intensive workload).
+FIG19_PERSONALITY = "fileserver"
+
+#: FIO patterns: (rw, bs) per §3.2.1 (128 KiB sequential, 4 KiB random).
+FIO_PATTERNS: dict[str, tuple[str, str]] = {
+    "seq-write": ("write", "128k"),
+    "seq-read": ("read", "128k"),
+    "rand-write": ("randwrite", "4k"),
+    "rand-read": ("randread", "4k"),
+}
+#: Compression ratio range per Filebench personality (COCO's workload table; Waltz Table 3
+#: gives the same for Fileserver and OLTP), drawn from a Zipf distribution (Waltz §6.1).
+PERSONALITY_RATIOS: dict[str, tuple[float, float]] = {
+    "webserver": (1.0, 2.0),
+    "varmail": (2.0, 3.0),
+    "fileserver": (2.0, 3.0),
+    "oltp": (3.0, 4.0),
+}
+#: Access pattern of each personality (COCO's workload table), for the seq/random split of
+#: Fig 18.
+PERSONALITY_ACCESS = {"webserver": "sequential", "varmail": "sequential", "fileserver": "random", "oltp": "random"}
+#: F2FS codec labels of Fig 4/5.
+CODEC_LABELS = {"zstd-3": "ZSTD", "lz4": "LZ4", "deflate-6": "Deflate (LZO stand-in)"}
+NO_COMPRESSION = "W/o Compr."
+
+WALTZ_SCHEMES = ("Baseline", "F2FSC", "FPC", "TCS", "Waltz_s", "Waltz_p")
+COCO_SCHEMES = ("Baseline", "F2FSC", "FACS", "COCO")
+
+
+@dataclass(frozen=True)
+class PresetValue:
+    """A value read from the resolved preset at run time: ``preset[key] * factor`` (rounded
+    down to a multiple of ``align`` when given, at least ``minimum``)."""
+
+    key: str
+    factor: float = 1.0
+    align: int | None = None
+    minimum: float | None = None
+
+    def resolve(self, value: Any) -> Any:
+        if self.factor == 1.0 and self.align is None and self.minimum is None:
+            return value
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise TypeError(f"preset key `{self.key}` is {value!r}, not a number to scale")
+        v: float = value * self.factor
+        if self.minimum is not None:
+            v = max(v, self.minimum)
+        if self.align is not None:
+            return max(self.align, int(v) // self.align * self.align)
+        return round(v) if isinstance(value, int) else v
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulation of a figure: its id (unique within the figure), labels and overrides."""
+
+    run_id: str
+    labels: Mapping[str, Any]
+    overrides: Mapping[str, Any]
+    #: Keep the run's timeline (temperature and throughput against time).
+    timeline: bool = False
+    #: The run depends on a config key the core may not support; if the core rejects the
+    #: config, the run is reported as skipped (with the core's message) instead of failing.
+    optional: bool = False
+    note: str = ""
+
+    def label(self, key: str) -> Any:
+        return self.labels.get(key)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a seed: key (``fig14``, ``coco-power``), caption, plot kind, runs."""
+
+    key: str
+    paper: str
+    title: str
+    kind: str
+    runs: tuple[RunSpec, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+# -- building blocks ----------------------------------------------------------------------
+
+
+def common_overrides(scale: Scale) -> dict[str, Any]:
+    """Scale-dependent keys every run shares: space (partition and device) and time (the
+    thermal time constant, the S.M.A.R.T. polling period, the sampling interval)."""
+    ts = scale.time_scale
+    return {
+        "preset": PRESET,
+        "stack.fs.partition_bytes": PresetValue("stack.fs.partition_bytes", scale.space_scale, align=SEGMENT_BYTES),
+        "nand.blocks_per_plane": PresetValue("nand.blocks_per_plane", scale.space_scale, minimum=16),
+        "stack.ccsd.thermal.tau_s": PresetValue("stack.ccsd.thermal.tau_s", ts),
+        "stack.tcs.smart_interval_ms": PresetValue("stack.tcs.smart_interval_ms", ts),
+        # The seed samples the temperature every two seconds (§3.1).
+        "stats.interval_ms": 2000.0 * ts,
+    }
+
+
+def _ms(scale: Scale, paper_s: float) -> str:
+    return f"{max(1, round(scale.seconds(paper_s) * 1000))}ms"
+
+
+def compress_percentage(ratio: float) -> int:
+    """fio's ``buffer_compress_percentage`` for a compression ratio (2 -> 50)."""
+    return round(100 * (1 - 1 / ratio)) if ratio > 1 else 0
+
+
+def fio_workload(pattern: str, scale: Scale, *, ratio: float = 2.0, paper_s: float = RUN_S) -> dict[str, Any]:
+    """The FIO workload of a pattern: 8 threads, queue depth 1, time-based."""
+    rw, bs = FIO_PATTERNS[pattern]
+    return {
+        "type": "fio",
+        "jobs": [
+            {
+                "name": pattern,
+                "rw": rw,
+                "bs": bs,
+                "numjobs": THREADS,
+                "iodepth": 1,
+                "size": PresetValue(
+                    "stack.fs.partition_bytes", scale.space_scale * WORKING_SET / THREADS, align=1 << 20
+                ),
+                "runtime": _ms(scale, paper_s),
+                "time_based": True,
+                "buffer_compress_percentage": compress_percentage(ratio),
+            }
+        ],
+    }
+
+
+def filebench_workload(personality: str, scale: Scale, *, paper_s: float = RUN_S) -> dict[str, Any]:
+    return {
+        "type": "filebench",
+        "personality": personality,
+        "runtime_s": scale.seconds(paper_s),
+        "vars": {"nthreads": str(THREADS)},
+    }
+
+
+def fixed_ratio(ratio: float) -> dict[str, Any]:
+    return {"content.mode": "model", "content.ratio": {"type": "fixed", "ratio": float(ratio)}}
+
+
+def zipf_ratio(personality: str) -> dict[str, Any]:
+    lo, hi = PERSONALITY_RATIOS[personality]
+    if lo == hi:
+        return fixed_ratio(lo)
+    return {"content.mode": "model", "content.ratio": {"type": "zipf", "min": lo, "max": hi}}
+
+
+def osa(scale: Scale) -> dict[str, Any]:
+    """Waltz's on-demand space allocation with the seed's thresholds (§5.2: FT_sc = 4/s,
+    FT_c = 256/s, T_s = 1%, RS_max = 20%, once per second)."""
+    return {
+        "type": "osa",
+        "ft_sc_per_s": 4.0,
+        "ft_c_per_s": 256.0,
+        "ts": 0.01,
+        "rs_max": 0.20,
+        "interval_ms": 1000.0 * scale.time_scale,
+    }
+
+
+def coco_op(scale: Scale) -> dict[str, Any]:
+    """COCO's on-demand OP growth, up to the 15% knee of its OP-ratio study."""
+    return {"type": "coco_op", "step": 0.01, "max": 0.15, "interval_ms": 1000.0 * scale.time_scale}
+
+
+def scheme_overrides(scheme: str, scale: Scale) -> dict[str, Any]:
+    """The ``[stack]`` keys of a scheme (Waltz §6.1 "Compared methods", COCO's FACS/COCO)."""
+    fixed = {"type": "fixed"}
+    table: dict[str, tuple[str, dict[str, Any]]] = {
+        "Baseline": ("baseline", fixed),
+        "F2FSC": ("f2fsc", fixed),
+        "FPC": ("fpc", fixed),
+        "TCS": ("tcs", fixed),
+        "Waltz_s": ("waltz_s", osa(scale)),
+        "Waltz_p": ("waltz_p", osa(scale)),
+        "FACS": ("coco", fixed),
+        "COCO": ("coco", coco_op(scale)),
+    }
+    try:
+        policy, space = table[scheme]
+    except KeyError:
+        raise ValueError(f"unknown scheme {scheme!r} (expected one of: {', '.join(table)})") from None
+    return {"stack.policy": policy, "stack.space": space}
+
+
+def _labels(**kw: Any) -> dict[str, Any]:
+    unknown = set(kw) - set(LABEL_KEYS)
+    if unknown:
+        raise ValueError(f"unknown label keys {sorted(unknown)}")
+    return {k: kw.get(k) for k in LABEL_KEYS}
+
+
+def _run(run_id: str, labels: dict[str, Any], scale: Scale, *parts: Mapping[str, Any], **kw: Any) -> RunSpec:
+    overrides: dict[str, Any] = common_overrides(scale)
+    for p in parts:
+        overrides.update(p)
+    return RunSpec(run_id=run_id, labels=labels, overrides=overrides, **kw)
+
+
+def _sc(with_sc: bool) -> dict[str, Any]:
+    return {"stack.fs.fill_fraction": SC_FILL if with_sc else 0.0}
+
+
+def scheme_fio_run(
+    scheme: str, pattern: str, scale: Scale, *, with_sc: bool, ratio: int = 2, timeline: bool = False
+) -> RunSpec:
+    return _run(
+        f"{scheme}/{pattern}/ratio{ratio}/{'sc' if with_sc else 'nosc'}",
+        _labels(scheme=scheme, pattern=pattern, ratio=ratio, sc=with_sc),
+        scale,
+        scheme_overrides(scheme, scale),
+        fixed_ratio(ratio),
+        _sc(with_sc),
+        {"workload": fio_workload(pattern, scale, ratio=ratio)},
+        timeline=timeline,
+    )
+
+
+def scheme_filebench_run(
+    scheme: str, personality: str, scale: Scale, *, extra: Mapping[str, Any] | None = None, variant: str | None = None
+) -> RunSpec:
+    return _run(
+        f"{scheme}/{personality}" + (f"/{variant}" if variant else ""),
+        _labels(scheme=scheme, personality=personality, sc=True, variant=variant),
+        scale,
+        scheme_overrides(scheme, scale),
+        zipf_ratio(personality),
+        _sc(True),
+        {"workload": filebench_workload(personality, scale)},
+        dict(extra or {}),
+    )
+
+
+# -- the Waltz figures --------------------------------------------------------------------
+
+
+def fig3(scale: Scale) -> Figure:
+    base = (
+        scheme_overrides("Baseline", scale),
+        fixed_ratio(1.0),  # §3.1: ratio 1 "to avoid performance variation due to compression"
+        _sc(False),
+        {"workload": fio_workload("seq-write", scale, ratio=1.0)},
+    )
+    room = {"stack.ccsd.thermal.ambient_c": 23.0, "stack.ccsd.thermal.neighbour_c": 0.0}
+    runs = (
+        _run("with/23C", _labels(scheme="Baseline", variant="W/ Compr. (23 °C)"), scale, *base, room, timeline=True),
+        _run(
+            "without/23C",
+            _labels(scheme="Baseline", variant="W/o Compr. (23 °C)"),
+            scale,
+            *base,
+            room,
+            {"stack.ccsd.engine": False},
+            timeline=True,
+            optional=True,
+            note="the CCSD's compression engine switched off with `stack.ccsd.engine = false`",
+        ),
+        _run(
+            "with/16C-rack",
+            _labels(scheme="Baseline", variant="W/ Compr. (16 °C rack)"),
+            scale,
+            *base,
+            {
+                "stack.ccsd.thermal.ambient_c": 16.0,
+                "stack.ccsd.thermal.neighbour_c": PresetValue("stack.ccsd.thermal.neighbour_c"),
+            },
+            timeline=True,
+            note="neighbour heating of the rack read from the preset's `stack.ccsd.thermal.neighbour_c`",
+        ),
+    )
+    return Figure(
+        "fig3",
+        "waltz",
+        "Temperature and throughput of the CCSD with and without compression (128 KiB sequential write, ratio 1)",
+        "thermal_timeline",
+        runs,
+        notes=(
+            "The 23 °C runs model one CCSD in a room (no neighbour heating); the 16 °C run a CCSD in a "
+            "cooled rack, heated by its neighbours as the preset describes.",
+        ),
+    )
+
+
+def _f2fs_codec_runs(scale: Scale) -> tuple[RunSpec, ...]:
+    runs: list[RunSpec] = []
+    for pattern in scale.patterns:
+        common = (fixed_ratio(2.0), _sc(False), {"workload": fio_workload(pattern, scale, paper_s=BEFORE_THROTTLE_S)})
+        runs.append(
+            _run(
+                f"{pattern}/none",
+                _labels(scheme="Baseline", pattern=pattern, codec=NO_COMPRESSION, ratio=2),
+                scale,
+                scheme_overrides("Baseline", scale),
+                *common,
+            )
+        )
+        for codec in scale.codecs:
+            runs.append(
+                _run(
+                    f"{pattern}/{codec}",
+                    _labels(scheme="F2FSC", pattern=pattern, codec=CODEC_LABELS.get(codec, codec), ratio=2),
+                    scale,
+                    scheme_overrides("F2FSC", scale),
+                    {"stack.fs.compression.codec": codec},
+                    *common,
+                )
+            )
+    return tuple(runs)
+
+
+def fig4(scale: Scale) -> Figure:
+    return Figure(
+        "fig4",
+        "waltz",
+        "Throughput of F2FS with or without compression (before throttling)",
+        "codec_throughput",
+        _f2fs_codec_runs(scale),
+        notes=("LZO is not among flashpress's codecs; deflate-6 stands in for it.",),
+    )
+
+
+def fig5(scale: Scale) -> Figure:
+    return Figure(
+        "fig5",
+        "waltz",
+        "Host CPU usage of F2FS with or without compression (before throttling)",
+        "codec_cpu",
+        _f2fs_codec_runs(scale),
+        notes=("LZO is not among flashpress's codecs; deflate-6 stands in for it.",),
+    )
+
+
+def _rs_run(scale: Scale, rs: float | None, fill: float) -> RunSpec:
+    rs_keys = {} if rs is None else {"stack.fs.rs_ratio": rs}
+    return _run(
+        "empty" if rs is None else f"rs{rs:.2f}/fill{fill:.2f}",
+        _labels(
+            scheme="Baseline",
+            pattern="rand-write",
+            rs=rs,
+            fill=fill,
+            sc=fill > 0,
+            variant="empty" if rs is None else None,
+        ),
+        scale,
+        scheme_overrides("Baseline", scale),
+        fixed_ratio(2.0),
+        rs_keys,
+        {"stack.fs.fill_fraction": fill},
+        {"workload": fio_workload("rand-write", scale, paper_s=BEFORE_THROTTLE_S)},
+    )
+
+
+def fig9(scale: Scale) -> Figure:
+    runs = (*(_rs_run(scale, rs, SC_FILL) for rs in scale.rs_values), _rs_run(scale, None, 0.0))
+    return Figure(
+        "fig9",
+        "waltz",
+        "WAF and throughput of F2FS on the CCSD at different RS sizes (with SC, before throttling)",
+        "rs_sweep",
+        runs,
+        notes=(
+            f"4 KiB random writes on a partition filled to {SC_FILL:.0%} (the seed does not name the "
+            "workload of Fig 9); `empty` is the same workload on an empty partition.",
+        ),
+    )
+
+
+def fig11(scale: Scale) -> Figure:
+    runs = tuple(_rs_run(scale, rs, fill) for fill in scale.fill_values for rs in scale.rs_values)
+    return Figure(
+        "fig11",
+        "waltz",
+        "The effect of the RS size on throughput at different partition fills (before throttling)",
+        "rs_fill_sweep",
+        runs,
+        notes=("A 100% filled partition is approximated by 99% (a full partition has no free segment).",),
+    )
+
+
+def fig12(scale: Scale) -> Figure:
+    runs = tuple(
+        scheme_fio_run(s, p, scale, with_sc=False, timeline=True)
+        for p in scale.patterns
+        for s in ("Baseline", "Waltz_s", "Waltz_p")
+    )
+    return Figure("fig12", "waltz", "Temperature in four access patterns", "pattern_timelines", runs)
+
+
+def fig13(scale: Scale) -> Figure:
+    runs = tuple(
+        scheme_fio_run(s, p, scale, with_sc=False, timeline=True)
+        for p in scale.patterns
+        for s in ("Waltz_s", "Waltz_p")
+    )
+    return Figure("fig13", "waltz", "Distribution of (de)compression tasks on the host and device", "task_share", runs)
+
+
+def fig14(scale: Scale) -> Figure:
+    runs = tuple(scheme_fio_run(s, p, scale, with_sc=False) for p in scale.patterns for s in WALTZ_SCHEMES)
+    return Figure("fig14", "waltz", "Normalised average throughput without SC", "normalised_bars", runs)
+
+
+def fig15(scale: Scale) -> Figure:
+    runs = tuple(scheme_fio_run(s, p, scale, with_sc=True) for p in scale.patterns for s in WALTZ_SCHEMES)
+    return Figure("fig15", "waltz", "Normalised average throughput with SC", "normalised_bars", runs)
+
+
+def fig16(scale: Scale) -> Figure:
+    schemes = ("Baseline", "FPC", "F2FSC", "Waltz_s", "Waltz_p")
+    runs = tuple(
+        scheme_fio_run(s, p, scale, with_sc=True, ratio=r)
+        for p in scale.ratio_patterns
+        for s in schemes
+        for r in scale.ratios
+    )
+    return Figure("fig16", "waltz", "Normalised average throughput by compression ratio with SC", "ratio_bars", runs)
+
+
+def _filebench_runs(
+    scale: Scale, schemes: Iterable[str], extra: Mapping[str, Any] | None = None
+) -> tuple[RunSpec, ...]:
+    return tuple(scheme_filebench_run(s, p, scale, extra=extra) for p in scale.personalities for s in schemes)
+
+
+def fig17(scale: Scale) -> Figure:
+    return Figure(
+        "fig17",
+        "waltz",
+        "Normalised throughput of Filebench workloads with SC",
+        "normalised_bars",
+        _filebench_runs(scale, WALTZ_SCHEMES),
+    )
+
+
+def fig18(scale: Scale) -> Figure:
+    return Figure(
+        "fig18", "waltz", "WAF of Filebench workloads with SC", "waf_bars", _filebench_runs(scale, WALTZ_SCHEMES)
+    )
+
+
+def fig19(scale: Scale) -> Figure:
+    runs = tuple(
+        scheme_filebench_run(
+            s, FIG19_PERSONALITY, scale, extra={"stack.cpu.compute_threads": COMPUTE_THREADS}, variant="corun"
+        )
+        for s in WALTZ_SCHEMES
+    )
+    return Figure(
+        "fig19",
+        "waltz",
+        "Progress of a co-running CPU-bound job, and host compression memory",
+        "corun_bars",
+        runs,
+        notes=(
+            f"The I/O-intensive workload is Filebench {FIG19_PERSONALITY} (not named in the seed); the "
+            f"CPU-bound job runs {COMPUTE_THREADS} threads.",
+        ),
+    )
+
+
+WALTZ_FIGURES = (fig3, fig4, fig5, fig9, fig11, fig12, fig13, fig14, fig15, fig16, fig17, fig18, fig19)
+
+
+# -- COCO ---------------------------------------------------------------------------------
+
+
+def _coco_runs(scale: Scale) -> tuple[RunSpec, ...]:
+    return _filebench_runs(scale, COCO_SCHEMES, extra={"stack.cpu.cores": COCO_CORES})
+
+
+def coco_figures(scale: Scale) -> list[Figure]:
+    runs = _coco_runs(scale)
+    return [
+        Figure("throughput", "coco", "Normalised throughput of COCO's schemes", "normalised_bars", runs),
+        Figure("power", "coco", "Mean power (device + host CPU)", "power_bars", runs),
+        Figure("waf", "coco", "WAF of COCO's schemes", "waf_bars", runs),
+    ]
+
+
+def waltz_figures(scale: Scale) -> list[Figure]:
+    return [f(scale) for f in WALTZ_FIGURES]
+
+
+PAPERS = {"waltz": waltz_figures, "coco": coco_figures}
+
+
+def normalise_figure_key(text: str) -> str:
+    """``14``, ``fig14``, ``Fig 14`` -> ``fig14``; other keys (``power``) lower-cased."""
+    t = text.strip().lower().replace(" ", "")
+    if t.isdigit():
+        return f"fig{int(t)}"
+    if t.startswith("fig") and t[3:].isdigit():
+        return f"fig{int(t[3:])}"
+    return t
+
+
+def figures(paper: str, scale: Scale, only: Iterable[str] | None = None) -> list[Figure]:
+    """The figures of ``paper`` (``waltz`` or ``coco``) at ``scale``, optionally only some."""
+    try:
+        build = PAPERS[paper]
+    except KeyError:
+        raise ValueError(f"unknown paper {paper!r} (expected one of: {', '.join(PAPERS)})") from None
+    figs = build(scale)
+    if only is None:
+        return figs
+    wanted = [normalise_figure_key(o) for o in only if o.strip()]
+    known = [f.key for f in figs]
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise ValueError(f"unknown figure {unknown[0]!r} for {paper} (expected one of: {', '.join(known)})")
+    return [f for f in figs if f.key in wanted]
+
+
+__all__ = [
+    "COCO_SCHEMES",
+    "LABEL_KEYS",
+    "PRESET",
+    "WALTZ_SCHEMES",
+    "Figure",
+    "PresetValue",
+    "RunSpec",
+    "coco_figures",
+    "figures",
+    "normalise_figure_key",
+    "waltz_figures",
+]

@@ -1,0 +1,301 @@
+"""Figures of the reproduction (matplotlib, Agg backend), each saved as PNG and SVG with the
+save helper of :mod:`flashpress.plots`. Every function takes the figure's rows of the results
+table (failed and skipped runs included: they are counted in the caption, never dropped
+silently) and the timelines by run number."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flashpress.plots import _save
+from flashpress.reproduce.experiments import Figure
+from flashpress.reproduce.metrics import METRIC_LABELS, metric
+from flashpress.reproduce.scale import Scale
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Rows = list[dict[str, Any]]
+Plotter = Callable[[Any, Figure, Rows, Mapping[int, "pd.DataFrame"], Scale], None]
+
+
+def _rows(table: pd.DataFrame, key: str) -> Rows:
+    if table.empty:
+        return []
+    return [{str(k): v for k, v in r.items()} for r in table[table["figure"] == key].to_dict("records")]
+
+
+def _ok(rows: Rows) -> Rows:
+    return [r for r in rows if r.get("status") == "ok"]
+
+
+def _legend(ax: Any, **kw: Any) -> None:
+    """A legend, when anything was drawn with a label."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+
+
+def _order(values: Sequence[Any]) -> list[Any]:
+    """Distinct values in first-seen order (the run order of the figure)."""
+    out: list[Any] = []
+    for v in values:
+        if v is not None and v not in out:
+            out.append(v)
+    return out
+
+
+def _bars(ax: Any, groups: list[Any], series: list[Any], value: Callable[[Any, Any], float | None]) -> None:
+    width = 0.8 / max(1, len(series))
+    for j, s in enumerate(series):
+        xs, ys = [], []
+        for i, g in enumerate(groups):
+            v = value(g, s)
+            if v is not None:
+                xs.append(i + (j - (len(series) - 1) / 2) * width)
+                ys.append(v)
+        ax.bar(xs, ys, width, label=str(s))
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([str(g) for g in groups], rotation=15)
+    ax.grid(True, axis="y", alpha=0.3)
+    if series:
+        _legend(ax, fontsize="small")
+
+
+def _group_key(r: dict[str, Any]) -> Any:
+    return r.get("pattern") or r.get("personality")
+
+
+def _find(rows: Rows, group: Any, **labels: Any) -> dict[str, Any] | None:
+    for r in rows:
+        if _group_key(r) == group and all(r.get(k) == v for k, v in labels.items()):
+            return r
+    return None
+
+
+def _normalised(
+    rows: Rows, group: Any, name: str, metric_name: str, *, key: str = "scheme", **extra: Any
+) -> float | None:
+    r = _find(rows, group, **{key: name}, **extra)
+    base = _find(rows, group, scheme="Baseline", **extra)
+    if r is None or base is None:
+        return None
+    v, b = metric(r, metric_name), metric(base, metric_name)
+    return None if v is None or not b else v / b
+
+
+def plot_thermal_timeline(
+    ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale
+) -> None:
+    ax2 = ax.twinx()
+    for r in _ok(rows):
+        tl = timelines.get(int(r["run"])) if r.get("run") is not None else None
+        if tl is None or "temperature_c" not in tl.columns:
+            continue
+        t = tl["time_s"] / scale.time_scale
+        ax.plot(t, tl["temperature_c"], label=f"{r['variant']}")
+        if "write_mb_s" in tl.columns:
+            ax2.plot(t, tl["write_mb_s"], linestyle=":", alpha=0.6, label=f"{r['variant']} thru.")
+    ax.set_xlabel("time (s, paper scale)")
+    ax.set_ylabel("temperature (°C)")
+    ax2.set_ylabel("write throughput (MB/s)")
+    for y, name in ((76, "throttle 76 °C"), (86, "emergency 86 °C")):
+        ax.axhline(y, color="grey", linestyle="--", linewidth=0.8)
+        ax.text(0, y, name, fontsize="x-small", va="bottom")
+    _legend(ax, loc="upper left", fontsize="small")
+    _legend(ax2, loc="lower right", fontsize="x-small")
+
+
+def plot_pattern_timelines(
+    ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale
+) -> None:
+    styles = {"Baseline": "-", "Waltz_s": "--", "Waltz_p": ":"}
+    for r in _ok(rows):
+        tl = timelines.get(int(r["run"])) if r.get("run") is not None else None
+        if tl is None or "temperature_c" not in tl.columns:
+            continue
+        ax.plot(
+            tl["time_s"] / scale.time_scale,
+            tl["temperature_c"],
+            linestyle=styles.get(str(r["scheme"]), "-"),
+            label=f"{r['scheme']} {r['pattern']}",
+        )
+    ax.axhline(76, color="grey", linestyle="--", linewidth=0.8)
+    ax.axhline(86, color="red", linestyle="--", linewidth=0.8)
+    ax.set_xlabel("time (s, paper scale)")
+    ax.set_ylabel("temperature (°C)")
+    _legend(ax, fontsize="x-small", ncol=2)
+
+
+def _codec_bars(metric_name: str) -> Plotter:
+    def plot(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+        ok = _ok(rows)
+        groups = _order([r.get("pattern") for r in rows])
+        codecs = _order([r.get("codec") for r in rows])
+
+        def value(g: Any, c: Any) -> float | None:
+            r = next((r for r in ok if r.get("pattern") == g and r.get("codec") == c), None)
+            v = metric(r, metric_name) if r else None
+            return None if v is None else (100 * v if metric_name == "cpu" else v)
+
+        _bars(ax, groups, codecs, value)
+        ax.set_ylabel("host CPU usage (%)" if metric_name == "cpu" else METRIC_LABELS[metric_name])
+
+    return plot
+
+
+def plot_rs_sweep(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    ok = [r for r in _ok(rows) if r.get("rs") is not None]
+    ok.sort(key=lambda r: float(r["rs"]))
+    xs = [100 * float(r["rs"]) for r in ok]
+    ax.plot(xs, [metric(r, "throughput") for r in ok], marker="o", label="throughput")
+    empty = next((r for r in _ok(rows) if r.get("variant") == "empty"), None)
+    if empty is not None and metric(empty, "throughput") is not None:
+        ax.axhline(metric(empty, "throughput"), color="grey", linestyle="--", label="empty partition")
+    ax.set_xlabel("RS size (% of partition)")
+    ax.set_ylabel("throughput (MB/s)")
+    ax2 = ax.twinx()
+    ax2.plot(xs, [metric(r, "waf") for r in ok], marker="s", color="tab:red", label="WAF")
+    ax2.set_ylabel("WAF")
+    _legend(ax, loc="upper left", fontsize="small")
+    _legend(ax2, loc="upper right", fontsize="small")
+
+
+def plot_rs_fill_sweep(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    ok = _ok(rows)
+    for fill in _order([r.get("fill") for r in rows]):
+        pts = sorted((float(r["rs"]), metric(r, "throughput")) for r in ok if r.get("fill") == fill)
+        pts = [(x, y) for x, y in pts if y is not None]
+        ax.plot([100 * x for x, _ in pts], [y for _, y in pts], marker="o", label=f"{float(fill):.0%} filled")
+    ax.set_xlabel("RS size (% of partition)")
+    ax.set_ylabel("throughput (MB/s)")
+    _legend(ax, fontsize="small")
+    ax.grid(True, alpha=0.3)
+
+
+def plot_task_share(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    ok = _ok(rows)
+    groups = _order([r.get("pattern") for r in rows])
+    schemes = _order([r.get("scheme") for r in rows])
+
+    def value(g: Any, s: Any) -> float | None:
+        r = _find(ok, g, scheme=s)
+        v = metric(r, "host_share") if r else None
+        return None if v is None else 100 * v
+
+    _bars(ax, groups, schemes, value)
+    ax.set_ylabel("(de)compression on the host (%)")
+    ax.set_ylim(0, 100)
+
+
+def _normalised_bars(metric_name: str, ylabel: str) -> Plotter:
+    def plot(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+        ok = _ok(rows)
+        groups = _order([_group_key(r) for r in rows])
+        schemes = _order([r.get("scheme") for r in rows])
+        _bars(ax, groups, schemes, lambda g, s: _normalised(ok, g, s, metric_name))
+        ax.axhline(1.0, color="grey", linewidth=0.8)
+        ax.set_ylabel(ylabel)
+
+    return plot
+
+
+def _absolute_bars(metric_name: str) -> Plotter:
+    def plot(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+        ok = _ok(rows)
+        groups = _order([_group_key(r) for r in rows])
+        schemes = _order([r.get("scheme") for r in rows])
+
+        def value(g: Any, s: Any) -> float | None:
+            r = _find(ok, g, scheme=s)
+            return metric(r, metric_name) if r else None
+
+        _bars(ax, groups, schemes, value)
+        ax.set_ylabel(METRIC_LABELS[metric_name])
+
+    return plot
+
+
+def plot_ratio_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    ok = _ok(rows)
+    groups = _order([r.get("pattern") for r in rows])
+    series = _order([f"{r['scheme']}-{r['ratio']}" for r in rows if r.get("scheme") != "Baseline"])
+
+    def value(g: Any, s: str) -> float | None:
+        scheme, ratio = s.rsplit("-", 1)
+        return _normalised(ok, g, scheme, "throughput", ratio=int(ratio))
+
+    _bars(ax, groups, series, value)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("throughput / Baseline-x")
+
+
+PROGRESS = "co-running job progress"
+MEMORY = "host compression memory"
+
+
+def plot_corun(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    ok = _ok(rows)
+    schemes = _order([r.get("scheme") for r in rows])
+    group = _order([_group_key(r) for r in rows])
+    first = group[0] if group else None
+
+    def value(g: str, s: Any) -> float | None:
+        if g == PROGRESS:
+            return _normalised(ok, first, s, "compute")
+        return _norm_to(ok, s, "buffer", "F2FSC")
+
+    _bars(ax, [PROGRESS, MEMORY], schemes, value)
+    ax.set_ylabel("progress / Baseline; memory / F2FSC")
+
+
+def _norm_to(rows: Rows, scheme: str, metric_name: str, ref: str) -> float | None:
+    r = next((r for r in rows if r.get("scheme") == scheme), None)
+    b = next((r for r in rows if r.get("scheme") == ref), None)
+    if r is None or b is None:
+        return None
+    v, bv = metric(r, metric_name), metric(b, metric_name)
+    return None if v is None or not bv else v / bv
+
+
+PLOTTERS: dict[str, Plotter] = {
+    "thermal_timeline": plot_thermal_timeline,
+    "pattern_timelines": plot_pattern_timelines,
+    "codec_throughput": _codec_bars("throughput"),
+    "codec_cpu": _codec_bars("cpu"),
+    "rs_sweep": plot_rs_sweep,
+    "rs_fill_sweep": plot_rs_fill_sweep,
+    "task_share": plot_task_share,
+    "normalised_bars": _normalised_bars("throughput", "throughput / Baseline"),
+    "ratio_bars": plot_ratio_bars,
+    "waf_bars": _absolute_bars("waf"),
+    "power_bars": _absolute_bars("power"),
+    "corun_bars": plot_corun,
+}
+
+
+def plot_figure(
+    fig: Figure, table: pd.DataFrame, timelines: Mapping[int, pd.DataFrame], scale: Scale, out_dir: Path
+) -> list[Path]:
+    """Draw one figure into ``out_dir`` (``<key>.png`` and ``<key>.svg``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = _rows(table, fig.key)
+    mfig, ax = plt.subplots(figsize=(9, 4.8))
+    PLOTTERS[fig.kind](ax, fig, rows, timelines, scale)
+    bad = [r for r in rows if r.get("status") != "ok"]
+    title = f"{fig.key}: {fig.title}"
+    if bad:
+        title += f"\n({len(bad)} of {len(rows)} runs missing: failed or skipped, see the report)"
+    if not _ok(rows):
+        ax.text(0.5, 0.5, "no completed runs", ha="center", va="center", transform=ax.transAxes)
+    ax.set_title(title, fontsize="medium")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return _save(mfig, out_dir, fig.key)
+
+
+__all__ = ["PLOTTERS", "plot_figure"]

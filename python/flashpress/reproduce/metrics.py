@@ -1,0 +1,147 @@
+"""Per-run metrics read from the results table (one row per run, the summary flattened)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Label columns that pair a run with its reference run (everything but the scheme / codec).
+PAIR_KEYS = ("pattern", "personality", "rs", "fill", "ratio", "sc", "variant")
+
+
+def _get(row: Mapping[str, Any], *keys: str) -> float | None:
+    for k in keys:
+        v = row.get(k)
+        if v is not None and not (isinstance(v, float) and math.isnan(v)):
+            return float(v)
+    return None
+
+
+def throughput(row: Mapping[str, Any]) -> float | None:
+    """MB/s of the run's I/O: the pattern's direction for FIO patterns, reads plus writes
+    otherwise (Filebench)."""
+    pattern = row.get("pattern")
+    r = _get(row, "read.throughput_mb_s", "read.mb_per_s")
+    w = _get(row, "write.throughput_mb_s", "write.mb_per_s")
+    if isinstance(pattern, str) and pattern.endswith("write"):
+        return w
+    if isinstance(pattern, str) and pattern.endswith("read"):
+        return r
+    if r is None and w is None:
+        return None
+    return (r or 0.0) + (w or 0.0)
+
+
+def power(row: Mapping[str, Any]) -> float | None:
+    """Mean power of the device and the host CPU (W)."""
+    d = _get(row, "stack.energy.device_mean_w")
+    h = _get(row, "stack.energy.host_mean_w")
+    if d is None and h is None:
+        return None
+    return (d or 0.0) + (h or 0.0)
+
+
+def missed_compression(row: Mapping[str, Any]) -> float | None:
+    """Share of written blocks left uncompressed (skipped) out of all compression decisions."""
+    dev = _get(row, "stack.tasks.compress_device_blocks") or 0.0
+    host = _get(row, "stack.tasks.compress_host_blocks") or 0.0
+    skip = _get(row, "stack.tasks.compress_skipped_blocks")
+    if skip is None or dev + host + skip == 0:
+        return None
+    return skip / (dev + host + skip)
+
+
+def device_compress_share(row: Mapping[str, Any]) -> float | None:
+    """Share of compression tasks done by the device."""
+    dev = _get(row, "stack.tasks.compress_device_blocks")
+    host = _get(row, "stack.tasks.compress_host_blocks") or 0.0
+    if dev is None or dev + host == 0:
+        return None
+    return dev / (dev + host)
+
+
+METRICS: dict[str, Any] = {
+    "throughput": throughput,
+    "power": power,
+    "missed_compression": missed_compression,
+    "device_compress_share": device_compress_share,
+    "waf": lambda r: _get(r, "waf"),
+    "cpu": lambda r: _get(r, "stack.cpu.utilization"),
+    "compute": lambda r: _get(r, "stack.cpu.compute_progress"),
+    "buffer": lambda r: _get(r, "stack.cpu.buffer_bytes_mean"),
+    "buffer_peak": lambda r: _get(r, "stack.cpu.buffer_bytes_peak"),
+    "host_share": lambda r: _get(r, "stack.tasks.host_share"),
+    "max_c": lambda r: _get(r, "stack.temperature.max_c"),
+    "first_throttle_s": lambda r: _get(r, "stack.temperature.first_throttle_s"),
+    "shutdown_s": lambda r: _get(r, "stack.temperature.shutdown_s"),
+    "extra_rs_end": lambda r: _get(r, "stack.fs.extra_rs_fraction_end"),
+}
+
+METRIC_LABELS = {
+    "throughput": "throughput (MB/s)",
+    "power": "mean power, device + host (W)",
+    "waf": "WAF",
+    "cpu": "host CPU utilisation",
+    "compute": "co-running job progress",
+    "buffer": "host compression buffer, mean (bytes)",
+    "host_share": "host share of (de)compression",
+}
+
+
+def metric(row: Mapping[str, Any], name: str) -> float | None:
+    return METRICS[name](row)  # type: ignore[no-any-return]
+
+
+def ok_rows(table: pd.DataFrame, figure: str, **labels: Any) -> list[dict[str, Any]]:
+    """The completed runs of ``figure`` whose labels match (a tuple value matches any of it)."""
+    if table.empty:
+        return []
+    out: list[dict[str, Any]] = []
+    for rec in table[table["figure"] == figure].to_dict("records"):
+        row = {str(k): v for k, v in rec.items()}
+        if row.get("status") != "ok":
+            continue
+        if all((row.get(k) in v) if isinstance(v, tuple) else row.get(k) == v for k, v in labels.items()):
+            out.append(row)
+    return out
+
+
+def pair_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(None if (isinstance(row.get(k), float) and math.isnan(row[k])) else row.get(k) for k in PAIR_KEYS)
+
+
+def mean(values: Iterable[float | None]) -> float | None:
+    vs = [v for v in values if v is not None and not math.isnan(v)]
+    return sum(vs) / len(vs) if vs else None
+
+
+def mean_change(
+    table: pd.DataFrame,
+    figure: str,
+    name: str,
+    ref: str,
+    metric_name: str = "throughput",
+    *,
+    key: str = "scheme",
+    **labels: Any,
+) -> float | None:
+    """Mean over paired runs (same pattern / personality / ratio ...) of
+    ``metric(name) / metric(ref) - 1``, in percent; None when no pair completed."""
+    rows = ok_rows(table, figure, **labels)
+    refs = {pair_key(r): metric(r, metric_name) for r in rows if r.get(key) == ref}
+    changes = []
+    for r in rows:
+        if r.get(key) != name:
+            continue
+        base = refs.get(pair_key(r))
+        v = metric(r, metric_name)
+        if base is not None and v is not None and base > 0:
+            changes.append(100.0 * (v / base - 1.0))
+    return mean(changes)
+
+
+__all__ = ["METRICS", "METRIC_LABELS", "mean", "mean_change", "metric", "ok_rows", "throughput"]

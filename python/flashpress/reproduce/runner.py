@@ -1,0 +1,216 @@
+"""Resolve the figures' runs into configs and run them on Dask, one simulation per task.
+
+Identical configs (a run shared by several figures, e.g. Fig 12, 13 and 14) run once. The
+results gather into one table: a row per (figure, run) in figure order then run order, with
+the run's labels, its status (``ok``, ``failed``, ``skipped``), the error text, the wall time,
+a few resolved config values (``cfg.*``) and the summary flattened with dotted names.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from flashpress.config import Config
+from flashpress.errors import ConfigError, FlashpressError
+from flashpress.reproduce.experiments import LABEL_KEYS, PRESET, Figure, PresetValue, RunSpec
+from flashpress.sweep import dask_client, flatten
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Resolved config values copied into the results table (the report quotes them).
+CONFIG_COLUMNS = {
+    "cfg.policy": "stack.policy",
+    "cfg.partition_bytes": "stack.fs.partition_bytes",
+    "cfg.fill_fraction": "stack.fs.fill_fraction",
+    "cfg.ambient_c": "stack.ccsd.thermal.ambient_c",
+    "cfg.neighbour_c": "stack.ccsd.thermal.neighbour_c",
+    "cfg.tau_s": "stack.ccsd.thermal.tau_s",
+}
+
+
+def lookup(d: Mapping[str, Any], dotted: str) -> Any:
+    """``d["a"]["b"]`` for ``"a.b"``; KeyError naming the key when absent."""
+    node: Any = d
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            raise KeyError(dotted)
+        node = node[part]
+    return node
+
+
+def resolve_values(value: Any, preset: Mapping[str, Any], where: str) -> Any:
+    """``value`` with every :class:`PresetValue` inside it replaced by its preset value."""
+    if isinstance(value, PresetValue):
+        try:
+            raw = lookup(preset, value.key)
+        except KeyError:
+            err = ConfigError(f"{where}: the `{PRESET}` preset has no key `{value.key}` to scale")
+            err.key = value.key
+            raise err from None
+        return value.resolve(raw)
+    if isinstance(value, Mapping):
+        return {k: resolve_values(v, preset, where) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [resolve_values(v, preset, where) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """A run of a figure, resolved: its config (None when skipped) and why it was skipped."""
+
+    figure: str
+    spec: RunSpec
+    config: Config | None
+    skipped: str | None = None
+
+
+def plan(figs: Sequence[Figure], preset: str = PRESET) -> list[PlannedRun]:
+    """Resolve and validate every run's config before anything runs. A rejected config fails
+    at once, naming the figure and run, unless the run is optional (then it is skipped)."""
+    base = Config.preset(preset)
+    base_dict = base.to_dict()
+    planned: list[PlannedRun] = []
+    for fig in figs:
+        for spec in fig.runs:
+            where = f"{fig.key} run `{spec.run_id}`"
+            overrides = {k: v for k, v in spec.overrides.items() if k != "preset"}
+            try:
+                resolved = resolve_values(overrides, base_dict, where)
+                cfg = base.with_overrides(resolved, source_name=where)
+            except ConfigError as e:
+                if spec.optional:
+                    planned.append(PlannedRun(fig.key, spec, None, skipped=str(e)))
+                    continue
+                raise
+            planned.append(PlannedRun(fig.key, spec, cfg))
+    return planned
+
+
+def run_task(index: int, config_json: str, want_timeline: bool) -> dict[str, Any]:
+    """One task (runs on a Dask worker): simulate a resolved config. A flashpress error is
+    returned as the run's error, not raised, so one failed run does not lose the others."""
+    from flashpress.run import simulate
+
+    t0 = time.perf_counter()
+    try:
+        result = simulate(Config.from_json(config_json, source_name=f"run {index}"), progress=False)
+    except FlashpressError as e:
+        return {"status": "failed", "error": f"{type(e).__name__}: {e}", "wall_s": time.perf_counter() - t0}
+    return {
+        "status": "ok",
+        "error": None,
+        "wall_s": time.perf_counter() - t0,
+        "summary_json": result.summary_json,
+        "timeline_csv": result.timeline_csv() if want_timeline else None,
+    }
+
+
+@dataclass
+class Outcome:
+    """What the runs produced: the results table, the timelines by run number, the unique
+    configs by run number, and the total wall time."""
+
+    table: pd.DataFrame
+    timelines: dict[int, pd.DataFrame]
+    configs: dict[int, Config]
+    summaries: dict[int, str]
+    wall_s: float
+
+
+def _unique(planned: Iterable[PlannedRun]) -> tuple[list[tuple[Config, bool]], list[int | None]]:
+    """Unique configs (in first-seen order, with whether a timeline is wanted) and each planned
+    run's index into them (None when skipped)."""
+    index_of: dict[str, int] = {}
+    unique: list[tuple[Config, bool]] = []
+    refs: list[int | None] = []
+    for p in planned:
+        if p.config is None:
+            refs.append(None)
+            continue
+        key = p.config.to_json()
+        i = index_of.get(key)
+        if i is None:
+            i = index_of[key] = len(unique)
+            unique.append((p.config, p.spec.timeline))
+        elif p.spec.timeline and not unique[i][1]:
+            unique[i] = (unique[i][0], True)
+        refs.append(i)
+    return unique, refs
+
+
+def execute(
+    planned: Sequence[PlannedRun],
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    log: Any = None,
+) -> Outcome:
+    """Run the planned runs on Dask (a local cluster of ``workers`` processes, or the
+    scheduler at ``scheduler``) and gather the results table."""
+    import io
+
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    unique, refs = _unique(planned)
+    outputs: list[dict[str, Any]] = []
+    if unique:
+        with dask_client(scheduler, workers, len(unique)) as client:
+            futures = [
+                client.submit(run_task, i, cfg.to_json(), tl, pure=False, key=f"flashpress-reproduce-{i}")
+                for i, (cfg, tl) in enumerate(unique)
+            ]
+            for i, fut in enumerate(futures):
+                try:
+                    out = fut.result()
+                except Exception as e:  # a worker died or the task could not run: keep the others
+                    out = {"status": "failed", "error": f"{type(e).__name__}: {e}", "wall_s": None}
+                outputs.append(out)
+                if log is not None:
+                    log(f"run {i + 1}/{len(unique)}: {out['status']}" + (f" ({out['error']})" if out["error"] else ""))
+
+    timelines: dict[int, pd.DataFrame] = {}
+    summaries: dict[int, dict[str, Any]] = {}
+    summary_text: dict[int, str] = {}
+    for i, out in enumerate(outputs):
+        if out["status"] == "ok":
+            summary_text[i] = out["summary_json"]
+            summaries[i] = json.loads(out["summary_json"])
+            if out.get("timeline_csv"):
+                timelines[i] = pd.read_csv(io.StringIO(out["timeline_csv"]))
+
+    rows: list[dict[str, Any]] = []
+    for p, ref in zip(planned, refs, strict=True):
+        row: dict[str, Any] = {"figure": p.figure, "run_id": p.spec.run_id, "run": ref}
+        row.update({k: p.spec.labels.get(k) for k in LABEL_KEYS})
+        if ref is None:
+            row.update(status="skipped", error=p.skipped, wall_s=None)
+        else:
+            out = outputs[ref]
+            row.update(status=out["status"], error=out["error"], wall_s=out["wall_s"])
+            cfg = unique[ref][0].to_dict()
+            for col, key in CONFIG_COLUMNS.items():
+                try:
+                    row[col] = lookup(cfg, key)
+                except KeyError:
+                    row[col] = None
+            if ref in summaries:
+                row.update(flatten(summaries[ref]))
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    return Outcome(
+        table=table,
+        timelines=timelines,
+        configs={i: cfg for i, (cfg, _) in enumerate(unique)},
+        summaries=summary_text,
+        wall_s=time.perf_counter() - t0,
+    )
+
+
+__all__ = ["Outcome", "PlannedRun", "execute", "lookup", "plan", "resolve_values", "run_task"]

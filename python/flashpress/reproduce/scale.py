@@ -1,0 +1,118 @@
+"""How big and how long the reproduction runs are: every per-scale choice lives here.
+
+The seeds' testbed (Waltz §6.1, COCO's setup slide) is a 200 GB F2FS partition on a 3 TB CCSD,
+20-minute runs with 8 threads. That is far beyond two cores, so a :class:`Scale` shrinks it:
+
+* ``time_scale`` multiplies every run time *and* every time constant of the control loops
+  (the thermal time constant ``stack.ccsd.thermal.tau_s``, the S.M.A.R.T. polling period of TCS
+  and the decision periods of OSA / COCO's OP growth), so temperature trajectories and the
+  controllers keep their shape. Times in the report are divided back by ``time_scale`` so they
+  compare with the seeds' seconds.
+* ``space_scale`` multiplies the F2FS partition (``stack.fs.partition_bytes``) and the device
+  (``nand.blocks_per_plane``), keeping their proportion; fill fractions and reserved-space
+  ratios are fractions, so they need no scaling.
+* The axis tuples choose how many points of each figure run (the paper's full grids at
+  ``full``; the grids are thinned, never changed in meaning, at smaller scales).
+
+``quick`` is CI-sized (a few small runs per figure), ``default`` is meant to finish the whole
+``reproduce waltz`` in under 30 minutes on two cores, ``full`` is the paper's scale. The
+wall time of every run is recorded in the report, so the scales can be checked against their
+budgets whenever the simulator's speed changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+#: The four FIO access patterns of Waltz §3.2.1 / §6.1 (128 KiB sequential, 4 KiB random).
+PATTERNS = ("seq-write", "seq-read", "rand-write", "rand-read")
+#: The four Filebench personalities (Waltz §6.4, COCO's workload table).
+PERSONALITIES = ("webserver", "varmail", "fileserver", "oltp")
+#: F2FS codecs of Fig 4/5. The seed's LZO has no codec here; deflate stands in for it.
+F2FS_CODECS = ("zstd-3", "lz4", "deflate-6")
+
+
+@dataclass(frozen=True)
+class Scale:
+    """One scale of the reproduction (see the module docstring)."""
+
+    name: str
+    time_scale: float
+    space_scale: float
+    #: FIO patterns of Fig 12-15 (and Fig 4/5).
+    patterns: tuple[str, ...]
+    #: Codecs of Fig 4/5.
+    codecs: tuple[str, ...]
+    #: Reserved-space ratios of Fig 9/11.
+    rs_values: tuple[float, ...]
+    #: Fill fractions of Fig 11 (Fig 9 uses the with-SC fill).
+    fill_values: tuple[float, ...]
+    #: Compression ratios of Fig 16.
+    ratios: tuple[int, ...]
+    #: FIO patterns of Fig 16.
+    ratio_patterns: tuple[str, ...]
+    #: Filebench personalities of Fig 17/18 and COCO.
+    personalities: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def seconds(self, paper_s: float) -> float:
+        """Simulated seconds of a span that lasts ``paper_s`` seconds in the paper."""
+        return paper_s * self.time_scale
+
+    def paper_seconds(self, sim_s: float) -> float:
+        """A simulated time expressed in the paper's seconds."""
+        return sim_s / self.time_scale
+
+
+SCALES: dict[str, Scale] = {
+    "quick": Scale(
+        name="quick",
+        time_scale=0.05,
+        space_scale=1 / 128,
+        patterns=("seq-write", "rand-read"),
+        codecs=("zstd-3",),
+        rs_values=(0.01, 0.20),
+        fill_values=(0.9,),
+        ratios=(2, 4),
+        ratio_patterns=("seq-write",),
+        personalities=("fileserver", "oltp"),
+    ),
+    "default": Scale(
+        name="default",
+        time_scale=0.25,
+        space_scale=1 / 16,
+        patterns=PATTERNS,
+        codecs=F2FS_CODECS,
+        rs_values=(0.01, 0.05, 0.10, 0.15, 0.20, 0.25),
+        fill_values=(0.8, 0.9, 0.99),
+        ratios=(2, 3, 4),
+        ratio_patterns=("seq-write", "rand-read"),
+        personalities=PERSONALITIES,
+    ),
+    "full": Scale(
+        name="full",
+        time_scale=1.0,
+        space_scale=1.0,
+        patterns=PATTERNS,
+        codecs=F2FS_CODECS,
+        rs_values=(0.01, 0.03, 0.05, 0.07, 0.10, 0.13, 0.15, 0.17, 0.20, 0.23, 0.25),
+        fill_values=(0.8, 0.85, 0.9, 0.95, 0.99),
+        ratios=(2, 3, 4),
+        ratio_patterns=PATTERNS,
+        personalities=PERSONALITIES,
+    ),
+}
+
+
+def get_scale(name: str) -> Scale:
+    """The scale called ``name`` (``quick``, ``default`` or ``full``)."""
+    try:
+        return SCALES[name]
+    except KeyError:
+        raise ValueError(f"unknown scale {name!r} (expected one of: {', '.join(SCALES)})") from None
+
+
+__all__ = ["F2FS_CODECS", "PATTERNS", "PERSONALITIES", "SCALES", "Scale", "get_scale"]

@@ -1,0 +1,247 @@
+"""``flashpress reproduce``: experiment definitions, figures and report on synthetic result
+tables, the CLI's checks, and (slow, needs the storage stack and the ``waltz`` preset) an
+end-to-end ``--quick`` run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from flashpress import errors
+from flashpress.cli import main
+from flashpress.reproduce import describe, reproduce
+from flashpress.reproduce.claims import claims
+from flashpress.reproduce.experiments import LABEL_KEYS, PresetValue, figures, normalise_figure_key
+from flashpress.reproduce.figures import PLOTTERS, plot_figure
+from flashpress.reproduce.report import write_report
+from flashpress.reproduce.runner import resolve_values
+from flashpress.reproduce.scale import SCALES, get_scale
+
+QUICK = get_scale("quick")
+
+
+@pytest.mark.parametrize("paper", ["waltz", "coco"])
+@pytest.mark.parametrize("scale", list(SCALES))
+def test_runs_are_well_formed(paper: str, scale: str) -> None:
+    for fig in figures(paper, get_scale(scale)):
+        ids = [r.run_id for r in fig.runs]
+        assert len(ids) == len(set(ids)), f"{fig.key}: duplicate run ids"
+        assert fig.kind in PLOTTERS
+        for r in fig.runs:
+            assert set(r.labels) == set(LABEL_KEYS)
+            assert r.overrides["preset"] == "waltz"
+            assert "stack.policy" in r.overrides
+            assert r.overrides["stack.ccsd.thermal.tau_s"] == PresetValue(
+                "stack.ccsd.thermal.tau_s", SCALES[scale].time_scale
+            )
+
+
+def test_quick_is_smaller_than_default_and_full() -> None:
+    for paper in ("waltz", "coco"):
+        n = {s: sum(d["runs"] for d in describe(paper, s)) for s in SCALES}
+        assert n["quick"] < n["default"] <= n["full"]
+
+
+def test_scaled_run_lengths_and_ratio() -> None:
+    fig14 = figures("waltz", QUICK, ["14"])[0]
+    job = fig14.runs[0].overrides["workload"]["jobs"][0]
+    assert job["runtime"] == "60000ms"  # 1200 s x 0.05
+    assert job["numjobs"] == 8
+    assert job["buffer_compress_percentage"] == 50
+    fig3 = figures("waltz", QUICK, ["fig3"])[0]
+    assert all(r.overrides["content.ratio"] == {"type": "fixed", "ratio": 1.0} for r in fig3.runs)
+    assert [r.optional for r in fig3.runs] == [False, True, False], "only the engine-off curve may be skipped"
+    rack = fig3.runs[2].overrides["stack.ccsd.thermal.neighbour_c"]
+    assert rack == PresetValue("stack.ccsd.thermal.neighbour_c"), "the rack heating comes from the preset"
+
+
+def test_preset_values_resolve_and_scale() -> None:
+    preset = {"stack": {"fs": {"partition_bytes": 200 << 30}}, "nand": {"blocks_per_plane": 1000}}
+    out = resolve_values(
+        {
+            "a": PresetValue("stack.fs.partition_bytes", 1 / 16, align=512 * 4096),
+            "b": [PresetValue("nand.blocks_per_plane", 0.001, minimum=16)],
+        },
+        preset,
+        "test",
+    )
+    assert out == {"a": (200 << 30) // 16, "b": [16]}
+    with pytest.raises(errors.ConfigError, match=r"no key `stack\.nope`"):
+        resolve_values(PresetValue("stack.nope"), preset, "test")
+
+
+def test_figure_selection() -> None:
+    assert normalise_figure_key("Fig 14") == "fig14" == normalise_figure_key("14")
+    assert [f.key for f in figures("waltz", QUICK, ["3", "fig14"])] == ["fig3", "fig14"]
+    with pytest.raises(ValueError, match="unknown figure 'fig7'"):
+        figures("waltz", QUICK, ["7"])
+
+
+# -- synthetic results --------------------------------------------------------------------
+
+SPEED = {"Baseline": 100.0, "F2FSC": 40.0, "FPC": 100.0, "TCS": 450.0, "Waltz_s": 460.0, "Waltz_p": 520.0}
+
+
+def _row(fig: str, run_id: str, run: int, status: str = "ok", **labels: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {"figure": fig, "run_id": run_id, "run": run, "status": status, "error": None}
+    row.update({k: labels.get(k) for k in LABEL_KEYS})
+    row.update({k: v for k, v in labels.items() if k not in LABEL_KEYS})
+    return row
+
+
+def synthetic_table() -> pd.DataFrame:
+    rows = []
+    i = 0
+    for pattern in ("seq-write", "rand-read"):
+        for scheme, mbps in SPEED.items():
+            # Reads under F2FSC are faster than Baseline (the seed's +367%), writes slower.
+            v = 300.0 if (scheme == "F2FSC" and pattern == "rand-read") else mbps
+            direction = "write" if pattern.endswith("write") else "read"
+            rows.append(
+                _row(
+                    "fig14",
+                    f"{scheme}/{pattern}",
+                    i,
+                    scheme=scheme,
+                    pattern=pattern,
+                    sc=False,
+                    ratio=2,
+                    **{
+                        f"{direction}.throughput_mb_s": v,
+                        "waf": 0.6,
+                        "stack.temperature.max_c": 87.0 if scheme == "Baseline" else 84.0,
+                        "stack.temperature.shutdown_s": 29.1 if scheme == "Baseline" else None,
+                        "stack.tasks.host_share": 0.1 if scheme.startswith("Waltz") else None,
+                    },
+                )
+            )
+            i += 1
+    # Fig 12 shares its runs with Fig 14 (Baseline, Waltz_s and Waltz_p without SC).
+    rows += [{**r, "figure": "fig12"} for r in rows if r["scheme"] in ("Baseline", "Waltz_s", "Waltz_p")]
+    rows.append(_row("fig14", "TCS/seq-read", i, status="failed", scheme="TCS", pattern="seq-read", error="boom"))
+    rows[-1]["error"] = "InvariantError: boom"
+    rows.append(
+        _row(
+            "fig3",
+            "with/23C",
+            0,
+            variant="W/ Compr. (23 °C)",
+            scheme="Baseline",
+            **{"stack.temperature.shutdown_s": 29.1, "stack.temperature.max_c": 86.0},
+        )
+    )
+    rows.append(_row("fig3", "without/23C", None, status="skipped", variant="W/o Compr. (23 °C)", scheme="Baseline"))  # type: ignore[arg-type]
+    rows[-1]["error"] = "ConfigError: unknown key `stack.ccsd.engine`"
+    return pd.DataFrame(rows)
+
+
+def test_claims_follow_the_measured_ordering() -> None:
+    table = synthetic_table()
+    by_seed = {c.seed: c.evaluate(table, QUICK) for c in claims("waltz")}
+    v = by_seed["F2FSC write -67% vs Baseline (without SC)"]
+    assert v.agrees is True
+    assert v.measured == pytest.approx(-60.0)
+    assert "ordering holds" in v.why
+    assert "-60.0%" in v.why
+    v = by_seed["F2FSC read +367% vs Baseline (without SC)"]
+    assert v.agrees is True
+    assert v.measured == pytest.approx(200.0)
+    v = by_seed["Waltz_p +13.9% over Waltz_s without SC"]
+    assert v.agrees is True
+    # 29.1 simulated seconds at time scale 0.05 are 582 paper seconds.
+    v = by_seed["Baseline overheats in 582 s (sequential write)"]
+    assert v.agrees is True
+    assert v.measured == pytest.approx(582.0)
+    v = by_seed["Waltz_s and Waltz_p never shut down"]
+    assert v.agrees is True
+    # Reverse the ordering: F2FSC writes faster than Baseline -> the claim does not hold.
+    flipped = table.copy()
+    mask = (flipped["scheme"] == "F2FSC") & (flipped["pattern"] == "seq-write")
+    flipped.loc[mask, "write.throughput_mb_s"] = 250.0
+    v = next(c for c in claims("waltz") if c.seed.startswith("F2FSC write -67%")).evaluate(flipped, QUICK)
+    assert v.agrees is False
+    assert "does not hold" in v.why
+    # No runs at all: reported as not measured, not as agreement.
+    v = by_seed["Waltz_s write +95.5% over TCS with SC"]
+    assert v.agrees is None
+    assert v.measured is None
+
+
+def test_figures_and_report_from_synthetic_results(tmp_path: Path) -> None:
+    table = synthetic_table()
+    figs = figures("waltz", QUICK, ["3", "14"])
+    timelines = {
+        0: pd.DataFrame(
+            {"time_s": [0.0, 10.0, 29.1], "temperature_c": [23.0, 70.0, 86.0], "write_mb_s": [900.0, 800.0, 0.0]}
+        )
+    }
+    files: dict[str, list[str]] = {}
+    for fig in figs:
+        paths = plot_figure(fig, table, timelines, QUICK, tmp_path / "figures")
+        assert [p.suffix for p in paths] == [".png", ".svg"]
+        assert all(p.stat().st_size > 0 for p in paths)
+        files[fig.key] = [f"figures/{p.name}" for p in paths]
+    text = write_report("waltz", figs, table, QUICK, figure_files=files, wall_s=12.5, preset="waltz")
+    assert "## fig14" in text
+    assert "## fig3" in text
+    assert "![fig14](figures/fig14.png)" in text
+    assert "[figures/fig14.svg](figures/fig14.svg)" in text
+    assert "| F2FSC write -67% vs Baseline (without SC) | -67% | -60.0% | yes |" in text
+    assert "`TCS/seq-read` failed: InvariantError: boom" in text, "failed runs are reported with their error"
+    assert "`without/23C` skipped: ConfigError: unknown key `stack.ccsd.engine`" in text
+    assert "time x 0.05, space x 0.0078125" in text
+    assert "Wall time 12.5 s" in text
+    # The shutdown time in the measured table is in paper seconds.
+    assert "| with/23C |" in text
+    assert "582" in text
+    # Deterministic: the same inputs give the same text.
+    assert text == write_report("waltz", figs, table, QUICK, figure_files=files, wall_s=12.5, preset="waltz")
+
+
+def test_every_plot_kind_tolerates_no_results(tmp_path: Path) -> None:
+    empty = pd.DataFrame(columns=["figure", "run_id", "run", "status", "error", *LABEL_KEYS])
+    for paper in ("waltz", "coco"):
+        for fig in figures(paper, QUICK):
+            plot_figure(fig, empty, {}, QUICK, tmp_path / paper)
+            for c in claims(paper):
+                assert c.evaluate(empty, QUICK).agrees is None
+
+
+# -- CLI ----------------------------------------------------------------------------------
+
+
+def test_cli_refuses_existing_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "x").write_text("keep")
+    assert main(["reproduce", "waltz", "--quick", "--out", str(tmp_path)]) == 2
+    assert "not empty" in capsys.readouterr().err
+    assert (tmp_path / "x").read_text() == "keep"
+
+
+def test_cli_rejects_unknown_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["reproduce", "waltz", "--quick", "--only", "7", "--out", str(tmp_path / "o")])
+    assert e.value.code == 2
+    assert "unknown figure 'fig7'" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_quick_end_to_end(tmp_path: Path) -> None:
+    """Needs the storage stack ([stack] runs, the `waltz` preset, Filebench): a real quick run
+    of two figures, on a local Dask cluster."""
+    report = reproduce("waltz", tmp_path / "out", scale="quick", only=["3", "14"], workers=2)
+    text = report.read_text()
+    out = tmp_path / "out"
+    for key in ("fig3", "fig14"):
+        assert (out / "figures" / f"{key}.png").is_file()
+        assert (out / "figures" / f"{key}.svg").is_file()
+        assert f"## {key}" in text
+    table = pd.read_csv(out / "results.csv")
+    assert list(table["figure"].unique()) == ["fig3", "fig14"]
+    ok = table[table["status"] == "ok"]
+    assert len(ok) >= len(table) - 1, table[["run_id", "status", "error"]]
+    assert ok["stack.policy"].notna().all()
+    assert (out / "runs" / "0000" / "timeline.csv").is_file()

@@ -6,3 +6,4 @@
 pub mod bio;
 pub mod cpu;
 pub mod policy;
+pub mod fs;

@@ -81,7 +81,7 @@ impl Fs {
                 let (flags, id) = match k {
                     K_STORED => {
                         let c0 = idx as usize / cb * cb;
-                        (BioFlags::HOST_COMPRESSED, f.stored_id(c0, cb))
+                        (BioFlags::HOST_COMPRESSED, f.stored_id(c0))
                     }
                     K_SKIP | K_HRAW => (BioFlags::INCOMPRESSIBLE, f.content[idx as usize]),
                     _ => (BioFlags::NONE, f.content[idx as usize]),

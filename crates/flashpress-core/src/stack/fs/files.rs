@@ -108,11 +108,10 @@ impl File {
             .count()
     }
 
-    /// Content id the stored blocks of the cluster at `c0` are written with: its first
-    /// data block's id (they are not the original bytes; the device stores them raw).
-    pub fn stored_id(&self, c0: usize, cb: usize) -> u64 {
-        (c0..c0 + cb)
-            .find(|&i| self.kind[i] & DATA != 0)
-            .map_or(0, |i| self.content[i])
+    /// Content id the stored blocks of the cluster at `c0` are written with: the id of its
+    /// first slot (they are not the original bytes; the device stores them raw). Stable until
+    /// the cluster is rewritten, whatever holes are punched into it.
+    pub fn stored_id(&self, c0: usize) -> u64 {
+        self.content[c0]
     }
 }

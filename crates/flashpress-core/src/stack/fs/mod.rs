@@ -779,7 +779,7 @@ impl Fs {
         let stored = size.map_or(data, |s| (s as u64).div_ceil(BLOCK) as usize);
         if stored < data {
             self.counters.clusters_host_compressed += 1;
-            let id = self.files[fi as usize].stored_id(c0, cb);
+            let id = self.files[fi as usize].stored_id(c0);
             {
                 let f = &mut self.files[fi as usize];
                 for (j, k) in f.kind[c0..c0 + cb].iter_mut().enumerate() {
@@ -935,6 +935,10 @@ impl Fs {
     fn open_segment(&mut self, ctx: &mut FsCtx<'_>, log: usize) -> Result<bool> {
         if !self.in_cleaning && self.seg.free <= self.gc_floor {
             self.clean(ctx)?;
+            if self.logs[log].seg != NONE {
+                // cleaning opened a segment for this log (the cold log)
+                return Ok(true);
+            }
         }
         let ssr_zone = (self.seg.free as f64) < self.ssr_ratio * self.segments_total() as f64;
         if log != HOT && ssr_zone {

@@ -55,7 +55,12 @@ impl Fs {
                 let flags = match f.kind[idx as usize] & KIND {
                     K_STORED => BioFlags::HOST_COMPRESSED,
                     K_DEV if ctx.policy.decompress_side(&view(f)) == DecompressSide::Host => {
+                        self.counters.decompress_blocks_host += 1;
                         BioFlags::HOST_DECOMPRESS
+                    }
+                    K_DEV => {
+                        self.counters.decompress_blocks_device += 1;
+                        BioFlags::NONE
                     }
                     _ => BioFlags::NONE,
                 };

@@ -91,7 +91,7 @@ pub struct FsCounters {
     pub compress_blocks_host: u64,
     /// Blocks written with the incompressible label by the placement policy.
     pub compress_blocks_skipped: u64,
-    /// Device-compressed blocks read and decompressed by the device.
+    /// Device-compressed blocks read and decompressed by the device (cleaning reads included).
     pub decompress_blocks_device: u64,
     /// Blocks decompressed on the host: data blocks of host-compressed clusters plus
     /// device-compressed blocks read for host decompression.
@@ -157,7 +157,6 @@ struct RBuf {
 }
 
 /// The file system.
-#[derive(Debug)]
 pub struct Fs {
     seg: Segments,
     files: Vec<File>,
@@ -190,6 +189,21 @@ pub struct Fs {
     fill_files: u64,
     fill_next_id: u64,
     counters: FsCounters,
+}
+
+impl std::fmt::Debug for Fs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fs")
+            .field("segments_total", &self.segments_total())
+            .field("free_segments", &self.seg.free)
+            .field("rs_segments", &self.rs)
+            .field("extra_rs_segments", &self.seg.extra_enabled)
+            .field("valid_blocks", &self.seg.total_valid)
+            .field("user_blocks", &self.user_blocks)
+            .field("files", &self.by_key.len())
+            .field("counters", &self.counters)
+            .finish()
+    }
 }
 
 fn parse_codec(name: &str, key: &str) -> Result<CodecKind> {

@@ -225,12 +225,10 @@ impl H {
     /// Random 4 KiB overwrites of the first `blocks` blocks of stream 0's file.
     fn random_overwrites(&mut self, blocks: u64, n: u64, seed: u64) {
         let mut rng = Pcg64::seed_from_u64(seed);
-        let mut id = 1 << 40;
         for k in 0..n {
             let b = rng.random_range(0..blocks);
-            let d = self.write(0, NO_FILE, b, 1, id, k * 1000);
+            let d = self.write(0, NO_FILE, b, 1, (1 << 40) + k, k * 1000);
             assert!(!d.failed);
-            id += 1;
         }
     }
 }
@@ -591,15 +589,22 @@ impl Disk for NullDisk {
 #[ignore]
 fn timing_ns_per_written_block() {
     use std::time::Instant;
-    let st = stack(4096, 512, 0.05, 0.02); // 8 GiB partition
-    let p = st.fs.partition_bytes / BLOCK;
-    for (name, kind, with_content, req_blocks, random) in [
+    let cases = [
         (
             "baseline random 4K",
             PolicyKind::Baseline,
             false,
             1u64,
             true,
+            0.02,
+        ),
+        (
+            "baseline random 4K, no SSR",
+            PolicyKind::Baseline,
+            false,
+            1,
+            true,
+            0.0,
         ),
         (
             "baseline sequential 128K",
@@ -607,15 +612,13 @@ fn timing_ns_per_written_block() {
             false,
             32,
             false,
+            0.02,
         ),
-        (
-            "f2fsc random 16K (model content)",
-            PolicyKind::F2fsc,
-            true,
-            4,
-            true,
-        ),
-    ] {
+        ("f2fsc random 16K", PolicyKind::F2fsc, true, 4, true, 0.02),
+    ];
+    for (name, kind, with_content, req_blocks, random, ssr) in cases {
+        let st = stack(4096, 512, 0.05, ssr); // 8 GiB partition
+        let p = st.fs.partition_bytes / BLOCK;
         let mut content = with_content.then(content_model);
         let mut fs = Fs::new(&st, p, 0, content.as_mut()).unwrap();
         let mut disk = NullDisk(p);

@@ -63,7 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "blocks_per_wall_s": blocks / run_s,
         "peak_rss_mib": peak_rss_mib(),
         "sim_time_s": s.sim_time_s,
-        "write_mb_per_s": s.write.mb_per_s,
+        "write_mb_s": s.write.throughput_mb_s,
         "waf": s.waf,
         "first_throttle_s": st.temperature.first_throttle_s,
         "shutdown_s": st.temperature.shutdown_s,

@@ -1,0 +1,675 @@
+use super::*;
+use crate::config::{ContentConfig, ContentMode, PolicyKind};
+use crate::error::Error;
+use crate::stack::bio::{BioDone, Smart, SpaceReport};
+use crate::workload::{ContentHints, FileType};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+const UNMAPPED: u64 = u64::MAX;
+
+/// Test double of the device: fixed latencies, an LBA -> (content id, flags) map.
+struct TestDisk {
+    map: Vec<u64>,
+    flags: Vec<BioFlags>,
+    writes: u64,
+}
+
+impl TestDisk {
+    fn new(blocks: u64) -> TestDisk {
+        TestDisk {
+            map: vec![UNMAPPED; blocks as usize],
+            flags: vec![BioFlags::NONE; blocks as usize],
+            writes: 0,
+        }
+    }
+}
+
+impl Disk for TestDisk {
+    fn submit(
+        &mut self,
+        bio: &Bio<'_>,
+        now: SimTime,
+        _content: Option<&mut ContentModel>,
+    ) -> Result<BioDone> {
+        let (a, n) = (bio.lba as usize, bio.blocks as usize);
+        if n == 0 || a + n > self.map.len() {
+            return Err(Error::State(format!("bio out of range: {a}+{n}")));
+        }
+        let mut d = BioDone {
+            done: now,
+            ..BioDone::default()
+        };
+        match bio.op {
+            BioOp::Write => {
+                if bio.content.len() != n {
+                    return Err(Error::State("content ids do not match blocks".into()));
+                }
+                self.map[a..a + n].copy_from_slice(bio.content);
+                self.flags[a..a + n].fill(bio.flags);
+                self.writes += n as u64;
+                d.done = now + 100_000;
+            }
+            BioOp::Read => {
+                if self.map[a..a + n].contains(&UNMAPPED) {
+                    return Err(Error::State(format!("read of unmapped block in {a}+{n}")));
+                }
+                let dev = self.flags[a..a + n]
+                    .iter()
+                    .filter(|f| **f == BioFlags::NONE)
+                    .count() as u32;
+                d.device_compressed_blocks = dev;
+                if bio.flags.has(BioFlags::HOST_DECOMPRESS) {
+                    d.host_decompress_bytes = dev as u64 * BLOCK;
+                }
+                d.done = now + 50_000;
+            }
+            BioOp::Trim => {
+                self.map[a..a + n].fill(UNMAPPED);
+                d.done = now + 10_000;
+            }
+        }
+        Ok(d)
+    }
+    fn logical_blocks(&self) -> u64 {
+        self.map.len() as u64
+    }
+    fn space(&self) -> SpaceReport {
+        SpaceReport::default()
+    }
+    fn smart(&self) -> Smart {
+        Smart::default()
+    }
+    fn advance(&mut self, _now: SimTime) {}
+}
+
+fn stack(segs: u64, seg_blocks: u32, rs: f64, ssr: f64) -> StackConfig {
+    let mut c = StackConfig::default();
+    c.fs.partition_bytes = segs * seg_blocks as u64 * BLOCK;
+    c.fs.segment_blocks = seg_blocks;
+    c.fs.rs_ratio = rs;
+    c.fs.ssr_ratio = ssr;
+    c
+}
+
+fn content_model() -> ContentModel {
+    let cc = ContentConfig {
+        mode: ContentMode::Model,
+        ..ContentConfig::default()
+    };
+    ContentModel::from_content_config(&cc, 7, &[ContentHints::default(); 3], "test")
+        .unwrap()
+        .unwrap()
+}
+
+/// Expected content of a file: per block, the last written id.
+type Expect = HashMap<u64, Vec<Option<u64>>>;
+
+struct H {
+    st: StackConfig,
+    fs: Fs,
+    disk: TestDisk,
+    cpu: Cpu,
+    content: Option<ContentModel>,
+    policy: Policy,
+    expect: Expect,
+}
+
+impl H {
+    fn new(st: StackConfig, extra_blocks: u64, with_content: bool, kind: PolicyKind) -> H {
+        let p = st.fs.partition_bytes / BLOCK;
+        let mut content = with_content.then(content_model);
+        let fs = Fs::new(&st, p + extra_blocks, extra_blocks, content.as_mut()).unwrap();
+        H {
+            disk: TestDisk::new(p + extra_blocks),
+            cpu: Cpu::new(4, 1),
+            policy: Policy::new(kind, &st),
+            st,
+            fs,
+            content,
+            expect: HashMap::new(),
+        }
+    }
+
+    fn submit(&mut self, stream: usize, req: &Request) -> FsDone {
+        let mut ctx = FsCtx {
+            disk: &mut self.disk,
+            cpu: &mut self.cpu,
+            content: self.content.as_mut(),
+            policy: &self.policy,
+        };
+        let d = self.fs.submit(&mut ctx, stream, req, req.time).unwrap();
+        assert!(d.done >= req.time);
+        let key = if req.file == NO_FILE {
+            NS_STREAM | stream as u64
+        } else {
+            NS_FILE | req.file as u64
+        };
+        if d.failed {
+            return d;
+        }
+        match req.op {
+            Op::Write => {
+                let b0 = req.offset / BLOCK;
+                let b1 = (req.offset + req.len).div_ceil(BLOCK);
+                let v = self.expect.entry(key).or_default();
+                if v.len() < b1 as usize {
+                    v.resize(b1 as usize, None);
+                }
+                for b in b0..b1 {
+                    v[b as usize] = Some(req.content.wrapping_add(b - b0));
+                }
+            }
+            Op::Trim => {
+                if let Some(v) = self.expect.get_mut(&key) {
+                    let b0 = req.offset.div_ceil(BLOCK) as usize;
+                    let b1 = (((req.offset + req.len) / BLOCK) as usize).min(v.len());
+                    for x in v.iter_mut().take(b1).skip(b0) {
+                        *x = None;
+                    }
+                }
+            }
+            Op::Delete => {
+                self.expect.remove(&key);
+            }
+            Op::Read => {}
+        }
+        d
+    }
+
+    fn write(&mut self, stream: usize, file: u32, block: u64, n: u64, id: u64, t: u64) -> FsDone {
+        self.submit(
+            stream,
+            &Request {
+                time: SimTime(t),
+                op: Op::Write,
+                offset: block * BLOCK,
+                len: n * BLOCK,
+                content: id,
+                file,
+                attrs: FileAttrs::default(),
+            },
+        )
+    }
+
+    /// Every expected block is where the file system says, with the right content on the
+    /// device; the metadata invariants hold.
+    fn verify(&self) {
+        self.fs.check_invariants().unwrap();
+        let cb = self.fs.cb as usize;
+        for (key, v) in &self.expect {
+            let fi = self.fs.by_key[key];
+            let f = &self.fs.files[fi as usize];
+            for (i, e) in v.iter().enumerate() {
+                let has = i < f.kind.len() && f.kind[i] & DATA != 0;
+                assert_eq!(has, e.is_some(), "file {key:x} block {i}: data presence");
+                let Some(id) = *e else { continue };
+                assert_eq!(f.content[i], id, "file {key:x} block {i}: content id");
+                let c0 = i / cb * cb;
+                if f.compressed(c0) {
+                    let sid = f.stored_id(c0);
+                    for j in c0 + 1..=c0 + f.stored(c0, cb) {
+                        assert_eq!(self.disk.map[f.addr[j] as usize], sid);
+                        assert_eq!(
+                            self.disk.flags[f.addr[j] as usize],
+                            BioFlags::HOST_COMPRESSED
+                        );
+                    }
+                } else {
+                    assert_eq!(self.disk.map[f.addr[i] as usize], id, "block {i} on disk");
+                }
+            }
+        }
+    }
+
+    /// Random 4 KiB overwrites of the first `blocks` blocks of stream 0's file.
+    fn random_overwrites(&mut self, blocks: u64, n: u64, seed: u64) {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        for k in 0..n {
+            let b = rng.random_range(0..blocks);
+            let d = self.write(0, NO_FILE, b, 1, (1 << 40) + k, k * 1000);
+            assert!(!d.failed);
+        }
+    }
+}
+
+#[test]
+fn written_data_reads_back_after_cleaning_ssr_rmw_and_deletes() {
+    let st = stack(32, 16, 0.1, 0.2);
+    let mut h = H::new(st, 0, true, PolicyKind::WaltzS);
+    let mut rng = Pcg64::seed_from_u64(1);
+    let mut id: u64 = 1000;
+    let temps = [60.0, 80.0, 90.0];
+    for k in 0..6000u64 {
+        if k % 97 == 0 {
+            h.policy.on_smart(temps[rng.random_range(0..3)]);
+        }
+        let t = k * 10_000;
+        let file = rng.random_range(0..6u32);
+        let hot = [Hotness::Hot, Hotness::Warm, Hotness::Cold][file as usize % 3];
+        let ty = if file == 5 {
+            FileType::Media
+        } else {
+            FileType::Text
+        };
+        let attrs = FileAttrs::new(hot, ty);
+        let r = rng.random_range(0..100);
+        let req = if r < 45 {
+            let off = rng.random_range(0..40 * BLOCK);
+            let len = rng.random_range(1..12 * BLOCK);
+            id += 100;
+            Request {
+                time: SimTime(t),
+                op: Op::Write,
+                offset: off,
+                len,
+                content: id,
+                file,
+                attrs,
+            }
+        } else if r < 65 {
+            let b = rng.random_range(0..60);
+            id += 100;
+            Request {
+                time: SimTime(t),
+                op: Op::Write,
+                offset: b * BLOCK,
+                len: rng.random_range(1..6) * BLOCK,
+                content: id,
+                file: NO_FILE,
+                attrs,
+            }
+        } else if r < 85 {
+            Request {
+                time: SimTime(t),
+                op: Op::Read,
+                offset: rng.random_range(0..40 * BLOCK),
+                len: rng.random_range(1..16 * BLOCK),
+                content: 0,
+                file,
+                attrs,
+            }
+        } else if r < 95 {
+            Request {
+                time: SimTime(t),
+                op: Op::Trim,
+                offset: rng.random_range(0..40 * BLOCK),
+                len: rng.random_range(1..8 * BLOCK),
+                content: 0,
+                file,
+                attrs,
+            }
+        } else {
+            Request {
+                time: SimTime(t),
+                op: Op::Delete,
+                offset: 0,
+                len: 0,
+                content: 0,
+                file,
+                attrs,
+            }
+        };
+        let stream = (file % 2) as usize;
+        let d = h.submit(stream, &req);
+        assert!(!d.failed, "request {k} {req:?} failed");
+        if k % 500 == 0 {
+            h.verify();
+        }
+    }
+    h.verify();
+    let c = h.fs.counters();
+    assert!(c.cleaning_invocations > 0, "{c:?}");
+    assert!(c.ssr_blocks > 0, "{c:?}");
+    assert!(c.rmw_clusters > 0, "{c:?}");
+    assert!(c.clusters_host_compressed > 0, "{c:?}");
+    assert!(c.files_deleted > 0, "{c:?}");
+    assert!(c.decompress_blocks_host > 0 && c.decompress_blocks_device > 0);
+    assert!(c.compress_blocks_skipped > 0, "{c:?}");
+    assert_eq!(c.fs_blocks_written, h.disk.writes);
+}
+
+/// Blocks moved per cleaned segment, random 4 KiB overwrites with data at `u` of the
+/// partition.
+fn moved_per_segment(u: f64) -> f64 {
+    let (segs, sb) = (128u64, 64u32);
+    let mut h = H::new(stack(segs, sb, 0.05, 0.0), 0, false, PolicyKind::Baseline);
+    let blocks = (u * (segs * sb as u64) as f64) as u64;
+    for b in (0..blocks).step_by(64) {
+        assert!(!h.write(0, NO_FILE, b, 64.min(blocks - b), b, 0).failed);
+    }
+    let c0 = h.fs.counters();
+    h.random_overwrites(blocks, 4 * blocks, 9);
+    h.verify();
+    let c = h.fs.counters();
+    let cleaned = c.cleaning_invocations - c0.cleaning_invocations;
+    assert!(cleaned > 0);
+    (c.cleaning_blocks_moved - c0.cleaning_blocks_moved) as f64 / cleaned as f64
+}
+
+#[test]
+fn greedy_cleaning_cost_is_below_utilisation_and_grows_with_it() {
+    let sb = 64.0;
+    let m: Vec<f64> = [0.5, 0.7, 0.9]
+        .iter()
+        .map(|&u| moved_per_segment(u))
+        .collect();
+    for (u, m) in [0.5, 0.7, 0.9].iter().zip(&m) {
+        assert!(*m < u * sb, "u = {u}: {m} moved per segment");
+    }
+    assert!(m[0] < m[1] && m[1] < m[2], "{m:?}");
+}
+
+#[test]
+fn host_compression_stores_the_compressed_size_and_rmw_recompresses() {
+    let mut h = H::new(stack(64, 64, 0.05, 0.0), 0, true, PolicyKind::F2fsc);
+    let mut indep = content_model();
+    let m = indep.add_measure(CodecKind::Zstd(3), 16384, "t").unwrap();
+    let id0 = 5000;
+    h.write(0, 3, 0, 32, id0, 0);
+    let mut expect_blocks = 0u64;
+    let mut compressed = 0;
+    for c in 0..8u64 {
+        let size = indep.unit_size(m, 0, id0 + 4 * c, 4);
+        let stored = (size as u64).div_ceil(BLOCK);
+        let f = &h.fs.files[h.fs.by_key[&(NS_FILE | 3)] as usize];
+        if stored < 4 {
+            compressed += 1;
+            expect_blocks += stored;
+            assert_eq!(f.stored(4 * c as usize, 4) as u64, stored);
+        } else {
+            expect_blocks += 4;
+        }
+    }
+    let c = h.fs.counters();
+    assert!(compressed > 0);
+    assert_eq!(c.fs_blocks_written, expect_blocks);
+    assert_eq!(c.clusters_host_compressed, compressed);
+    assert_eq!(c.compress_blocks_host, 32);
+    h.verify();
+    // Partial update of a compressed cluster: read, decompress, recompress.
+    let fi = h.fs.by_key[&(NS_FILE | 3)] as usize;
+    let c0 = (0..8).find(|c| h.fs.files[fi].compressed(4 * c)).unwrap() * 4;
+    let stored = h.fs.files[fi].stored(c0, 4) as u64;
+    let (cpu0, cnt0) = (h.cpu.counters, h.fs.counters());
+    let d = h.write(0, 3, c0 as u64 + 1, 1, 90_000, 1_000_000_000);
+    assert!(!d.failed);
+    let (cpu1, cnt1) = (h.cpu.counters, h.fs.counters());
+    assert_eq!(cnt1.rmw_clusters - cnt0.rmw_clusters, 1);
+    assert_eq!(cnt1.fs_blocks_read - cnt0.fs_blocks_read, stored);
+    let cost = h.st.host_cost();
+    let ov = (h.st.cpu.per_cluster_overhead_us * 1e3) as u64;
+    assert_eq!(
+        cpu1.decompress_busy_ns - cpu0.decompress_busy_ns,
+        cost.decompress_ns(16384) + ov
+    );
+    assert_eq!(
+        cpu1.compress_busy_ns - cpu0.compress_busy_ns,
+        cost.compress_ns(16384) + ov
+    );
+    // the read takes 50 µs, then decompression, compression and the 100 µs write
+    assert!(d.done.0 >= 1_000_000_000 + 150_000 + cost.decompress_ns(16384));
+    h.verify();
+    // A read of a compressed cluster decompresses it on the host.
+    let r = Request {
+        time: SimTime(2_000_000_000),
+        op: Op::Read,
+        offset: 0,
+        len: 32 * BLOCK,
+        content: 0,
+        file: 3,
+        attrs: FileAttrs::default(),
+    };
+    let before = h.cpu.counters.decompress_tasks;
+    assert!(!h.submit(0, &r).failed);
+    assert!(h.cpu.counters.decompress_tasks - before >= compressed);
+}
+
+/// Cleaning copies per user block written: data at 85% of the user space, random
+/// overwrites.
+fn moved_per_written(rs: f64, extra_segments: u64) -> (f64, H) {
+    let (segs, sb) = (128u64, 64u32);
+    let mut h = H::new(
+        stack(segs, sb, rs, 0.0),
+        64 * sb as u64,
+        false,
+        PolicyKind::Baseline,
+    );
+    assert_eq!(h.fs.set_extra_rs_segments(extra_segments), extra_segments);
+    let blocks = (0.85 * h.fs.user_blocks() as f64) as u64;
+    for b in (0..blocks).step_by(64) {
+        assert!(!h.write(0, NO_FILE, b, 64.min(blocks - b), b, 0).failed);
+    }
+    let c0 = h.fs.counters();
+    h.random_overwrites(blocks, 3 * blocks, 11);
+    h.verify();
+    let c = h.fs.counters();
+    let moved = (c.cleaning_blocks_moved - c0.cleaning_blocks_moved) as f64;
+    (
+        moved / (c.user_blocks_written - c0.user_blocks_written) as f64,
+        h,
+    )
+}
+
+#[test]
+fn more_reserved_space_means_less_cleaning() {
+    let (a, _) = moved_per_written(0.05, 0);
+    let (b, _) = moved_per_written(0.2, 0);
+    assert!(b < a, "rs 20%: {b}, rs 5%: {a}");
+}
+
+#[test]
+fn extra_reserved_space_reduces_cleaning_and_shrinking_keeps_data() {
+    let (a, _) = moved_per_written(0.05, 0);
+    let (b, mut h) = moved_per_written(0.05, 32);
+    assert!(b < a, "with extra: {b}, without: {a}");
+    assert_eq!(h.fs.segments_total(), 128 + 32);
+    let n_part = h.fs.seg.n_part as usize;
+    let holding = (n_part..n_part + 64)
+        .filter(|&s| !matches!(h.fs.seg.state[s], SegState::Free | SegState::Disabled))
+        .count() as u64;
+    assert!(holding > 0);
+    let left = h.fs.set_extra_rs_segments(0);
+    assert_eq!(left, holding, "only free extra segments are withdrawn");
+    assert_eq!(h.fs.extra_rs_segments(), left);
+    h.verify();
+    // Extra segments holding data go away as cleaning empties them.
+    let blocks = (0.85 * h.fs.user_blocks() as f64) as u64;
+    h.random_overwrites(blocks, 3 * blocks, 12);
+    h.verify();
+    assert!(h.fs.extra_rs_segments() < left);
+    // Growing again gives them back.
+    assert_eq!(h.fs.set_extra_rs_segments(10), 10);
+    h.verify();
+}
+
+#[test]
+fn enospc_is_counted_not_a_panic() {
+    let mut h = H::new(stack(16, 16, 0.1, 0.05), 0, true, PolicyKind::Baseline);
+    let user = h.fs.user_blocks();
+    let mut failed = 0;
+    for k in 0..(user / 8 + 4) {
+        if h.write(0, k as u32, 0, 8, k * 8, k).failed {
+            failed += 1;
+        }
+    }
+    assert!(failed > 0);
+    assert_eq!(h.fs.counters().enospc, failed);
+    assert!(h.fs.valid_blocks() <= user);
+    h.verify();
+    // Beyond the largest file: refused as well.
+    let d = h.write(1, NO_FILE, 1 << 40, 1, 1, 0);
+    assert!(d.failed);
+    // Reading a missing file or past EOF completes at once.
+    let r = Request {
+        time: SimTime(77),
+        op: Op::Read,
+        offset: 1 << 30,
+        len: 4096,
+        content: 0,
+        file: 9999,
+        attrs: FileAttrs::default(),
+    };
+    assert_eq!(
+        h.submit(0, &r),
+        FsDone {
+            done: SimTime(77),
+            failed: false
+        }
+    );
+    // Deleting frees space for new writes.
+    for k in 0..4u32 {
+        let del = Request {
+            time: SimTime(100),
+            op: Op::Delete,
+            offset: 0,
+            len: 0,
+            content: 0,
+            file: k,
+            attrs: FileAttrs::default(),
+        };
+        assert!(!h.submit(0, &del).failed);
+    }
+    assert!(!h.write(0, 500, 0, 8, 1, 200).failed);
+    h.verify();
+}
+
+#[test]
+fn fill_reaches_the_fraction_and_new_checks_the_device_size() {
+    let st = stack(64, 64, 0.05, 0.02);
+    let mut h = H::new(st.clone(), 0, true, PolicyKind::Baseline);
+    let mut ctx = FsCtx {
+        disk: &mut h.disk,
+        cpu: &mut h.cpu,
+        content: h.content.as_mut(),
+        policy: &h.policy,
+    };
+    let n = h.fs.fill(&mut ctx, 0.6).unwrap();
+    let target = (0.6 * h.fs.user_blocks() as f64) as u64;
+    assert_eq!(n, target);
+    assert_eq!(h.fs.valid_blocks(), target);
+    h.fs.check_invariants().unwrap();
+    let p = st.fs.partition_bytes / BLOCK;
+    match Fs::new(&st, p + 10, 64, None) {
+        Err(Error::Config { key, .. }) => assert_eq!(key, "stack.fs.partition_bytes"),
+        other => panic!("expected a config error, got {other:?}"),
+    }
+}
+
+/// A device that only takes time (for timing the file system alone).
+struct NullDisk(u64);
+
+impl Disk for NullDisk {
+    fn submit(
+        &mut self,
+        bio: &Bio<'_>,
+        now: SimTime,
+        _content: Option<&mut ContentModel>,
+    ) -> Result<BioDone> {
+        Ok(BioDone {
+            done: now + 20_000 + bio.blocks as u64 * 1_000,
+            ..BioDone::default()
+        })
+    }
+    fn logical_blocks(&self) -> u64 {
+        self.0
+    }
+    fn space(&self) -> SpaceReport {
+        SpaceReport::default()
+    }
+    fn smart(&self) -> Smart {
+        Smart::default()
+    }
+    fn advance(&mut self, _now: SimTime) {}
+}
+
+/// Wall-clock cost of the file system per written block:
+/// `cargo test -p flashpress-core --lib fs::tests::timing -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn timing_ns_per_written_block() {
+    use std::time::Instant;
+    let cases = [
+        (
+            "baseline random 4K",
+            PolicyKind::Baseline,
+            false,
+            1u64,
+            true,
+            0.02,
+        ),
+        (
+            "baseline random 4K, no SSR",
+            PolicyKind::Baseline,
+            false,
+            1,
+            true,
+            0.0,
+        ),
+        (
+            "baseline sequential 128K",
+            PolicyKind::Baseline,
+            false,
+            32,
+            false,
+            0.02,
+        ),
+        ("f2fsc random 16K", PolicyKind::F2fsc, true, 4, true, 0.02),
+    ];
+    for (name, kind, with_content, req_blocks, random, ssr) in cases {
+        let st = stack(4096, 512, 0.05, ssr); // 8 GiB partition
+        let p = st.fs.partition_bytes / BLOCK;
+        let mut content = with_content.then(content_model);
+        let mut fs = Fs::new(&st, p, 0, content.as_mut()).unwrap();
+        let mut disk = NullDisk(p);
+        let mut cpu = Cpu::new(16, 1);
+        let policy = Policy::new(kind, &st);
+        let mut ctx = FsCtx {
+            disk: &mut disk,
+            cpu: &mut cpu,
+            content: content.as_mut(),
+            policy: &policy,
+        };
+        let span = (0.9 * fs.user_blocks() as f64) as u64 / req_blocks;
+        let t0 = Instant::now();
+        let filled = fs.fill(&mut ctx, 0.0).unwrap();
+        // stream file over 90% of the user space, then overwrite it
+        let mut rng = Pcg64::seed_from_u64(3);
+        let n_req = 2 * span;
+        let mut t = 0u64;
+        for k in 0..n_req {
+            let slot = if random || k < span {
+                if k < span {
+                    k
+                } else {
+                    rng.random_range(0..span)
+                }
+            } else {
+                k % span
+            };
+            let req = Request {
+                time: SimTime(t),
+                op: Op::Write,
+                offset: slot * req_blocks * BLOCK,
+                len: req_blocks * BLOCK,
+                content: k * req_blocks,
+                file: NO_FILE,
+                attrs: FileAttrs::default(),
+            };
+            let d = fs.submit(&mut ctx, 0, &req, SimTime(t)).unwrap();
+            assert!(!d.failed);
+            t = d.done.0;
+        }
+        let el = t0.elapsed();
+        let c = fs.counters();
+        eprintln!(
+            "{name}: {:.1} ns per user block written ({} blocks, {} fs blocks, {} moved, {} ssr, fill {filled})",
+            el.as_nanos() as f64 / c.user_blocks_written as f64,
+            c.user_blocks_written,
+            c.fs_blocks_written,
+            c.cleaning_blocks_moved,
+            c.ssr_blocks
+        );
+        fs.check_invariants().unwrap();
+    }
+}

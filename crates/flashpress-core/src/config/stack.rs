@@ -174,10 +174,11 @@ impl Default for FpcConfig {
 }
 
 /// How much of the space saved by compression becomes reserved space (the space seam).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SpacePolicy {
     /// The file system's `fs.rs_ratio` only.
+    #[default]
     Fixed,
     /// Waltz §5.2 on-demand space allocation, evaluated once per `interval_ms`.
     Osa {
@@ -202,12 +203,6 @@ pub enum SpacePolicy {
         /// Decision period (ms).
         interval_ms: f64,
     },
-}
-
-impl Default for SpacePolicy {
-    fn default() -> Self {
-        SpacePolicy::Fixed
-    }
 }
 
 /// The F2FS-like log-structured file system.

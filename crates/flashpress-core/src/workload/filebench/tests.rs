@@ -349,7 +349,7 @@ fn content_ids_follow_the_documented_layout() {
         let key = u64::from(r.file) + (1 << 24);
         assert_eq!(
             r.content,
-            key << 32 | r.offset / 4096,
+            (key << 32) | (r.offset / 4096),
             "prealloc is version 0"
         );
     }
@@ -609,4 +609,26 @@ fn config_toml_builds_a_filebench_run() {
     let s = crate::sim::open_workload(&c, 1 << 30).unwrap();
     assert_eq!(s.len(), 1 + 1 + 10 + 4);
     assert!(matches!(s[1].content.ratio, Some(RatioDist::Zipf { min, .. }) if min == 1.5));
+}
+
+/// The measured side of the module docs' table (printed with `--nocapture`): every built-in
+/// personality with its default variables for 0.2 s in this file's driver.
+#[test]
+fn characterisation() {
+    for p in PERSONALITIES {
+        let (s, seen) = run(p, &[], 0.2);
+        let t = Totals::of(&seen, |x| x.group == 1);
+        let files: BTreeSet<u32> = seen.iter().map(|x| x.req.file).collect();
+        println!(
+            "{p}: streams {} files {} ops R:W {:.2}:1 bytes R:W {:.2}:1 read {:.0} B write {:.0} B deletes {}",
+            s.len(),
+            files.len(),
+            t.reads as f64 / t.writes.max(1) as f64,
+            t.read_bytes as f64 / t.write_bytes.max(1) as f64,
+            t.read_bytes as f64 / t.reads.max(1) as f64,
+            t.write_bytes as f64 / t.writes.max(1) as f64,
+            t.deletes
+        );
+        assert!(t.reads > 0 && t.writes > 0);
+    }
 }

@@ -36,7 +36,8 @@ pub(super) fn content_id(key: u64, version: u32, offset: u64) -> u64 {
 }
 
 /// Sizes of `n` entries: fixed, or drawn from Filebench's gamma (shape `gamma`, scale
-/// `mean / gamma`, so the mean is `mean` and the variance `mean² / gamma`), rounded to bytes.
+/// `mean / gamma`, so the mean is `mean` and the variance `mean² / gamma`), rounded to bytes
+/// and clamped to 4 GiB.
 pub(super) fn entry_sizes(spec: SizeSpec, n: u32, rng: &mut Pcg64Mcg) -> Vec<u64> {
     match spec {
         SizeSpec::Fixed(s) => vec![s; n as usize],
@@ -45,7 +46,7 @@ pub(super) fn entry_sizes(spec: SizeSpec, n: u32, rng: &mut Pcg64Mcg) -> Vec<u64
                 .map(|_| {
                     let v: f64 = g.sample(rng);
                     // `as` saturates, so a huge draw cannot wrap.
-                    v.round() as u64
+                    (v.round() as u64).min(super::parse::MAX_FILE_BYTES)
                 })
                 .collect(),
             // The parser only admits mean > 0 and shape > 0, for which Gamma::new succeeds.

@@ -88,7 +88,8 @@
 //!   `eventgen rate=0` (no event generator; a positive rate is an error).
 //! - Fileset sizes: `size=N` or a `cvar(type=cvar-gamma,parameters=mean:M;gamma:G)`
 //!   variable, drawn per entry from a gamma distribution of shape G and scale M/G (Filebench's
-//!   cvar-gamma: mean M, variance M²/G), rounded to bytes. `prealloc=P` makes each entry
+//!   cvar-gamma: mean M, variance M²/G), rounded to bytes; sizes are at most 4 GiB (draws
+//!   above are clamped). `prealloc=P` makes each entry
 //!   exist at the start with probability P% (bare `prealloc`: all).
 //!
 //! Anything else — another flowop, statement, option or cvar type — is an

@@ -342,6 +342,9 @@ pub(super) const MAX_ENTRIES: u64 = 1 << 24;
 /// Most filesets: the fileset index takes the high 8 bits of a file id, and 255 would make
 /// [`crate::workload::NO_FILE`] reachable.
 pub(super) const MAX_FILESETS: usize = 255;
+/// Largest file size a fileset may assign (4 GiB, the files the content id layout
+/// addresses); gamma draws above it are clamped to it.
+pub(super) const MAX_FILE_BYTES: u64 = 1 << 32;
 /// Most streams (thread instances x process instances) a script may define.
 pub(super) const MAX_THREADS: u64 = 65_536;
 
@@ -615,8 +618,11 @@ fn value_from(toks: &[Token], i: &mut usize) -> std::result::Result<Val, (u64, S
             let (Some(mean), Some(shape)) = (mean, shape) else {
                 return Err((line, "cvar-gamma needs `parameters=mean:M;gamma:G`".into()));
             };
-            if mean <= 0.0 || shape <= 0.0 {
-                return Err((line, "cvar-gamma needs mean > 0 and gamma > 0".into()));
+            if mean <= 0.0 || shape <= 0.0 || mean > MAX_FILE_BYTES as f64 {
+                return Err((
+                    line,
+                    format!("cvar-gamma needs 0 < mean <= {MAX_FILE_BYTES} and gamma > 0"),
+                ));
             }
             Ok(Val::Gamma { mean, shape })
         }
@@ -805,7 +811,7 @@ impl Parser<'_> {
                             mean: *mean,
                             shape: *shape,
                         },
-                        _ => SizeSpec::Fixed(self.count(a, "size")?),
+                        _ => SizeSpec::Fixed(self.bounded(a, 0, MAX_FILE_BYTES)?),
                     })
                 }
                 "entries" => entries = Some(self.bounded(a, 1, MAX_ENTRIES)? as u32),

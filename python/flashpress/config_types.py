@@ -85,6 +85,7 @@ class CheckDict(TypedDict):
 
 ContentMode = Literal["off", "model", "bytes"]
 CodecSide = Literal["host", "device"]
+RatioScope = Literal["block", "file"]
 
 
 class FixedRatioDict(TypedDict):
@@ -143,6 +144,7 @@ class ContentDict(TypedDict):
     granularity: int
     calibrate: str
     ratio: RatioDict
+    ratio_scope: NotRequired[RatioScope]
     source: GeneratedSourceDict | FilesSourceDict
     side: CodecSide
     cost: NotRequired[HostCpuCostDict | EngineCostDict | None]
@@ -176,7 +178,18 @@ class TraceWorkloadDict(TypedDict):
     blkparse_action: BlkAction
 
 
-WorkloadDict = FioWorkloadDict | TraceWorkloadDict
+class FilebenchWorkloadDict(TypedDict):
+    """Filebench personality (webserver, varmail, fileserver, oltp) and/or a `.f` file."""
+
+    type: Literal["filebench"]
+    personality: NotRequired[Literal["webserver", "varmail", "fileserver", "oltp"] | None]
+    path: NotRequired[str | None]
+    vars: NotRequired[dict[str, OptionValue]]
+    runtime_s: NotRequired[float | None]
+    ratio: NotRequired[RatioDict | None]
+
+
+WorkloadDict = FioWorkloadDict | TraceWorkloadDict | FilebenchWorkloadDict
 
 
 class SimConfigDict(TypedDict):

@@ -53,6 +53,7 @@ pub fn open_workload(cfg: &SimConfig, capacity: u64) -> Result<Vec<Stream>> {
     match &cfg.workload {
         WorkloadConfig::Fio(f) => workload::fio::load_streams(f, capacity, cfg.seed),
         WorkloadConfig::Trace(t) => Ok(vec![workload::trace::open_stream(t, capacity)?]),
+        WorkloadConfig::Filebench(f) => workload::filebench::load_streams(f, cfg.seed),
     }
 }
 

@@ -57,6 +57,20 @@ fn default_levels() -> u32 {
     16
 }
 
+/// Which blocks share a drawn target ratio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RatioScope {
+    /// Each 4 KiB block draws its own ratio from its content id.
+    #[default]
+    Block,
+    /// Each file draws one ratio, from its content ids' high 32 bits (`id >> 32`, the file key
+    /// of file-level workloads such as Filebench), so all blocks of a file share it and the
+    /// distribution (e.g. Zipfian) is over files. Block-level workloads put a per-stream base
+    /// there, so they get one ratio per stream.
+    File,
+}
+
 /// Where the bytes of a block come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -112,6 +126,9 @@ pub struct ContentConfig {
     /// Target ratio of each block, unless a stream says otherwise (fio
     /// `buffer_compress_percentage = p` means a fixed 100 / (100 - p)).
     pub ratio: RatioDist,
+    /// Draw the target ratio per block (`block`, the default) or per file (`file`).
+    #[serde(default)]
+    pub ratio_scope: RatioScope,
     /// Where bytes come from.
     pub source: ContentSource,
     /// Side whose default cost model applies.
@@ -132,6 +149,7 @@ impl Default for ContentConfig {
             granularity: 4096,
             calibrate: CodecKind::Lz4,
             ratio: RatioDist::Fixed { ratio: 2.0 },
+            ratio_scope: RatioScope::Block,
             source: ContentSource::Generated {
                 chunk_bytes: default_chunk(),
             },

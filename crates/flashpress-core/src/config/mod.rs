@@ -156,6 +156,11 @@ impl WorkloadConfig {
                 }
             }
             WorkloadConfig::Trace(t) => fix(&mut t.path),
+            WorkloadConfig::Filebench(f) => {
+                if let Some(p) = f.path.as_mut() {
+                    fix(p)
+                }
+            }
         }
     }
 }

@@ -361,6 +361,30 @@ pub struct TraceWorkload {
     pub blkparse_action: BlkAction,
 }
 
+/// Filebench workload: a built-in personality and/or a user `.f` file (see
+/// [`crate::workload::filebench`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilebenchWorkload {
+    /// Built-in personality: `webserver`, `varmail`, `fileserver` or `oltp`. With `path` too,
+    /// the file's text is used with the personality's file attributes and ratio default.
+    #[serde(default)]
+    pub personality: Option<String>,
+    /// A Filebench `.f` file.
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    /// Values replacing the file's `set $name=...` (keys without `$`), e.g. `nfiles = 1000`.
+    #[serde(default)]
+    pub vars: BTreeMap<String, OptionValue>,
+    /// Run time in seconds, replacing the file's `run N`.
+    #[serde(default)]
+    pub runtime_s: Option<f64>,
+    /// Compression ratio distribution of the written data (default: the personality's
+    /// Zipfian range from the COCO table; `content.ratio` for a file without personality).
+    #[serde(default)]
+    pub ratio: Option<RatioDist>,
+}
+
 /// The workload, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -369,6 +393,8 @@ pub enum WorkloadConfig {
     Fio(FioWorkload),
     /// Block trace.
     Trace(TraceWorkload),
+    /// Filebench personality or `.f` file.
+    Filebench(FilebenchWorkload),
 }
 
 pub(super) fn check(ok: bool, source: &str, key: &str, msg: impl FnOnce() -> String) -> Result<()> {
@@ -541,6 +567,7 @@ impl SimConfig {
                     },
                 )?;
             }
+            WorkloadConfig::Filebench(f) => f.validate(src)?,
             WorkloadConfig::Trace(t) => {
                 check(t.sector_size > 0, src, "workload.sector_size", || {
                     "expected a positive byte count, got 0".into()
@@ -555,6 +582,45 @@ impl SimConfig {
                     || format!("expected a positive number, got {}", t.time_scale),
                 )?;
             }
+        }
+        Ok(())
+    }
+}
+
+impl FilebenchWorkload {
+    /// Check the keys; errors name `workload.*`.
+    pub fn validate(&self, src: &str) -> Result<()> {
+        check(
+            self.personality.is_some() || self.path.is_some(),
+            src,
+            "workload",
+            || {
+                "a filebench workload needs `personality` (webserver, varmail, fileserver, oltp) or `path` (a .f file)".into()
+            },
+        )?;
+        if let Some(p) = &self.personality {
+            let known = crate::workload::filebench::PERSONALITIES;
+            check(
+                known.contains(&p.as_str()),
+                src,
+                "workload.personality",
+                || format!("unknown personality `{p}` (known: {})", known.join(", ")),
+            )?;
+        }
+        if let Some(r) = self.runtime_s {
+            positive_f(r, src, "workload.runtime_s")?;
+        }
+        if let Some(r) = &self.ratio {
+            r.validate(src, "workload.ratio")?;
+        }
+        for k in self.vars.keys() {
+            let name = k.strip_prefix('$').unwrap_or(k);
+            check(
+                !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == '='),
+                src,
+                &format!("workload.vars.{k}"),
+                || "expected a Filebench variable name".into(),
+            )?;
         }
         Ok(())
     }

@@ -3,7 +3,9 @@
 //! Every written 4 KiB block carries a content id (see [`crate::workload::Request`]). The
 //! model turns the id into bytes, deterministically from the run's seed:
 //! - generated data whose target ratio is drawn per block from the stream's distribution
-//!   (fixed, uniform, Zipfian; fio's `buffer_compress_percentage` fixes it per stream), with
+//!   (fixed, uniform, Zipfian; fio's `buffer_compress_percentage` fixes it per stream; a
+//!   Filebench stream brings its own distribution; `ratio_scope = "file"` draws once per
+//!   file, keyed by the id's high 32 bits), with
 //!   the bytes calibrated against a real codec ([`generate`]);
 //! - blocks of real files ([`files`]);
 //! - trace fingerprints: FIU MD5s are content ids, so equal fingerprints give equal bytes.
@@ -21,7 +23,7 @@ pub mod files;
 pub mod generate;
 
 use crate::codec::{check_block_size, stored_len, Codec, CodecKind, CostModel};
-use crate::config::{ContentConfig, ContentMode, ContentSource, RatioDist, SimConfig};
+use crate::config::{ContentConfig, ContentMode, ContentSource, RatioDist, RatioScope, SimConfig};
 use crate::error::Result;
 use crate::workload::ContentHints;
 use generate::{block_rng, fill_block, Calibration, SizeCurve, BLOCK};
@@ -35,6 +37,8 @@ use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
 #[derive(Debug, Clone)]
 struct StreamRatio {
     dist: RatioDist,
+    /// Per block, or per file (`id >> 32`).
+    scope: RatioScope,
     zipf: Option<Zipf<f64>>,
     /// Random fraction for a fixed ratio, computed once.
     fixed_fraction: Option<f64>,
@@ -185,9 +189,9 @@ impl ContentModel {
                     Some(p) => RatioDist::Fixed {
                         ratio: 100.0 / (100.0 - p as f64),
                     },
-                    None => c.ratio,
+                    None => h.ratio.unwrap_or(c.ratio),
                 };
-                StreamRatio::new(dist, calib.as_ref())
+                StreamRatio::new(dist, c.ratio_scope, calib.as_ref())
             })
             .collect::<Result<Vec<_>>>()?;
         let mut m = ContentModel {
@@ -386,7 +390,7 @@ impl ContentModel {
 }
 
 impl StreamRatio {
-    fn new(dist: RatioDist, calib: Option<&Calibration>) -> Result<StreamRatio> {
+    fn new(dist: RatioDist, scope: RatioScope, calib: Option<&Calibration>) -> Result<StreamRatio> {
         let zipf = match dist {
             RatioDist::Zipf {
                 exponent, levels, ..
@@ -401,12 +405,17 @@ impl StreamRatio {
         };
         Ok(StreamRatio {
             dist,
+            scope,
             zipf,
             fixed_fraction,
         })
     }
 
     fn draw(&self, seed: u64, id: u64) -> f64 {
+        let id = match self.scope {
+            RatioScope::Block => id,
+            RatioScope::File => id >> 32,
+        };
         match self.dist {
             RatioDist::Fixed { ratio } => ratio,
             RatioDist::Uniform { min, max } => {

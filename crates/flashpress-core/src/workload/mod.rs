@@ -6,6 +6,7 @@
 //! streams (numjobs x iodepth); block traces become an open-loop stream when timestamps are
 //! honoured, or a closed-loop stream of depth `queue_depth` when replayed as fast as possible.
 
+pub mod filebench;
 pub mod fio;
 pub mod trace;
 
@@ -139,6 +140,10 @@ pub struct ContentHints {
     pub compress_percentage: Option<u32>,
     /// fio `dedupe_percentage`: percentage of written blocks that repeat earlier content.
     pub dedupe_percentage: u32,
+    /// Distribution of the target compression ratio of what the stream writes (Filebench
+    /// personalities), used instead of `content.ratio` when present; `compress_percentage`
+    /// takes priority over it.
+    pub ratio: Option<crate::config::RatioDist>,
 }
 
 /// How a stream is driven.

@@ -162,6 +162,7 @@ fn fio_compress_percentage_sets_the_stream_ratio() {
     let hints = ContentHints {
         compress_percentage: Some(75),
         dedupe_percentage: 0,
+        ratio: None,
     };
     let (model, bytes) = both_modes(&c, hints);
     assert!((bytes - 4.0).abs() / 4.0 < 0.05, "bytes {bytes}");

@@ -158,6 +158,7 @@ pub fn load_streams(cfg: &FioWorkload, capacity_bytes: u64, seed: u64) -> Result
                 content: ContentHints {
                     compress_percentage: spec.compress,
                     dedupe_percentage: spec.source.dedupe_pct,
+                    ratio: None,
                 },
             });
         }

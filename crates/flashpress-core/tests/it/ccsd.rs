@@ -287,7 +287,7 @@ fn engine_throughput_is_lanes_over_latency_and_throttling_divides_it() {
         assert_eq!(c.engine_compress_blocks, n);
         assert_eq!(c.engine_busy_ns, n * per);
         let power = if initial.is_some() { 500.0 } else { 1000.0 };
-        assert_eq!(c.engine_energy_pj, (n * per) as u64 * power as u64);
+        assert_eq!(c.engine_energy_pj, n * per * power as u64);
         // The first block arrives after the command overhead and one block's link time;
         // the single lane is the bottleneck from then on.
         let first = cfg.host.command_overhead_ns + (4096.0 * 1e3 / cfg.host.link_mb_per_s) as u64;

@@ -13,10 +13,12 @@ pub struct Engine {
     active_mw: f64,
     speed: f64,
     power: f64,
-    throttled: bool,
     /// Lane time of one compression / decompression at the current speed.
     cur_compress_ns: u64,
     cur_decompress_ns: u64,
+    /// Energy of one compression / decompression at the current speed and power (pJ).
+    cur_compress_pj: u64,
+    cur_decompress_pj: u64,
     /// Lane time spent so far (ns).
     pub busy_ns: u64,
     /// Energy spent so far (pJ).
@@ -35,25 +37,27 @@ impl Engine {
         speed: f64,
         power: f64,
     ) -> Engine {
-        Engine {
+        let mut e = Engine {
             lanes: vec![SimTime::ZERO; lanes.max(1) as usize],
             compress_ns,
             decompress_ns,
             active_mw,
             speed,
             power,
-            throttled: false,
             cur_compress_ns: compress_ns,
             cur_decompress_ns: decompress_ns,
+            cur_compress_pj: 0,
+            cur_decompress_pj: 0,
             busy_ns: 0,
             energy_pj: 0,
             pending_pj: 0,
-        }
+        };
+        e.set_throttled(false);
+        e
     }
 
     /// Switch throttling on or off for work reserved from now on.
     pub fn set_throttled(&mut self, on: bool) {
-        self.throttled = on;
         let scale = |ns: u64| {
             if on {
                 (ns as f64 / self.speed).round() as u64
@@ -63,14 +67,23 @@ impl Engine {
         };
         self.cur_compress_ns = scale(self.compress_ns);
         self.cur_decompress_ns = scale(self.decompress_ns);
+        let mw = if on {
+            self.active_mw * self.power
+        } else {
+            self.active_mw
+        };
+        // mW x ns = pJ.
+        self.cur_compress_pj = (mw * self.cur_compress_ns as f64).round() as u64;
+        self.cur_decompress_pj = (mw * self.cur_decompress_ns as f64).round() as u64;
     }
 
-    /// Reserve the earliest free lane for `ns` from no earlier than `at`; returns the end.
-    #[inline]
-    fn run(&mut self, at: SimTime, ns: u64) -> SimTime {
+    /// Reserve the earliest free lane for `ns` (costing `pj`) from no earlier than `at`;
+    /// returns the end.
+    #[inline(always)]
+    fn run(&mut self, at: SimTime, ns: u64, pj: u64) -> SimTime {
         let mut best = 0;
         let mut best_t = self.lanes[0];
-        for (i, &t) in self.lanes.iter().enumerate().skip(1) {
+        for (i, &t) in self.lanes.iter().enumerate() {
             if t < best_t {
                 best = i;
                 best_t = t;
@@ -79,28 +92,21 @@ impl Engine {
         let end = at.max(best_t) + ns;
         self.lanes[best] = end;
         self.busy_ns += ns;
-        let p = if self.throttled {
-            self.active_mw * self.power
-        } else {
-            self.active_mw
-        };
-        // mW x ns = pJ.
-        let e = (p * ns as f64).round() as u64;
-        self.energy_pj += e;
-        self.pending_pj += e;
+        self.energy_pj += pj;
+        self.pending_pj += pj;
         end
     }
 
     /// Compress one block whose data is at the controller at `at`; returns when done.
     #[inline]
     pub fn compress(&mut self, at: SimTime) -> SimTime {
-        self.run(at, self.cur_compress_ns)
+        self.run(at, self.cur_compress_ns, self.cur_compress_pj)
     }
 
     /// Decompress one block whose chunk is at the controller at `at`; returns when done.
     #[inline]
     pub fn decompress(&mut self, at: SimTime) -> SimTime {
-        self.run(at, self.cur_decompress_ns)
+        self.run(at, self.cur_decompress_ns, self.cur_decompress_pj)
     }
 
     /// Forget reservations and counters (keeps the throttle state).

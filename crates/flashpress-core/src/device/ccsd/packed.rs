@@ -147,7 +147,7 @@ impl Packed {
             // A victim must hold at most one page less than a block of valid data, so that
             // cleaning it frees space despite page padding.
             victim_limit: (block_bytes - geo.page_size as u64 + 1) as u32,
-            rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x6363_7364_5f67_63),
+            rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x0063_6373_645f_6763),
             gc_threshold,
             buffer: (cfg.ftl.write_buffer_pages > 0)
                 .then(|| WriteBuffer::new(cfg.ftl.write_buffer_pages as usize)),
@@ -559,8 +559,8 @@ impl Packed {
                 }
             }
         }
-        for b in 0..nb {
-            if (self.blocks.state[b] == BlockState::Free) != in_pool[b] {
+        for (b, &pooled) in in_pool.iter().enumerate() {
+            if (self.blocks.state[b] == BlockState::Free) != pooled {
                 return bad(format!(
                     "block {b}: state and free-pool membership disagree"
                 ));

@@ -3,6 +3,7 @@
 //! read returns the content last written to its address.
 
 mod buffer;
+pub mod ccsd;
 
 use crate::config::SimConfig;
 use crate::error::{Error, Result};

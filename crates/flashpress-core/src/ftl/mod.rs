@@ -397,7 +397,7 @@ impl Ftl {
 }
 
 /// Plane visiting order for consecutive allocations.
-fn stripe_order(g: &Geometry, s: Striping) -> Vec<PlaneId> {
+pub(crate) fn stripe_order(g: &Geometry, s: Striping) -> Vec<PlaneId> {
     let mut v = Vec::with_capacity(g.planes as usize);
     match s {
         Striping::ChannelFirst | Striping::LeastBusy => {

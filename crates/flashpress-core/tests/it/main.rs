@@ -2,6 +2,7 @@
 
 mod support;
 
+mod ccsd;
 mod content;
 mod determinism;
 mod gc_validity;

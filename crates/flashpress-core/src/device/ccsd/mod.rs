@@ -1,0 +1,580 @@
+//! The compression-capable computational SSD (CCSD) of the Waltz seed (§2.2, §3.1): a
+//! hardware engine compresses each 4 KiB logical block on its own; the variable-length
+//! outputs are packed into flash pages in controller DRAM ([`packed`]); the map keeps each
+//! block's page, offset and length ([`map`]); the logical space is `logical_ratio` times the
+//! physical user space and the device reports its physical usage ([`Disk::space`]); a
+//! thermal model ([`thermal`]) drives SMART temperature, throttling of the engine and a
+//! thermal-emergency shutdown.
+
+pub mod engine;
+pub mod map;
+pub mod packed;
+pub mod thermal;
+
+use crate::codec::{CodecKind, CostModel};
+use crate::config::{SimConfig, StackConfig};
+use crate::content::{ContentModel, MeasureId};
+use crate::error::{Error, Result};
+use crate::nand::Nand;
+use crate::stack::bio::{Bio, BioDone, BioFlags, BioOp, Disk, Smart, SpaceReport, BLOCK};
+use crate::units::SimTime;
+use engine::Engine;
+use packed::Packed;
+use thermal::Thermal;
+
+/// What the CCSD counted since it was built or last reset. Energies are in joules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct CcsdCounters {
+    /// Blocks written by the host (all kinds).
+    pub host_write_blocks: u64,
+    /// Blocks the engine compressed.
+    pub engine_compress_blocks: u64,
+    /// Blocks the engine decompressed.
+    pub engine_decompress_blocks: u64,
+    /// Engine lane time (ns), including throttled slow-down.
+    pub engine_busy_ns: u64,
+    /// Engine energy (pJ).
+    pub engine_energy_pj: u64,
+    /// Written blocks the host had compressed (stored as they are, engine bypassed).
+    pub host_compressed_blocks: u64,
+    /// Written blocks stored raw without the engine: flagged incompressible, or the engine
+    /// is off.
+    pub incompressible_blocks: u64,
+    /// Blocks the engine compressed to 4096 bytes or more, stored raw.
+    pub raw_stored_blocks: u64,
+    /// Logical bytes written by the host (4 KiB per block).
+    pub logical_bytes_written: u64,
+    /// Chunk bytes of host writes placed into pages.
+    pub stored_bytes_written: u64,
+    /// Page bytes left empty by packing host pages.
+    pub pad_bytes: u64,
+    /// Page bytes left empty by packing GC pages.
+    pub gc_pad_bytes: u64,
+    /// Pages programmed with host chunks.
+    pub pages_programmed_host: u64,
+    /// Pages programmed by GC.
+    pub pages_programmed_gc: u64,
+    /// GC episodes.
+    pub gc_invocations: u64,
+    /// Valid chunks GC moved.
+    pub gc_chunks_migrated: u64,
+    /// Bytes of those chunks.
+    pub gc_bytes_migrated: u64,
+    /// Victim pages GC read.
+    pub gc_pages_read: u64,
+    /// Blocks GC erased.
+    pub gc_blocks_erased: u64,
+    /// Host pages that waited for a DRAM buffer slot.
+    pub buffer_full_waits: u64,
+    /// Blocks read by the host.
+    pub host_read_blocks: u64,
+    /// Of those, unmapped blocks answered with zeros.
+    pub unmapped_read_blocks: u64,
+    /// Of those, blocks served from a page still in DRAM.
+    pub dram_read_blocks: u64,
+    /// NAND pages read for host reads.
+    pub host_pages_read: u64,
+    /// Mapped blocks discarded by TRIM.
+    pub trimmed_blocks: u64,
+    /// Time spent throttled (ns).
+    pub throttled_ns: u64,
+    /// When throttling first started (ns).
+    pub first_throttle_ns: Option<u64>,
+    /// When the device shut down (ns).
+    pub shutdown_ns: Option<u64>,
+    /// Requests failed because the device had shut down.
+    pub failed_ios: u64,
+    /// Highest temperature reached (°C).
+    pub max_temperature_c: f64,
+    /// Controller idle energy (J).
+    pub energy_idle_j: f64,
+    /// NAND energy: reads, programs, erases, channel transfers (J).
+    pub energy_nand_j: f64,
+    /// Engine energy (J).
+    pub energy_engine_j: f64,
+    /// Host-link data-path energy (J).
+    pub energy_link_j: f64,
+    /// Leakage energy (J).
+    pub energy_leak_j: f64,
+    /// Sum of the above (J).
+    pub energy_total_j: f64,
+}
+
+/// The CCSD.
+pub struct Ccsd {
+    nand: Nand,
+    ftl: Packed,
+    engine: Engine,
+    thermal: Thermal,
+    engine_on: bool,
+    codec: CodecKind,
+    measure: Option<MeasureId>,
+    logical_blocks: u64,
+    user_bytes: u64,
+    /// Link time per byte (ns).
+    link_ns_per_byte: f64,
+    overhead_ns: u64,
+    timeout_ns: u64,
+    link_to_device: SimTime,
+    link_to_host: SimTime,
+    /// Host-link energy per byte (pJ).
+    link_pj_per_byte: f64,
+    link_pj: f64,
+    nand_pj_seen: u64,
+    pages: Vec<u32>,
+    page_ready: Vec<SimTime>,
+    c: CcsdCounters,
+}
+
+fn nand_pj(n: &Nand) -> u64 {
+    let c = &n.counters;
+    c.read_energy_pj + c.program_energy_pj + c.erase_energy_pj + c.transfer_energy_pj
+}
+
+impl Ccsd {
+    /// Build from the run's config (NAND geometry `cfg.nand`; physical OP, GC threshold and
+    /// victim policy, striping and DRAM buffer from `cfg.ftl`; host link from `cfg.host`) and
+    /// the `[stack.ccsd]` table. Registers the engine's measure (`st.ccsd.codec` at 4096
+    /// bytes) in `content` when given. `throttling`: whether the device throttles its engine
+    /// by itself (false when the host manages temperature); shutdown at `emergency_c` is
+    /// always active.
+    pub fn new(
+        cfg: &SimConfig,
+        st: &StackConfig,
+        content: Option<&mut ContentModel>,
+        throttling: bool,
+    ) -> Result<Ccsd> {
+        let d = &st.ccsd;
+        let codec: CodecKind = d.codec.parse().map_err(|_| {
+            Error::config(
+                "stack",
+                "stack.ccsd.codec",
+                format!("unknown codec `{}`", d.codec),
+            )
+        })?;
+        let cost = d.cost.unwrap_or_else(|| CostModel::engine_default(codec));
+        let CostModel::Engine {
+            lanes, active_mw, ..
+        } = cost
+        else {
+            return Err(Error::config(
+                "stack",
+                "stack.ccsd.cost",
+                "expected an engine cost model",
+            ));
+        };
+        // One engine unit is one 4 KiB block (the CCSD compresses each block on its own).
+        let (compress_ns, decompress_ns) = (cost.compress_ns(BLOCK), cost.decompress_ns(BLOCK));
+        let cfg_err = |key: &str, msg: String| Err(Error::config("stack", key, msg));
+        if lanes == 0 {
+            return cfg_err("stack.ccsd.cost.lanes", "expected at least one lane".into());
+        }
+        if !(d.throttle_speed > 0.0 && d.throttle_speed <= 1.0) {
+            return cfg_err(
+                "stack.ccsd.throttle_speed",
+                format!("expected a fraction in (0, 1], got {}", d.throttle_speed),
+            );
+        }
+        if !(d.logical_ratio >= 1.0 && d.logical_ratio.is_finite()) {
+            return cfg_err(
+                "stack.ccsd.logical_ratio",
+                format!("expected a ratio >= 1, got {}", d.logical_ratio),
+            );
+        }
+        let th = &d.thermal;
+        if !(th.tau_s > 0.0 && th.step_ms > 0.0 && th.r_c_per_w > 0.0 && th.leak_scale_c > 0.0) {
+            return cfg_err(
+                "stack.ccsd.thermal",
+                "expected positive tau_s, step_ms, r_c_per_w and leak_scale_c".into(),
+            );
+        }
+        let n = &cfg.nand;
+        if n.page_size < BLOCK as u32 || n.page_size > 1 << 16 {
+            return Err(Error::config(
+                "config",
+                "nand.page_size",
+                format!(
+                    "the CCSD packs 4096-byte blocks into pages of 4096..=65536 bytes, got {}",
+                    n.page_size
+                ),
+            ));
+        }
+        let nand = Nand::new(n);
+        let capacity = nand.geo.capacity_bytes();
+        let user_bytes = (capacity as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64;
+        let logical_blocks = (user_bytes as f64 * d.logical_ratio / BLOCK as f64).floor() as u64;
+        if logical_blocks >= u32::MAX as u64 {
+            return cfg_err(
+                "stack.ccsd.logical_ratio",
+                format!(
+                    "{logical_blocks} logical blocks exceed the CCSD's 2^32 - 1 block address \
+                     space (16 TiB)"
+                ),
+            );
+        }
+        let g = &nand.geo;
+        let reserve = crate::ftl::gc_threshold_blocks(cfg) + 2;
+        let usable = (g.blocks_per_plane as u64).saturating_sub(reserve)
+            * g.planes as u64
+            * g.pages_per_block as u64
+            * g.page_size as u64;
+        if user_bytes > usable {
+            return Err(Error::config(
+                "config",
+                "ftl.op_ratio",
+                format!(
+                    "user space of {user_bytes} bytes exceeds the {usable} bytes left after \
+                     the CCSD's GC reserve and open blocks; raise op_ratio"
+                ),
+            ));
+        }
+        let ftl = Packed::new(cfg, g, logical_blocks)?;
+        let measure = match content {
+            Some(c) => Some(c.add_measure(codec, BLOCK as u32, "stack.ccsd")?),
+            None => None,
+        };
+        let mut engine = Engine::new(
+            lanes,
+            compress_ns,
+            decompress_ns,
+            active_mw,
+            d.throttle_speed,
+            d.throttle_power,
+        );
+        let thermal = Thermal::new(
+            th,
+            throttling,
+            d.throttle_c,
+            d.throttle_release_c,
+            d.emergency_c,
+        );
+        engine.set_throttled(thermal.throttled);
+        let mut c = CcsdCounters {
+            max_temperature_c: thermal.max_temp,
+            ..CcsdCounters::default()
+        };
+        c.shutdown_ns = thermal.shutdown_at.map(|t| t.0);
+        c.first_throttle_ns = thermal.first_throttle.map(|t| t.0);
+        Ok(Ccsd {
+            nand,
+            ftl,
+            engine,
+            thermal,
+            engine_on: true,
+            codec,
+            measure,
+            logical_blocks,
+            user_bytes,
+            link_ns_per_byte: 1e3 / cfg.host.link_mb_per_s,
+            overhead_ns: cfg.host.command_overhead_ns,
+            timeout_ns: (d.io_timeout_ms * 1e6).round() as u64,
+            link_to_device: SimTime::ZERO,
+            link_to_host: SimTime::ZERO,
+            // W per GB/s = J per GB = 1e12 pJ / 1e9 bytes.
+            link_pj_per_byte: th.link_w_per_gb_s * 1e3,
+            link_pj: 0.0,
+            nand_pj_seen: 0,
+            pages: Vec::new(),
+            page_ready: Vec::new(),
+            c,
+        })
+    }
+
+    /// Turn the engine on or off. Off, the device is a plain SSD ("CCSD without
+    /// compression", the F2FSC scheme): writes are stored raw and the engine draws no power.
+    /// Chunks written compressed while it was on are still decompressed by it on reads.
+    pub fn set_engine_enabled(&mut self, on: bool) {
+        self.engine_on = on;
+    }
+
+    /// Counters since the device was built or last reset.
+    pub fn counters(&self) -> CcsdCounters {
+        let mut c = self.c;
+        let f = &self.ftl.counters;
+        c.pad_bytes = f.pad_bytes;
+        c.gc_pad_bytes = f.gc_pad_bytes;
+        c.pages_programmed_host = f.pages_programmed_host;
+        c.pages_programmed_gc = f.pages_programmed_gc;
+        c.gc_invocations = f.gc_invocations;
+        c.gc_chunks_migrated = f.gc_chunks_migrated;
+        c.gc_bytes_migrated = f.gc_bytes_migrated;
+        c.gc_pages_read = f.gc_pages_read;
+        c.gc_blocks_erased = f.gc_blocks_erased;
+        c.buffer_full_waits = f.buffer_full_waits;
+        c.trimmed_blocks = f.trimmed_blocks;
+        c.engine_busy_ns = self.engine.busy_ns;
+        c.engine_energy_pj = self.engine.energy_pj;
+        let t = &self.thermal;
+        c.throttled_ns = t.throttled_ns;
+        c.first_throttle_ns = t.first_throttle.map(|t| t.0);
+        c.shutdown_ns = t.shutdown_at.map(|t| t.0);
+        c.max_temperature_c = t.max_temp;
+        c.energy_idle_j = t.idle_j;
+        c.energy_leak_j = t.leak_j;
+        c.energy_nand_j = nand_pj(&self.nand) as f64 * 1e-12;
+        c.energy_engine_j = self.engine.energy_pj as f64 * 1e-12;
+        c.energy_link_j = self.link_pj * 1e-12;
+        c.energy_total_j = c.energy_idle_j
+            + c.energy_leak_j
+            + c.energy_nand_j
+            + c.energy_engine_j
+            + c.energy_link_j;
+        c
+    }
+
+    /// The NAND array (timing, counters, wear).
+    pub fn nand(&self) -> &Nand {
+        &self.nand
+    }
+
+    /// The engine's codec.
+    pub fn codec(&self) -> CodecKind {
+        self.codec
+    }
+
+    /// After an untimed fill (submits at time 0): forget all reservations, NAND, engine and
+    /// energy counters, and put the thermal state back to the initial temperature at time
+    /// zero; the mapping, the data and the wear stay.
+    pub fn reset_after_fill(&mut self) {
+        self.nand.reset_time_and_counters();
+        self.ftl.reset_time_and_counters();
+        self.engine.reset();
+        self.thermal.reset();
+        self.engine.set_throttled(self.thermal.throttled);
+        self.link_to_device = SimTime::ZERO;
+        self.link_to_host = SimTime::ZERO;
+        self.link_pj = 0.0;
+        self.nand_pj_seen = 0;
+        self.c = CcsdCounters::default();
+    }
+
+    /// Check internal consistency: valid bytes per block against the mapped chunks in it,
+    /// every mapped LBA inside a written page of a non-free block and listed in its block,
+    /// free-pool accounting.
+    pub fn check_invariants(&self) -> Result<()> {
+        self.ftl.check()
+    }
+
+    #[inline]
+    fn link_ns(&self, bytes: u64) -> u64 {
+        (bytes as f64 * self.link_ns_per_byte).round() as u64
+    }
+
+    fn write(
+        &mut self,
+        bio: &Bio<'_>,
+        cmd: SimTime,
+        mut content: Option<&mut ContentModel>,
+    ) -> Result<BioDone> {
+        if bio.content.len() != bio.blocks as usize {
+            return Err(Error::Workload(format!(
+                "write of {} blocks at LBA {} carries {} content ids",
+                bio.blocks,
+                bio.lba,
+                bio.content.len()
+            )));
+        }
+        if self.measure.is_none() {
+            if let Some(c) = content.as_deref_mut() {
+                self.measure = Some(c.add_measure(self.codec, BLOCK as u32, "stack.ccsd")?);
+            }
+        }
+        let bytes = bio.blocks as u64 * BLOCK;
+        let start = cmd.max(self.link_to_device);
+        self.link_to_device = start + self.link_ns(bytes);
+        self.link_pj += bytes as f64 * self.link_pj_per_byte;
+        self.thermal.book_pj(bytes as f64 * self.link_pj_per_byte);
+        let host_compressed = bio.flags.has(BioFlags::HOST_COMPRESSED);
+        let bypass = host_compressed || bio.flags.has(BioFlags::INCOMPRESSIBLE) || !self.engine_on;
+        let stream = bio.stream as usize;
+        let buffered = self.ftl.buffered();
+        let mut done = cmd;
+        let mut stored = 0u64;
+        for (i, &id) in bio.content.iter().enumerate() {
+            let arrived = start + ((i + 1) as f64 * BLOCK as f64 * self.link_ns_per_byte) as u64;
+            let (len, ready) = if bypass {
+                (BLOCK as u32, arrived)
+            } else {
+                let size = match (content.as_deref_mut(), self.measure) {
+                    (Some(c), Some(m)) => c.unit_size(m, stream, id, 1),
+                    _ => BLOCK as u32,
+                };
+                let end = self.engine.compress(arrived);
+                if size < BLOCK as u32 {
+                    (size.max(1), end)
+                } else {
+                    self.c.raw_stored_blocks += 1;
+                    (BLOCK as u32, end)
+                }
+            };
+            stored += len as u64;
+            let (ack, programmed) =
+                self.ftl
+                    .write_host(bio.lba + i as u64, len, ready, &mut self.nand)?;
+            done = done.max(if buffered {
+                ack
+            } else {
+                programmed.unwrap_or(done)
+            });
+        }
+        if !buffered {
+            if let Some(end) = self.ftl.flush_host(&mut self.nand) {
+                done = done.max(end);
+            }
+        }
+        let n = bio.blocks as u64;
+        let c = &mut self.c;
+        c.host_write_blocks += n;
+        c.logical_bytes_written += bytes;
+        c.stored_bytes_written += stored;
+        if host_compressed {
+            c.host_compressed_blocks += n;
+        } else if bypass {
+            c.incompressible_blocks += n;
+        } else {
+            c.engine_compress_blocks += n;
+        }
+        Ok(BioDone {
+            done,
+            ..BioDone::default()
+        })
+    }
+
+    fn read(&mut self, bio: &Bio<'_>, cmd: SimTime) -> BioDone {
+        let host_dec = bio.flags.has(BioFlags::HOST_DECOMPRESS);
+        // Each distinct flash page of the range is read once, in page order.
+        self.pages.clear();
+        for lba in bio.lba..bio.lba + bio.blocks as u64 {
+            let e = self.ftl.map.get(lba);
+            if e != map::UNMAPPED && !self.ftl.in_dram(map::ppn(e)) {
+                self.pages.push(map::ppn(e));
+            }
+        }
+        self.pages.sort_unstable();
+        self.pages.dedup();
+        self.page_ready.clear();
+        for &p in &self.pages {
+            self.page_ready
+                .push(self.nand.read(crate::units::Ppn(p), cmd));
+        }
+        self.c.host_pages_read += self.pages.len() as u64;
+        let mut done = BioDone::default();
+        let mut ready = cmd;
+        let mut link_bytes = 0u64;
+        for lba in bio.lba..bio.lba + bio.blocks as u64 {
+            let e = self.ftl.map.get(lba);
+            if e == map::UNMAPPED {
+                self.c.unmapped_read_blocks += 1;
+                link_bytes += BLOCK;
+                continue;
+            }
+            let p = map::ppn(e);
+            let at = match self.pages.binary_search(&p) {
+                Ok(k) => self.page_ready[k],
+                Err(_) => {
+                    self.c.dram_read_blocks += 1;
+                    cmd
+                }
+            };
+            let len = map::len(e);
+            if len < BLOCK as u32 {
+                done.device_compressed_blocks += 1;
+                if host_dec {
+                    link_bytes += len as u64;
+                    done.host_decompress_bytes += BLOCK;
+                    ready = ready.max(at);
+                } else {
+                    ready = ready.max(self.engine.decompress(at));
+                    self.c.engine_decompress_blocks += 1;
+                    link_bytes += BLOCK;
+                }
+            } else {
+                link_bytes += BLOCK;
+                ready = ready.max(at);
+            }
+        }
+        self.c.host_read_blocks += bio.blocks as u64;
+        let start = ready.max(self.link_to_host);
+        self.link_to_host = start + self.link_ns(link_bytes);
+        self.link_pj += link_bytes as f64 * self.link_pj_per_byte;
+        self.thermal
+            .book_pj(link_bytes as f64 * self.link_pj_per_byte);
+        done.done = self.link_to_host;
+        done
+    }
+}
+
+impl Disk for Ccsd {
+    fn submit(
+        &mut self,
+        bio: &Bio<'_>,
+        now: SimTime,
+        content: Option<&mut ContentModel>,
+    ) -> Result<BioDone> {
+        if bio.blocks == 0
+            || bio
+                .lba
+                .checked_add(bio.blocks as u64)
+                .is_none_or(|end| end > self.logical_blocks)
+        {
+            return Err(Error::Workload(format!(
+                "block I/O of {} blocks at LBA {} outside the CCSD's {} logical blocks",
+                bio.blocks, bio.lba, self.logical_blocks
+            )));
+        }
+        if self.thermal.shutdown {
+            self.c.failed_ios += 1;
+            return Ok(BioDone {
+                done: now + self.timeout_ns,
+                failed: true,
+                ..BioDone::default()
+            });
+        }
+        let cmd = now + self.overhead_ns;
+        match bio.op {
+            BioOp::Write => self.write(bio, cmd, content),
+            BioOp::Read => Ok(self.read(bio, cmd)),
+            BioOp::Trim => {
+                for lba in bio.lba..bio.lba + bio.blocks as u64 {
+                    self.ftl.trim(lba, cmd);
+                }
+                Ok(BioDone {
+                    done: cmd,
+                    ..BioDone::default()
+                })
+            }
+        }
+    }
+
+    fn logical_blocks(&self) -> u64 {
+        self.logical_blocks
+    }
+
+    fn space(&self) -> SpaceReport {
+        SpaceReport {
+            logical_bytes: self.ftl.mapped * BLOCK,
+            physical_bytes: self.ftl.valid_bytes,
+            physical_capacity_bytes: self.user_bytes,
+        }
+    }
+
+    fn smart(&self) -> Smart {
+        Smart {
+            temperature_c: self.thermal.temp,
+            throttled: self.thermal.throttled,
+            shutdown: self.thermal.shutdown,
+        }
+    }
+
+    fn advance(&mut self, now: SimTime) {
+        let nand = nand_pj(&self.nand);
+        let booked = (nand - self.nand_pj_seen) + std::mem::take(&mut self.engine.pending_pj);
+        self.nand_pj_seen = nand;
+        self.thermal.book_pj(booked as f64);
+        let was = self.thermal.throttled;
+        self.thermal.advance(now);
+        if self.thermal.throttled != was {
+            self.engine.set_throttled(self.thermal.throttled);
+        }
+    }
+}

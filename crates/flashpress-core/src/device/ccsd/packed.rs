@@ -1,0 +1,579 @@
+//! The packed FTL of the CCSD: variable-length chunks (compressed 4 KiB blocks, or raw ones)
+//! appended into flash pages in controller DRAM, a chunk never straddling two pages; full
+//! pages programmed striped across planes (one open block per plane for host pages and one
+//! for GC); valid *bytes* per block; per-plane foreground GC that re-packs the valid chunks
+//! of a victim block into the plane's GC page buffer and erases it.
+//!
+//! To find a victim's valid chunks each block keeps the LBAs written into it (append-only,
+//! cleared on erase); an LBA is still valid there if its map entry points into the block.
+//!
+//! Memory: 8 bytes of map entry per logical block of a touched 64 Ki-block range (see
+//! [`super::map`]) plus 4 bytes per chunk in its block's LBA list (live or stale until the
+//! block is erased) -- about 12 bytes per stored chunk -- plus per-block arrays
+//! (about 60 bytes per erase block).
+
+use super::map::{self, Map, UNMAPPED};
+use crate::config::{SimConfig, Striping, VictimPolicy};
+use crate::device::buffer::WriteBuffer;
+use crate::error::{Error, Result};
+use crate::ftl::{self, victim, BlockState, Blocks};
+use crate::nand::{Geometry, Nand};
+use crate::units::{BlockId, PlaneId, Ppn, SimTime};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use std::collections::VecDeque;
+
+/// No page / no block.
+const NONE: u32 = u32::MAX;
+/// Open-block stream of host pages.
+const HOST: usize = 0;
+/// Open-block stream of GC pages.
+const GC: usize = 1;
+/// Streams (open blocks) per plane.
+const STREAMS: usize = 2;
+
+/// A flash page being filled in DRAM; its physical page is allocated when it opens.
+#[derive(Debug, Clone, Copy)]
+struct OpenPage {
+    ppn: u32,
+    fill: u32,
+    /// When all its data is in DRAM (the program can start).
+    ready: SimTime,
+}
+
+impl OpenPage {
+    const EMPTY: OpenPage = OpenPage {
+        ppn: NONE,
+        fill: 0,
+        ready: SimTime::ZERO,
+    };
+}
+
+/// Counters of the packed FTL.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PackedCounters {
+    /// Pages programmed with host chunks.
+    pub pages_programmed_host: u64,
+    /// Pages programmed with GC-migrated chunks.
+    pub pages_programmed_gc: u64,
+    /// Page bytes left empty when a page was programmed (host pages).
+    pub pad_bytes: u64,
+    /// Page bytes left empty when a GC page was programmed.
+    pub gc_pad_bytes: u64,
+    /// Foreground GC episodes that cleaned at least one block.
+    pub gc_invocations: u64,
+    /// Valid chunks moved by GC.
+    pub gc_chunks_migrated: u64,
+    /// Bytes of those chunks.
+    pub gc_bytes_migrated: u64,
+    /// Victim pages read by GC.
+    pub gc_pages_read: u64,
+    /// Blocks erased by GC.
+    pub gc_blocks_erased: u64,
+    /// Host pages that waited for a free DRAM buffer slot.
+    pub buffer_full_waits: u64,
+    /// Mapped blocks discarded by TRIM.
+    pub trimmed_blocks: u64,
+}
+
+/// The packed FTL.
+pub struct Packed {
+    geo: Geometry,
+    page_size: u32,
+    /// The logical-to-physical map.
+    pub map: Map,
+    blocks: Blocks,
+    lbas: Vec<Vec<u32>>,
+    free: Vec<VecDeque<u32>>,
+    open: Vec<u32>,
+    host: OpenPage,
+    /// When the DRAM slot of the open host page was granted (buffered mode).
+    host_slot_at: SimTime,
+    gc: Vec<OpenPage>,
+    stripe: Vec<PlaneId>,
+    cursor: usize,
+    least_busy: bool,
+    victim: VictimPolicy,
+    victim_limit: u32,
+    rng: Pcg64Mcg,
+    gc_threshold: usize,
+    buffer: Option<WriteBuffer>,
+    page_read_at: Vec<Option<SimTime>>,
+    seal_counter: u64,
+    /// Mapped logical blocks.
+    pub mapped: u64,
+    /// Bytes of valid chunks.
+    pub valid_bytes: u64,
+    /// Counters since the last reset.
+    pub counters: PackedCounters,
+}
+
+impl Packed {
+    /// An empty FTL over `geo` for a config, exposing `logical_blocks` 4 KiB blocks.
+    pub fn new(cfg: &SimConfig, geo: &Geometry, logical_blocks: u64) -> Result<Packed> {
+        let block_bytes = geo.pages_per_block as u64 * geo.page_size as u64;
+        let gc_threshold = ftl::gc_threshold_blocks(cfg) as usize;
+        let bpp = geo.blocks_per_plane as usize;
+        if bpp < gc_threshold + STREAMS + 1 {
+            return Err(Error::config(
+                "config",
+                "ftl.gc.threshold",
+                format!(
+                    "the CCSD keeps {gc_threshold} free blocks per plane for GC plus {STREAMS} \
+                     open blocks; {bpp} blocks per plane leave no room for data"
+                ),
+            ));
+        }
+        Ok(Packed {
+            page_size: geo.page_size,
+            map: Map::new(logical_blocks),
+            blocks: Blocks::new(geo.blocks as usize),
+            lbas: vec![Vec::new(); geo.blocks as usize],
+            free: (0..geo.planes)
+                .map(|p| {
+                    (0..geo.blocks_per_plane)
+                        .map(|i| geo.block(PlaneId(p), i).0)
+                        .collect()
+                })
+                .collect(),
+            open: vec![NONE; geo.planes as usize * STREAMS],
+            host: OpenPage::EMPTY,
+            host_slot_at: SimTime::ZERO,
+            gc: vec![OpenPage::EMPTY; geo.planes as usize],
+            stripe: ftl::stripe_order(geo, cfg.ftl.striping),
+            cursor: 0,
+            least_busy: cfg.ftl.striping == Striping::LeastBusy,
+            victim: cfg.ftl.gc.victim,
+            // A victim must hold at most one page less than a block of valid data, so that
+            // cleaning it frees space despite page padding.
+            victim_limit: (block_bytes - geo.page_size as u64 + 1) as u32,
+            rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x0063_6373_645f_6763),
+            gc_threshold,
+            buffer: (cfg.ftl.write_buffer_pages > 0)
+                .then(|| WriteBuffer::new(cfg.ftl.write_buffer_pages as usize)),
+            page_read_at: vec![None; geo.pages_per_block as usize],
+            seal_counter: 0,
+            mapped: 0,
+            valid_bytes: 0,
+            counters: PackedCounters::default(),
+            geo: geo.clone(),
+        })
+    }
+
+    /// Whether host writes are acknowledged from the DRAM buffer.
+    pub fn buffered(&self) -> bool {
+        self.buffer.is_some()
+    }
+
+    /// Whether physical page `ppn` is still being filled in DRAM (not yet programmed).
+    #[inline]
+    pub fn in_dram(&self, ppn: u32) -> bool {
+        ppn == self.host.ppn || ppn == self.gc[self.geo.plane_of_ppn(Ppn(ppn)).0 as usize].ppn
+    }
+
+    fn out_of_space(&self) -> Error {
+        Error::Workload(format!(
+            "CCSD out of physical space: {} bytes of valid chunks and GC finds no block to \
+             clean (the host wrote more than fits after compression)",
+            self.valid_bytes
+        ))
+    }
+
+    /// Append a host chunk of `len` bytes for `lba`, its data in DRAM-ready form at `ready`.
+    /// Returns when the host may be told it is written in buffered mode (the chunk is in a
+    /// DRAM slot), and the completion of a page program this caused, if any.
+    #[inline]
+    pub fn write_host(
+        &mut self,
+        lba: u64,
+        len: u32,
+        ready: SimTime,
+        nand: &mut Nand,
+    ) -> Result<(SimTime, Option<SimTime>)> {
+        let mut programmed = None;
+        if self.host.ppn != NONE && self.host.fill + len > self.page_size {
+            programmed = Some(self.program_host(nand));
+        }
+        if self.host.ppn == NONE {
+            self.open_host(ready, nand)?;
+        }
+        let h = &mut self.host;
+        let (ppn, off) = (h.ppn, h.fill);
+        h.fill += len;
+        h.ready = h.ready.max(ready);
+        self.place(lba, ppn, off, len, ready);
+        let ack = ready.max(self.host_slot_at);
+        if self.host.fill == self.page_size {
+            let end = self.program_host(nand);
+            programmed = Some(programmed.map_or(end, |p: SimTime| p.max(end)));
+        }
+        Ok((ack, programmed))
+    }
+
+    /// Program the open host page with its padding, if one is open; returns when done.
+    pub fn flush_host(&mut self, nand: &mut Nand) -> Option<SimTime> {
+        (self.host.ppn != NONE).then(|| self.program_host(nand))
+    }
+
+    fn open_host(&mut self, ready: SimTime, nand: &mut Nand) -> Result<()> {
+        let plane = self.pick_plane(ready, nand)?;
+        let ppn = self.take_page(plane, HOST)?;
+        let slot_at = match self.buffer.as_mut() {
+            Some(b) => {
+                let (at, waited) = b.acquire(ready);
+                self.counters.buffer_full_waits += waited as u64;
+                at
+            }
+            None => ready,
+        };
+        self.host = OpenPage {
+            ppn,
+            fill: 0,
+            ready: slot_at,
+        };
+        self.host_slot_at = slot_at;
+        Ok(())
+    }
+
+    fn program_host(&mut self, nand: &mut Nand) -> SimTime {
+        let h = std::mem::replace(&mut self.host, OpenPage::EMPTY);
+        self.counters.pad_bytes += (self.page_size - h.fill) as u64;
+        self.counters.pages_programmed_host += 1;
+        let end = nand.program(Ppn(h.ppn), h.ready);
+        if let Some(b) = self.buffer.as_mut() {
+            b.release_at(end);
+        }
+        self.page_programmed(h.ppn);
+        end
+    }
+
+    fn program_gc(&mut self, plane: usize, nand: &mut Nand) -> SimTime {
+        let g = std::mem::replace(&mut self.gc[plane], OpenPage::EMPTY);
+        self.counters.gc_pad_bytes += (self.page_size - g.fill) as u64;
+        self.counters.pages_programmed_gc += 1;
+        let end = nand.program(Ppn(g.ppn), g.ready);
+        self.page_programmed(g.ppn);
+        end
+    }
+
+    /// A block whose last page is programmed becomes a GC candidate.
+    #[inline]
+    fn page_programmed(&mut self, ppn: u32) {
+        if self.geo.page_in_block(Ppn(ppn)) + 1 == self.geo.pages_per_block {
+            let b = self.geo.block_of(Ppn(ppn)).0 as usize;
+            self.blocks.state[b] = BlockState::Sealed;
+            self.seal_counter += 1;
+            self.blocks.sealed_seq[b] = self.seal_counter;
+        }
+    }
+
+    /// Map `lba` to a chunk, invalidating its old one, and record it in the block's list.
+    #[inline]
+    fn place(&mut self, lba: u64, ppn: u32, off: u32, len: u32, at: SimTime) {
+        let old = self.map.set(lba, map::pack(ppn, off, len));
+        if old != UNMAPPED {
+            self.invalidate(old, at);
+        } else {
+            self.mapped += 1;
+        }
+        let b = self.geo.block_of(Ppn(ppn)).0 as usize;
+        self.blocks.valid[b] += len;
+        self.blocks.mtime[b] = at;
+        self.valid_bytes += len as u64;
+        self.lbas[b].push(lba as u32);
+    }
+
+    #[inline]
+    fn invalidate(&mut self, e: u64, at: SimTime) {
+        let b = self.geo.block_of(Ppn(map::ppn(e))).0 as usize;
+        let len = map::len(e);
+        self.blocks.valid[b] -= len;
+        self.blocks.mtime[b] = at;
+        self.valid_bytes -= len as u64;
+    }
+
+    /// Discard `lba`.
+    pub fn trim(&mut self, lba: u64, at: SimTime) {
+        let old = self.map.unmap(lba);
+        if old != UNMAPPED {
+            self.invalidate(old, at);
+            self.mapped -= 1;
+            self.counters.trimmed_blocks += 1;
+        }
+    }
+
+    /// Next plane in striping order whose host stream can take a page, running foreground
+    /// GC where a new block is needed.
+    fn pick_plane(&mut self, at: SimTime, nand: &mut Nand) -> Result<PlaneId> {
+        let n = self.stripe.len();
+        if self.least_busy {
+            let mut best = self.cursor;
+            let mut best_t = nand.plane_busy_until(self.stripe[best]);
+            for k in 1..n {
+                let i = (self.cursor + k) % n;
+                let t = nand.plane_busy_until(self.stripe[i]);
+                if t < best_t {
+                    best = i;
+                    best_t = t;
+                }
+            }
+            self.cursor = best;
+        }
+        for _ in 0..n {
+            let plane = self.stripe[self.cursor];
+            self.cursor = (self.cursor + 1) % n;
+            let p = plane.0 as usize;
+            if self.open[p * STREAMS + HOST] != NONE {
+                return Ok(plane);
+            }
+            if self.free[p].len() < self.gc_threshold {
+                self.gc(plane, at, nand)?;
+            }
+            // Leave one free block for GC's own destination.
+            if self.free[p].len() >= 2 {
+                return Ok(plane);
+            }
+        }
+        Err(self.out_of_space())
+    }
+
+    /// Next page of `stream`'s open block in `plane`, opening a free block if needed. A
+    /// block stays `Open` until its last page is programmed.
+    fn take_page(&mut self, plane: PlaneId, stream: usize) -> Result<u32> {
+        let slot = plane.0 as usize * STREAMS + stream;
+        if self.open[slot] == NONE {
+            let Some(b) = self.free[plane.0 as usize].pop_front() else {
+                return Err(self.out_of_space());
+            };
+            self.blocks.state[b as usize] = BlockState::Open;
+            self.open[slot] = b;
+        }
+        let b = self.open[slot];
+        let wp = self.blocks.write_ptr[b as usize];
+        self.blocks.write_ptr[b as usize] = wp + 1;
+        if wp + 1 == self.geo.pages_per_block {
+            self.open[slot] = NONE;
+        }
+        Ok(b * self.geo.pages_per_block + wp)
+    }
+
+    /// Clean blocks of `plane` until it has `gc_threshold` free blocks or nothing is worth
+    /// cleaning.
+    fn gc(&mut self, plane: PlaneId, at: SimTime, nand: &mut Nand) -> Result<()> {
+        let first = self.geo.block(plane, 0).0;
+        let mut cleaned = 0u32;
+        // Bounded: packing differences could otherwise make a nearly full plane cycle.
+        while self.free[plane.0 as usize].len() < self.gc_threshold
+            && cleaned < self.geo.blocks_per_plane
+        {
+            let Some(v) = victim::select(
+                self.victim,
+                &self.blocks,
+                first,
+                self.geo.blocks_per_plane,
+                self.victim_limit,
+                at,
+                &mut self.rng,
+            ) else {
+                break;
+            };
+            self.clean(v, at, nand)?;
+            cleaned += 1;
+        }
+        if cleaned > 0 {
+            self.counters.gc_invocations += 1;
+        }
+        Ok(())
+    }
+
+    /// Re-pack a victim's valid chunks into its plane's GC page buffer and erase it.
+    fn clean(&mut self, v: BlockId, at: SimTime, nand: &mut Nand) -> Result<()> {
+        let plane = self.geo.plane_of_block(v).0 as usize;
+        let list = std::mem::take(&mut self.lbas[v.0 as usize]);
+        self.page_read_at.iter_mut().for_each(|r| *r = None);
+        let mut t = at;
+        for &lba in &list {
+            let e = self.map.get(lba as u64);
+            if e == UNMAPPED || self.geo.block_of(Ppn(map::ppn(e))) != v {
+                continue;
+            }
+            let pi = self.geo.page_in_block(Ppn(map::ppn(e))) as usize;
+            let ready = match self.page_read_at[pi] {
+                Some(r) => r,
+                None => {
+                    let r = nand.read(Ppn(map::ppn(e)), at);
+                    self.page_read_at[pi] = Some(r);
+                    self.counters.gc_pages_read += 1;
+                    r
+                }
+            };
+            t = t.max(ready);
+            let len = map::len(e);
+            if let Some(done) = self.append_gc(plane, lba as u64, len, ready, nand)? {
+                t = t.max(done);
+            }
+            self.counters.gc_chunks_migrated += 1;
+            self.counters.gc_bytes_migrated += len as u64;
+        }
+        let b = v.0 as usize;
+        if self.blocks.valid[b] != 0 {
+            return Err(Error::Invariant(format!(
+                "CCSD GC victim block {b} still holds {} valid bytes after migration",
+                self.blocks.valid[b]
+            )));
+        }
+        nand.erase(v, t);
+        self.blocks.state[b] = BlockState::Free;
+        self.blocks.write_ptr[b] = 0;
+        let mut list = list;
+        list.clear();
+        self.lbas[b] = list;
+        self.free[plane].push_back(v.0);
+        self.counters.gc_blocks_erased += 1;
+        Ok(())
+    }
+
+    fn append_gc(
+        &mut self,
+        plane: usize,
+        lba: u64,
+        len: u32,
+        ready: SimTime,
+        nand: &mut Nand,
+    ) -> Result<Option<SimTime>> {
+        let mut programmed = None;
+        if self.gc[plane].ppn != NONE && self.gc[plane].fill + len > self.page_size {
+            programmed = Some(self.program_gc(plane, nand));
+        }
+        if self.gc[plane].ppn == NONE {
+            let ppn = self.take_page(PlaneId(plane as u32), GC)?;
+            self.gc[plane] = OpenPage {
+                ppn,
+                fill: 0,
+                ready,
+            };
+        }
+        let g = &mut self.gc[plane];
+        let (ppn, off) = (g.ppn, g.fill);
+        g.fill += len;
+        g.ready = g.ready.max(ready);
+        self.place(lba, ppn, off, len, ready);
+        if self.gc[plane].fill == self.page_size {
+            let end = self.program_gc(plane, nand);
+            programmed = Some(programmed.map_or(end, |p: SimTime| p.max(end)));
+        }
+        Ok(programmed)
+    }
+
+    /// Forget DRAM-buffer reservations and counters (after an untimed fill).
+    pub fn reset_time_and_counters(&mut self) {
+        if let Some(b) = self.buffer.as_mut() {
+            b.reset();
+        }
+        self.host.ready = SimTime::ZERO;
+        self.host_slot_at = SimTime::ZERO;
+        self.gc.iter_mut().for_each(|g| g.ready = SimTime::ZERO);
+        self.blocks
+            .mtime
+            .iter_mut()
+            .for_each(|t| *t = SimTime::ZERO);
+        self.counters = PackedCounters::default();
+    }
+
+    /// Check the structures against each other.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Invariant(format!("CCSD: {m}")));
+        let g = &self.geo;
+        let nb = g.blocks as usize;
+        let mut sum = vec![0u64; nb];
+        let mut count = vec![0u64; nb];
+        let (mut total, mut n) = (0u64, 0u64);
+        for (lba, e) in self.map.mapped() {
+            let (ppn, off, len) = (map::ppn(e), map::offset(e), map::len(e));
+            if ppn >= g.pages {
+                return bad(format!("LBA {lba} maps to page {ppn} past the array"));
+            }
+            if len == 0 || len > 4096 || off + len > self.page_size {
+                return bad(format!(
+                    "LBA {lba}: chunk at offset {off} of length {len} does not fit a page"
+                ));
+            }
+            let b = g.block_of(Ppn(ppn)).0 as usize;
+            if self.blocks.state[b] == BlockState::Free {
+                return bad(format!("LBA {lba} maps into free block {b}"));
+            }
+            if g.page_in_block(Ppn(ppn)) >= self.blocks.write_ptr[b] {
+                return bad(format!("LBA {lba} maps to unwritten page {ppn}"));
+            }
+            sum[b] += len as u64;
+            count[b] += 1;
+            total += len as u64;
+            n += 1;
+        }
+        if total != self.valid_bytes || n != self.mapped {
+            return bad(format!(
+                "map holds {n} chunks of {total} bytes, counters say {} and {}",
+                self.mapped, self.valid_bytes
+            ));
+        }
+        for b in 0..nb {
+            if sum[b] != self.blocks.valid[b] as u64 {
+                return bad(format!(
+                    "block {b}: {} valid bytes counted, mapped chunks sum to {}",
+                    self.blocks.valid[b], sum[b]
+                ));
+            }
+            if count[b] > 0 {
+                let mut l = self.lbas[b].clone();
+                l.sort_unstable();
+                l.dedup();
+                let listed = l
+                    .iter()
+                    .filter(|&&lba| {
+                        let e = self.map.get(lba as u64);
+                        e != UNMAPPED && g.block_of(Ppn(map::ppn(e))).0 as usize == b
+                    })
+                    .count() as u64;
+                if listed != count[b] {
+                    return bad(format!(
+                        "block {b}: {} chunks mapped into it, {listed} in its LBA list",
+                        count[b]
+                    ));
+                }
+            }
+        }
+        let mut in_pool = vec![false; nb];
+        for (p, pool) in self.free.iter().enumerate() {
+            for &b in pool {
+                let bi = b as usize;
+                if g.plane_of_block(BlockId(b)).0 as usize != p || in_pool[bi] {
+                    return bad(format!("block {b} misplaced or twice in free pools"));
+                }
+                in_pool[bi] = true;
+                if self.blocks.state[bi] != BlockState::Free
+                    || self.blocks.valid[bi] != 0
+                    || self.blocks.write_ptr[bi] != 0
+                    || !self.lbas[bi].is_empty()
+                {
+                    return bad(format!("free-pool block {b} is not clean"));
+                }
+            }
+        }
+        for (b, &pooled) in in_pool.iter().enumerate() {
+            if (self.blocks.state[b] == BlockState::Free) != pooled {
+                return bad(format!(
+                    "block {b}: state and free-pool membership disagree"
+                ));
+            }
+        }
+        for (slot, &b) in self.open.iter().enumerate() {
+            if b != NONE
+                && (self.blocks.state[b as usize] != BlockState::Open
+                    || self.blocks.write_ptr[b as usize] >= g.pages_per_block)
+            {
+                return bad(format!("open slot {slot}: block {b} is not open with room"));
+            }
+        }
+        Ok(())
+    }
+}

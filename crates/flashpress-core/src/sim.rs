@@ -8,6 +8,7 @@ use crate::device::Device;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::host::{Host, Target, World};
+use crate::stack::bio::Disk;
 use crate::stack::Stack;
 use crate::stats::{
     EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport, Summary, WearSummary,

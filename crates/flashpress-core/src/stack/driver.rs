@@ -49,7 +49,6 @@ pub struct Stack {
     space: SpaceState,
     fs_base: FsCounters,
     series: Series,
-    buffer_peak_threads: u64,
 }
 
 impl Stack {
@@ -102,7 +101,6 @@ impl Stack {
             space: SpaceState::default(),
             fs_base,
             series: Series::default(),
-            buffer_peak_threads: 0,
             cfg: st.clone(),
             fs,
             ccsd,
@@ -233,11 +231,11 @@ impl Stack {
     /// Record the timeline values of the interval that ends now.
     pub fn sample(&mut self) {
         let smart = self.ccsd.smart();
+        let extra = self.fs.extra_rs_segments() as f64 / self.partition_segments() as f64;
         let s = &mut self.series;
         s.temperature_c.push(smart.temperature_c);
         s.throttled.push(smart.throttled as u8 as f64);
-        s.extra_rs_fraction
-            .push(self.fs.extra_rs_segments() as f64 / self.partition_segments() as f64);
+        s.extra_rs_fraction.push(extra);
         let c = self.fs.counters();
         let host = c.compress_blocks_host + c.decompress_blocks_host;
         let all = host + c.compress_blocks_device + c.decompress_blocks_device;
@@ -317,7 +315,7 @@ impl Stack {
         } else {
             0.0
         };
-        let device_j = d.energy_total_j();
+        let device_j = d.energy_total_j;
         let kinds: Vec<PolicyKind> = self.policies.iter().map(Policy::kind).collect();
         let policy = if kinds.windows(2).all(|w| w[0] == w[1]) {
             kinds.first().map_or("none", |k| k.name()).to_string()

@@ -322,6 +322,11 @@ impl Ccsd {
         c
     }
 
+    /// Erased blocks ready for writing.
+    pub fn free_blocks(&self) -> u64 {
+        self.ftl.free_blocks()
+    }
+
     /// The NAND array (timing, counters, wear).
     pub fn nand(&self) -> &Nand {
         &self.nand

@@ -160,6 +160,11 @@ impl Packed {
         })
     }
 
+    /// Erased blocks in the free pools.
+    pub fn free_blocks(&self) -> u64 {
+        self.free.iter().map(|f| f.len() as u64).sum()
+    }
+
     /// Whether host writes are acknowledged from the DRAM buffer.
     pub fn buffered(&self) -> bool {
         self.buffer.is_some()

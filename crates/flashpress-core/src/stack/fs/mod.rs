@@ -61,7 +61,7 @@ pub struct FsCtx<'a> {
 }
 
 /// File-system counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FsCounters {
     /// Blocks of accepted write requests.
     pub user_blocks_written: u64,

@@ -114,6 +114,13 @@ impl Packed {
         let block_bytes = geo.pages_per_block as u64 * geo.page_size as u64;
         let gc_threshold = ftl::gc_threshold_blocks(cfg) as usize;
         let bpp = geo.blocks_per_plane as usize;
+        if block_bytes > u32::MAX as u64 {
+            return Err(Error::config(
+                "config",
+                "nand.pages_per_block",
+                format!("the CCSD counts valid bytes per block in 32 bits; blocks of {block_bytes} bytes are too large"),
+            ));
+        }
         if bpp < gc_threshold + STREAMS + 1 {
             return Err(Error::config(
                 "config",

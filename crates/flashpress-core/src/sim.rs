@@ -88,7 +88,8 @@ impl Simulation {
                     ));
                 }
                 let names: Vec<String> = streams.iter().map(|s| s.name.clone()).collect();
-                let stack = Stack::new(&cfg, st, &names, content.as_mut())?;
+                let layouts: Vec<u64> = streams.iter().map(|s| s.layout_bytes).collect();
+                let stack = Stack::new(&cfg, st, &names, &layouts, content.as_mut())?;
                 (Target::Stack(Box::new(stack)), PreconditionSummary::default())
             }
             None => {

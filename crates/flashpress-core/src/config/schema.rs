@@ -517,7 +517,8 @@ impl SimConfig {
         check(logical > 0, src, "ftl.op_ratio", || {
             "leaves no logical pages".into()
         })?;
-        check(logical < usable, src, "ftl.op_ratio", || {
+        // A CCSD's logical space is decoupled from its physical space; it checks its own.
+        check(self.stack.is_some() || logical < usable, src, "ftl.op_ratio", || {
             format!(
                 "{logical} logical pages do not fit in the {usable} pages outside the GC reserve \
                  ({reserve} blocks per plane); raise op_ratio or lower gc.threshold"

@@ -426,9 +426,14 @@ fn codec(name: &str, src: &str, key: &str) -> Result<CodecKind> {
 }
 
 impl StackConfig {
-    /// The policy of stream `name`.
+    /// The policy of stream `name` (fio clones `job.cloneN` follow their job's entry).
     pub fn policy_of(&self, name: &str) -> PolicyKind {
-        let p = self.stream_policy.get(name).unwrap_or(&self.policy);
+        let job = name.split_once(".clone").map_or(name, |(j, _)| j);
+        let p = self
+            .stream_policy
+            .get(name)
+            .or_else(|| self.stream_policy.get(job))
+            .unwrap_or(&self.policy);
         PolicyKind::parse(p, "stack.policy").expect("validated")
     }
 

@@ -10,11 +10,16 @@ use super::policy::Policy;
 use crate::config::{PolicyKind, SimConfig, SpacePolicy, StackConfig};
 use crate::content::ContentModel;
 use crate::device::ccsd::{Ccsd, CcsdCounters};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::stats::Column;
 use crate::units::SimTime;
-use crate::workload::Request;
+use crate::workload::{Op, Request, NO_FILE};
 use serde::Serialize;
+
+/// Request size of the untimed layout of block-level streams' files.
+const LAYOUT_CHUNK: u64 = 1 << 20;
+/// Content ids of layout writes (stream in bits 36.., block below).
+const LAYOUT_CONTENT_BASE: u64 = 3 << 61;
 
 /// Where the space policy is.
 #[derive(Debug, Clone, Copy, Default)]
@@ -52,11 +57,14 @@ pub struct Stack {
 }
 
 impl Stack {
-    /// Build the stack for streams named `streams` and fill the file system if asked.
+    /// Build the stack for streams named `streams`, lay out each block-level stream's file
+    /// (`layouts[i]` bytes, as fio lays out a job's file before it runs) and fill the file
+    /// system if asked; both untimed.
     pub fn new(
         cfg: &SimConfig,
         st: &StackConfig,
         streams: &[String],
+        layouts: &[u64],
         mut content: Option<&mut ContentModel>,
     ) -> Result<Stack> {
         let policies: Vec<Policy> = streams
@@ -82,6 +90,38 @@ impl Stack {
             content.as_deref_mut(),
         )?;
         let mut cpu = Cpu::new(st.cpu.cores, st.cpu.compress_threads);
+        let mut untimed = false;
+        for (i, &bytes) in layouts.iter().enumerate() {
+            let mut ctx = FsCtx {
+                disk: &mut ccsd,
+                cpu: &mut cpu,
+                content: content.as_deref_mut(),
+                policy: &policies[i],
+            };
+            let mut off = 0;
+            while off < bytes {
+                let len = LAYOUT_CHUNK.min(bytes - off);
+                let req = Request {
+                    time: SimTime::ZERO,
+                    op: Op::Write,
+                    offset: off,
+                    len,
+                    content: LAYOUT_CONTENT_BASE + ((i as u64) << 36) + off / 4096,
+                    file: NO_FILE,
+                    attrs: Default::default(),
+                };
+                let done = fs.submit(&mut ctx, i, &req, SimTime::ZERO)?;
+                if done.failed {
+                    return Err(Error::Workload(format!(
+                        "laying out the file of stream `{}` ({bytes} bytes) failed at byte {off}: \
+                         the file system is full (partition {} bytes, rs_ratio {})",
+                        streams[i], st.fs.partition_bytes, st.fs.rs_ratio
+                    )));
+                }
+                off += len;
+            }
+            untimed |= bytes > 0;
+        }
         if st.fs.fill_fraction > 0.0 {
             let mut ctx = FsCtx {
                 disk: &mut ccsd,
@@ -90,6 +130,9 @@ impl Stack {
                 policy: &policies[0],
             };
             fs.fill(&mut ctx, st.fs.fill_fraction)?;
+            untimed = true;
+        }
+        if untimed {
             ccsd.reset_after_fill();
             cpu = Cpu::new(st.cpu.cores, st.cpu.compress_threads);
         }

@@ -168,4 +168,8 @@ pub struct Stream {
     pub group: u32,
     /// Content properties of what the stream writes.
     pub content: ContentHints,
+    /// Bytes of the address range a block-level stream works in (from 0: fio's `offset` +
+    /// `size`), which a file system lays out as the stream's file before the run, as fio lays
+    /// out a job's file; 0 when unknown or for file-level streams.
+    pub layout_bytes: u64,
 }

@@ -513,7 +513,7 @@ fn enospc_is_counted_not_a_panic() {
     assert_eq!(
         h.submit(0, &r),
         FsDone {
-            done: SimTime(77),
+            done: SimTime(77 + super::FS_CALL_NS),
             failed: false
         }
     );

@@ -305,7 +305,8 @@ pub fn load_streams(cfg: &FilebenchWorkload, seed: u64) -> Result<Vec<Stream>> {
             drive: Drive::Closed { depth: 1 },
             group: 0,
             content: hints,
-        });
+                    layout_bytes: 0,
+});
         1
     };
     for p in &script.processes {
@@ -326,7 +327,8 @@ pub fn load_streams(cfg: &FilebenchWorkload, seed: u64) -> Result<Vec<Stream>> {
                         drive: Drive::Closed { depth: 1 },
                         group,
                         content: hints,
-                    });
+                                            layout_bytes: 0,
+});
                 }
             }
         }

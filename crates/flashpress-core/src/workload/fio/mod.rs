@@ -160,6 +160,7 @@ pub fn load_streams(cfg: &FioWorkload, capacity_bytes: u64, seed: u64) -> Result
                     dedupe_percentage: spec.source.dedupe_pct,
                     ratio: None,
                 },
+                layout_bytes: spec.source.region_start + spec.source.region_len,
             });
         }
     }

@@ -19,6 +19,7 @@ from flashpress.reproduce.figures import PLOTTERS, plot_figure
 from flashpress.reproduce.report import write_report
 from flashpress.reproduce.runner import resolve_values
 from flashpress.reproduce.scale import SCALES, get_scale
+from flashpress.thermal_fit import RACK_NEIGHBOUR_C
 
 QUICK = get_scale("quick")
 
@@ -48,14 +49,14 @@ def test_quick_is_smaller_than_default_and_full() -> None:
 def test_scaled_run_lengths_and_ratio() -> None:
     fig14 = figures("waltz", QUICK, ["14"])[0]
     job = fig14.runs[0].overrides["workload"]["jobs"][0]
-    assert job["runtime"] == "60000ms"  # 1200 s x 0.05
+    assert job["runtime"] == "12000ms"  # 1200 s x 0.01
     assert job["numjobs"] == 8
     assert job["buffer_compress_percentage"] == 50
     fig3 = figures("waltz", QUICK, ["fig3"])[0]
     assert all(r.overrides["content.ratio"] == {"type": "fixed", "ratio": 1.0} for r in fig3.runs)
     assert [r.optional for r in fig3.runs] == [False, True, False], "only the engine-off curve may be skipped"
     rack = fig3.runs[2].overrides["stack.ccsd.thermal.neighbour_c"]
-    assert rack == PresetValue("stack.ccsd.thermal.neighbour_c"), "the rack heating comes from the preset"
+    assert rack == RACK_NEIGHBOUR_C, "the rack heating is the value fitted to the seed's 420 s"
 
 
 def test_preset_values_resolve_and_scale() -> None:
@@ -113,7 +114,8 @@ def synthetic_table() -> pd.DataFrame:
                         f"{direction}.throughput_mb_s": v,
                         "waf": 0.6,
                         "stack.temperature.max_c": 87.0 if scheme == "Baseline" else 84.0,
-                        "stack.temperature.shutdown_s": 29.1 if scheme == "Baseline" else None,
+                        "stack.temperature.shutdown_s": 10.0 if scheme == "Baseline" else None,
+                        "stack.temperature.first_throttle_s": 5.82 if scheme == "Baseline" else None,
                         "stack.tasks.host_share": 0.1 if scheme.startswith("Waltz") else None,
                     },
                 )
@@ -130,7 +132,11 @@ def synthetic_table() -> pd.DataFrame:
             0,
             variant="W/ Compr. (23 °C)",
             scheme="Baseline",
-            **{"stack.temperature.shutdown_s": 29.1, "stack.temperature.max_c": 86.0},
+            **{
+                "stack.temperature.shutdown_s": 10.0,
+                "stack.temperature.first_throttle_s": 5.82,
+                "stack.temperature.max_c": 86.0,
+            },
         )
     )
     rows.append(_row("fig3", "without/23C", None, status="skipped", variant="W/o Compr. (23 °C)", scheme="Baseline"))  # type: ignore[arg-type]
@@ -151,7 +157,7 @@ def test_claims_follow_the_measured_ordering() -> None:
     assert v.measured == pytest.approx(200.0)
     v = by_seed["Waltz_p +13.9% over Waltz_s without SC"]
     assert v.agrees is True
-    # 29.1 simulated seconds at time scale 0.05 are 582 paper seconds.
+    # 5.82 simulated seconds at time scale 0.01 are 582 paper seconds.
     v = by_seed["Baseline overheats in 582 s (sequential write)"]
     assert v.agrees is True
     assert v.measured == pytest.approx(582.0)
@@ -175,7 +181,7 @@ def test_figures_and_report_from_synthetic_results(tmp_path: Path) -> None:
     figs = figures("waltz", QUICK, ["3", "14"])
     timelines = {
         0: pd.DataFrame(
-            {"time_s": [0.0, 10.0, 29.1], "temperature_c": [23.0, 70.0, 86.0], "write_mb_s": [900.0, 800.0, 0.0]}
+            {"time_s": [0.0, 2.0, 10.0], "temperature_c": [23.0, 70.0, 86.0], "write_mb_s": [900.0, 800.0, 0.0]}
         )
     }
     files: dict[str, list[str]] = {}
@@ -192,7 +198,7 @@ def test_figures_and_report_from_synthetic_results(tmp_path: Path) -> None:
     assert "| F2FSC write -67% vs Baseline (without SC) | -67% | -60.0% | yes |" in text
     assert "`TCS/seq-read` failed: InvariantError: boom" in text, "failed runs are reported with their error"
     assert "`without/23C` skipped: ConfigError: unknown key `stack.ccsd.engine`" in text
-    assert "time x 0.05, space x 0.0078125" in text
+    assert "time x 0.01, space x 0.0078125" in text
     assert "Wall time 12.5 s" in text
     # The shutdown time in the measured table is in paper seconds.
     assert "| with/23C |" in text

@@ -55,7 +55,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rep = sim.finish()?;
     let s = &rep.summary;
     let blocks = s.host_write_bytes as f64 / 4096.0;
-    let st = s.stack.as_ref().ok_or("a [stack] run has a stack summary")?;
+    let st = s
+        .stack
+        .as_ref()
+        .ok_or("a [stack] run has a stack summary")?;
     let out = serde_json::json!({
         "policy": st.policy,
         "setup_wall_s": setup_s,

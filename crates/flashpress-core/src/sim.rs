@@ -90,12 +90,15 @@ impl Simulation {
                 let names: Vec<String> = streams.iter().map(|s| s.name.clone()).collect();
                 let layouts: Vec<u64> = streams.iter().map(|s| s.layout_bytes).collect();
                 let stack = Stack::new(&cfg, st, &names, &layouts, content.as_mut())?;
-                (Target::Stack(Box::new(stack)), PreconditionSummary::default())
+                (
+                    Target::Stack(Box::new(stack)),
+                    PreconditionSummary::default(),
+                )
             }
             None => {
                 let mut device = Device::new(&cfg);
                 let p = precondition(&cfg, &mut device);
-                (Target::Ssd(device), p)
+                (Target::Ssd(Box::new(device)), p)
             }
         };
         let host = Host::new(streams, target.capacity_bytes())?;
@@ -208,8 +211,11 @@ impl Simulation {
             Target::Ssd(d) => self.rec.sample(d),
             Target::Stack(s) => {
                 let c = s.ccsd().counters();
-                self.rec
-                    .sample_counts(&s.ccsd().nand().counters, c.gc_chunks_migrated, s.ccsd().free_blocks());
+                self.rec.sample_counts(
+                    &s.ccsd().nand().counters,
+                    c.gc_chunks_migrated,
+                    s.ccsd().free_blocks(),
+                );
                 s.sample();
             }
         }

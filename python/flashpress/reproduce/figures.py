@@ -224,7 +224,7 @@ def plot_ratio_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd
 
     def value(g: Any, s: str) -> float | None:
         scheme, ratio = s.rsplit("-", 1)
-        return _normalised(ok, g, scheme, "throughput", ratio=int(ratio))
+        return _normalised(ok, g, scheme, "throughput", ratio=int(float(ratio)))
 
     _bars(ax, groups, series, value)
     ax.axhline(1.0, color="grey", linewidth=0.8)

@@ -70,7 +70,7 @@ class Scale:
 SCALES: dict[str, Scale] = {
     "quick": Scale(
         name="quick",
-        time_scale=0.05,
+        time_scale=0.01,
         space_scale=1 / 128,
         patterns=("seq-write", "rand-read"),
         codecs=("zstd-3",),
@@ -82,8 +82,8 @@ SCALES: dict[str, Scale] = {
     ),
     "default": Scale(
         name="default",
-        time_scale=0.25,
-        space_scale=1 / 16,
+        time_scale=0.03,
+        space_scale=1 / 64,
         patterns=PATTERNS,
         codecs=F2FS_CODECS,
         rs_values=(0.01, 0.05, 0.10, 0.15, 0.20, 0.25),

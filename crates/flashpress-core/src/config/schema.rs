@@ -518,12 +518,17 @@ impl SimConfig {
             "leaves no logical pages".into()
         })?;
         // A CCSD's logical space is decoupled from its physical space; it checks its own.
-        check(self.stack.is_some() || logical < usable, src, "ftl.op_ratio", || {
-            format!(
+        check(
+            self.stack.is_some() || logical < usable,
+            src,
+            "ftl.op_ratio",
+            || {
+                format!(
                 "{logical} logical pages do not fit in the {usable} pages outside the GC reserve \
                  ({reserve} blocks per plane); raise op_ratio or lower gc.threshold"
             )
-        })?;
+            },
+        )?;
 
         positive_f(self.host.link_mb_per_s, src, "host.link_mb_per_s")?;
 

@@ -26,8 +26,8 @@ pub enum PolicyKind {
     /// Waltz §6.1 after Ji et al. [19] and COCO [32]: file type plus access frequency choose
     /// host or device; not temperature-aware.
     Fpc,
-    /// COCO (FACS): cold data whose first three blocks compress better than `Tc` go to the
-    /// CCSD, the rest to the host.
+    /// COCO (FACS): data not tagged hot whose first three blocks compress better than `Tc`
+    /// go to the CCSD; the rest is not compressed (COCO has no host compression).
     Coco,
     /// Waltz §4.3: temperature-aware scheduling (`T_soft` moves decompression to the host,
     /// `T_hard` moves compression too), without OSA.
@@ -644,17 +644,12 @@ impl StackConfig {
         )?;
         let d = &self.ccsd;
         let engine = codec(&d.codec, src, "stack.ccsd.codec")?;
-        check(
-            d.granularity == 4096,
-            src,
-            "stack.ccsd.granularity",
-            || {
-                format!(
-                    "the engine compresses each 4096-byte logical block on its own; got {}",
-                    d.granularity
-                )
-            },
-        )?;
+        check(d.granularity == 4096, src, "stack.ccsd.granularity", || {
+            format!(
+                "the engine compresses each 4096-byte logical block on its own; got {}",
+                d.granularity
+            )
+        })?;
         if let Some(c) = &d.cost {
             check(
                 matches!(c, CostModel::Engine { .. }),

@@ -14,7 +14,7 @@ use crate::workload::{Drive, Op, Request, Stream, NO_FILE};
 /// What the host submits to: the plain SSD, or a file system over a CCSD (`[stack]`).
 pub enum Target {
     /// Block requests go straight to the SSD.
-    Ssd(Device),
+    Ssd(Box<Device>),
     /// Requests go through the file system of the storage stack.
     Stack(Box<Stack>),
 }

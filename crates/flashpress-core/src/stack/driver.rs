@@ -82,7 +82,8 @@ impl Stack {
             SpacePolicy::Osa { rs_max, .. } => rs_max,
             SpacePolicy::CocoOp { max, .. } => max,
         };
-        let max_extra_segments = (max_extra_frac * (partition_blocks / seg_blocks) as f64).ceil() as u64;
+        let max_extra_segments =
+            (max_extra_frac * (partition_blocks / seg_blocks) as f64).ceil() as u64;
         let mut fs = Fs::new(
             st,
             ccsd.logical_blocks(),
@@ -126,7 +127,7 @@ impl Stack {
             let mut ctx = FsCtx {
                 disk: &mut ccsd,
                 cpu: &mut cpu,
-                content: content.as_deref_mut(),
+                content,
                 policy: &policies[0],
             };
             fs.fill(&mut ctx, st.fs.fill_fraction)?;
@@ -283,8 +284,11 @@ impl Stack {
         let host = c.compress_blocks_host + c.decompress_blocks_host;
         let all = host + c.compress_blocks_device + c.decompress_blocks_device;
         let (dh, da) = (host - s.last_host, all - s.last_all);
-        s.host_share
-            .push(if da == 0 { f64::NAN } else { dh as f64 / da as f64 });
+        s.host_share.push(if da == 0 {
+            f64::NAN
+        } else {
+            dh as f64 / da as f64
+        });
         s.last_host = host;
         s.last_all = all;
     }
@@ -317,13 +321,15 @@ impl Stack {
             Column {
                 name: "extra_rs_fraction",
                 unit: "fraction",
-                description: "extra reserved space granted by the space policy, fraction of the partition",
+                description:
+                    "extra reserved space granted by the space policy, fraction of the partition",
                 values: fit(&s.extra_rs_fraction),
             },
             Column {
                 name: "host_share",
                 unit: "fraction",
-                description: "share of the interval's (de)compressed blocks handled on the host (NaN: none)",
+                description:
+                    "share of the interval's (de)compressed blocks handled on the host (NaN: none)",
                 values: fit(&s.host_share),
             },
         ]

@@ -5,9 +5,9 @@
 
 pub mod bio;
 pub mod cpu;
-pub mod policy;
 pub mod driver;
 pub mod fs;
+pub mod policy;
 
 pub use driver::{Stack, StackSummary};
 

@@ -128,8 +128,9 @@ impl Policy {
             }
             // COCO: cold data whose first blocks compress better than Tc go to the CSD;
             // COCO has no software compression (Waltz Table 1), so the rest is not compressed.
+            // Its tag is two-way (hot or cold), so F2FS's warm data counts as cold.
             PolicyKind::Coco => {
-                let cold = f.attrs.hotness() == Hotness::Cold;
+                let cold = f.attrs.hotness() != Hotness::Hot;
                 let good = f.sample_ratio.is_none_or(|r| r > self.coco_tc);
                 if cold && good {
                     CompressSide::Device
@@ -214,7 +215,9 @@ mod tests {
         let cold_good = view(Hotness::Cold, FileType::Data, 0, Some(tc + 0.5));
         let cold_poor = view(Hotness::Cold, FileType::Data, 0, Some(tc - 0.5));
         let hot_good = view(Hotness::Hot, FileType::Data, 0, Some(tc + 0.5));
+        let warm_good = view(Hotness::Warm, FileType::Data, 0, Some(tc + 0.5));
         assert_eq!(p.compress_side(&cold_good), CompressSide::Device);
+        assert_eq!(p.compress_side(&warm_good), CompressSide::Device);
         assert_eq!(p.compress_side(&cold_poor), CompressSide::Skip);
         assert_eq!(p.compress_side(&hot_good), CompressSide::Skip);
     }

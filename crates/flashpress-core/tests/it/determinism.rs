@@ -51,6 +51,15 @@ fn every_summary_field_has_a_unit_and_description() {
     let v: serde_json::Value = serde_json::from_str(&rep.summary_json()).unwrap();
     let mut keys = Vec::new();
     leaves("", &v, &mut keys);
+    // A [stack] run, so the `stack.*` fields are present too.
+    let cfg = config(
+        "preset = \"waltz\"\n[nand]\nblocks_per_plane = 64\n[stack.fs]\npartition_bytes = 1073741824\n\
+         [workload]\ntype = \"fio\"\n[[workload.jobs]]\nname = \"w\"\nrw = \"randwrite\"\n\
+         bs = \"4k\"\nsize = \"64m\"\nnumber_ios = 2000\n",
+    );
+    let rep = Simulation::new(cfg).unwrap().run().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&rep.summary_json()).unwrap();
+    leaves("", &v, &mut keys);
     let described: Vec<&str> = flashpress_core::stats::stat_descriptions()
         .iter()
         .map(|d| d.0)

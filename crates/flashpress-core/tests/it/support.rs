@@ -62,8 +62,8 @@ pub fn uniform_stream(
         drive: Drive::Closed { depth },
         group: 0,
         content: ContentHints::default(),
-            layout_bytes: 0,
-}
+        layout_bytes: 0,
+    }
 }
 
 /// A config from TOML text over a preset.

@@ -165,8 +165,8 @@ fn background_gc_cleans_in_idle_time_and_cuts_tail_latency() {
             drive: flashpress_core::workload::Drive::Open,
             group: 0,
             content: Default::default(),
-                    layout_bytes: 0,
-};
+            layout_bytes: 0,
+        };
         Simulation::with_streams(cfg, vec![stream])
             .unwrap()
             .run()

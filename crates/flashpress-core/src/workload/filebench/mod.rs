@@ -305,8 +305,8 @@ pub fn load_streams(cfg: &FilebenchWorkload, seed: u64) -> Result<Vec<Stream>> {
             drive: Drive::Closed { depth: 1 },
             group: 0,
             content: hints,
-                    layout_bytes: 0,
-});
+            layout_bytes: 0,
+        });
         1
     };
     for p in &script.processes {
@@ -327,8 +327,8 @@ pub fn load_streams(cfg: &FilebenchWorkload, seed: u64) -> Result<Vec<Stream>> {
                         drive: Drive::Closed { depth: 1 },
                         group,
                         content: hints,
-                                            layout_bytes: 0,
-});
+                        layout_bytes: 0,
+                    });
                 }
             }
         }

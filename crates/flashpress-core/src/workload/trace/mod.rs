@@ -81,8 +81,8 @@ pub fn open_stream(cfg: &TraceWorkload, capacity_bytes: u64) -> Result<Stream> {
         drive,
         group: 0,
         content: ContentHints::default(),
-            layout_bytes: 0,
-})
+        layout_bytes: 0,
+    })
 }
 
 /// A trace workload with the usual units of `format` (DiskSim/MQSim ns, MSR FILETIME,

@@ -1,0 +1,314 @@
+"""The storage stack of the Waltz and COCO seeds at a reduced scale: thermal behaviour, task
+placement and the orderings of the seeds' figures, plus the bad-input errors of `[stack]`.
+
+Runs are time-scaled: run time, the thermal time constant, the SMART and space-policy periods
+and the I/O timeout are all multiplied by ``K``, so temperature trajectories keep their shape
+and times divide back by ``K`` to the seed's seconds. The partition is scaled down so segment
+cleaning happens within the short runs. Numbers are not tuned per figure: every run uses the
+``waltz`` preset as fitted to Fig 3 (``flashpress.thermal_fit``).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import itertools
+from typing import Any
+
+import pytest
+
+import flashpress
+from flashpress.errors import CcfMismatchError, ConfigError, UnknownPolicyError
+
+#: Time scale of the test runs (20 simulated minutes become 24 s).
+K = 0.02
+PAPER_RUN_S = 1200.0
+#: Partition of the test runs (the seed's is 200 GiB).
+PARTITION = 2 << 30
+PATTERNS = {
+    "seq-write": ("write", "128k", 1),
+    "seq-read": ("read", "128k", 1),
+    "rand-write": ("randwrite", "4k", 32),
+    "rand-read": ("randread", "4k", 32),
+}
+
+
+def config(policy: str, pattern: str = "seq-write", *, ratio: float = 2.0, sc: bool = False, **stack: Any) -> dict[str, Any]:
+    rw, bs, depth = PATTERNS[pattern]
+    st: dict[str, Any] = {
+        "policy": policy,
+        "tcs": {"smart_interval_ms": 1000.0 * K},
+        "fs": {"partition_bytes": PARTITION, "fill_fraction": 0.85 if sc else 0.0},
+        "ccsd": {"io_timeout_ms": 30000.0 * K, "thermal": {"tau_s": 573.0 * K}},
+    }
+    if policy in ("waltz_s", "waltz_p"):
+        st["space"] = {
+            "type": "osa",
+            "ft_sc_per_s": 4.0,
+            "ft_c_per_s": 256.0,
+            "ts": 0.01,
+            "rs_max": 0.2,
+            "interval_ms": 1000.0 * K,
+        }
+    for k, v in stack.items():
+        if isinstance(v, dict) and isinstance(st.get(k), dict):
+            merged = copy.deepcopy(st[k])
+            for kk, vv in v.items():
+                if isinstance(vv, dict) and isinstance(merged.get(kk), dict):
+                    merged[kk] = {**merged[kk], **vv}
+                else:
+                    merged[kk] = vv
+            st[k] = merged
+        else:
+            st[k] = v
+    # Block-level jobs share the user space with the fill: 8 files of 1/16 of the partition.
+    size = f"{PARTITION // 16 // (1 << 20)}m"
+    return {
+        "preset": "waltz",
+        "nand": {"blocks_per_plane": 64},
+        "stats": {"interval_ms": 2000.0 * K},
+        "content": {"ratio": {"type": "fixed", "ratio": ratio}},
+        "check": {"invariants": True},
+        "stack": st,
+        "workload": {
+            "type": "fio",
+            "jobs": [
+                {
+                    "name": pattern,
+                    "rw": rw,
+                    "bs": bs,
+                    "numjobs": 8,
+                    "iodepth": depth,
+                    "size": size,
+                    "runtime": f"{int(PAPER_RUN_S * K * 1000)}ms",
+                    "time_based": True,
+                    "buffer_compress_percentage": round(100 * (1 - 1 / ratio)),
+                }
+            ],
+        },
+    }
+
+
+@functools.cache
+def _run(key: str) -> dict[str, Any]:
+    import json
+
+    cfg = json.loads(key)
+    return flashpress.simulate(cfg, progress=False).summary
+
+
+def run(cfg: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    return _run(json.dumps(cfg, sort_keys=True))
+
+
+def paper_s(sim_s: float | None) -> float | None:
+    return None if sim_s is None else sim_s / K
+
+
+def mb_s(s: dict[str, Any], pattern: str) -> float:
+    return float(s["write" if "write" in pattern else "read"]["throughput_mb_s"])
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+
+def test_thresholds_out_of_order_name_the_key() -> None:
+    cfg = config("tcs", tcs={"t_soft_c": 85.0, "t_hard_c": 85.0})
+    with pytest.raises(ConfigError) as e:
+        flashpress.Config.from_dict(cfg)
+    assert e.value.key == "stack.tcs.t_soft_c"
+    assert "T_soft must be below T_hard" in str(e.value)
+
+
+@pytest.mark.parametrize("rs", [1.0, -0.01, 1.5])
+def test_reserved_space_outside_unit_interval(rs: float) -> None:
+    with pytest.raises(ConfigError) as e:
+        flashpress.Config.from_dict(config("baseline", fs={"rs_ratio": rs}))
+    assert e.value.key == "stack.fs.rs_ratio"
+    assert "[0, 1)" in str(e.value)
+
+
+def test_unknown_policy_names_key_and_known_policies() -> None:
+    with pytest.raises(UnknownPolicyError) as e:
+        flashpress.Config.from_dict(config("walz_s"))
+    assert e.value.key == "stack.policy"
+    assert e.value.name == "walz_s"
+    assert "waltz_s" in e.value.known
+    with pytest.raises(UnknownPolicyError) as e2:
+        flashpress.Config.from_dict(config("baseline", stream_policy={"seq-write": "fast"}))
+    assert e2.value.key == "stack.stream_policy.seq-write"
+    assert isinstance(e2.value, ConfigError)
+
+
+@pytest.mark.parametrize(
+    "mount",
+    [{"algorithm": "lz4"}, {"granularity": 8192}, {"algorithm": "zlib-1"}],
+)
+def test_ccf_mismatch_between_host_and_device(mount: dict[str, Any]) -> None:
+    with pytest.raises(CcfMismatchError) as e:
+        flashpress.Config.from_dict(config("waltz_s", fs={"mount": mount}))
+    assert "zlib-6" in str(e.value)
+    # The same mismatch is harmless when nobody decompresses device data on the host.
+    flashpress.Config.from_dict(config("baseline", fs={"mount": mount}))
+
+
+def test_stack_needs_the_content_model() -> None:
+    cfg = config("baseline")
+    cfg["content"] = {"mode": "off"}
+    with pytest.raises(ConfigError) as e:
+        flashpress.simulate(cfg, progress=False)
+    assert e.value.key == "content.mode"
+
+
+# -- thermal ------------------------------------------------------------------------------
+
+
+def test_baseline_throttles_between_500_and_650_s_then_shuts_down() -> None:
+    s = run(config("baseline"))
+    t = s["stack"]["temperature"]
+    throttle = paper_s(t["first_throttle_s"])
+    assert throttle is not None
+    assert 500 <= throttle <= 650, throttle
+    shutdown = paper_s(t["shutdown_s"])
+    assert shutdown is not None
+    assert throttle < shutdown < PAPER_RUN_S
+    assert t["max_c"] >= 86.0
+    # every request after the shutdown fails, and is counted
+    assert s["requests_failed"] > 0
+
+
+def test_without_compression_the_device_never_throttles() -> None:
+    s = run(config("baseline", ccsd={"engine": False}))
+    t = s["stack"]["temperature"]
+    assert t["first_throttle_s"] is None
+    assert t["shutdown_s"] is None
+    assert 50.0 < t["max_c"] < 76.0
+    assert s["stack"]["device"]["engine_compress_blocks"] == 0
+
+
+def test_rack_throttles_earlier_than_the_room() -> None:
+    from flashpress.thermal_fit import RACK_NEIGHBOUR_C
+
+    room = paper_s(run(config("baseline"))["stack"]["temperature"]["first_throttle_s"])
+    rack = paper_s(
+        run(config("baseline", ccsd={"thermal": {"ambient_c": 16.0, "neighbour_c": RACK_NEIGHBOUR_C}}))["stack"][
+            "temperature"
+        ]["first_throttle_s"]
+    )
+    assert room is not None
+    assert rack is not None
+    assert 380 <= rack <= 460
+    assert rack < room
+
+
+@pytest.mark.parametrize("pattern", ["seq-write", "rand-read"])
+def test_waltz_never_reaches_the_emergency(pattern: str) -> None:
+    for policy in ("waltz_s", "waltz_p"):
+        t = run(config(policy, pattern))["stack"]["temperature"]
+        assert t["shutdown_s"] is None, (policy, t)
+        assert t["max_c"] < 86.0, (policy, t)
+        assert t["first_throttle_s"] is None  # the host manages the temperature
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pattern", ["seq-read", "rand-write"])
+def test_waltz_never_reaches_the_emergency_other_patterns(pattern: str) -> None:
+    test_waltz_never_reaches_the_emergency(pattern)
+
+
+@pytest.mark.parametrize("pattern", ["rand-read", pytest.param("seq-read", marks=pytest.mark.slow)])
+def test_waltz_s_keeps_reads_at_or_below_t_soft(pattern: str) -> None:
+    t = run(config("waltz_s", pattern))["stack"]["temperature"]
+    # One SMART period of heating past the threshold at most.
+    assert t["max_c"] <= 76.5, t
+
+
+# -- task placement -----------------------------------------------------------------------
+
+
+def test_waltz_keeps_most_compression_on_the_device() -> None:
+    tasks = run(config("waltz_s"))["stack"]["tasks"]
+    write_host = tasks["compress_host_blocks"] / (tasks["compress_host_blocks"] + tasks["compress_device_blocks"])
+    assert write_host < 0.05, tasks  # seed: 99.3% of write compression on the device
+    assert tasks["host_share"] < 0.5
+
+
+def test_waltz_p_skips_compression_in_the_guard_phase() -> None:
+    s = run(config("waltz_p"))["stack"]
+    tasks = s["tasks"]
+    assert tasks["compress_skipped_blocks"] > 0
+    assert tasks["compress_host_blocks"] == 0
+    # Waltz_s compresses those blocks on the host instead: it skips nothing.
+    assert run(config("waltz_s"))["stack"]["tasks"]["compress_skipped_blocks"] == 0
+
+
+# -- throughput orderings (Fig 14 without SC) ---------------------------------------------
+
+
+@pytest.mark.parametrize("pattern", ["seq-write", "rand-read"])
+def test_fig14_orderings_without_cleaning(pattern: str) -> None:
+    thr = {p: mb_s(run(config(p, pattern)), pattern) for p in ("baseline", "f2fsc", "fpc", "tcs", "waltz_s", "waltz_p")}
+    if "write" in pattern:
+        assert thr["f2fsc"] < thr["baseline"], thr
+    else:
+        assert thr["f2fsc"] > thr["baseline"], thr
+    assert thr["fpc"] == pytest.approx(thr["baseline"], rel=0.1), thr
+    assert thr["tcs"] > 1.3 * thr["baseline"], thr
+    assert thr["waltz_s"] == pytest.approx(thr["tcs"], rel=0.02), thr
+    assert thr["waltz_p"] > thr["waltz_s"], thr
+
+
+# -- with segment cleaning (Fig 15), RS sweep (Fig 9/11), WAF (Fig 18), CPU (Fig 19) --------
+
+
+@pytest.mark.slow
+def test_fig15_osa_lifts_waltz_above_tcs_with_cleaning() -> None:
+    thr = {
+        p: mb_s(run(config(p, "rand-write", sc=True)), "rand-write") for p in ("baseline", "tcs", "waltz_s", "waltz_p")
+    }
+    s = run(config("waltz_s", "rand-write", sc=True))["stack"]
+    assert s["fs"]["extra_rs_fraction_max"] > 0.05  # OSA granted reserved space
+    assert thr["waltz_s"] > 1.3 * thr["tcs"], thr
+    assert thr["waltz_p"] >= 0.98 * thr["waltz_s"], thr
+    assert thr["tcs"] >= 0.98 * thr["baseline"], thr
+
+
+@pytest.mark.slow
+def test_fig9_throughput_rises_with_reserved_space_and_flattens() -> None:
+    rs = [0.01, 0.05, 0.10, 0.15, 0.20, 0.25]
+    thr = [mb_s(run(config("baseline", "rand-write", sc=True, fs={"rs_ratio": r})), "rand-write") for r in rs]
+    assert all(b >= 0.97 * a for a, b in itertools.pairwise(thr)), thr  # rises (within noise)
+    assert thr[3] > 1.2 * thr[0], thr
+    early = (thr[3] - thr[0]) / 0.14
+    late = (thr[5] - thr[3]) / 0.10
+    assert late < 0.5 * early, thr  # flattens past 15-20%
+
+
+@pytest.mark.slow
+def test_fig18_waf_orderings() -> None:
+    waf = {
+        (p, pat): run(config(p, pat, sc=True))["waf"]
+        for p in ("baseline", "f2fsc", "waltz_s", "waltz_p")
+        for pat in ("seq-write", "rand-write")
+    }
+    # F2FSC: 16 KiB clusters compress into whole blocks (better sequentially), but partial
+    # updates rewrite clusters (worse randomly).
+    assert waf[("f2fsc", "seq-write")] < waf[("baseline", "seq-write")], waf
+    assert waf[("f2fsc", "rand-write")] > waf[("baseline", "rand-write")], waf
+    # Waltz_s lowest, Waltz_p highest of the Waltz variants (it skips compression when hot).
+    assert waf[("waltz_s", "seq-write")] < waf[("waltz_p", "seq-write")], waf
+    assert waf[("waltz_s", "rand-write")] <= waf[("baseline", "rand-write")], waf
+
+
+@pytest.mark.slow
+def test_fig19_co_running_job_least_hurt_by_device_compression() -> None:
+    prog = {
+        p: run(config(p, "seq-write", cpu={"compute_threads": 16}))["stack"]["cpu"]["compute_progress"]
+        for p in ("baseline", "f2fsc", "waltz_s", "waltz_p")
+    }
+    assert prog["baseline"] == pytest.approx(1.0)
+    assert prog["f2fsc"] == min(prog.values()), prog
+    for p in ("waltz_s", "waltz_p"):
+        assert prog[p] >= 0.95 * prog["baseline"], prog  # within a few percent of Baseline

@@ -312,3 +312,39 @@ def test_fig19_co_running_job_least_hurt_by_device_compression() -> None:
     assert prog["f2fsc"] == min(prog.values()), prog
     for p in ("waltz_s", "waltz_p"):
         assert prog[p] >= 0.95 * prog["baseline"], prog  # within a few percent of Baseline
+
+
+def filebench(policy: str, personality: str, *, space: dict[str, Any] | None = None) -> dict[str, Any]:
+    cfg = config(policy, sc=True)
+    cfg["workload"] = {
+        "type": "filebench",
+        "personality": personality,
+        "runtime_s": PAPER_RUN_S * K,
+        "vars": {} if personality == "oltp" else {"nthreads": "8"},
+    }
+    cfg["content"]["ratio_scope"] = "file"
+    if space is not None:
+        cfg["stack"]["space"] = space
+    return cfg
+
+
+def total_mb_s(s: dict[str, Any]) -> float:
+    return (s["read"]["bytes"] + s["write"]["bytes"]) / s["sim_time_s"] / 1e6
+
+
+@pytest.mark.slow
+def test_coco_orderings_on_fileserver() -> None:
+    coco_op = {"type": "coco_op", "step": 0.01, "max": 0.15, "interval_ms": 1000.0 * K}
+    base = run(filebench("baseline", "fileserver"))
+    f2fsc = run(filebench("f2fsc", "fileserver"))
+    facs = run(filebench("coco", "fileserver"))
+    coco = run(filebench("coco", "fileserver", space=coco_op))
+    assert total_mb_s(f2fsc) < total_mb_s(base)
+    assert total_mb_s(coco) > total_mb_s(base)
+    assert total_mb_s(coco) >= total_mb_s(facs)
+    # FACS never compresses more than Baseline, and COCO's extra OP saves cleaning work:
+    # neither draws more device power than Baseline.
+    assert facs["stack"]["energy"]["device_mean_w"] <= base["stack"]["energy"]["device_mean_w"]
+    assert coco["stack"]["energy"]["device_mean_w"] < base["stack"]["energy"]["device_mean_w"]
+    # F2FSC: the device never compresses.
+    assert f2fsc["stack"]["device"]["engine_compress_blocks"] == 0

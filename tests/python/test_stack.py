@@ -33,7 +33,9 @@ PATTERNS = {
 }
 
 
-def config(policy: str, pattern: str = "seq-write", *, ratio: float = 2.0, sc: bool = False, **stack: Any) -> dict[str, Any]:
+def config(
+    policy: str, pattern: str = "seq-write", *, ratio: float = 2.0, sc: bool = False, **stack: Any
+) -> dict[str, Any]:
     rw, bs, depth = PATTERNS[pattern]
     st: dict[str, Any] = {
         "policy": policy,

@@ -350,3 +350,18 @@ def test_coco_orderings_on_fileserver() -> None:
     assert coco["stack"]["energy"]["device_mean_w"] < base["stack"]["energy"]["device_mean_w"]
     # F2FSC: the device never compresses.
     assert f2fsc["stack"]["device"]["engine_compress_blocks"] == 0
+
+
+def test_waltz_p_and_waltz_s_mix_per_stream() -> None:
+    """Waltz §4.4: Waltz_p for latency-critical streams, Waltz_s for the others."""
+    cfg = config("waltz_s", stream_policy={"latency": "waltz_p"})
+    job = cfg["workload"]["jobs"][0]
+    cfg["workload"]["jobs"] = [{**job, "name": "latency", "numjobs": 4}, {**job, "name": "bulk", "numjobs": 4}]
+    s = run(cfg)["stack"]
+    assert s["policy"] == "mixed"
+    tasks = s["tasks"]
+    # In the guard phase the Waltz_p clones skip compression, the Waltz_s clones move it to
+    # the host; a single-policy run does only one of the two.
+    assert tasks["compress_skipped_blocks"] > 0
+    assert tasks["compress_host_blocks"] > 0
+    assert s["temperature"]["shutdown_s"] is None

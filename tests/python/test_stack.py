@@ -365,3 +365,21 @@ def test_waltz_p_and_waltz_s_mix_per_stream() -> None:
     assert tasks["compress_skipped_blocks"] > 0
     assert tasks["compress_host_blocks"] > 0
     assert s["temperature"]["shutdown_s"] is None
+
+
+def test_unknown_fpc_file_type_names_the_key() -> None:
+    with pytest.raises(ConfigError) as e:
+        flashpress.Config.from_dict(config("fpc", fpc={"host_types": ["text", "txt"]}))
+    assert e.value.key == "stack.fpc.host_types"
+    assert "`txt`" in str(e.value)
+
+
+def test_stack_runs_are_deterministic() -> None:
+    cfg = config("waltz_s", "rand-read")
+    cfg["workload"]["jobs"][0]["runtime"] = "2000ms"
+    a = flashpress.simulate(cfg, progress=False)
+    b = flashpress.simulate(cfg, progress=False)
+    import json
+
+    assert json.dumps(a.summary) == json.dumps(b.summary)
+    assert a.timeline.equals(b.timeline)

@@ -514,6 +514,19 @@ impl StackConfig {
                 )
             },
         )?;
+        for t in &self.fpc.host_types {
+            check(
+                crate::workload::FileType::NAMES.contains(&t.as_str()),
+                src,
+                "stack.fpc.host_types",
+                || {
+                    format!(
+                        "unknown file type `{t}` (known: {})",
+                        crate::workload::FileType::NAMES.join(", ")
+                    )
+                },
+            )?;
+        }
         check(
             self.coco.tc > 0.0 && self.coco.sample_blocks > 0,
             src,
@@ -695,6 +708,15 @@ impl StackConfig {
             || format!("expected a positive number of ms, got {}", d.io_timeout_ms),
         )?;
         let th = &d.thermal;
+        check(
+            th.ambient_c.is_finite()
+                && th.neighbour_c.is_finite()
+                && th.leak_ref_c.is_finite()
+                && th.initial_c.is_none_or(f64::is_finite),
+            src,
+            "stack.ccsd.thermal",
+            || "expected finite temperatures".into(),
+        )?;
         check(
             th.r_c_per_w > 0.0 && th.tau_s > 0.0 && th.step_ms > 0.0,
             src,

@@ -383,3 +383,18 @@ def test_stack_runs_are_deterministic() -> None:
 
     assert json.dumps(a.summary) == json.dumps(b.summary)
     assert a.timeline.equals(b.timeline)
+
+
+@pytest.mark.parametrize(
+    ("over", "key"),
+    [
+        ({"ftl": {"gc": {"copyback": True}}}, "ftl.gc"),
+        ({"ftl": {"gc": {"background": True}}}, "ftl.gc"),
+        ({"precondition": {"fill_fraction": 0.5}}, "precondition.fill_fraction"),
+    ],
+)
+def test_plain_ssd_options_the_ccsd_lacks_are_refused(over: dict[str, Any], key: str) -> None:
+    cfg = {**config("baseline"), **over}
+    with pytest.raises(ConfigError) as e:
+        flashpress.Config.from_dict(cfg)
+    assert e.value.key == key

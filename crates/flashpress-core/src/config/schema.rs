@@ -561,6 +561,27 @@ impl SimConfig {
         self.content.validate(src)?;
         if let Some(st) = &self.stack {
             st.validate(src)?;
+            // What the plain SSD has and the CCSD does not: refuse rather than ignore.
+            check(
+                !self.ftl.gc.background && !self.ftl.gc.copyback,
+                src,
+                "ftl.gc",
+                || {
+                    "the CCSD of a [stack] run has neither background GC nor copyback; set \
+                     ftl.gc.background = false and ftl.gc.copyback = false"
+                        .into()
+                },
+            )?;
+            check(
+                self.precondition.fill_fraction == 0.0,
+                src,
+                "precondition.fill_fraction",
+                || {
+                    "a [stack] run fills through its file system: set precondition.fill_fraction \
+                     = 0 and use stack.fs.fill_fraction"
+                        .into()
+                },
+            )?;
         }
         match &self.workload {
             WorkloadConfig::Fio(w) => {

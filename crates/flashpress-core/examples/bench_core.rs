@@ -1,6 +1,10 @@
 //! Speed benchmark of the core without the interpreter (issue 2's benchmark device).
 //!
-//! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET]`
+//! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET] [realistic]`
+//!
+//! `realistic` runs the device with the default preset's controller instead of the preset's
+//! own (MQSim-like first come first served): `read_first` scheduling, program/erase suspend,
+//! semi-preemptible GC and least-busy (dynamic) plane allocation.
 //!
 //! Loads the preset (default `bench-mlc-2g`: sequential fill of 90% of the logical space,
 //! untimed), replays TRACE (DiskSim/MQSim ASCII, as fast as possible at queue depth 32) and
@@ -18,8 +22,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let trace = args.next().ok_or("usage: bench_core TRACE [PRESET]")?;
     let preset = args.next().unwrap_or_else(|| "bench-mlc-2g".into());
-    let cfg = SimConfig::from_value(
-        serde_json::json!({
+    let realistic = match args.next().as_deref() {
+        None => false,
+        Some("realistic") => true,
+        Some(other) => return Err(format!("unknown mode `{other}` (expected `realistic`)").into()),
+    };
+    let mut over = serde_json::json!({
             "preset": preset,
             "workload": {
                 "type": "trace", "path": trace, "format": "disksim", "time_unit": "ns",
@@ -27,10 +35,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "address_mode": "strict", "blkparse_action": "D"
             },
             "check": { "verify": false, "invariants": false }
-        }),
-        "bench_core",
-        None,
-    )?;
+    });
+    if realistic {
+        let d = SimConfig::preset("default")?;
+        over["controller"] = serde_json::to_value(&d.controller)?;
+        over["ftl"] = serde_json::json!({
+            "striping": d.ftl.striping,
+            "gc": { "preemptible": d.ftl.gc.preemptible, "step_pages": d.ftl.gc.step_pages,
+                    "hard_floor": d.ftl.gc.hard_floor },
+        });
+    }
+    let cfg = SimConfig::from_value(over, "bench_core", None)?;
     let t0 = Instant::now();
     let mut sim = Simulation::new(cfg)?;
     let setup_s = t0.elapsed().as_secs_f64();
@@ -41,6 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let s = &rep.summary;
     let out = serde_json::json!({
         "path": "rust-core",
+        "controller": if realistic { "realistic (default preset)" } else { "fcfs (preset)" },
         "requests": s.requests_completed,
         "setup_wall_s": setup_s,
         "run_wall_s": run_s,
@@ -50,6 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "gc_pages_migrated": s.gc_pages_migrated,
         "erases": s.erases,
         "write_iops_simulated": s.write.iops,
+        "write_p99_us": s.write.latency_us.map(|l| l.p99),
     });
     println!("{out}");
     Ok(())

@@ -11,10 +11,11 @@ use crate::host::{Host, Target, World};
 use crate::stack::bio::Disk;
 use crate::stack::Stack;
 use crate::stats::{
-    EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport, Summary, WearSummary,
+    ControllerSummary, EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport, Summary,
+    WearSummary,
 };
 use crate::units::{Lpn, SimTime};
-use crate::workload::{self, Stream};
+use crate::workload::{self, Op, Stream};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -133,34 +134,74 @@ impl Simulation {
     /// Process at most `max_events` events; `Ok(true)` once the workload is finished.
     pub fn step(&mut self, max_events: u64) -> Result<bool> {
         for _ in 0..max_events {
+            // Page commands reaching the SSD's controller come in time order on their own
+            // queue; they go first among events of the same instant, so a plane that frees up
+            // then sees them.
+            let arrival = match &self.target {
+                Target::Ssd(d) => d.next_arrival(),
+                Target::Stack(_) => None,
+            };
+            if let Some(ta) = arrival {
+                if self.queue.peek_time().is_none_or(|th| ta <= th) {
+                    self.now = ta;
+                    if let Target::Ssd(d) = &mut self.target {
+                        d.process_arrivals(ta, &mut self.queue);
+                    }
+                    crate::host::drain_device(&mut self.world());
+                    continue;
+                }
+            }
             let Some((t, ev)) = self.queue.pop() else {
                 self.done = true;
                 return Ok(true);
             };
             self.now = t;
-            let mut w = World {
-                queue: &mut self.queue,
-                target: &mut self.target,
-                rec: &mut self.rec,
-                content: self.content.as_mut(),
-            };
             match ev {
-                Event::Completion(s) => self.host.on_completion(s as usize, t, &mut w)?,
-                Event::Arrival(s) => self.host.on_arrival(s as usize, t, &mut w)?,
+                Event::Completion(s) => {
+                    let mut w = World {
+                        queue: &mut self.queue,
+                        target: &mut self.target,
+                        rec: &mut self.rec,
+                        content: self.content.as_mut(),
+                    };
+                    self.host.on_completion(s as usize, t, &mut w)?
+                }
+                Event::Arrival(s) => {
+                    let mut w = World {
+                        queue: &mut self.queue,
+                        target: &mut self.target,
+                        rec: &mut self.rec,
+                        content: self.content.as_mut(),
+                    };
+                    self.host.on_arrival(s as usize, t, &mut w)?
+                }
+                Event::Flash(plane, gen) => {
+                    if let Target::Ssd(d) = &mut self.target {
+                        d.on_flash(plane, gen, t, &mut self.queue);
+                    }
+                    crate::host::drain_device(&mut self.world());
+                }
+                Event::DeviceReq(slot) => {
+                    if let Target::Ssd(d) = &mut self.target {
+                        d.on_request(slot, t, &mut self.queue);
+                    }
+                    crate::host::drain_device(&mut self.world());
+                }
                 Event::Tick => {
                     self.tickers -= 1;
                     self.sample();
                     // Keep ticking only while requests are in flight or due.
-                    if self.queue.len() > self.tickers {
+                    if self.pending_work() {
                         self.queue.push(t + self.rec.interval_ns(), Event::Tick);
                         self.tickers += 1;
                     }
                 }
                 Event::StackTick => {
                     self.tickers -= 1;
+                    let pending = self.pending_work();
                     if let Target::Stack(s) = &mut self.target {
                         s.tick(t);
-                        if self.queue.len() > self.tickers {
+                        if pending {
                             self.queue.push(t + s.tick_ns(), Event::StackTick);
                             self.tickers += 1;
                         }
@@ -168,7 +209,24 @@ impl Simulation {
                 }
             }
         }
-        Ok(self.queue.is_empty())
+        let arrivals = matches!(&self.target, Target::Ssd(d) if d.next_arrival().is_some());
+        Ok(self.queue.is_empty() && !arrivals)
+    }
+
+    /// Events other than the periodic ticks are pending (in the heap or on their way to the
+    /// SSD's controller).
+    fn pending_work(&self) -> bool {
+        self.queue.len() > self.tickers
+            || matches!(&self.target, Target::Ssd(d) if d.next_arrival().is_some())
+    }
+
+    fn world(&mut self) -> World<'_> {
+        World {
+            queue: &mut self.queue,
+            target: &mut self.target,
+            rec: &mut self.rec,
+            content: self.content.as_mut(),
+        }
     }
 
     /// Where the run is.
@@ -317,8 +375,8 @@ impl Simulation {
             buffer_full_waits: c.buffer_full_waits,
             verified_page_reads: c.verified_page_reads,
             arrivals_out_of_order: self.host.counters.out_of_order,
-            read: OpSummary::new(&self.rec.read, Some(&self.rec.read_hist), secs),
-            write: OpSummary::new(&self.rec.write, Some(&self.rec.write_hist), secs),
+            read: self.op_summary(Op::Read, secs),
+            write: self.op_summary(Op::Write, secs),
             trim: OpSummary::new(&self.rec.trim, None, secs),
             energy: EnergySummary {
                 nand_read_j: j(n.read_energy_pj),
@@ -345,6 +403,37 @@ impl Simulation {
                 Target::Stack(st) => Some(st.summary(end)),
                 Target::Ssd(_) => None,
             },
+            controller: match &self.target {
+                Target::Ssd(d) => {
+                    let plane_ns = d.nand.geo.planes as f64 * end.0 as f64;
+                    let frac = |ns: u64| {
+                        if plane_ns > 0.0 {
+                            ns as f64 / plane_ns
+                        } else {
+                            0.0
+                        }
+                    };
+                    Some(ControllerSummary {
+                        counters: d.sched.counters,
+                        plane_busy_fraction: frac(n.array_busy_ns),
+                        gc_busy_fraction: frac(n.gc_busy_ns),
+                    })
+                }
+                Target::Stack(_) => None,
+            },
+        }
+    }
+
+    fn op_summary(&self, op: Op, secs: f64) -> OpSummary {
+        let r = &self.rec;
+        let (t, h, split, gh) = match op {
+            Op::Read => (&r.read, &r.read_hist, &r.read_split, &r.read_gc_hist),
+            _ => (&r.write, &r.write_hist, &r.write_split, &r.write_gc_hist),
+        };
+        let s = OpSummary::new(t, Some(h), secs);
+        match &self.target {
+            Target::Ssd(_) => s.with_split(t, split, gh),
+            Target::Stack(_) => s,
         }
     }
 

@@ -20,6 +20,8 @@ pub struct SimConfig {
     pub ftl: FtlConfig,
     /// Host interface.
     pub host: HostConfig,
+    /// The controller's flash back end: command scheduling per plane, program/erase suspend.
+    pub controller: ControllerConfig,
     /// Steady-state fill done before the measured run, without simulating its timing.
     pub precondition: PreconditionConfig,
     /// Statistics collection.
@@ -161,6 +163,59 @@ pub struct GcConfig {
     pub background_threshold: f64,
     /// Migrations use on-die copyback (no channel transfer) instead of read-out and re-program.
     pub copyback: bool,
+    /// Foreground GC yields between steps: queued host commands of the plane go before the
+    /// next step while the plane's erased free blocks stay above `hard_floor`
+    /// (semi-preemptible GC: Lee et al., "Semi-preemptible garbage collection for solid state
+    /// drives", ISPASS 2011). `false`: an episode runs to its end once started (classic).
+    pub preemptible: bool,
+    /// Page migrations per GC step (>= 1); the erase is a step of its own. Background GC
+    /// always yields between steps.
+    pub step_pages: u32,
+    /// Fraction of a plane's blocks: at or below `ceil(hard_floor * blocks_per_plane)` erased
+    /// free blocks, GC stops yielding to host writes. In [0, `threshold`).
+    pub hard_floor: f64,
+}
+
+/// Order in which a plane serves its queued commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedPolicy {
+    /// First come, first served across reads, programs, erases and GC.
+    Fcfs,
+    /// Queued reads go before queued programs, erases and GC steps, unless one of those has
+    /// waited `starvation_us` (read-priority scheduling, as in Wu & He, FAST '12, "RPS").
+    ReadFirst,
+}
+
+/// Program and erase suspension for reads (Wu & He, "Reducing SSD read latency via NAND flash
+/// program and erase suspension", FAST '12).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspendConfig {
+    /// Whether a read arriving at a plane that programs or erases suspends that operation.
+    pub enabled: bool,
+    /// Time from a read's arrival until a program is suspended (us); shorter than every
+    /// program latency.
+    pub program_suspend_us: f64,
+    /// Time from a read's arrival until an erase is suspended (us); shorter than the erase.
+    pub erase_suspend_us: f64,
+    /// Extra array time to resume a suspended operation (us), at the operation's current.
+    pub resume_us: f64,
+    /// Suspensions one operation may take (>= 1); after that, reads wait for it.
+    pub max_per_op: u32,
+}
+
+/// The controller's flash back end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerConfig {
+    /// Scheduling policy of each plane's command queue.
+    pub scheduler: SchedPolicy,
+    /// `read_first`: a queued program, erase or GC step that has waited this long (us) goes
+    /// before reads, so writes and GC cannot starve.
+    pub starvation_us: f64,
+    /// Program/erase suspension.
+    pub suspend: SuspendConfig,
 }
 
 /// Flash translation layer.
@@ -530,6 +585,61 @@ impl SimConfig {
             },
         )?;
 
+        check(g.step_pages >= 1, src, "ftl.gc.step_pages", || {
+            "expected at least 1 page migration per GC step, got 0".into()
+        })?;
+        check(
+            g.hard_floor.is_finite() && g.hard_floor >= 0.0 && g.hard_floor < g.threshold,
+            src,
+            "ftl.gc.hard_floor",
+            || {
+                format!(
+                    "expected a fraction in [0, ftl.gc.threshold = {}), got {}",
+                    g.threshold, g.hard_floor
+                )
+            },
+        )?;
+        let c = &self.controller;
+        positive_f(c.starvation_us, src, "controller.starvation_us")?;
+        let sp = &c.suspend;
+        let min_prog = n
+            .program_latency_us
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        for (k, v, op, limit) in [
+            (
+                "controller.suspend.program_suspend_us",
+                sp.program_suspend_us,
+                "program",
+                min_prog,
+            ),
+            (
+                "controller.suspend.erase_suspend_us",
+                sp.erase_suspend_us,
+                "erase",
+                n.erase_latency_us,
+            ),
+        ] {
+            check(v.is_finite() && v >= 0.0 && v < limit, src, k, || {
+                format!("expected a suspend latency in [0, {limit}) us (shorter than the shortest {op}), got {v}")
+            })?;
+        }
+        check(
+            sp.resume_us.is_finite() && sp.resume_us >= 0.0,
+            src,
+            "controller.suspend.resume_us",
+            || format!("expected a number >= 0, got {}", sp.resume_us),
+        )?;
+        check(
+            sp.max_per_op >= 1,
+            src,
+            "controller.suspend.max_per_op",
+            || {
+                "expected at least 1 suspension per operation, got 0 (set enabled = false to turn suspension off)".into()
+            },
+        )?;
+
         positive_f(self.host.link_mb_per_s, src, "host.link_mb_per_s")?;
 
         let p = &self.precondition;
@@ -569,6 +679,18 @@ impl SimConfig {
                 || {
                     "the CCSD of a [stack] run has neither background GC nor copyback; set \
                      ftl.gc.background = false and ftl.gc.copyback = false"
+                        .into()
+                },
+            )?;
+            let c = &self.controller;
+            check(
+                c.scheduler == SchedPolicy::Fcfs && !c.suspend.enabled && !self.ftl.gc.preemptible,
+                src,
+                "controller",
+                || {
+                    "the CCSD of a [stack] run reserves NAND time first come first served and \
+                     has no command queues yet; set controller.scheduler = \"fcfs\", \
+                     controller.suspend.enabled = false and ftl.gc.preemptible = false"
                         .into()
                 },
             )?;

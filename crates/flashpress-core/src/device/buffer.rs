@@ -1,20 +1,81 @@
 //! The DRAM write buffer: `capacity` page slots. A host page takes a slot as soon as one is
-//! free and the write is acknowledged then; the slot frees when the page has been programmed.
+//! free and is acknowledged then; its slot frees when the page has been programmed. Pages
+//! that find the buffer full wait, first come first served, for the next slot to free.
 
-use crate::units::SimTime;
+use crate::units::{Ppn, SimTime};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
-/// Slots with the times at which their pages finish programming.
+/// A host page waiting for a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waiter {
+    /// Request slot of the device.
+    pub req: u32,
+    /// Page to program once it has a slot.
+    pub ppn: Ppn,
+    /// When it reached the controller.
+    pub since: SimTime,
+}
+
+/// Slots in use and the pages waiting for one.
 pub struct WriteBuffer {
     capacity: usize,
-    busy_until: BinaryHeap<Reverse<SimTime>>,
+    used: usize,
+    waiting: VecDeque<Waiter>,
 }
 
 impl WriteBuffer {
     /// An empty buffer of `capacity` pages.
     pub fn new(capacity: usize) -> WriteBuffer {
         WriteBuffer {
+            capacity,
+            used: 0,
+            waiting: VecDeque::new(),
+        }
+    }
+
+    /// A page arrived: `true` if it took a slot, `false` if it now waits.
+    #[inline]
+    pub fn arrive(&mut self, w: Waiter) -> bool {
+        if self.used < self.capacity && self.waiting.is_empty() {
+            self.used += 1;
+            true
+        } else {
+            self.waiting.push_back(w);
+            false
+        }
+    }
+
+    /// A buffered page was programmed: its slot goes to the first waiter, if any.
+    #[inline]
+    pub fn release(&mut self) -> Option<Waiter> {
+        match self.waiting.pop_front() {
+            Some(w) => Some(w),
+            None => {
+                self.used -= 1;
+                None
+            }
+        }
+    }
+
+    /// Empty the buffer.
+    pub fn reset(&mut self) {
+        self.used = 0;
+        self.waiting.clear();
+    }
+}
+
+/// The same buffer for a device that reserves NAND time when a request arrives (the CCSD):
+/// slots with the times at which their pages finish programming.
+pub struct ReservedBuffer {
+    capacity: usize,
+    busy_until: BinaryHeap<Reverse<SimTime>>,
+}
+
+impl ReservedBuffer {
+    /// An empty buffer of `capacity` pages.
+    pub fn new(capacity: usize) -> ReservedBuffer {
+        ReservedBuffer {
             capacity,
             busy_until: BinaryHeap::with_capacity(capacity + 1),
         }
@@ -54,9 +115,17 @@ impl WriteBuffer {
 mod tests {
     use super::*;
 
+    fn w(req: u32) -> Waiter {
+        Waiter {
+            req,
+            ppn: Ppn(req),
+            since: SimTime(req as u64),
+        }
+    }
+
     #[test]
-    fn waits_for_the_earliest_program_when_full() {
-        let mut b = WriteBuffer::new(2);
+    fn reserved_buffer_waits_for_the_earliest_program_when_full() {
+        let mut b = ReservedBuffer::new(2);
         assert_eq!(b.acquire(SimTime(0)), (SimTime(0), false));
         b.release_at(SimTime(100));
         assert_eq!(b.acquire(SimTime(0)), (SimTime(0), false));
@@ -65,5 +134,22 @@ mod tests {
         b.release_at(SimTime(200));
         // at 120 the slot released at 100 is free again
         assert_eq!(b.acquire(SimTime(120)), (SimTime(120), false));
+    }
+
+    #[test]
+    fn full_buffer_hands_freed_slots_to_waiters_in_order() {
+        let mut b = WriteBuffer::new(2);
+        assert!(b.arrive(w(1)));
+        assert!(b.arrive(w(2)));
+        assert!(!b.arrive(w(3)));
+        assert!(!b.arrive(w(4)));
+        assert_eq!(b.release(), Some(w(3)));
+        assert_eq!(b.release(), Some(w(4)));
+        assert_eq!(b.release(), None);
+        assert_eq!(b.release(), None);
+        // both slots free again
+        assert!(b.arrive(w(5)));
+        assert!(b.arrive(w(6)));
+        assert!(!b.arrive(w(7)));
     }
 }

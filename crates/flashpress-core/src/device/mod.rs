@@ -1,17 +1,27 @@
 //! The SSD controller: turns block requests into FTL page operations, moves data over the
 //! host link, holds the optional DRAM write buffer, and (in verify mode) checks that every
 //! read returns the content last written to its address.
+//!
+//! Mapping is decided when a request is submitted (so verify mode and the FTL see requests
+//! in submission order); the flash work then reaches the back end ([`sched`]) when its
+//! command (reads) or its data (writes, over the host link) arrives at the controller, and
+//! completes when the back end says so. A request's completion goes back to the host through
+//! [`Device::completed`].
 
-mod buffer;
+pub(crate) mod buffer;
 pub mod ccsd;
+pub mod sched;
 
 use crate::config::SimConfig;
+use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::Ftl;
 use crate::nand::Nand;
-use crate::units::{Lpn, SimTime};
+use crate::units::{Lpn, Ppn, SimTime};
 use crate::workload::{Op, Request};
-use buffer::WriteBuffer;
+use buffer::{Waiter, WriteBuffer};
+use sched::{Scheduler, Split, NO_REQ};
+use std::collections::VecDeque;
 use strength_reduce::StrengthReducedU64;
 
 /// Counters owned by the controller.
@@ -27,17 +37,75 @@ pub struct DeviceCounters {
     pub verified_page_reads: u64,
 }
 
+/// A host request that completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completed {
+    /// Host stream that issued it.
+    pub stream: u32,
+    /// Operation.
+    pub op: Op,
+    /// Bytes.
+    pub len: u64,
+    /// Submitted at.
+    pub issued: SimTime,
+    /// Completed at (data at the host for reads).
+    pub done: SimTime,
+    /// Of its latency: waiting in queues for anything but GC (ns).
+    pub queue_ns: u64,
+    /// Of its latency: waiting while its plane did GC work (ns).
+    pub gc_ns: u64,
+    /// A GC job was on one of its planes while it waited.
+    pub during_gc: bool,
+}
+
 /// What verify mode remembers: the content id last written to each logical page (0 = none).
 struct Shadow {
     expected: Vec<u64>,
 }
 
-/// The device: controller state, FTL and NAND array.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Read,
+    Write,
+    /// The read of a partial-page write's old data; then `ppn` is programmed for `parent`
+    /// once the new data has arrived too (`arrived`).
+    Rmw {
+        parent: u32,
+        ppn: Ppn,
+        arrived: SimTime,
+    },
+}
+
+/// A request in flight.
+#[derive(Debug, Clone, Copy)]
+struct Req {
+    kind: Kind,
+    stream: u32,
+    op: Op,
+    len: u64,
+    issued: SimTime,
+    pages_left: u32,
+    done: SimTime,
+    split: Split,
+    during_gc: bool,
+}
+
+/// A page command on its way to the controller.
+#[derive(Debug, Clone, Copy)]
+struct Arrival {
+    at: SimTime,
+    ppn: Ppn,
+    req: u32,
+}
+
+/// The device: controller state, FTL, back end and NAND array.
 pub struct Device {
     /// NAND array (timing, counters, wear).
     pub nand: Nand,
     /// Flash translation layer.
     pub ftl: Ftl,
+    /// The controller's flash back end (queues, scheduling, suspension, GC steps).
+    pub sched: Scheduler,
     page_size: u64,
     div_page: StrengthReducedU64,
     link_ns_per_kib: f64,
@@ -46,6 +114,14 @@ pub struct Device {
     link_to_host: SimTime,
     buffer: Option<WriteBuffer>,
     shadow: Option<Shadow>,
+    reqs: Vec<Req>,
+    free_reqs: Vec<u32>,
+    /// Read commands (incl. read-modify-write reads), in arrival order.
+    arriving_reads: VecDeque<Arrival>,
+    /// Write data pages, in arrival order (the host link is first come first served).
+    arriving_writes: VecDeque<Arrival>,
+    /// Requests completed since the caller last drained this.
+    pub completed: Vec<Completed>,
     /// Counters since the last reset.
     pub counters: DeviceCounters,
 }
@@ -56,6 +132,8 @@ impl Device {
         let nand = Nand::new(&cfg.nand);
         let verify = cfg.check.verify;
         let ftl = Ftl::new(cfg, &nand.geo, verify);
+        let mut sched = Scheduler::new(cfg, &nand);
+        sched.reset(&ftl);
         let lp = ftl.logical_pages() as usize;
         Device {
             page_size: cfg.nand.page_size as u64,
@@ -69,7 +147,13 @@ impl Device {
             shadow: verify.then(|| Shadow {
                 expected: vec![0; lp],
             }),
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            arriving_reads: VecDeque::new(),
+            arriving_writes: VecDeque::new(),
+            completed: Vec::new(),
             counters: DeviceCounters::default(),
+            sched,
             nand,
             ftl,
         }
@@ -96,49 +180,138 @@ impl Device {
         (bytes as f64 * self.link_ns_per_kib / 1024.0).round() as u64
     }
 
-    /// Serve a request arriving at `now`; returns its completion time. `content` is the id of
-    /// the request's first written page (page `i` holds `content + i`). The caller guarantees
-    /// the byte range lies inside the logical capacity.
     #[inline]
-    pub fn submit(&mut self, req: &Request, content: u64, now: SimTime) -> Result<SimTime> {
-        self.ftl.background_gc(now, &mut self.nand);
+    fn alloc(&mut self, r: Req) -> u32 {
+        match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = r;
+                i
+            }
+            None => {
+                self.reqs.push(r);
+                (self.reqs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Requests in flight inside the device (tests).
+    pub fn in_flight(&self) -> usize {
+        self.reqs.len() - self.free_reqs.len()
+    }
+
+    /// Submit a request of host stream `stream` arriving at `now`. `content` is the id of the
+    /// request's first written page (page `i` holds `content + i`). The caller guarantees the
+    /// byte range lies inside the logical capacity. Its completion appears in
+    /// [`Device::completed`], now or after later events.
+    #[inline]
+    pub fn submit(
+        &mut self,
+        req: &Request,
+        content: u64,
+        now: SimTime,
+        stream: u32,
+        q: &mut EventQueue,
+    ) -> Result<()> {
         let cmd = now + self.overhead_ns;
         let first = req.offset / self.div_page;
         let last = (req.offset + req.len - 1) / self.div_page;
+        let base = Req {
+            kind: Kind::Read,
+            stream,
+            op: req.op,
+            len: req.len,
+            issued: now,
+            pages_left: 0,
+            done: SimTime::ZERO,
+            split: Split::default(),
+            during_gc: false,
+        };
         match req.op {
             Op::Delete => Err(Error::Workload(format!(
                 "file {} delete: file operations need a file system (`[stack]`)",
                 req.file
             ))),
             Op::Read => {
-                let mut ready = cmd;
+                // Verify before anything is queued: a failed check leaves nothing in flight.
                 for lpn in first..=last {
-                    ready = ready.max(self.read_page(Lpn(lpn as u32), cmd)?);
+                    self.verify_read(Lpn(lpn as u32))?;
                 }
-                let start = ready.max(self.link_to_host);
-                self.link_to_host = start + self.link_ns(req.len);
-                Ok(self.link_to_host)
+                let slot = self.alloc(base);
+                let mut pages = 0;
+                for lpn in first..=last {
+                    match self.ftl.lookup(Lpn(lpn as u32)) {
+                        Some(ppn) => {
+                            self.arriving_reads.push_back(Arrival {
+                                at: cmd,
+                                ppn,
+                                req: slot,
+                            });
+                            pages += 1;
+                        }
+                        None => self.counters.unmapped_page_reads += 1,
+                    }
+                }
+                let r = &mut self.reqs[slot as usize];
+                r.pages_left = pages;
+                r.done = cmd;
+                if pages == 0 {
+                    q.push(cmd, Event::DeviceReq(slot));
+                }
+                Ok(())
             }
             Op::Write => {
                 let start = cmd.max(self.link_to_device);
                 let arrived = start + self.link_ns(req.len);
                 self.link_to_device = arrived;
-                let mut done = arrived;
+                let slot = self.alloc(Req {
+                    kind: Kind::Write,
+                    pages_left: (last - first + 1) as u32,
+                    ..base
+                });
                 let end = req.offset + req.len;
                 for (i, lpn) in (first..=last).enumerate() {
                     let page_start = lpn * self.page_size;
                     let partial = req.offset > page_start || end < page_start + self.page_size;
-                    let mut ready = arrived;
-                    if partial {
-                        if let Some(old) = self.ftl.lookup(Lpn(lpn as u32)) {
-                            ready = ready.max(self.nand.read(old, cmd));
-                            self.counters.rmw_page_reads += 1;
-                        }
-                    }
+                    let old = if partial {
+                        self.ftl.lookup(Lpn(lpn as u32))
+                    } else {
+                        None
+                    };
                     let c = content.wrapping_add(i as u64).max(1);
-                    done = done.max(self.write_page(Lpn(lpn as u32), c, ready));
+                    if let Some(s) = self.shadow.as_mut() {
+                        s.expected[lpn as usize] = c;
+                    }
+                    let ppn = {
+                        let mut be = self.sched.backend(&mut self.nand, q, now);
+                        self.ftl.write(Lpn(lpn as u32), c, now, &mut be)
+                    };
+                    match old {
+                        Some(old) => {
+                            self.counters.rmw_page_reads += 1;
+                            let rmw = self.alloc(Req {
+                                kind: Kind::Rmw {
+                                    parent: slot,
+                                    ppn,
+                                    arrived,
+                                },
+                                pages_left: 1,
+                                ..base
+                            });
+                            self.arriving_reads.push_back(Arrival {
+                                at: cmd,
+                                ppn: old,
+                                req: rmw,
+                            });
+                        }
+                        None => self.arriving_writes.push_back(Arrival {
+                            at: arrived,
+                            ppn,
+                            req: slot,
+                        }),
+                    }
                 }
-                Ok(done)
+                self.after_backend(now, q);
+                Ok(())
             }
             Op::Trim => {
                 let end = req.offset + req.len;
@@ -151,37 +324,179 @@ impl Device {
                         s.expected[lpn as usize] = 0;
                     }
                 }
-                Ok(cmd)
+                self.completed.push(Completed {
+                    stream,
+                    op: req.op,
+                    len: req.len,
+                    issued: now,
+                    done: cmd,
+                    queue_ns: 0,
+                    gc_ns: 0,
+                    during_gc: false,
+                });
+                Ok(())
             }
         }
     }
 
-    /// Write one page whose data is at the controller at `ready`; returns when the host may
-    /// consider it written (buffered: in DRAM; unbuffered: programmed).
+    /// Time of the next page command reaching the controller, if any.
     #[inline]
-    fn write_page(&mut self, lpn: Lpn, content: u64, ready: SimTime) -> SimTime {
-        if let Some(s) = self.shadow.as_mut() {
-            s.expected[lpn.0 as usize] = content;
+    pub fn next_arrival(&self) -> Option<SimTime> {
+        match (self.arriving_reads.front(), self.arriving_writes.front()) {
+            (Some(r), Some(w)) => Some(r.at.min(w.at)),
+            (Some(r), None) => Some(r.at),
+            (None, Some(w)) => Some(w.at),
+            (None, None) => None,
         }
+    }
+
+    /// Hand every page command that has reached the controller by `now` to the back end.
+    pub fn process_arrivals(&mut self, now: SimTime, q: &mut EventQueue) {
+        loop {
+            let r = self.arriving_reads.front().filter(|a| a.at <= now).copied();
+            let w = self
+                .arriving_writes
+                .front()
+                .filter(|a| a.at <= now)
+                .copied();
+            match (r, w) {
+                (Some(r), w) if w.is_none_or(|w| r.at <= w.at) => {
+                    self.arriving_reads.pop_front();
+                    self.sched
+                        .enqueue_read(r.ppn, r.req, now, &mut self.nand, q);
+                }
+                (_, Some(w)) => {
+                    self.arriving_writes.pop_front();
+                    self.arrive_program(w.req, w.ppn, now, q);
+                }
+                _ => break,
+            }
+        }
+        self.after_backend(now, q);
+    }
+
+    /// A back-end timer fired.
+    #[inline]
+    pub fn on_flash(&mut self, plane: u32, gen: u32, now: SimTime, q: &mut EventQueue) {
+        self.sched.on_timer(plane, gen, now, &mut self.nand, q);
+        self.after_backend(now, q);
+    }
+
+    /// A request slot's data is all at the controller: a read's data goes to the host, a
+    /// read-modify-write's merged page goes to be programmed.
+    pub fn on_request(&mut self, slot: u32, now: SimTime, q: &mut EventQueue) {
+        let r = self.reqs[slot as usize];
+        match r.kind {
+            Kind::Read => {
+                let start = now.max(self.link_to_host);
+                self.link_to_host = start + self.link_ns(r.len);
+                let mut r = r;
+                r.done = self.link_to_host;
+                self.complete(slot, &r);
+            }
+            Kind::Rmw { parent, ppn, .. } => {
+                self.free_reqs.push(slot);
+                self.arrive_program(parent, ppn, now, q);
+            }
+            Kind::Write => unreachable!("write requests complete without a request event"),
+        }
+        self.after_backend(now, q);
+    }
+
+    #[inline]
+    fn arrive_program(&mut self, req: u32, ppn: Ppn, now: SimTime, q: &mut EventQueue) {
         match self.buffer.as_mut() {
-            None => self.ftl.write(lpn, content, ready, &mut self.nand),
+            None => self
+                .sched
+                .enqueue_program(ppn, req, false, now, &mut self.nand, q),
             Some(buf) => {
-                let (slot_at, waited) = buf.acquire(ready);
-                if waited {
+                if buf.arrive(Waiter {
+                    req,
+                    ppn,
+                    since: now,
+                }) {
+                    self.page_done(req, now, Split::default(), q);
+                    self.sched
+                        .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
+                } else {
                     self.counters.buffer_full_waits += 1;
                 }
-                let programmed = self.ftl.write(lpn, content, slot_at, &mut self.nand);
-                buf.release_at(programmed);
-                slot_at
             }
         }
     }
 
+    /// Take what the back end finished, and give idle planes background GC.
     #[inline]
-    fn read_page(&mut self, lpn: Lpn, at: SimTime) -> Result<SimTime> {
-        let found = self.ftl.lookup(lpn);
+    fn after_backend(&mut self, now: SimTime, q: &mut EventQueue) {
+        loop {
+            if let Some(pd) = self.sched.done.pop() {
+                if pd.buffered {
+                    let buf = self
+                        .buffer
+                        .as_mut()
+                        .expect("buffered program without a buffer");
+                    if let Some(w) = buf.release() {
+                        let split = Split {
+                            queue_ns: now.0 - w.since.0,
+                            ..Split::default()
+                        };
+                        self.page_done(w.req, now, split, q);
+                        self.sched
+                            .enqueue_program(w.ppn, NO_REQ, true, now, &mut self.nand, q);
+                    }
+                } else {
+                    self.page_done(pd.req, pd.done, pd.split, q);
+                }
+                continue;
+            }
+            if let Some(plane) = self.sched.idle.pop() {
+                let mut be = self.sched.backend(&mut self.nand, q, now);
+                self.ftl.background_gc(plane, now, &mut be);
+                continue;
+            }
+            break;
+        }
+    }
+
+    #[inline]
+    fn page_done(&mut self, slot: u32, done: SimTime, split: Split, q: &mut EventQueue) {
+        let r = &mut self.reqs[slot as usize];
+        r.pages_left -= 1;
+        if done >= r.done {
+            r.done = done;
+            r.split = split;
+        }
+        r.during_gc |= split.during_gc;
+        if r.pages_left > 0 {
+            return;
+        }
+        let r = *r;
+        match r.kind {
+            Kind::Write => self.complete(slot, &r),
+            Kind::Read => q.push(r.done, Event::DeviceReq(slot)),
+            Kind::Rmw { arrived, .. } => q.push(r.done.max(arrived), Event::DeviceReq(slot)),
+        }
+    }
+
+    #[inline]
+    fn complete(&mut self, slot: u32, r: &Req) {
+        self.completed.push(Completed {
+            stream: r.stream,
+            op: r.op,
+            len: r.len,
+            issued: r.issued,
+            done: r.done,
+            queue_ns: r.split.queue_ns,
+            gc_ns: r.split.gc_ns,
+            during_gc: r.during_gc,
+        });
+        self.free_reqs.push(slot);
+    }
+
+    #[inline]
+    fn verify_read(&mut self, lpn: Lpn) -> Result<()> {
         if let Some(s) = self.shadow.as_ref() {
-            let got = found.map_or(0, |p| self.ftl.content_at(p));
+            let got = self.ftl.lookup(lpn).map_or(0, |p| self.ftl.content_at(p));
             let want = s.expected[lpn.0 as usize];
             if got != want {
                 return Err(Error::Verify(format!(
@@ -191,18 +506,17 @@ impl Device {
             }
             self.counters.verified_page_reads += 1;
         }
-        match found {
-            Some(ppn) => Ok(self.nand.read(ppn, at)),
-            None => {
-                self.counters.unmapped_page_reads += 1;
-                Ok(at)
-            }
-        }
+        Ok(())
     }
 
-    /// Write pages without timing (preconditioning); NAND reservations are reset afterwards.
+    /// Write pages without timing (preconditioning); the back end is reset afterwards.
     pub fn write_untimed(&mut self, lpn: Lpn, content: u64) {
-        self.write_page(lpn, content, SimTime::ZERO);
+        if let Some(s) = self.shadow.as_mut() {
+            s.expected[lpn.0 as usize] = content;
+        }
+        let ppn = self.ftl.write(lpn, content, SimTime::ZERO, &mut self.nand);
+        self.nand.count_transfer();
+        self.nand.count_program(ppn, false);
     }
 
     /// Change every remembered content id, so the next verified read fails (tests only).
@@ -213,9 +527,10 @@ impl Device {
         }
     }
 
-    /// Forget reservations and counters after preconditioning; the FTL state and wear stay.
+    /// Forget timing and counters after preconditioning; the FTL state and wear stay.
     pub fn reset_after_precondition(&mut self) {
         self.nand.reset_time_and_counters();
+        self.sched.reset(&self.ftl);
         self.ftl.counters = Default::default();
         self.counters = DeviceCounters::default();
         self.link_to_device = SimTime::ZERO;

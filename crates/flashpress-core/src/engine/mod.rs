@@ -16,6 +16,11 @@ pub enum Event {
     Tick,
     /// Storage-stack tick: thermal model, SMART reads, space policy.
     StackTick,
+    /// A plane timer of the SSD's back end: (plane, generation); stale generations are
+    /// ignored.
+    Flash(u32, u32),
+    /// A device request slot whose data is all at the controller.
+    DeviceReq(u32),
 }
 
 /// Min-queue of events by (time, sequence).
@@ -42,6 +47,12 @@ impl EventQueue {
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         self.heap.pop().map(|Reverse((t, _, e))| (t, e))
+    }
+
+    /// Time of the earliest event.
+    #[inline]
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|Reverse((t, _, _))| *t)
     }
 
     /// Events pending.

@@ -2,9 +2,13 @@
 //! striped across planes, open blocks per placement stream, garbage collection with a victim
 //! policy, over-provisioning, TRIM, and an invariant check.
 //!
-//! Every operation takes the simulated time it starts at and the [`Nand`] array, whose
-//! reservations give the time the work completes; GC issued on behalf of a host write delays
-//! that write (foreground GC).
+//! The FTL decides; it does not time. Mapping, allocation and GC victim choice happen when a
+//! request reaches the controller, and the flash work they imply goes to a [`FlashBackend`]:
+//! the plain SSD's controller back end (`device::sched`) queues it per plane and times it,
+//! while preconditioning books it at once with no time ([`Nand`] is a backend too). A GC
+//! episode is therefore logically done when it is triggered (its victims are free in the
+//! map); the back end marks its victims "erase pending" until their erase has run, so no
+//! program lands in a block before that block has been erased.
 
 mod blocks;
 mod check;
@@ -64,6 +68,52 @@ pub struct FtlCounters {
     pub trimmed_pages: u64,
 }
 
+/// Why a GC job runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcKind {
+    /// Triggered by a host write that found its plane below the GC threshold; `first` marks
+    /// the first victim of an episode.
+    Foreground {
+        /// First victim of the episode.
+        first: bool,
+    },
+    /// Started when a plane went idle below the background threshold.
+    Background,
+}
+
+/// The flash below the FTL: where GC work goes and how busy planes are.
+pub trait FlashBackend {
+    /// When `plane`'s queued and running work would end (least-busy allocation steers by it).
+    fn plane_load(&self, plane: PlaneId) -> SimTime;
+    /// Migrate `moves` (source, destination; same plane) and then erase `victim`. The FTL has
+    /// already remapped the pages and put `victim` on its plane's free list.
+    fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind);
+    /// A free block became an open block (programs will go to it).
+    fn block_opened(&mut self, block: BlockId);
+}
+
+/// Untimed flash: every operation is booked (counts, energy, wear) at once. Preconditioning
+/// uses it.
+impl FlashBackend for Nand {
+    fn plane_load(&self, _plane: PlaneId) -> SimTime {
+        SimTime::ZERO
+    }
+    fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, _: GcKind) {
+        for &(src, dst) in moves {
+            if copyback {
+                self.count_copyback(src, dst, true);
+            } else {
+                self.count_read(src, true);
+                self.count_transfer();
+                self.count_transfer();
+                self.count_program(dst, true);
+            }
+        }
+        self.count_erase(victim, true);
+    }
+    fn block_opened(&mut self, _block: BlockId) {}
+}
+
 /// The page-mapping FTL.
 pub struct Ftl {
     geo: Geometry,
@@ -86,6 +136,8 @@ pub struct Ftl {
     background: bool,
     copyback: bool,
     seal_counter: u64,
+    /// Migrations of the GC job being built (reused).
+    moves: Vec<(Ppn, Ppn)>,
     /// Content id stored in each physical page (verify mode only).
     content: Option<Vec<u64>>,
     /// Counters since the last reset.
@@ -126,6 +178,7 @@ impl Ftl {
             background: cfg.ftl.gc.background,
             copyback: cfg.ftl.gc.copyback,
             seal_counter: 0,
+            moves: Vec::new(),
             content: track_content.then(|| vec![0; geo.pages as usize]),
             counters: FtlCounters::default(),
             geo: geo.clone(),
@@ -159,18 +212,35 @@ impl Ftl {
         &self.blocks
     }
 
-    /// Write one logical page starting at `at` (data at the controller); returns when programmed.
+    /// Free blocks of one plane.
+    pub fn free_in_plane(&self, plane: PlaneId) -> usize {
+        self.free[plane.0 as usize].len()
+    }
+
+    /// Whether GC copies pages with on-die copyback.
+    pub fn copyback(&self) -> bool {
+        self.copyback
+    }
+
+    /// Map one logical page written at `at` to a fresh physical page and return it; the
+    /// caller programs it. GC work this needs goes to `flash` first.
     #[inline]
-    pub fn write(&mut self, lpn: Lpn, content: u64, at: SimTime, nand: &mut Nand) -> SimTime {
+    pub fn write<F: FlashBackend>(
+        &mut self,
+        lpn: Lpn,
+        content: u64,
+        at: SimTime,
+        flash: &mut F,
+    ) -> Ppn {
         let stream = self.placement.stream_for(&PageCtx {
             lpn,
             origin: Origin::Host,
         });
-        let plane = self.pick_plane(stream, at, nand);
-        let ppn = self.take_page(plane, stream);
+        let plane = self.pick_plane(stream, at, flash);
+        let ppn = self.take_page(plane, stream, flash);
         self.remap(lpn, ppn, content, at);
         self.counters.host_pages_written += 1;
-        nand.program(ppn, at)
+        ppn
     }
 
     /// Discard a logical page (TRIM).
@@ -183,46 +253,44 @@ impl Ftl {
         }
     }
 
-    /// Clean blocks in idle plane time: for each plane below the background threshold, run
-    /// GC steps that fit between the plane's last reservation and `now`.
-    pub fn background_gc(&mut self, now: SimTime, nand: &mut Nand) {
-        if !self.background {
-            return;
+    /// Background GC for a plane that went idle at `now`: if background GC is on and the
+    /// plane is below the background threshold, clean one victim (a job that yields to host
+    /// commands between steps). Returns whether a job was started.
+    pub fn background_gc<F: FlashBackend>(
+        &mut self,
+        plane: PlaneId,
+        now: SimTime,
+        flash: &mut F,
+    ) -> bool {
+        if !self.background || self.free[plane.0 as usize].len() >= self.bg_threshold {
+            return false;
         }
-        for p in 0..self.geo.planes {
-            let plane = PlaneId(p);
-            let mut cleaned = false;
-            while self.free[p as usize].len() < self.bg_threshold {
-                let Some(v) = self.select_victim(plane, now) else {
-                    break;
-                };
-                let start = nand.plane_busy_until(plane);
-                let est = nand.gc_step_estimate_ns(self.blocks.valid[v.0 as usize], self.copyback);
-                if start.0 + est > now.0 {
-                    break;
-                }
-                self.clean(v, start, nand);
-                self.counters.gc_background_blocks += 1;
-                cleaned = true;
-            }
-            if cleaned {
-                self.counters.gc_invocations += 1;
-            }
-        }
+        let Some(v) = self.select_victim(plane, now) else {
+            return false;
+        };
+        self.clean(v, now, GcKind::Background, flash);
+        self.counters.gc_background_blocks += 1;
+        self.counters.gc_invocations += 1;
+        true
     }
 
     /// Next plane in striping order whose `stream` can take a page, running foreground GC
     /// where a new block is needed. Planes that cannot free space are skipped.
     #[inline]
-    fn pick_plane(&mut self, stream: usize, at: SimTime, nand: &mut Nand) -> PlaneId {
+    fn pick_plane<F: FlashBackend>(
+        &mut self,
+        stream: usize,
+        at: SimTime,
+        flash: &mut F,
+    ) -> PlaneId {
         if self.least_busy {
-            // Start the round-robin walk at the plane that frees up first.
+            // Start the round-robin walk at the plane whose queued work ends first.
             let n = self.stripe_order.len();
             let mut best = self.cursor;
-            let mut best_t = nand.plane_busy_until(self.stripe_order[best]);
+            let mut best_t = flash.plane_load(self.stripe_order[best]);
             for k in 1..n {
                 let i = (self.cursor + k) % n;
-                let t = nand.plane_busy_until(self.stripe_order[i]);
+                let t = flash.plane_load(self.stripe_order[i]);
                 if t < best_t {
                     best = i;
                     best_t = t;
@@ -240,7 +308,7 @@ impl Ftl {
                 return plane;
             }
             if self.free[plane.0 as usize].len() < self.gc_threshold {
-                self.foreground_gc(plane, at, nand);
+                self.foreground_gc(plane, at, flash);
             }
             // Leave one free block for GC's own destination.
             if self.free[plane.0 as usize].len() >= 2 {
@@ -250,16 +318,16 @@ impl Ftl {
         panic!("no plane can take a write: logical space exceeds usable space (config validation should prevent this)");
     }
 
-    fn foreground_gc(&mut self, plane: PlaneId, at: SimTime, nand: &mut Nand) {
-        let mut cleaned = false;
+    fn foreground_gc<F: FlashBackend>(&mut self, plane: PlaneId, at: SimTime, flash: &mut F) {
+        let mut first = true;
         while self.free[plane.0 as usize].len() < self.gc_threshold {
             let Some(v) = self.select_victim(plane, at) else {
                 break;
             };
-            self.clean(v, at, nand);
-            cleaned = true;
+            self.clean(v, at, GcKind::Foreground { first }, flash);
+            first = false;
         }
-        if cleaned {
+        if !first {
             self.counters.gc_invocations += 1;
         }
     }
@@ -277,11 +345,19 @@ impl Ftl {
         )
     }
 
-    /// Migrate a victim's valid pages inside its plane and erase it.
-    fn clean(&mut self, victim: BlockId, at: SimTime, nand: &mut Nand) {
+    /// Remap a victim's valid pages inside its plane, free it, and hand the copies and the
+    /// erase to `flash` as one job.
+    fn clean<F: FlashBackend>(
+        &mut self,
+        victim: BlockId,
+        at: SimTime,
+        kind: GcKind,
+        flash: &mut F,
+    ) {
         let plane = self.geo.plane_of_block(victim);
         let first = self.geo.first_ppn_of_block(victim).0;
-        let mut t = at;
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
         for src in first..first + self.geo.pages_per_block {
             let lpn = self.p2l[src as usize];
             if lpn == UNMAPPED {
@@ -291,15 +367,9 @@ impl Ftl {
                 lpn: Lpn(lpn),
                 origin: Origin::Gc,
             });
-            let dst = self.take_page(plane, stream);
-            let done = if self.copyback {
-                nand.copyback(Ppn(src), dst, at)
-            } else {
-                let data = nand.read(Ppn(src), at);
-                nand.program(dst, data)
-            };
-            t = t.max(done);
+            let dst = self.take_page(plane, stream, flash);
             self.migrate(Lpn(lpn), Ppn(src), dst, at);
+            moves.push((Ppn(src), dst));
             self.counters.gc_pages_migrated += 1;
         }
         let b = victim.0 as usize;
@@ -307,16 +377,17 @@ impl Ftl {
             self.blocks.valid[b], 0,
             "victim {b} still has valid pages after migration"
         );
-        nand.erase(victim, t);
         self.blocks.state[b] = BlockState::Free;
         self.blocks.write_ptr[b] = 0;
         self.free[plane.0 as usize].push_back(victim.0);
         self.counters.gc_blocks_erased += 1;
+        flash.gc_job(victim, &moves, self.copyback, kind);
+        self.moves = moves;
     }
 
     /// Make sure `stream` has an open block with room in `plane`, taking a free block if not.
     #[inline]
-    fn ensure_open(&mut self, plane: PlaneId, stream: usize) {
+    fn ensure_open<F: FlashBackend>(&mut self, plane: PlaneId, stream: usize, flash: &mut F) {
         let slot = plane.0 as usize * self.streams + stream;
         let ob = self.open[slot];
         if ob != UNMAPPED {
@@ -330,12 +401,13 @@ impl Ftl {
         });
         self.blocks.state[b as usize] = BlockState::Open;
         self.open[slot] = b;
+        flash.block_opened(BlockId(b));
     }
 
     /// Next page of the stream's open block in `plane` (opening one if needed).
     #[inline]
-    fn take_page(&mut self, plane: PlaneId, stream: usize) -> Ppn {
-        self.ensure_open(plane, stream);
+    fn take_page<F: FlashBackend>(&mut self, plane: PlaneId, stream: usize, flash: &mut F) -> Ppn {
+        self.ensure_open(plane, stream, flash);
         let slot = plane.0 as usize * self.streams + stream;
         let b = self.open[slot] as usize;
         let wp = self.blocks.write_ptr[b];

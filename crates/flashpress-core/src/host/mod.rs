@@ -42,6 +42,18 @@ pub struct World<'a> {
     pub content: Option<&'a mut ContentModel>,
 }
 
+/// Record the requests the SSD completed and schedule their completion events.
+#[inline]
+pub fn drain_device(w: &mut World<'_>) {
+    if let Target::Ssd(d) = &mut *w.target {
+        for c in d.completed.drain(..) {
+            w.rec.record(c.op, c.len, c.issued, c.done);
+            w.rec.record_split(&c);
+            w.queue.push(c.done, Event::Completion(c.stream));
+        }
+    }
+}
+
 /// Content ids the host assigns to writes that carry none (high bit set, so they never
 /// collide with ids that sources give).
 const HOST_CONTENT_BASE: u64 = 1 << 63;
@@ -235,20 +247,22 @@ impl Host {
                 m.on_write(i, req.offset, req.len, content);
             }
         }
-        let (done, failed) = match &mut *w.target {
-            Target::Ssd(d) => (d.submit(&req, content, now)?, false),
+        match &mut *w.target {
+            Target::Ssd(d) => {
+                d.submit(&req, content, now, i as u32, w.queue)?;
+                drain_device(w);
+            }
             Target::Stack(s) => {
                 let r = Request { content, ..req };
                 let out = s.submit(i, &r, now, w.content.as_deref_mut())?;
-                (out.done, out.failed)
+                if out.failed {
+                    w.rec.record_failed(out.done);
+                } else {
+                    w.rec.record(req.op, req.len, now, out.done);
+                }
+                w.queue.push(out.done, Event::Completion(i as u32));
             }
-        };
-        if failed {
-            w.rec.record_failed(done);
-        } else {
-            w.rec.record(req.op, req.len, now, done);
         }
-        w.queue.push(done, Event::Completion(i as u32));
         self.streams[i].in_flight += 1;
         self.counters.issued += 1;
         Ok(())

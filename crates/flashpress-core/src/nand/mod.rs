@@ -1,9 +1,16 @@
-//! The NAND array: geometry, per-page-type timing, channel buses and planes as reservations,
-//! energy per operation, and erase counts per block.
+//! The NAND array: geometry, per-page-type timing, energy per operation, erase counts per
+//! block, and a simple reservation interface.
 //!
 //! Each plane is an independent execution unit (idealised multi-plane operation) and each
-//! channel a bus shared by its chips. An operation reserves the resources it needs from the
-//! earliest time they are all free, so its completion time is known when it is issued.
+//! channel a bus shared by its chips. Two users time operations on it:
+//! - the plain SSD's controller back end (`device::sched`) queues commands per plane and
+//!   arbitrates channels transfer by transfer; it asks this module for durations
+//!   ([`Nand::read_ns`], ...) and books each operation's counts and energy with the `count_*`
+//!   methods;
+//! - the compression-capable SSD (`device::ccsd`) reserves resources from the earliest time
+//!   they are all free ([`Nand::read`], [`Nand::program`], ...), first come first served.
+//!
+//! Both book through the same `count_*` methods, so counts and energy mean the same in both.
 
 mod geometry;
 
@@ -33,6 +40,11 @@ pub struct NandCounters {
     pub erase_energy_pj: u64,
     /// Energy of channel transfers (pJ).
     pub transfer_energy_pj: u64,
+    /// Plane time spent in array operations (sense, program, erase, resume overhead), summed
+    /// over planes (ns).
+    pub array_busy_ns: u64,
+    /// Of `array_busy_ns`, the time spent on garbage collection's operations (ns).
+    pub gc_busy_ns: u64,
 }
 
 /// Timing in integer nanoseconds and energy in integer picojoules, resolved from the config.
@@ -47,6 +59,9 @@ struct Timing {
     program_pj: [u64; 3],
     erase_pj: u64,
     page_xfer_pj: u64,
+    vcc_v: f64,
+    program_ma: f64,
+    erase_ma: f64,
     /// Page type of page `i` of a block, precomputed (LSB, CSB, MSB interleaved).
     type_of_page: Vec<u8>,
 }
@@ -81,6 +96,9 @@ impl Timing {
             program_pj: program_ns.map(|t| pj(p.vcc_v, p.program_ma, t)),
             erase_pj: pj(p.vcc_v, p.erase_ma, erase_ns),
             page_xfer_pj: pj(p.vcc_v, p.transfer_ma, page_xfer_ns),
+            vcc_v: p.vcc_v,
+            program_ma: p.program_ma,
+            erase_ma: p.erase_ma,
             type_of_page: (0..c.pages_per_block)
                 .map(|i| (i as usize % c.cell.page_types()) as u8)
                 .collect(),
@@ -120,6 +138,98 @@ impl Nand {
         self.t.type_of_page[self.geo.page_in_block(ppn) as usize] as usize
     }
 
+    /// Array read time of a page (ns).
+    #[inline]
+    pub fn read_ns(&self, ppn: Ppn) -> u64 {
+        self.t.read_ns[self.page_type(ppn)]
+    }
+
+    /// Program time of a page (ns).
+    #[inline]
+    pub fn program_ns(&self, ppn: Ppn) -> u64 {
+        self.t.program_ns[self.page_type(ppn)]
+    }
+
+    /// Block erase time (ns).
+    #[inline]
+    pub fn erase_ns(&self) -> u64 {
+        self.t.erase_ns
+    }
+
+    /// Channel time to move one page (ns).
+    #[inline]
+    pub fn xfer_ns(&self) -> u64 {
+        self.t.page_xfer_ns
+    }
+
+    /// Book one page transfer on a channel.
+    #[inline]
+    pub fn count_transfer(&mut self) {
+        self.counters.transfer_bytes += self.geo.page_size as u64;
+        self.counters.transfer_energy_pj += self.t.page_xfer_pj;
+    }
+
+    /// Book one array read of `ppn` (sensing only; the transfer is booked on its own).
+    #[inline]
+    pub fn count_read(&mut self, ppn: Ppn, gc: bool) {
+        let ty = self.page_type(ppn);
+        self.counters.reads += 1;
+        self.counters.read_energy_pj += self.t.read_pj[ty];
+        self.busy(self.t.read_ns[ty], gc);
+    }
+
+    /// Book one program of `ppn` (array time only).
+    #[inline]
+    pub fn count_program(&mut self, ppn: Ppn, gc: bool) {
+        let ty = self.page_type(ppn);
+        self.counters.programs += 1;
+        self.counters.program_energy_pj += self.t.program_pj[ty];
+        self.busy(self.t.program_ns[ty], gc);
+    }
+
+    /// Book one copyback (an array read of `src` and a program of `dst`, no transfer).
+    #[inline]
+    pub fn count_copyback(&mut self, src: Ppn, dst: Ppn, gc: bool) {
+        self.count_read(src, gc);
+        self.count_program(dst, gc);
+        self.counters.copybacks += 1;
+    }
+
+    /// Book one erase of `block` (wear included).
+    #[inline]
+    pub fn count_erase(&mut self, block: BlockId, gc: bool) {
+        self.erase_counts[block.0 as usize] += 1;
+        self.counters.erases += 1;
+        self.counters.erase_energy_pj += self.t.erase_pj;
+        self.busy(self.t.erase_ns, gc);
+    }
+
+    /// Book `ns` of extra array time at program (`erase = false`) or erase current: the
+    /// overhead of resuming a suspended operation.
+    #[inline]
+    pub fn count_resume(&mut self, ns: u64, erase: bool, gc: bool) {
+        let ma = if erase {
+            self.t.erase_ma
+        } else {
+            self.t.program_ma
+        };
+        let pj = (self.t.vcc_v * ma * ns as f64).round() as u64;
+        if erase {
+            self.counters.erase_energy_pj += pj;
+        } else {
+            self.counters.program_energy_pj += pj;
+        }
+        self.busy(ns, gc);
+    }
+
+    #[inline]
+    fn busy(&mut self, ns: u64, gc: bool) {
+        self.counters.array_busy_ns += ns;
+        if gc {
+            self.counters.gc_busy_ns += ns;
+        }
+    }
+
     /// Reserve the channel of `plane` for one page transfer starting no earlier than `at`.
     #[inline]
     fn transfer(&mut self, plane: PlaneId, at: SimTime) -> SimTime {
@@ -127,68 +237,59 @@ impl Nand {
         let start = at.max(self.chan_busy[ch]);
         let end = start + self.t.page_xfer_ns;
         self.chan_busy[ch] = end;
-        self.counters.transfer_bytes += self.geo.page_size as u64;
-        self.counters.transfer_energy_pj += self.t.page_xfer_pj;
+        self.count_transfer();
         end
     }
 
-    /// Read a page and move it to the controller; returns when the data is there.
+    /// Read a page and move it to the controller; returns when the data is there
+    /// (reservation interface, first come first served). `gc`: on behalf of GC.
     #[inline]
-    pub fn read(&mut self, ppn: Ppn, at: SimTime) -> SimTime {
+    pub fn read(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime {
         let plane = self.geo.plane_of_ppn(ppn);
-        let ty = self.page_type(ppn);
         let p = plane.0 as usize;
         let start = at.max(self.plane_busy[p]);
-        let sensed = start + self.t.read_ns[ty];
+        let sensed = start + self.read_ns(ppn);
         self.plane_busy[p] = sensed;
-        self.counters.reads += 1;
-        self.counters.read_energy_pj += self.t.read_pj[ty];
+        self.count_read(ppn, gc);
         self.transfer(plane, sensed)
     }
 
-    /// Move a page from the controller (data ready at `at`) and program it; returns when done.
+    /// Move a page from the controller (data ready at `at`) and program it; returns when done
+    /// (reservation interface). `gc`: on behalf of GC.
     #[inline]
-    pub fn program(&mut self, ppn: Ppn, at: SimTime) -> SimTime {
+    pub fn program(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime {
         let plane = self.geo.plane_of_ppn(ppn);
-        let ty = self.page_type(ppn);
         let loaded = self.transfer(plane, at);
         let p = plane.0 as usize;
         let start = loaded.max(self.plane_busy[p]);
-        let end = start + self.t.program_ns[ty];
+        let end = start + self.program_ns(ppn);
         self.plane_busy[p] = end;
-        self.counters.programs += 1;
-        self.counters.program_energy_pj += self.t.program_pj[ty];
+        self.count_program(ppn, gc);
         end
     }
 
-    /// Copy a page inside its plane (copyback: no channel transfer); returns when programmed.
+    /// Copy a page inside its plane (copyback: no channel transfer); returns when programmed
+    /// (reservation interface).
     #[inline]
     pub fn copyback(&mut self, src: Ppn, dst: Ppn, at: SimTime) -> SimTime {
         let plane = self.geo.plane_of_ppn(src);
         debug_assert_eq!(plane, self.geo.plane_of_ppn(dst), "copyback crosses planes");
-        let (rt, pt) = (self.page_type(src), self.page_type(dst));
         let p = plane.0 as usize;
         let start = at.max(self.plane_busy[p]);
-        let end = start + self.t.read_ns[rt] + self.t.program_ns[pt];
+        let end = start + self.read_ns(src) + self.program_ns(dst);
         self.plane_busy[p] = end;
-        self.counters.reads += 1;
-        self.counters.programs += 1;
-        self.counters.copybacks += 1;
-        self.counters.read_energy_pj += self.t.read_pj[rt];
-        self.counters.program_energy_pj += self.t.program_pj[pt];
+        self.count_copyback(src, dst, true);
         end
     }
 
-    /// Erase a block; returns when done.
+    /// Erase a block; returns when done (reservation interface).
     #[inline]
     pub fn erase(&mut self, block: BlockId, at: SimTime) -> SimTime {
         let p = self.geo.plane_of_block(block).0 as usize;
         let start = at.max(self.plane_busy[p]);
         let end = start + self.t.erase_ns;
         self.plane_busy[p] = end;
-        self.erase_counts[block.0 as usize] += 1;
-        self.counters.erases += 1;
-        self.counters.erase_energy_pj += self.t.erase_pj;
+        self.count_erase(block, true);
         end
     }
 
@@ -201,15 +302,6 @@ impl Nand {
     /// Erase count of every block (wear).
     pub fn erase_counts(&self) -> &[u32] {
         &self.erase_counts
-    }
-
-    /// Nominal time of a GC step that migrates `pages` pages and erases one block in a plane
-    /// (used to decide whether background GC fits in idle time).
-    pub fn gc_step_estimate_ns(&self, pages: u32, copyback: bool) -> u64 {
-        let per_page = self.t.read_ns[0]
-            + self.t.program_ns[0]
-            + if copyback { 0 } else { 2 * self.t.page_xfer_ns };
-        pages as u64 * per_page + self.t.erase_ns
     }
 
     /// Forget reservations and counters (after preconditioning); erase counts are kept.
@@ -233,10 +325,10 @@ mod tests {
     fn program_waits_for_transfer_then_plane() {
         let mut n = nand();
         let xfer = (4096.0 * 1e3 / 333.0f64).round() as u64;
-        let done = n.program(Ppn(0), SimTime(0));
+        let done = n.program(Ppn(0), SimTime(0), false);
         assert_eq!(done.0, xfer + 750_000);
         // second page on the same plane queues behind the first program
-        let done2 = n.program(Ppn(1), SimTime(0));
+        let done2 = n.program(Ppn(1), SimTime(0), false);
         assert_eq!(done2.0, xfer + 750_000 + 750_000);
         assert_eq!(n.counters.programs, 2);
     }
@@ -247,8 +339,16 @@ mod tests {
         let g = n.geo.clone();
         // planes 0 and 1 are on channel 0 (plane-first numbering inside a channel)
         assert_eq!(g.channel_of(PlaneId(0)), g.channel_of(PlaneId(1)));
-        let a = n.program(g.first_ppn_of_block(g.block(PlaneId(0), 0)), SimTime(0));
-        let b = n.program(g.first_ppn_of_block(g.block(PlaneId(1), 0)), SimTime(0));
+        let a = n.program(
+            g.first_ppn_of_block(g.block(PlaneId(0), 0)),
+            SimTime(0),
+            false,
+        );
+        let b = n.program(
+            g.first_ppn_of_block(g.block(PlaneId(1), 0)),
+            SimTime(0),
+            false,
+        );
         let xfer = (4096.0 * 1e3 / 333.0f64).round() as u64;
         assert_eq!(a.0, xfer + 750_000);
         assert_eq!(

@@ -8,8 +8,8 @@ mod summary;
 
 pub use recorder::Recorder;
 pub use summary::{
-    stat_descriptions, EnergySummary, LatencySummary, OpSummary, PreconditionSummary, Summary,
-    WearSummary,
+    stat_descriptions, ControllerSummary, DuringGcSummary, EnergySummary, LatencySummary,
+    OpSummary, PreconditionSummary, SplitSummary, Summary, WearSummary,
 };
 
 use crate::workload::Op;

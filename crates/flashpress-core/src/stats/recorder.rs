@@ -26,6 +26,18 @@ pub struct OpTotals {
     pub latency_max_ns: u64,
 }
 
+/// Per-op latency split (sums over completed requests) and the requests that waited while a
+/// GC job was on one of their planes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SplitTotals {
+    /// Sum of time waiting in queues for anything but GC (ns).
+    pub queue_ns: u128,
+    /// Sum of time waiting while the plane did GC work (ns).
+    pub gc_ns: u128,
+    /// Requests that waited while a GC job was on one of their planes.
+    pub during_gc: OpTotals,
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 struct Interval {
     read_bytes: u64,
@@ -59,6 +71,14 @@ pub struct Recorder {
     pub write: OpTotals,
     /// Trim totals.
     pub trim: OpTotals,
+    /// Latency split of reads (plain SSD only).
+    pub read_split: SplitTotals,
+    /// Latency split of writes (plain SSD only).
+    pub write_split: SplitTotals,
+    /// Latency histogram of reads that waited while GC was on their plane (ns).
+    pub read_gc_hist: Histogram<u64>,
+    /// Latency histogram of writes that waited while GC was on their plane (ns).
+    pub write_gc_hist: Histogram<u64>,
     /// Latest completion time seen.
     pub last_completion: SimTime,
     /// Requests that failed.
@@ -81,6 +101,10 @@ impl Recorder {
             div_interval: StrengthReducedU64::new(interval_ns.max(1)),
             read_hist: h(),
             write_hist: h(),
+            read_split: SplitTotals::default(),
+            write_split: SplitTotals::default(),
+            read_gc_hist: h(),
+            write_gc_hist: h(),
             read: OpTotals::default(),
             write: OpTotals::default(),
             trim: OpTotals::default(),
@@ -143,6 +167,30 @@ impl Recorder {
                 iv.write_lat_ns += lat as u128;
             }
             Op::Trim | Op::Delete => {}
+        }
+    }
+
+    /// The latency split of a request the SSD completed (after [`Recorder::record`]).
+    #[inline]
+    pub fn record_split(&mut self, c: &crate::device::Completed) {
+        let (t, h) = match c.op {
+            Op::Read => (&mut self.read_split, &mut self.read_gc_hist),
+            Op::Write => (&mut self.write_split, &mut self.write_gc_hist),
+            Op::Trim | Op::Delete => return,
+        };
+        t.queue_ns += c.queue_ns as u128;
+        t.gc_ns += c.gc_ns as u128;
+        if c.during_gc {
+            let lat = c.done.0 - c.issued.0;
+            h.saturating_record(lat);
+            let d = &mut t.during_gc;
+            if d.requests == 0 || lat < d.latency_min_ns {
+                d.latency_min_ns = lat;
+            }
+            d.requests += 1;
+            d.bytes += c.len;
+            d.latency_sum_ns += lat as u128;
+            d.latency_max_ns = d.latency_max_ns.max(lat);
         }
     }
 

@@ -32,6 +32,60 @@ pub struct OpSummary {
     pub iops: f64,
     /// Latency in microseconds (`null` when no requests).
     pub latency_us: Option<LatencySummary>,
+    /// Where the latency went, means in microseconds (plain SSD; `null` otherwise).
+    pub latency_split_us: Option<SplitSummary>,
+    /// Requests that waited while a GC job was on one of their planes (plain SSD; `null`
+    /// otherwise).
+    pub during_gc: Option<DuringGcSummary>,
+}
+
+/// Mean latency split into its parts, in microseconds; the parts add up to the mean latency.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SplitSummary {
+    /// Waiting in queues for anything but GC: other host commands on the plane, the channel,
+    /// the host link, a write-buffer slot.
+    pub queue_mean: f64,
+    /// Waiting while the plane did GC work (migrations, erases).
+    pub gc_wait_mean: f64,
+    /// The rest: command overhead, transfers and the request's own array operations.
+    pub service_mean: f64,
+}
+
+/// The requests of one op that overlapped a GC job on their plane.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DuringGcSummary {
+    /// Requests.
+    pub requests: u64,
+    /// Their latency in microseconds (`null` when none).
+    pub latency_us: Option<LatencySummary>,
+}
+
+impl OpSummary {
+    /// Add the plain SSD's latency split and during-GC figures.
+    pub(crate) fn with_split(
+        mut self,
+        t: &OpTotals,
+        split: &super::recorder::SplitTotals,
+        gc_hist: &Histogram<u64>,
+    ) -> OpSummary {
+        if t.requests > 0 {
+            let n = t.requests as f64;
+            let q = split.queue_ns as f64 / n * 1e-3;
+            let g = split.gc_ns as f64 / n * 1e-3;
+            let mean = t.latency_sum_ns as f64 / n * 1e-3;
+            self.latency_split_us = Some(SplitSummary {
+                queue_mean: q,
+                gc_wait_mean: g,
+                service_mean: mean - q - g,
+            });
+        }
+        let d = OpSummary::new(&split.during_gc, Some(gc_hist), 0.0);
+        self.during_gc = Some(DuringGcSummary {
+            requests: d.requests,
+            latency_us: d.latency_us,
+        });
+        self
+    }
 }
 
 impl OpSummary {
@@ -53,6 +107,8 @@ impl OpSummary {
             throughput_mb_s: rate(t.bytes as f64) / 1e6,
             iops: rate(t.requests as f64),
             latency_us,
+            latency_split_us: None,
+            during_gc: None,
         }
     }
 }
@@ -170,6 +226,20 @@ pub struct Summary {
     pub content: Option<crate::content::ContentSummary>,
     /// The storage stack's figures (`null` without `[stack]`).
     pub stack: Option<crate::stack::StackSummary>,
+    /// The plain SSD's controller back end (`null` in `[stack]` runs).
+    pub controller: Option<ControllerSummary>,
+}
+
+/// The plain SSD's controller back end over the run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ControllerSummary {
+    /// Scheduling and suspension counters.
+    #[serde(flatten)]
+    pub counters: crate::device::sched::SchedCounters,
+    /// Fraction of plane time spent in array operations (all planes, whole run).
+    pub plane_busy_fraction: f64,
+    /// Fraction of plane time spent in GC's array operations.
+    pub gc_busy_fraction: f64,
 }
 
 /// (dotted name, unit, description) of every `summary.json` field; `read.*` stands for the
@@ -277,6 +347,69 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("read.latency_us.p99", "us", "99th percentile latency"),
         ("read.latency_us.p999", "us", "99.9th percentile latency"),
         ("read.latency_us.max", "us", "largest latency"),
+        (
+            "read.latency_split_us.queue_mean",
+            "us",
+            "mean time waiting for anything but GC (other commands on the plane, channel, link, write-buffer slot)",
+        ),
+        (
+            "read.latency_split_us.gc_wait_mean",
+            "us",
+            "mean time waiting while the plane ran GC migrations or erases",
+        ),
+        (
+            "read.latency_split_us.service_mean",
+            "us",
+            "mean of the rest: command overhead, transfers, the request's own array operations",
+        ),
+        (
+            "read.during_gc.requests",
+            "requests",
+            "requests that waited while a GC job was queued or running on one of their planes",
+        ),
+        ("read.during_gc.latency_us.mean", "us", "their mean latency"),
+        ("read.during_gc.latency_us.p50", "us", "their median latency"),
+        ("read.during_gc.latency_us.p99", "us", "their 99th percentile latency"),
+        ("read.during_gc.latency_us.p999", "us", "their 99.9th percentile latency"),
+        ("read.during_gc.latency_us.max", "us", "their largest latency"),
+        ("controller.program_suspensions", "count", "programs suspended for reads"),
+        ("controller.erase_suspensions", "count", "erases suspended for reads"),
+        (
+            "controller.reads_during_suspension",
+            "pages",
+            "page reads served while their plane had an operation suspended",
+        ),
+        ("controller.gc_jobs", "blocks", "GC jobs (one victim block each) queued"),
+        (
+            "controller.gc_steps",
+            "steps",
+            "GC steps run (up to ftl.gc.step_pages migrations, or an erase)",
+        ),
+        (
+            "controller.gc_steps_at_floor",
+            "steps",
+            "GC steps run with the plane at or below its hard floor of erased free blocks",
+        ),
+        (
+            "controller.starvation_promotions",
+            "count",
+            "read_first: a program or GC step that had waited starvation_us went before a read",
+        ),
+        (
+            "controller.programs_waiting_for_erase",
+            "pages",
+            "host programs that had to wait for their block's queued erase",
+        ),
+        (
+            "controller.plane_busy_fraction",
+            "1",
+            "plane time in array operations / (planes x simulated time)",
+        ),
+        (
+            "controller.gc_busy_fraction",
+            "1",
+            "plane time in GC's array operations / (planes x simulated time)",
+        ),
         (
             "energy.nand_read_j",
             "J",

@@ -232,9 +232,10 @@ fn a_full_write_buffer_throttles_to_the_flash_rate() {
         3,
     );
     assert!(s.buffer_full_waits > 0);
-    // The first 16 writes fill the buffer at once; the other 1984 drain at the flash rate of
-    // 4 planes x one 200 us program = one page per 50 us.
-    let expected = 2000.0 / (1984.0 * 50e-6);
+    // The first 16 writes fill the buffer at once; the other 1984 drain at the flash rate:
+    // 4 planes, each held for its page's transfer in (4096 B at 400 MB/s = 10.24 us) and its
+    // 200 us program, so one page per 210.24 / 4 us.
+    let expected = 2000.0 / (1984.0 * 210.24e-6 / 4.0);
     assert!(
         (s.write.iops - expected).abs() / expected < 0.01,
         "{} vs {expected}",

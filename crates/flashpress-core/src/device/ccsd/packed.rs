@@ -14,7 +14,7 @@
 
 use super::map::{self, Map, UNMAPPED};
 use crate::config::{SimConfig, Striping, VictimPolicy};
-use crate::device::buffer::WriteBuffer;
+use crate::device::buffer::ReservedBuffer;
 use crate::error::{Error, Result};
 use crate::ftl::{self, victim, BlockState, Blocks};
 use crate::nand::{Geometry, Nand};
@@ -97,7 +97,7 @@ pub struct Packed {
     victim_limit: u32,
     rng: Pcg64Mcg,
     gc_threshold: usize,
-    buffer: Option<WriteBuffer>,
+    buffer: Option<ReservedBuffer>,
     page_read_at: Vec<Option<SimTime>>,
     seal_counter: u64,
     /// Mapped logical blocks.
@@ -157,7 +157,7 @@ impl Packed {
             rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x0063_6373_645f_6763),
             gc_threshold,
             buffer: (cfg.ftl.write_buffer_pages > 0)
-                .then(|| WriteBuffer::new(cfg.ftl.write_buffer_pages as usize)),
+                .then(|| ReservedBuffer::new(cfg.ftl.write_buffer_pages as usize)),
             page_read_at: vec![None; geo.pages_per_block as usize],
             seal_counter: 0,
             mapped: 0,
@@ -251,7 +251,7 @@ impl Packed {
         let h = std::mem::replace(&mut self.host, OpenPage::EMPTY);
         self.counters.pad_bytes += (self.page_size - h.fill) as u64;
         self.counters.pages_programmed_host += 1;
-        let end = nand.program(Ppn(h.ppn), h.ready);
+        let end = nand.program(Ppn(h.ppn), h.ready, false);
         if let Some(b) = self.buffer.as_mut() {
             b.release_at(end);
         }
@@ -263,7 +263,7 @@ impl Packed {
         let g = std::mem::replace(&mut self.gc[plane], OpenPage::EMPTY);
         self.counters.gc_pad_bytes += (self.page_size - g.fill) as u64;
         self.counters.pages_programmed_gc += 1;
-        let end = nand.program(Ppn(g.ppn), g.ready);
+        let end = nand.program(Ppn(g.ppn), g.ready, true);
         self.page_programmed(g.ppn);
         end
     }
@@ -413,7 +413,7 @@ impl Packed {
             let ready = match self.page_read_at[pi] {
                 Some(r) => r,
                 None => {
-                    let r = nand.read(Ppn(map::ppn(e)), at);
+                    let r = nand.read(Ppn(map::ppn(e)), at, true);
                     self.page_read_at[pi] = Some(r);
                     self.counters.gc_pages_read += 1;
                     r

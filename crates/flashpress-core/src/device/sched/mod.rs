@@ -1,0 +1,854 @@
+//! The controller's flash back end: a command queue per plane, channels arbitrated one page
+//! transfer at a time, a scheduling policy, program/erase suspension for reads, and GC run in
+//! bounded steps between host commands.
+//!
+//! The FTL decides (mapping, allocation, GC victims) when a request reaches the controller;
+//! this module decides *when* each resulting flash operation runs. Every decision is taken at
+//! the simulated instant it would be taken in a controller, from what is queued then, so the
+//! schedule is exact: a plane that finishes an operation picks its next command at that
+//! nanosecond; a channel is requested when a transfer is about to happen and granted first
+//! come first served (requests are made in time order, so "free at" arithmetic on the
+//! channel is that FIFO). Ties are broken by event order, which is deterministic.
+//!
+//! - **Queues** per plane: host reads, host programs, GC operations. A plane runs one
+//!   operation at a time; a read holds it until its data has left on the channel (one page
+//!   register).
+//! - **Policies** ([`SchedPolicy`]): `fcfs` serves queued commands in arrival order;
+//!   `read_first` serves reads first unless a program or GC step has waited `starvation_us`.
+//! - **Suspension** (Wu & He, FAST '12): a read arriving while its plane programs or erases
+//!   suspends that operation `*_suspend_us` later, is served (with any other queued reads),
+//!   and the operation resumes with `resume_us` of extra array time, at most `max_per_op`
+//!   times per operation.
+//! - **GC steps** (Lee et al., ISPASS 2011): a GC job (one victim: its migrations, then its
+//!   erase) runs in steps of `step_pages` migrations, the erase a step of its own. With
+//!   `preemptible` GC (and always for background GC) queued host commands go before the next
+//!   step while the plane has more than `hard_floor` erased free blocks; at or below the
+//!   floor GC does not yield. A non-preemptible job, once started, runs to its end (reads
+//!   may still suspend its programs and erase).
+//! - A program never lands in a block whose erase is still queued: such a host program waits
+//!   (and GC, which owns that erase, then runs).
+//!
+//! Known simplification: programs of one block may run out of page order when host writes
+//! and GC migrations share an open block and the policy reorders them.
+
+mod plane;
+
+use crate::config::{SchedPolicy, SimConfig};
+use crate::engine::{Event, EventQueue};
+use crate::ftl::{FlashBackend, Ftl, GcKind};
+use crate::nand::{Geometry, Nand};
+use crate::units::{BlockId, PlaneId, Ppn, SimTime};
+use plane::{Act, GcEntry, GcOp, HostCmd, Plane, Suspended, NEVER, NONE};
+
+pub use plane::Split;
+
+/// Counters owned by the back end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SchedCounters {
+    /// Programs suspended for reads.
+    pub program_suspensions: u64,
+    /// Erases suspended for reads.
+    pub erase_suspensions: u64,
+    /// Reads served while their plane had an operation suspended.
+    pub reads_during_suspension: u64,
+    /// GC jobs (victim blocks) queued.
+    pub gc_jobs: u64,
+    /// GC steps run (a step: up to `step_pages` migrations, or an erase).
+    pub gc_steps: u64,
+    /// GC steps that ran with the plane at or below its hard floor of erased free blocks.
+    pub gc_steps_at_floor: u64,
+    /// `read_first`: times a program or GC step that had waited `starvation_us` went before
+    /// a queued read.
+    pub starvation_promotions: u64,
+    /// Host programs that had to wait for their block's queued erase.
+    pub programs_waiting_for_erase: u64,
+}
+
+/// A page operation of a host request that finished.
+#[derive(Debug, Clone, Copy)]
+pub struct PageDone {
+    /// Request slot of the device ([`NO_REQ`] for a buffered program).
+    pub req: u32,
+    /// When its data is at the controller (read) or programmed (program).
+    pub done: SimTime,
+    /// How its wait before dispatch divides.
+    pub split: Split,
+    /// A buffered program: frees a write-buffer slot.
+    pub buffered: bool,
+}
+
+/// "No request": a program acknowledged from the write buffer.
+pub const NO_REQ: u32 = NONE;
+
+#[derive(Debug, Clone)]
+struct Params {
+    policy: SchedPolicy,
+    starvation_ns: u64,
+    suspend: bool,
+    program_suspend_ns: u64,
+    erase_suspend_ns: u64,
+    resume_ns: u64,
+    max_suspends: u32,
+    preemptible: bool,
+    step_pages: u32,
+    floor_blocks: u32,
+    background: bool,
+}
+
+fn ns(us: f64) -> u64 {
+    (us * 1e3).round() as u64
+}
+
+/// The back end of the plain SSD's controller.
+pub struct Scheduler {
+    p: Params,
+    geo: Geometry,
+    planes: Vec<Plane>,
+    chan_free: Vec<SimTime>,
+    /// Per block: 0 normal, 1 erase queued and block free, 2 erase queued and block opened.
+    block_state: Vec<u8>,
+    seq: u64,
+    now: SimTime,
+    xfer_ns: u64,
+    /// Page operations of host requests that finished since the caller last drained this.
+    pub done: Vec<PageDone>,
+    /// Planes that went idle with nothing queued (for background GC), since last drained.
+    pub idle: Vec<PlaneId>,
+    /// Counters since the last reset.
+    pub counters: SchedCounters,
+}
+
+impl Scheduler {
+    /// An idle back end for a validated config.
+    pub fn new(cfg: &SimConfig, nand: &Nand) -> Scheduler {
+        let geo = &nand.geo;
+        let c = &cfg.controller;
+        let g = &cfg.ftl.gc;
+        Scheduler {
+            p: Params {
+                policy: c.scheduler,
+                starvation_ns: ns(c.starvation_us),
+                suspend: c.suspend.enabled,
+                program_suspend_ns: ns(c.suspend.program_suspend_us),
+                erase_suspend_ns: ns(c.suspend.erase_suspend_us),
+                resume_ns: ns(c.suspend.resume_us),
+                max_suspends: c.suspend.max_per_op,
+                preemptible: g.preemptible,
+                step_pages: g.step_pages,
+                floor_blocks: (g.hard_floor * cfg.nand.blocks_per_plane as f64).ceil() as u32,
+                background: g.background,
+            },
+            planes: (0..geo.planes).map(|_| Plane::new()).collect(),
+            chan_free: vec![SimTime::ZERO; geo.channels as usize],
+            block_state: vec![0; geo.blocks as usize],
+            seq: 0,
+            now: SimTime::ZERO,
+            xfer_ns: nand.xfer_ns(),
+            done: Vec::new(),
+            idle: Vec::new(),
+            counters: SchedCounters::default(),
+            geo: geo.clone(),
+        }
+    }
+
+    /// Forget all timing (after preconditioning) and take the free-block counts from `ftl`.
+    pub fn reset(&mut self, ftl: &Ftl) {
+        for (i, pl) in self.planes.iter_mut().enumerate() {
+            let gen = pl.gen;
+            *pl = Plane::new();
+            // Timers of an earlier life must stay stale.
+            pl.gen = gen.wrapping_add(1);
+            pl.erased_free = ftl.free_in_plane(PlaneId(i as u32)) as u32;
+        }
+        self.chan_free.iter_mut().for_each(|t| *t = SimTime::ZERO);
+        self.block_state.iter_mut().for_each(|s| *s = 0);
+        self.now = SimTime::ZERO;
+        self.done.clear();
+        self.idle.clear();
+        self.counters = SchedCounters::default();
+    }
+
+    /// Whether a plane has queued or running GC work (tests and statistics).
+    pub fn plane_has_gc(&self, plane: PlaneId) -> bool {
+        self.planes[plane.0 as usize].has_gc()
+    }
+
+    /// Whether every queue is empty and every plane idle (end of run).
+    pub fn quiescent(&self) -> bool {
+        self.planes
+            .iter()
+            .all(|p| p.queues_empty() && p.act == Act::Idle)
+    }
+
+    /// The FTL's view of the back end at `now`, for calls that may queue GC work.
+    pub fn backend<'a>(
+        &'a mut self,
+        nand: &'a mut Nand,
+        q: &'a mut EventQueue,
+        now: SimTime,
+    ) -> Backend<'a> {
+        self.now = now;
+        Backend {
+            s: self,
+            nand,
+            q,
+            now,
+        }
+    }
+
+    #[inline]
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    #[inline]
+    fn host_cmd(&mut self, pi: usize, ppn: Ppn, req: u32, buffered: bool, now: SimTime) -> HostCmd {
+        let seq = self.next_seq();
+        let pl = &self.planes[pi];
+        HostCmd {
+            ppn,
+            req,
+            ready: now,
+            seq,
+            gc_snap: pl.gc_accrued(now),
+            epoch: pl.epoch,
+            had_gc: pl.has_gc(),
+            buffered,
+        }
+    }
+
+    /// Queue a host page read of `ppn` for request `req`, arriving at `now`.
+    pub fn enqueue_read(
+        &mut self,
+        ppn: Ppn,
+        req: u32,
+        now: SimTime,
+        nand: &mut Nand,
+        q: &mut EventQueue,
+    ) {
+        self.now = now;
+        let pi = self.geo.plane_of_ppn(ppn).0 as usize;
+        let cmd = self.host_cmd(pi, ppn, req, false, now);
+        let pl = &mut self.planes[pi];
+        pl.reads.push_back(cmd);
+        pl.queued_ns += nand.read_ns(ppn);
+        self.maybe_suspend(pi, now, q);
+        self.kick(pi, now, nand, q);
+    }
+
+    /// Queue a host program of `ppn` (data at the controller at `now`) for request `req`;
+    /// `buffered`: the request was already acknowledged from the write buffer.
+    pub fn enqueue_program(
+        &mut self,
+        ppn: Ppn,
+        req: u32,
+        buffered: bool,
+        now: SimTime,
+        nand: &mut Nand,
+        q: &mut EventQueue,
+    ) {
+        self.now = now;
+        let pi = self.geo.plane_of_ppn(ppn).0 as usize;
+        let cmd = self.host_cmd(pi, ppn, req, buffered, now);
+        if self.block_state[self.geo.block_of(ppn).0 as usize] != 0 {
+            self.counters.programs_waiting_for_erase += 1;
+        }
+        let pl = &mut self.planes[pi];
+        pl.writes.push_back(cmd);
+        pl.queued_ns += nand.program_ns(ppn);
+        self.kick(pi, now, nand, q);
+    }
+
+    /// A plane timer fired.
+    pub fn on_timer(
+        &mut self,
+        plane: u32,
+        gen: u32,
+        now: SimTime,
+        nand: &mut Nand,
+        q: &mut EventQueue,
+    ) {
+        let pi = plane as usize;
+        {
+            let pl = &mut self.planes[pi];
+            if pl.gen != gen || pl.timer != now {
+                return; // superseded
+            }
+            pl.timer = NEVER;
+        }
+        self.now = now;
+        if self.planes[pi].suspend_at == now {
+            self.suspend_now(pi, now);
+            self.dispatch(pi, now, nand, q);
+            return;
+        }
+        let act = self.planes[pi].act;
+        match act {
+            Act::Idle => {}
+            Act::ReadSense => {
+                let (_, end) = self.channel(pi, now);
+                nand.count_transfer();
+                let pl = &mut self.planes[pi];
+                pl.act = Act::ReadOut;
+                pl.until = end;
+                let cmd = pl.cur;
+                let split = pl.cur_split;
+                self.done.push(PageDone {
+                    req: cmd.req,
+                    done: end,
+                    split,
+                    buffered: false,
+                });
+                // The data leaves by `end`; nothing can change that, so the plane is free
+                // then. Look again only if something waits or background GC may start.
+                self.free_at(pi, end, q);
+                return;
+            }
+            Act::ReadOut => unreachable!("a read-out completes without an event"),
+            Act::Program { .. } => {
+                let pl = &mut self.planes[pi];
+                let cmd = pl.cur;
+                let split = pl.cur_split;
+                pl.act = Act::Idle;
+                pl.until = now;
+                self.done.push(PageDone {
+                    req: cmd.req,
+                    done: now,
+                    split,
+                    buffered: cmd.buffered,
+                });
+            }
+            Act::GcSense { dst } => {
+                let (_, end) = self.channel(pi, now);
+                nand.count_transfer();
+                let pl = &mut self.planes[pi];
+                pl.act = Act::GcOut { dst };
+                pl.until = end;
+                pl.gc_end = end;
+                self.arm(pi, end, q);
+                return;
+            }
+            Act::GcOut { dst } => {
+                let (_, loaded) = self.channel(pi, now);
+                nand.count_transfer();
+                nand.count_program(dst, true);
+                let until = loaded + nand.program_ns(dst);
+                let pl = &mut self.planes[pi];
+                pl.act = Act::GcArray {
+                    array_start: loaded,
+                    ops: 1,
+                    erase: NONE,
+                    suspendable: self.p.suspend,
+                    is_erase: false,
+                };
+                pl.until = until;
+                pl.gc_end = until;
+                self.arm(pi, until, q);
+                return;
+            }
+            Act::GcArray { erase, .. } => {
+                let pl = &mut self.planes[pi];
+                pl.act = Act::Idle;
+                pl.until = now;
+                if erase != NONE {
+                    let b = erase as usize;
+                    if self.block_state[b] == 1 {
+                        pl.erased_free += 1;
+                    }
+                    self.block_state[b] = 0;
+                    pl.gc_started = false;
+                    pl.step_left = 0;
+                } else if matches!(pl.gc.front(), Some(e) if matches!(e.op, GcOp::Erase(_))) {
+                    // The erase is a step of its own.
+                    pl.step_left = 0;
+                }
+            }
+        }
+        self.dispatch(pi, now, nand, q);
+    }
+
+    /// Reserve plane `pi`'s channel for one page transfer requested at `now`.
+    #[inline]
+    fn channel(&mut self, pi: usize, now: SimTime) -> (SimTime, SimTime) {
+        let ch = self.geo.channel_of(PlaneId(pi as u32)) as usize;
+        let start = now.max(self.chan_free[ch]);
+        let end = start + self.xfer_ns;
+        self.chan_free[ch] = end;
+        (start, end)
+    }
+
+    #[inline]
+    fn arm(&mut self, pi: usize, t: SimTime, q: &mut EventQueue) {
+        let pl = &mut self.planes[pi];
+        pl.gen = pl.gen.wrapping_add(1);
+        pl.timer = t;
+        q.push(t, Event::Flash(pi as u32, pl.gen));
+    }
+
+    /// The plane's activity ends at `t` with nothing left to do for it then: look at the
+    /// plane again at `t` only if commands wait or background GC may want the idle time.
+    #[inline]
+    fn free_at(&mut self, pi: usize, t: SimTime, q: &mut EventQueue) {
+        let pl = &mut self.planes[pi];
+        pl.act = Act::Idle;
+        pl.until = t;
+        if !pl.queues_empty() || self.p.background {
+            self.arm(pi, t, q);
+        }
+    }
+
+    /// Something was queued on plane `pi` at `now`: start it if the plane is free.
+    #[inline]
+    fn kick(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
+        let pl = &self.planes[pi];
+        if pl.act != Act::Idle || pl.timer != NEVER {
+            return; // its timer will look at the queues
+        }
+        if pl.until > now {
+            let t = pl.until;
+            self.arm(pi, t, q);
+        } else {
+            self.dispatch(pi, now, nand, q);
+        }
+    }
+
+    /// A read was queued on plane `pi`: suspend the plane's program or erase for it if the
+    /// policy allows.
+    fn maybe_suspend(&mut self, pi: usize, now: SimTime, q: &mut EventQueue) {
+        if !self.p.suspend {
+            return;
+        }
+        let pl = &self.planes[pi];
+        if pl.suspend_at != NEVER || pl.suspended.is_some() || pl.op_suspends >= self.p.max_suspends
+        {
+            return;
+        }
+        let (array_start, is_erase) = match pl.act {
+            Act::Program { array_start } => (array_start, false),
+            Act::GcArray {
+                array_start,
+                suspendable: true,
+                is_erase,
+                ..
+            } => (array_start, is_erase),
+            _ => return,
+        };
+        let lat = if is_erase {
+            self.p.erase_suspend_ns
+        } else {
+            self.p.program_suspend_ns
+        };
+        let at = now.max(array_start) + lat;
+        if at >= pl.until {
+            return; // it finishes before it could be suspended
+        }
+        let pl = &mut self.planes[pi];
+        pl.suspend_at = at;
+        pl.op_suspends += 1;
+        if is_erase {
+            self.counters.erase_suspensions += 1;
+        } else {
+            self.counters.program_suspensions += 1;
+        }
+        self.arm(pi, at, q);
+    }
+
+    fn suspend_now(&mut self, pi: usize, now: SimTime) {
+        let pl = &mut self.planes[pi];
+        let is_erase = matches!(pl.act, Act::GcArray { is_erase: true, .. });
+        pl.suspended = Some(Suspended {
+            act: pl.act,
+            remaining_ns: pl.until.0 - now.0,
+            is_erase,
+            cur: pl.cur,
+            cur_split: pl.cur_split,
+        });
+        if pl.act.is_gc() {
+            pl.gc_end = now;
+        }
+        pl.act = Act::Idle;
+        pl.until = now;
+        pl.suspend_at = NEVER;
+    }
+
+    /// Plane `pi` is free at `now`: start what the policy picks, or go idle.
+    fn dispatch(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
+        if let Some(s) = self.planes[pi].suspended {
+            if let Some(cmd) = self.planes[pi].reads.pop_front() {
+                self.counters.reads_during_suspension += 1;
+                self.start_read(pi, cmd, now, nand, q);
+                return;
+            }
+            let pl = &mut self.planes[pi];
+            pl.suspended = None;
+            pl.cur = s.cur;
+            pl.cur_split = s.cur_split;
+            let gc = s.act.is_gc();
+            nand.count_resume(self.p.resume_ns, s.is_erase, gc);
+            let until = now + self.p.resume_ns + s.remaining_ns;
+            pl.act = match s.act {
+                Act::Program { .. } => Act::Program { array_start: now },
+                Act::GcArray {
+                    ops,
+                    erase,
+                    suspendable,
+                    is_erase,
+                    ..
+                } => Act::GcArray {
+                    array_start: now,
+                    ops,
+                    erase,
+                    suspendable,
+                    is_erase,
+                },
+                other => other,
+            };
+            pl.until = until;
+            if gc {
+                pl.gc_interval(now, until);
+            }
+            self.arm(pi, until, q);
+            return;
+        }
+        match self.choose(pi, now) {
+            Pick::Read => {
+                let cmd = self.planes[pi].reads.pop_front().expect("picked a read");
+                self.start_read(pi, cmd, now, nand, q);
+            }
+            Pick::Write => {
+                let cmd = self.planes[pi].writes.pop_front().expect("picked a write");
+                self.start_program(pi, cmd, now, nand, q);
+            }
+            Pick::Gc => self.start_gc(pi, now, nand, q),
+            Pick::Nothing => {
+                let pl = &mut self.planes[pi];
+                pl.act = Act::Idle;
+                pl.until = now;
+                assert!(
+                    pl.writes.is_empty(),
+                    "plane {pi}: a host program waits for an erase that no GC job owns"
+                );
+                if self.p.background {
+                    self.idle.push(PlaneId(pi as u32));
+                }
+            }
+        }
+    }
+
+    fn choose(&mut self, pi: usize, now: SimTime) -> Pick {
+        let pl = &self.planes[pi];
+        let r = pl.reads.front();
+        let w = pl
+            .writes
+            .front()
+            .filter(|c| self.block_state[self.geo.block_of(c.ppn).0 as usize] == 0);
+        let g = pl.gc.front();
+        if r.is_none() && w.is_none() && g.is_none() {
+            return Pick::Nothing;
+        }
+        let at_floor = pl.erased_free <= self.p.floor_blocks;
+        let yields = g.is_some_and(|e| (e.background || self.p.preemptible) && !at_floor);
+        if g.is_some() && pl.gc_started && (!yields || pl.step_left > 0) {
+            return Pick::Gc; // a step, or a non-yielding job, runs on
+        }
+        match self.p.policy {
+            SchedPolicy::ReadFirst => {
+                if r.is_some() {
+                    let oldest = match (w, g.filter(|_| !yields)) {
+                        (Some(w), Some(g)) => Some(if w.ready <= g.ready {
+                            (w.ready, Pick::Write)
+                        } else {
+                            (g.ready, Pick::Gc)
+                        }),
+                        (Some(w), None) => Some((w.ready, Pick::Write)),
+                        (None, Some(g)) => Some((g.ready, Pick::Gc)),
+                        (None, None) => None,
+                    };
+                    return match oldest {
+                        Some((t, pick)) if now.0 - t.0 >= self.p.starvation_ns => {
+                            self.counters.starvation_promotions += 1;
+                            pick
+                        }
+                        _ => Pick::Read,
+                    };
+                }
+                match (w, g) {
+                    (Some(w), Some(g)) => {
+                        if yields || w.seq < g.seq {
+                            Pick::Write
+                        } else {
+                            Pick::Gc
+                        }
+                    }
+                    (Some(_), None) => Pick::Write,
+                    (None, Some(_)) => Pick::Gc,
+                    (None, None) => Pick::Nothing,
+                }
+            }
+            SchedPolicy::Fcfs => {
+                let host = match (r, w) {
+                    (Some(r), Some(w)) => Some(if r.seq < w.seq {
+                        (r.seq, Pick::Read)
+                    } else {
+                        (w.seq, Pick::Write)
+                    }),
+                    (Some(r), None) => Some((r.seq, Pick::Read)),
+                    (None, Some(w)) => Some((w.seq, Pick::Write)),
+                    (None, None) => None,
+                };
+                match (host, g) {
+                    (Some((s, h)), Some(g)) => {
+                        if yields || s < g.seq {
+                            h
+                        } else {
+                            Pick::Gc
+                        }
+                    }
+                    (Some((_, h)), None) => h,
+                    (None, Some(_)) => Pick::Gc,
+                    (None, None) => Pick::Nothing,
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn split(&self, pi: usize, cmd: &HostCmd, now: SimTime) -> Split {
+        let pl = &self.planes[pi];
+        let gc_ns = pl.gc_accrued(now).saturating_sub(cmd.gc_snap);
+        let wait = now.0 - cmd.ready.0;
+        Split {
+            gc_ns: gc_ns.min(wait),
+            queue_ns: wait - gc_ns.min(wait),
+            during_gc: cmd.had_gc || pl.epoch != cmd.epoch,
+        }
+    }
+
+    fn start_read(
+        &mut self,
+        pi: usize,
+        cmd: HostCmd,
+        now: SimTime,
+        nand: &mut Nand,
+        q: &mut EventQueue,
+    ) {
+        let split = self.split(pi, &cmd, now);
+        let t = nand.read_ns(cmd.ppn);
+        nand.count_read(cmd.ppn, false);
+        let pl = &mut self.planes[pi];
+        pl.queued_ns -= t;
+        pl.cur = cmd;
+        pl.cur_split = split;
+        pl.act = Act::ReadSense;
+        pl.until = now + t;
+        if pl.suspended.is_none() {
+            pl.op_suspends = 0;
+        }
+        self.arm(pi, now + t, q);
+    }
+
+    fn start_program(
+        &mut self,
+        pi: usize,
+        cmd: HostCmd,
+        now: SimTime,
+        nand: &mut Nand,
+        q: &mut EventQueue,
+    ) {
+        let split = self.split(pi, &cmd, now);
+        let (_, loaded) = self.channel(pi, now);
+        nand.count_transfer();
+        let t = nand.program_ns(cmd.ppn);
+        nand.count_program(cmd.ppn, false);
+        let until = loaded + t;
+        let pl = &mut self.planes[pi];
+        pl.queued_ns -= t;
+        pl.op_suspends = 0;
+        if !self.p.suspend && !cmd.buffered {
+            // Nothing can interrupt it: complete it now, and look at the plane again when it
+            // is free only if there is a reason to.
+            self.done.push(PageDone {
+                req: cmd.req,
+                done: until,
+                split,
+                buffered: false,
+            });
+            self.free_at(pi, until, q);
+            return;
+        }
+        pl.cur = cmd;
+        pl.cur_split = split;
+        pl.act = Act::Program {
+            array_start: loaded,
+        };
+        pl.until = until;
+        self.arm(pi, until, q);
+    }
+
+    fn start_gc(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
+        let p = self.p.clone();
+        let pl = &mut self.planes[pi];
+        let head = *pl.gc.front().expect("picked GC with an empty GC queue");
+        let yields = head.background || p.preemptible;
+        if !pl.gc_started || pl.step_left == 0 {
+            pl.gc_started = true;
+            pl.step_left = if yields { p.step_pages } else { u32::MAX };
+            self.counters.gc_steps += 1;
+            if pl.erased_free <= p.floor_blocks {
+                self.counters.gc_steps_at_floor += 1;
+            }
+        }
+        let until;
+        match head.op {
+            GcOp::Erase(b) => {
+                pl.gc.pop_front();
+                nand.count_erase(b, true);
+                pl.queued_ns -= nand.erase_ns();
+                until = now + nand.erase_ns();
+                pl.act = Act::GcArray {
+                    array_start: now,
+                    ops: 1,
+                    erase: b.0,
+                    suspendable: p.suspend,
+                    is_erase: true,
+                };
+            }
+            GcOp::Migrate { src, dst } if !head.copyback => {
+                pl.gc.pop_front();
+                pl.step_left -= 1;
+                let t = nand.read_ns(src);
+                nand.count_read(src, true);
+                pl.queued_ns -= t + nand.program_ns(dst);
+                until = now + t;
+                pl.act = Act::GcSense { dst };
+            }
+            GcOp::Migrate { .. } => {
+                // Copybacks: one at a time where reads may suspend them, else the whole step
+                // (and, for a job that does not yield, its erase) as one stretch.
+                let mut t = now;
+                let mut ops = 0;
+                let mut erase = NONE;
+                while let Some(e) = pl.gc.front().copied() {
+                    match e.op {
+                        GcOp::Migrate { src, dst } if pl.step_left > 0 && e.seq == head.seq => {
+                            if !e.copyback {
+                                break;
+                            }
+                            pl.gc.pop_front();
+                            pl.step_left -= 1;
+                            let d = nand.read_ns(src) + nand.program_ns(dst);
+                            nand.count_copyback(src, dst, true);
+                            pl.queued_ns -= d;
+                            t = t + d;
+                            ops += 1;
+                        }
+                        GcOp::Erase(b) if !yields && !p.suspend && e.seq == head.seq => {
+                            pl.gc.pop_front();
+                            nand.count_erase(b, true);
+                            pl.queued_ns -= nand.erase_ns();
+                            t = t + nand.erase_ns();
+                            ops += 1;
+                            erase = b.0;
+                            break;
+                        }
+                        _ => break,
+                    }
+                    if p.suspend {
+                        break;
+                    }
+                }
+                until = t;
+                pl.act = Act::GcArray {
+                    array_start: now,
+                    ops,
+                    erase,
+                    suspendable: p.suspend,
+                    is_erase: false,
+                };
+            }
+        }
+        pl.until = until;
+        pl.op_suspends = 0;
+        pl.gc_interval(now, until);
+        self.arm(pi, until, q);
+    }
+
+    /// When plane `plane`'s running and queued work would end, by nominal durations.
+    pub fn plane_load(&self, plane: PlaneId) -> SimTime {
+        let pl = &self.planes[plane.0 as usize];
+        pl.until.max(self.now) + pl.queued_ns
+    }
+}
+
+enum Pick {
+    Read,
+    Write,
+    Gc,
+    Nothing,
+}
+
+/// The back end as the FTL sees it during one call.
+pub struct Backend<'a> {
+    s: &'a mut Scheduler,
+    nand: &'a mut Nand,
+    q: &'a mut EventQueue,
+    now: SimTime,
+}
+
+impl FlashBackend for Backend<'_> {
+    #[inline]
+    fn plane_load(&self, plane: PlaneId) -> SimTime {
+        self.s.plane_load(plane)
+    }
+
+    fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind) {
+        let s = &mut *self.s;
+        let seq = s.next_seq();
+        let pi = s.geo.plane_of_block(victim).0 as usize;
+        let background = kind == GcKind::Background;
+        let mut queued = 0;
+        {
+            let pl = &mut s.planes[pi];
+            for &(src, dst) in moves {
+                pl.gc.push_back(GcEntry {
+                    op: GcOp::Migrate { src, dst },
+                    seq,
+                    ready: self.now,
+                    background,
+                    copyback,
+                });
+                queued += self.nand.read_ns(src) + self.nand.program_ns(dst);
+            }
+            pl.gc.push_back(GcEntry {
+                op: GcOp::Erase(victim),
+                seq,
+                ready: self.now,
+                background,
+                copyback,
+            });
+            queued += self.nand.erase_ns();
+            pl.queued_ns += queued;
+            pl.epoch = pl.epoch.wrapping_add(1);
+        }
+        s.block_state[victim.0 as usize] = 1;
+        s.counters.gc_jobs += 1;
+        s.kick(pi, self.now, self.nand, self.q);
+    }
+
+    #[inline]
+    fn block_opened(&mut self, block: BlockId) {
+        let s = &mut *self.s;
+        let b = block.0 as usize;
+        if s.block_state[b] == 1 {
+            s.block_state[b] = 2;
+        } else {
+            let pi = s.geo.plane_of_block(block).0 as usize;
+            let pl = &mut s.planes[pi];
+            pl.erased_free = pl
+                .erased_free
+                .checked_sub(1)
+                .expect("opened a block the back end did not count as free");
+        }
+    }
+}

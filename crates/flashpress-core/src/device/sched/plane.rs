@@ -1,0 +1,218 @@
+//! One plane's command queues and what it is doing now.
+
+use crate::units::{BlockId, Ppn, SimTime};
+use std::collections::VecDeque;
+
+/// Marks "no request" (a GC command) and "no time".
+pub(super) const NONE: u32 = u32::MAX;
+
+/// A host command queued at a plane (a page read or a page program).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HostCmd {
+    pub ppn: Ppn,
+    /// Request slot of the device, or [`NONE`] for a program whose request was acknowledged
+    /// from the write buffer.
+    pub req: u32,
+    /// Reached the plane's queue.
+    pub ready: SimTime,
+    /// Arrival order at the plane (first come first served compares these).
+    pub seq: u64,
+    /// The plane's GC time accrued when the command was queued.
+    pub gc_snap: u64,
+    /// The plane's GC job count when the command was queued.
+    pub epoch: u32,
+    /// GC work was queued or running on the plane when the command was queued.
+    pub had_gc: bool,
+    /// Releases a write-buffer slot when programmed.
+    pub buffered: bool,
+}
+
+/// How a host command's wait before dispatch divides.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Split {
+    /// Waiting while the plane did GC work (ns).
+    pub gc_ns: u64,
+    /// Waiting for anything else (ns).
+    pub queue_ns: u64,
+    /// A GC job was on the plane while the command waited.
+    pub during_gc: bool,
+}
+
+/// One GC operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum GcOp {
+    /// Copy `src` to `dst` (copyback, or read out and program back).
+    Migrate { src: Ppn, dst: Ppn },
+    /// Erase the job's victim (the last op of a job).
+    Erase(BlockId),
+}
+
+/// A GC command queued at a plane.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct GcEntry {
+    pub op: GcOp,
+    /// The job's arrival order and time.
+    pub seq: u64,
+    pub ready: SimTime,
+    /// Background job (always yields between steps).
+    pub background: bool,
+    /// Migrations use copyback.
+    pub copyback: bool,
+}
+
+/// What the plane's array is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Act {
+    /// Nothing (free since `Plane::until`).
+    Idle,
+    /// A host read (`Plane::cur`) senses until `until`, then moves its data out on the
+    /// channel.
+    ReadSense,
+    /// A host read's data moves out on the channel until `until`.
+    ReadOut,
+    /// A host program (`Plane::cur`): data moved in over the channel until `array_start`,
+    /// then the array programs until `until`.
+    Program { array_start: SimTime },
+    /// A GC migration without copyback senses `src` until `until`.
+    GcSense { dst: Ppn },
+    /// Its data moves out to the controller until `until`, then back in for `dst`.
+    GcOut { dst: Ppn },
+    /// GC array work: `ops` GC queue entries (copybacks, a program after a read-out, an
+    /// erase) run as one stretch from `array_start` to `until`.
+    GcArray {
+        array_start: SimTime,
+        ops: u32,
+        /// The stretch ends with the erase of this block ([`NONE`]: no erase).
+        erase: u32,
+        /// A single program or erase that a read may suspend.
+        suspendable: bool,
+        /// The single op is an erase (suspend latency and resume current).
+        is_erase: bool,
+    },
+}
+
+impl Act {
+    /// Work that GC owns (for the "waiting for GC" split).
+    pub fn is_gc(self) -> bool {
+        matches!(
+            self,
+            Act::GcSense { .. } | Act::GcOut { .. } | Act::GcArray { .. }
+        )
+    }
+}
+
+/// An operation suspended for reads.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Suspended {
+    pub act: Act,
+    pub remaining_ns: u64,
+    pub is_erase: bool,
+    /// The host command of a suspended program, and its wait split.
+    pub cur: HostCmd,
+    pub cur_split: Split,
+}
+
+/// A plane: three queues (host reads, host programs, GC) and the current activity.
+#[derive(Debug, Clone)]
+pub(super) struct Plane {
+    pub reads: VecDeque<HostCmd>,
+    pub writes: VecDeque<HostCmd>,
+    pub gc: VecDeque<GcEntry>,
+    pub act: Act,
+    /// The host command of a read or program activity, with its wait split at dispatch.
+    pub cur: HostCmd,
+    pub cur_split: Split,
+    /// End of the current activity; for an idle plane, when it became free.
+    pub until: SimTime,
+    /// Time of the armed timer event (`SimTime(u64::MAX)`: none) and its generation.
+    pub timer: SimTime,
+    pub gen: u32,
+    pub suspended: Option<Suspended>,
+    /// Time a pending suspension takes effect (`SimTime(u64::MAX)`: none).
+    pub suspend_at: SimTime,
+    /// Suspensions the current (or suspended) operation has taken.
+    pub op_suspends: u32,
+    /// Migrations left in the current GC step (0: at a step boundary).
+    pub step_left: u32,
+    /// The GC job at the head of the queue has started (non-preemptible jobs then run on).
+    pub gc_started: bool,
+    /// GC jobs queued on this plane so far.
+    pub epoch: u32,
+    /// GC time accrued before the last GC interval, and that interval.
+    pub gc_closed: u64,
+    pub gc_start: SimTime,
+    pub gc_end: SimTime,
+    /// Free blocks whose erase has run (programs may go there at once).
+    pub erased_free: u32,
+    /// Nominal time of the queued commands (ns), for least-busy allocation.
+    pub queued_ns: u64,
+}
+
+pub(super) const NEVER: SimTime = SimTime(u64::MAX);
+
+impl Plane {
+    pub fn new() -> Plane {
+        Plane {
+            reads: VecDeque::new(),
+            writes: VecDeque::new(),
+            gc: VecDeque::new(),
+            act: Act::Idle,
+            cur: HostCmd {
+                ppn: Ppn(0),
+                req: NONE,
+                ready: SimTime::ZERO,
+                seq: 0,
+                gc_snap: 0,
+                epoch: 0,
+                had_gc: false,
+                buffered: false,
+            },
+            cur_split: Split::default(),
+            until: SimTime::ZERO,
+            timer: NEVER,
+            gen: 0,
+            suspended: None,
+            suspend_at: NEVER,
+            op_suspends: 0,
+            step_left: 0,
+            gc_started: false,
+            epoch: 0,
+            gc_closed: 0,
+            gc_start: SimTime::ZERO,
+            gc_end: SimTime::ZERO,
+            erased_free: 0,
+            queued_ns: 0,
+        }
+    }
+
+    /// GC time accrued on this plane up to `t` (ns); `t` no earlier than the last GC
+    /// interval's start.
+    #[inline]
+    pub fn gc_accrued(&self, t: SimTime) -> u64 {
+        let upto = t.max(self.gc_start).min(self.gc_end);
+        self.gc_closed + (upto.0 - self.gc_start.0)
+    }
+
+    /// Open a GC interval `[start, end)`, closing the previous one.
+    #[inline]
+    pub fn gc_interval(&mut self, start: SimTime, end: SimTime) {
+        self.gc_closed += self.gc_end.0 - self.gc_start.0;
+        self.gc_start = start;
+        self.gc_end = end;
+    }
+
+    /// Whether there is GC work on the plane (queued or running).
+    #[inline]
+    pub fn has_gc(&self) -> bool {
+        !self.gc.is_empty() || self.act.is_gc() || self.suspended.is_some_and(|s| s.act.is_gc())
+    }
+
+    /// Nothing queued and nothing suspended.
+    #[inline]
+    pub fn queues_empty(&self) -> bool {
+        self.reads.is_empty()
+            && self.writes.is_empty()
+            && self.gc.is_empty()
+            && self.suspended.is_none()
+    }
+}

@@ -217,6 +217,7 @@ mod fuzz {
         "ftl.gc.step_pages",
         "ftl.gc.hard_floor",
         "controller.starvation_us",
+        "controller.ecc_decode_us",
         "controller.suspend.program_suspend_us",
         "controller.suspend.erase_suspend_us",
         "controller.suspend.resume_us",

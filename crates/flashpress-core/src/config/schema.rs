@@ -214,6 +214,10 @@ pub struct ControllerConfig {
     /// `read_first`: a queued program, erase or GC step that has waited this long (us) goes
     /// before reads, so writes and GC cannot starve.
     pub starvation_us: f64,
+    /// ECC decode of a page read out of the array, at the controller after its transfer
+    /// (us); the plane and channel are free meanwhile. GC data read out (without copyback)
+    /// is decoded too before it is programmed back.
+    pub ecc_decode_us: f64,
     /// Program/erase suspension.
     pub suspend: SuspendConfig,
 }
@@ -601,6 +605,12 @@ impl SimConfig {
         )?;
         let c = &self.controller;
         positive_f(c.starvation_us, src, "controller.starvation_us")?;
+        check(
+            c.ecc_decode_us.is_finite() && c.ecc_decode_us >= 0.0,
+            src,
+            "controller.ecc_decode_us",
+            || format!("expected a number >= 0, got {}", c.ecc_decode_us),
+        )?;
         let sp = &c.suspend;
         let min_prog = n
             .program_latency_us

@@ -4,6 +4,7 @@ mod support;
 
 mod ccsd;
 mod content;
+mod controller;
 mod determinism;
 mod gc_validity;
 mod lost_work;

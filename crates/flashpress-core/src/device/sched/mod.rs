@@ -84,6 +84,7 @@ pub const NO_REQ: u32 = NONE;
 struct Params {
     policy: SchedPolicy,
     starvation_ns: u64,
+    ecc_ns: u64,
     suspend: bool,
     program_suspend_ns: u64,
     erase_suspend_ns: u64,
@@ -128,6 +129,7 @@ impl Scheduler {
             p: Params {
                 policy: c.scheduler,
                 starvation_ns: ns(c.starvation_us),
+                ecc_ns: ns(c.ecc_decode_us),
                 suspend: c.suspend.enabled,
                 program_suspend_ns: ns(c.suspend.program_suspend_us),
                 erase_suspend_ns: ns(c.suspend.erase_suspend_us),
@@ -296,7 +298,7 @@ impl Scheduler {
                 let split = pl.cur_split;
                 self.done.push(PageDone {
                     req: cmd.req,
-                    done: end,
+                    done: end + self.p.ecc_ns,
                     split,
                     buffered: false,
                 });
@@ -322,6 +324,8 @@ impl Scheduler {
             Act::GcSense { dst } => {
                 let (_, end) = self.channel(pi, now);
                 nand.count_transfer();
+                // The page goes back in once the controller has decoded it.
+                let end = end + self.p.ecc_ns;
                 let pl = &mut self.planes[pi];
                 pl.act = Act::GcOut { dst };
                 pl.until = end;
@@ -351,6 +355,7 @@ impl Scheduler {
                 let pl = &mut self.planes[pi];
                 pl.act = Act::Idle;
                 pl.until = now;
+                pl.gc_since = now;
                 if erase != NONE {
                     let b = erase as usize;
                     if self.block_state[b] == 1 {
@@ -548,21 +553,27 @@ impl Scheduler {
             return Pick::Nothing;
         }
         let at_floor = pl.erased_free <= self.p.floor_blocks;
-        let yields = g.is_some_and(|e| (e.background || self.p.preemptible) && !at_floor);
-        if g.is_some() && pl.gc_started && (!yields || pl.step_left > 0) {
-            return Pick::Gc; // a step, or a non-yielding job, runs on
-        }
+        // A preemptible job yields between steps to every host command; at the hard floor it
+        // still lets reads go first (read_first) but no longer yields to writes.
+        let preemptible = g.is_some_and(|e| e.background || self.p.preemptible);
+        let yields = preemptible && !at_floor;
+        // A step in progress, or a started non-preemptible job, runs on ahead of writes (and,
+        // under fcfs, of reads; read_first still serves reads between its operations).
+        let pinned = g.is_some() && pl.gc_started && (pl.step_left > 0 || !preemptible);
         match self.p.policy {
             SchedPolicy::ReadFirst => {
                 if r.is_some() {
-                    let oldest = match (w, g.filter(|_| !yields)) {
-                        (Some(w), Some(g)) => Some(if w.ready <= g.ready {
+                    // GC's age counts from its last operation (or its arrival), so one old
+                    // job cannot jump every one of its steps ahead of reads.
+                    let gc_waits = g.filter(|_| pinned || !yields);
+                    let oldest = match (w.filter(|_| !pinned), gc_waits) {
+                        (Some(w), Some(_)) => Some(if w.ready <= pl.gc_since {
                             (w.ready, Pick::Write)
                         } else {
-                            (g.ready, Pick::Gc)
+                            (pl.gc_since, Pick::Gc)
                         }),
                         (Some(w), None) => Some((w.ready, Pick::Write)),
-                        (None, Some(g)) => Some((g.ready, Pick::Gc)),
+                        (None, Some(_)) => Some((pl.gc_since, Pick::Gc)),
                         (None, None) => None,
                     };
                     return match oldest {
@@ -573,9 +584,12 @@ impl Scheduler {
                         _ => Pick::Read,
                     };
                 }
+                if pinned {
+                    return Pick::Gc;
+                }
                 match (w, g) {
                     (Some(w), Some(g)) => {
-                        if yields || w.seq < g.seq {
+                        if yields || (!at_floor && w.seq < g.seq) {
                             Pick::Write
                         } else {
                             Pick::Gc
@@ -587,6 +601,9 @@ impl Scheduler {
                 }
             }
             SchedPolicy::Fcfs => {
+                if pinned {
+                    return Pick::Gc;
+                }
                 let host = match (r, w) {
                     (Some(r), Some(w)) => Some(if r.seq < w.seq {
                         (r.seq, Pick::Read)
@@ -599,7 +616,9 @@ impl Scheduler {
                 };
                 match (host, g) {
                     (Some((s, h)), Some(g)) => {
-                        if yields || s < g.seq {
+                        // At the floor GC goes before writes, whatever their order.
+                        let floor_blocks_write = at_floor && preemptible && h == Pick::Write;
+                        if yields || (s < g.seq && !floor_blocks_write) {
                             h
                         } else {
                             Pick::Gc
@@ -724,8 +743,10 @@ impl Scheduler {
                 pl.act = Act::GcSense { dst };
             }
             GcOp::Migrate { .. } => {
-                // Copybacks: one at a time where reads may suspend them, else the whole step
-                // (and, for a job that does not yield, its erase) as one stretch.
+                // Copybacks: one at a time where reads may cut in (read_first) or suspend
+                // them; under fcfs without suspension nothing can, so the whole step (and,
+                // for a job that does not yield, its erase) runs as one stretch.
+                let one = p.suspend || p.policy == SchedPolicy::ReadFirst;
                 let mut t = now;
                 let mut ops = 0;
                 let mut erase = NONE;
@@ -743,7 +764,7 @@ impl Scheduler {
                             t = t + d;
                             ops += 1;
                         }
-                        GcOp::Erase(b) if !yields && !p.suspend && e.seq == head.seq => {
+                        GcOp::Erase(b) if !yields && !one && e.seq == head.seq => {
                             pl.gc.pop_front();
                             nand.count_erase(b, true);
                             pl.queued_ns -= nand.erase_ns();
@@ -754,7 +775,7 @@ impl Scheduler {
                         }
                         _ => break,
                     }
-                    if p.suspend {
+                    if one {
                         break;
                     }
                 }
@@ -772,6 +793,9 @@ impl Scheduler {
         pl.op_suspends = 0;
         pl.gc_interval(now, until);
         self.arm(pi, until, q);
+        if !self.planes[pi].reads.is_empty() {
+            self.maybe_suspend(pi, now, q);
+        }
     }
 
     /// When plane `plane`'s running and queued work would end, by nominal durations.
@@ -781,6 +805,7 @@ impl Scheduler {
     }
 }
 
+#[derive(PartialEq, Eq)]
 enum Pick {
     Read,
     Write,
@@ -810,11 +835,13 @@ impl FlashBackend for Backend<'_> {
         let mut queued = 0;
         {
             let pl = &mut s.planes[pi];
+            if !pl.has_gc() {
+                pl.gc_since = self.now;
+            }
             for &(src, dst) in moves {
                 pl.gc.push_back(GcEntry {
                     op: GcOp::Migrate { src, dst },
                     seq,
-                    ready: self.now,
                     background,
                     copyback,
                 });
@@ -823,7 +850,6 @@ impl FlashBackend for Backend<'_> {
             pl.gc.push_back(GcEntry {
                 op: GcOp::Erase(victim),
                 seq,
-                ready: self.now,
                 background,
                 copyback,
             });
@@ -852,3 +878,6 @@ impl FlashBackend for Backend<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -51,9 +51,8 @@ pub(super) enum GcOp {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct GcEntry {
     pub op: GcOp,
-    /// The job's arrival order and time.
+    /// The job's arrival order.
     pub seq: u64,
-    pub ready: SimTime,
     /// Background job (always yields between steps).
     pub background: bool,
     /// Migrations use copyback.
@@ -136,6 +135,9 @@ pub(super) struct Plane {
     pub step_left: u32,
     /// The GC job at the head of the queue has started (non-preemptible jobs then run on).
     pub gc_started: bool,
+    /// When GC on this plane last made progress (a step ended) or, idle, was queued: its
+    /// age for `read_first`'s starvation bound.
+    pub gc_since: SimTime,
     /// GC jobs queued on this plane so far.
     pub epoch: u32,
     /// GC time accrued before the last GC interval, and that interval.
@@ -176,6 +178,7 @@ impl Plane {
             op_suspends: 0,
             step_left: 0,
             gc_started: false,
+            gc_since: SimTime::ZERO,
             epoch: 0,
             gc_closed: 0,
             gc_start: SimTime::ZERO,

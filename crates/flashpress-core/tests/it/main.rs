@@ -7,4 +7,5 @@ mod content;
 mod determinism;
 mod gc_validity;
 mod lost_work;
+mod timeline;
 mod workload_files;

@@ -79,7 +79,9 @@ class Result:
 
     @cached_property
     def timeline(self) -> pd.DataFrame:
-        """One row per sampling interval (``stats.interval_ms``); ``df.attrs["units"]`` and
+        """One row per sampling interval (``stats.interval_ms``), except that an idle stretch
+        (no request in flight, nothing changing) keeps only its first and last interval, so
+        ``time_s`` (the end of each row's interval) can jump; ``df.attrs["units"]`` and
         ``df.attrs["descriptions"]`` map each column to its unit and one-line description."""
         import pandas as pd
 

@@ -45,6 +45,8 @@ pub struct Simulation {
     done: bool,
     /// Periodic tick events in the queue; they keep ticking only while other events remain.
     tickers: usize,
+    /// Arrivals and completions since the last timeline tick (the start counts as one).
+    events_since_tick: u64,
 }
 
 /// Content ids of preconditioning writes.
@@ -114,6 +116,7 @@ impl Simulation {
             precondition,
             done: false,
             tickers: 1,
+            events_since_tick: 1,
             cfg,
         };
         sim.host.start(&mut World {
@@ -144,6 +147,7 @@ impl Simulation {
             if let Some(ta) = arrival {
                 if self.queue.peek_time().is_none_or(|th| ta <= th) {
                     self.now = ta;
+                    self.events_since_tick += 1;
                     if let Target::Ssd(d) = &mut self.target {
                         d.process_arrivals(ta, &mut self.queue);
                     }
@@ -164,6 +168,7 @@ impl Simulation {
                         rec: &mut self.rec,
                         content: self.content.as_mut(),
                     };
+                    self.events_since_tick += 1;
                     self.host.on_completion(s as usize, t, &mut w)?
                 }
                 Event::Arrival(s) => {
@@ -173,15 +178,18 @@ impl Simulation {
                         rec: &mut self.rec,
                         content: self.content.as_mut(),
                     };
+                    self.events_since_tick += 1;
                     self.host.on_arrival(s as usize, t, &mut w)?
                 }
                 Event::Flash(plane, gen) => {
+                    self.events_since_tick += 1;
                     if let Target::Ssd(d) = &mut self.target {
                         d.on_flash(plane, gen, t, &mut self.queue);
                     }
                     crate::host::drain_device(&mut self.world());
                 }
                 Event::DeviceReq(slot) => {
+                    self.events_since_tick += 1;
                     if let Target::Ssd(d) = &mut self.target {
                         d.on_request(slot, t, &mut self.queue);
                     }
@@ -189,13 +197,23 @@ impl Simulation {
                 }
                 Event::Tick => {
                     self.tickers -= 1;
-                    self.sample();
+                    // Ticks fall on interval ends: this one ends interval t / interval - 1.
+                    self.sample(self.rec.interval_of(t).saturating_sub(1));
                     // Keep ticking only while requests are in flight or due.
                     if self.pending_work() {
-                        self.queue.push(t + self.rec.interval_ns(), Event::Tick);
-                        self.tickers += 1;
+                        if let Some(next) = self.next_tick(t) {
+                            self.queue.push(next, Event::Tick);
+                            self.tickers += 1;
+                        }
                     }
+                    self.events_since_tick = 0;
                 }
+                // Not skipped like `Tick`: the thermal model integrates every step anyway
+                // (`Thermal::advance` loops per `thermal.step_ms` however far it advances),
+                // so skipping would not bound the time an idle stretch costs, and catching up
+                // late would change what the stack decides: SMART reads would all see the
+                // temperature at the end of the stretch, and the space policy's rates would
+                // be measured over the wrong periods. It stores nothing per tick.
                 Event::StackTick => {
                     self.tickers -= 1;
                     let pending = self.pending_work();
@@ -264,12 +282,54 @@ impl Simulation {
         }
     }
 
-    fn sample(&mut self) {
+    /// When the timeline tick after the one at `t` is due: the next interval end, or, in an
+    /// idle stretch, the end of the last interval before the next arrival.
+    ///
+    /// Idle: no request in flight, none arrived or completed since the previous tick, and
+    /// the last two samples are the same (in `[stack]` runs also temperature, throttling and
+    /// reserved space, see [`Stack::settled`]). The stretch's first interval (the one that
+    /// just ended) and its last are sampled, the ones between are not: they would repeat the
+    /// same sample, and a trace with a timestamp in the wrong unit would otherwise add one
+    /// sample per interval of a gap of centuries. While requests are in flight (a long GC
+    /// stall included) every interval is sampled, as in a busy run.
+    ///
+    /// `None` past the end of representable time (`finish` samples the rest).
+    fn next_tick(&mut self, t: SimTime) -> Option<SimTime> {
+        let step = self.rec.interval_ns();
+        let next = t.0.checked_add(step)?;
+        let in_flight = self.host.counters.issued - self.host.counters.completed;
+        let quiet = self.events_since_tick == 0
+            && in_flight == 0
+            && self.rec.last_sample_repeats()
+            && match &self.target {
+                Target::Ssd(_) => true,
+                Target::Stack(s) => s.settled(),
+            };
+        if !quiet {
+            return Some(SimTime(next));
+        }
+        let arrival = match &self.target {
+            Target::Ssd(d) => d.next_arrival(),
+            Target::Stack(_) => None,
+        };
+        let due = self
+            .queue
+            .next_time_except(|e| matches!(e, Event::Tick | Event::StackTick))
+            .into_iter()
+            .chain(arrival)
+            .min()
+            .map_or(0, |d| d.0);
+        Some(SimTime(next.max(due / step * step)))
+    }
+
+    /// Sample the timeline at the end of interval `interval`.
+    fn sample(&mut self, interval: u64) {
         match &mut self.target {
-            Target::Ssd(d) => self.rec.sample(d),
+            Target::Ssd(d) => self.rec.sample(interval, d),
             Target::Stack(s) => {
                 let c = s.ccsd().counters();
                 self.rec.sample_counts(
+                    interval,
                     &s.ccsd().nand().counters,
                     c.gc_chunks_migrated,
                     s.ccsd().free_blocks(),
@@ -294,13 +354,25 @@ impl Simulation {
             }
         }
         let end = self.rec.last_completion;
-        while self.rec.samples_taken() < self.rec.intervals_until(end) {
-            self.sample();
+        // Nothing changes any more: sample the first and the last interval the ticks did not
+        // reach (usually none or one). The last row also takes the work that ran after the
+        // last completion (GC the controller deferred), so the columns add up to the totals.
+        let n = self.rec.intervals_until(end);
+        if let Target::Ssd(_) = self.target {
+            // (The stack keeps per-sample series of its own, aligned with these samples; its
+            // CCSD books all work when requests are submitted, so it has no such tail.)
+            self.rec.forget_samples_from(n - 1);
         }
-        let mut timeline = self.rec.timeline(end);
+        let from = self.rec.last_sampled_interval().map_or(0, |i| i + 1);
+        if from < n {
+            self.sample(from);
+            if n - 1 > from {
+                self.sample(n - 1);
+            }
+        }
+        let (mut timeline, rows) = self.rec.timeline(end);
         if let Target::Stack(s) = &self.target {
-            let n = timeline.first().map_or(0, |c| c.values.len());
-            timeline.extend(s.timeline(n));
+            timeline.extend(s.timeline(&rows));
         }
         let summary = self.summary(end);
         let Simulation { rec, .. } = self;

@@ -115,7 +115,8 @@ impl Report {
         self.inner.lock().expect("report lock").summary_json()
     }
 
-    /// Timeline columns as (name, unit, description, values), one value per interval.
+    /// Timeline columns as (name, unit, description, values), one value per row: per interval,
+    /// with idle stretches collapsed to their first and last interval.
     fn timeline_columns(&self) -> Vec<(&'static str, &'static str, &'static str, Vec<f64>)> {
         let r = self.inner.lock().expect("report lock");
         r.timeline_columns()

@@ -184,6 +184,28 @@ mod tests {
     }
 
     #[test]
+    fn stats_interval_outside_1us_to_1e12ms_is_rejected_naming_the_key() {
+        for bad in [
+            "0.0", "1e-6", "1e-300", "0.000999", "-1.0", "inf", "1.1e12", "nan",
+        ] {
+            let err =
+                SimConfig::from_toml_str(&format!("[stats]\ninterval_ms = {bad}\n"), "t.toml")
+                    .expect_err(bad);
+            let msg = err.to_string();
+            assert!(msg.contains("stats.interval_ms"), "{bad}: {msg}");
+            // (NaN and infinity are refused earlier, as non-numbers)
+            assert!(
+                ["nan", "inf"].contains(&bad) || msg.contains("[0.001, 1e12]"),
+                "{bad}: {msg}"
+            );
+        }
+        for ok in ["0.001", "1e12", "100.0"] {
+            SimConfig::from_toml_str(&format!("[stats]\ninterval_ms = {ok}\n"), "t.toml")
+                .unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+    }
+
+    #[test]
     fn user_values_override_preset() {
         let c = SimConfig::from_toml_str("seed = 7\n[ftl]\nop_ratio = 0.25\n", "t.toml").unwrap();
         assert_eq!(c.seed, 7);

@@ -464,6 +464,11 @@ pub(super) fn check(ok: bool, source: &str, key: &str, msg: impl FnOnce() -> Str
     }
 }
 
+/// Smallest `stats.interval_ms` (1 us).
+pub const MIN_INTERVAL_MS: f64 = 1e-3;
+/// Largest `stats.interval_ms` (10^12 ms, about 32 years).
+pub const MAX_INTERVAL_MS: f64 = 1e12;
+
 fn positive_f(v: f64, source: &str, key: &str) -> Result<()> {
     check(v.is_finite() && v > 0.0, source, key, || {
         format!("expected a positive number, got {v}")
@@ -676,7 +681,19 @@ impl SimConfig {
             "precondition.aging_fraction",
             || format!("expected a number >= 0, got {}", p.aging_fraction),
         )?;
-        positive_f(self.stats.interval_ms, src, "stats.interval_ms")?;
+        // At least 1 us (finer sampling adds a timeline row per microsecond of a busy run), at
+        // most 10^12 ms (the interval in ns must fit, with room, in the u64 clock).
+        let iv = self.stats.interval_ms;
+        check(
+            (MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&iv),
+            src,
+            "stats.interval_ms",
+            || {
+                format!(
+                    "expected a number of ms in [{MIN_INTERVAL_MS}, {MAX_INTERVAL_MS:e}], got {iv}"
+                )
+            },
+        )?;
 
         self.content.validate(src)?;
         if let Some(st) = &self.stack {

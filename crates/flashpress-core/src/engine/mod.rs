@@ -55,6 +55,22 @@ impl EventQueue {
         self.heap.peek().map(|Reverse((t, _, _))| *t)
     }
 
+    /// Time of the earliest pending event for which `skip` is false. The queue is left as it
+    /// was: skipped events are taken out and put back with their sequence numbers, so the
+    /// order of events does not change.
+    pub fn next_time_except(&mut self, skip: impl Fn(Event) -> bool) -> Option<SimTime> {
+        let mut held = Vec::new();
+        let found = loop {
+            match self.heap.peek() {
+                None => break None,
+                Some(&Reverse((t, _, e))) if !skip(e) => break Some(t),
+                Some(_) => held.extend(self.heap.pop()),
+            }
+        };
+        self.heap.extend(held);
+        found
+    }
+
     /// Events pending.
     pub fn len(&self) -> usize {
         self.heap.len()
@@ -87,5 +103,25 @@ mod tests {
                 (SimTime(5), Event::Arrival(0)),
             ]
         );
+    }
+
+    #[test]
+    fn next_time_except_looks_past_skipped_events_and_keeps_the_order() {
+        let mut q = EventQueue::new();
+        q.push(SimTime(3), Event::StackTick);
+        q.push(SimTime(3), Event::Tick);
+        q.push(SimTime(7), Event::Arrival(0));
+        q.push(SimTime(3), Event::Completion(1));
+        let ticks = |e: Event| matches!(e, Event::Tick | Event::StackTick);
+        assert_eq!(q.next_time_except(ticks), Some(SimTime(3)));
+        assert_eq!(q.pop(), Some((SimTime(3), Event::StackTick)));
+        assert_eq!(q.next_time_except(ticks), Some(SimTime(3)));
+        assert_eq!(q.pop(), Some((SimTime(3), Event::Tick)));
+        assert_eq!(q.pop(), Some((SimTime(3), Event::Completion(1))));
+        q.push(SimTime(5), Event::Tick);
+        assert_eq!(q.next_time_except(ticks), Some(SimTime(7)));
+        assert_eq!(q.pop(), Some((SimTime(5), Event::Tick)));
+        assert_eq!(q.pop(), Some((SimTime(7), Event::Arrival(0))));
+        assert_eq!(q.next_time_except(ticks), None);
     }
 }

@@ -30,7 +30,10 @@ struct SpaceState {
     max_extra: u64,
 }
 
-/// Per-interval values for the timeline.
+/// Temperature change (°C) between two samples below which the stack counts as settled.
+pub const SETTLED_C: f64 = 1e-6;
+
+/// Timeline values at each sample, in the order of the recorder's samples.
 #[derive(Debug, Default)]
 struct Series {
     temperature_c: Vec<f64>,
@@ -297,13 +300,32 @@ impl Stack {
         self.cfg.fs.partition_bytes / (self.cfg.fs.segment_blocks as u64 * 4096)
     }
 
-    /// Timeline columns (one value per interval, as many as [`Stack::sample`] calls).
-    pub fn timeline(&self, n: usize) -> Vec<Column> {
+    /// Whether the timeline values stopped changing: the last two samples have the same
+    /// throttling and extra reserved space, temperatures within [`SETTLED_C`], and no block
+    /// was (de)compressed in between. The simulation may then skip the samples of an idle
+    /// stretch (the thermal model still runs on every [`Stack::tick`]).
+    pub fn settled(&self) -> bool {
+        fn last2(v: &[f64]) -> Option<(f64, f64)> {
+            match v {
+                [.., a, b] => Some((*a, *b)),
+                _ => None,
+            }
+        }
         let s = &self.series;
-        let fit = |v: &Vec<f64>| {
-            let mut v = v.clone();
-            v.resize(n, v.last().copied().unwrap_or(f64::NAN));
-            v
+        last2(&s.temperature_c).is_some_and(|(a, b)| (a - b).abs() <= SETTLED_C)
+            && last2(&s.throttled).is_some_and(|(a, b)| a == b)
+            && last2(&s.extra_rs_fraction).is_some_and(|(a, b)| a == b)
+            && s.host_share.last().is_some_and(|h| h.is_nan())
+    }
+
+    /// Timeline columns, one value per row: `rows[r]` is the position (in call order) of the
+    /// [`Stack::sample`] row `r` shows (NaN where `None`).
+    pub fn timeline(&self, rows: &[Option<usize>]) -> Vec<Column> {
+        let s = &self.series;
+        let fit = |v: &Vec<f64>| -> Vec<f64> {
+            rows.iter()
+                .map(|r| r.and_then(|p| v.get(p).copied()).unwrap_or(f64::NAN))
+                .collect()
         };
         vec![
             Column {
@@ -329,7 +351,7 @@ impl Stack {
                 name: "host_share",
                 unit: "fraction",
                 description:
-                    "share of the interval's (de)compressed blocks handled on the host (NaN: none)",
+                    "share of the blocks (de)compressed since the previous row handled on the host (NaN: none)",
                 values: fit(&s.host_share),
             },
         ]

@@ -24,7 +24,8 @@ pub struct Column {
     pub unit: &'static str,
     /// One-line description.
     pub description: &'static str,
-    /// One value per interval (NaN where undefined, e.g. a mean latency with no requests).
+    /// One value per timeline row (NaN where undefined, e.g. a mean latency with no
+    /// requests): a row per interval, an idle stretch only its first and last interval.
     pub values: Vec<f64>,
 }
 

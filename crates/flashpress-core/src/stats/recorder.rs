@@ -6,6 +6,7 @@ use crate::nand::NandCounters;
 use crate::units::SimTime;
 use crate::workload::Op;
 use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
 use strength_reduce::StrengthReducedU64;
 
 /// Largest latency the histograms resolve: one hour in ns.
@@ -48,16 +49,22 @@ struct Interval {
     write_lat_ns: u128,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Sample {
     nand_reads: u64,
     nand_programs: u64,
     nand_erases: u64,
     gc_pages_migrated: u64,
     free_blocks: u64,
+    array_busy_ns: u64,
+    gc_busy_ns: u64,
 }
 
 /// Statistics gathered during a run.
+///
+/// Memory grows with activity, not with simulated time: intervals are stored sparsely, by
+/// index, only where a request completed or a sample was taken (the simulation skips the
+/// samples of idle stretches, see [`Recorder::timeline`]).
 pub struct Recorder {
     interval_ns: u64,
     div_interval: StrengthReducedU64,
@@ -83,12 +90,19 @@ pub struct Recorder {
     pub last_completion: SimTime,
     /// Requests that failed.
     pub failed_requests: u64,
-    intervals: Vec<Interval>,
-    samples: Vec<Sample>,
+    /// Completions of intervals that are over (no later submission can complete in them),
+    /// by interval index, increasing; only intervals in which something completed.
+    intervals: Vec<(u64, Interval)>,
+    /// Completions of intervals requests may still complete in. Completion times are known at
+    /// submission, so they arrive out of interval order; [`Recorder::sample_counts`] moves
+    /// the intervals that are over to `intervals`, which keeps this map small.
+    pending: BTreeMap<u64, Interval>,
+    /// Cumulative counters at the end of sampled intervals, by interval index, increasing.
+    samples: Vec<(u64, Sample)>,
 }
 
 impl Recorder {
-    /// Empty recorder sampling every `interval_ns`.
+    /// Empty recorder sampling every `interval_ns` (at least 1 ns).
     pub fn new(interval_ns: u64) -> Recorder {
         // Fixed bounds, not auto-resizing: `saturating_record` clamps to the current range, and
         // an auto-resizing histogram starts with a range of 2 ns. Latencies above an hour are
@@ -111,6 +125,7 @@ impl Recorder {
             last_completion: SimTime::ZERO,
             failed_requests: 0,
             intervals: Vec::new(),
+            pending: BTreeMap::new(),
             samples: Vec::new(),
         }
     }
@@ -118,6 +133,12 @@ impl Recorder {
     /// Sampling interval (ns).
     pub fn interval_ns(&self) -> u64 {
         self.interval_ns
+    }
+
+    /// Index of the interval `t` falls in.
+    #[inline]
+    pub fn interval_of(&self, t: SimTime) -> u64 {
+        t.0 / self.div_interval
     }
 
     /// A request that failed (device shut down, file system full) at `done`: counted, and
@@ -150,11 +171,8 @@ impl Recorder {
         t.latency_sum_ns += lat as u128;
         t.latency_max_ns = t.latency_max_ns.max(lat);
         self.last_completion = self.last_completion.max(done);
-        let i = (done.0 / self.div_interval) as usize;
-        if i >= self.intervals.len() {
-            self.intervals.resize(i + 1, Interval::default());
-        }
-        let iv = &mut self.intervals[i];
+        let i = self.interval_of(done);
+        let iv = self.pending.entry(i).or_default();
         match op {
             Op::Read => {
                 iv.read_bytes += bytes;
@@ -194,37 +212,138 @@ impl Recorder {
         }
     }
 
-    /// Sample the device's cumulative counters at the end of an interval.
-    pub fn sample(&mut self, dev: &Device) {
+    /// Sample the device's cumulative counters at the end of interval `interval`.
+    pub fn sample(&mut self, interval: u64, dev: &Device) {
         self.sample_counts(
+            interval,
             &dev.nand.counters,
             dev.ftl.counters.gc_pages_migrated,
             dev.ftl.free_blocks(),
         );
     }
 
-    /// Take a sample from NAND counters, units migrated by GC and free blocks.
-    pub fn sample_counts(&mut self, nand: &NandCounters, gc_migrated: u64, free_blocks: u64) {
-        self.samples.push(Sample {
-            nand_reads: nand.reads,
-            nand_programs: nand.programs,
-            nand_erases: nand.erases,
-            gc_pages_migrated: gc_migrated,
-            free_blocks,
-        });
+    /// Take the sample of interval `interval` from NAND counters, units migrated by GC and
+    /// free blocks. Call at or after the interval's end (no request submitted later can
+    /// complete in it), with intervals increasing from call to call.
+    pub fn sample_counts(
+        &mut self,
+        interval: u64,
+        nand: &NandCounters,
+        gc_migrated: u64,
+        free_blocks: u64,
+    ) {
+        debug_assert!(
+            self.samples.last().is_none_or(|&(j, _)| j < interval),
+            "samples must be taken in increasing interval order"
+        );
+        self.samples.push((
+            interval,
+            Sample {
+                nand_reads: nand.reads,
+                nand_programs: nand.programs,
+                nand_erases: nand.erases,
+                gc_pages_migrated: gc_migrated,
+                free_blocks,
+                array_busy_ns: nand.array_busy_ns,
+                gc_busy_ns: nand.gc_busy_ns,
+            },
+        ));
+        while let Some(e) = self.pending.first_entry() {
+            if *e.key() > interval {
+                break;
+            }
+            self.intervals.push(e.remove_entry());
+        }
     }
 
-    /// Build the timeline columns for a run that ended at `end`. `samples` must hold one
-    /// sample per interval boundary before `end` plus a final one at `end`.
-    pub fn timeline(&self, end: SimTime) -> Vec<Column> {
-        let n = (end.0.div_ceil(self.interval_ns) as usize)
-            .max(self.intervals.len())
-            .max(1);
+    /// Whether the last two samples hold the same counters (nothing happened between them).
+    pub fn last_sample_repeats(&self) -> bool {
+        matches!(self.samples.as_slice(), [.., (_, a), (_, b)] if a == b)
+    }
+
+    /// Drop the samples of interval `from` and later (to sample the end state again).
+    pub fn forget_samples_from(&mut self, from: u64) {
+        while self.samples.last().is_some_and(|&(i, _)| i >= from) {
+            self.samples.pop();
+        }
+    }
+
+    /// Interval of the last sample taken.
+    pub fn last_sampled_interval(&self) -> Option<u64> {
+        self.samples.last().map(|&(i, _)| i)
+    }
+
+    /// Intervals a run ending at `end` spans (at least one).
+    pub fn intervals_until(&self, end: SimTime) -> u64 {
+        let last_rec = self
+            .pending
+            .last_key_value()
+            .map(|(&i, _)| i)
+            .or(self.intervals.last().map(|&(i, _)| i))
+            .map_or(0, |i| i + 1);
+        end.0.div_ceil(self.interval_ns).max(last_rec).max(1)
+    }
+
+    /// Samples taken so far.
+    pub fn samples_taken(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Build the timeline columns for a run that ended at `end`, and for each row the
+    /// position (in the order samples were taken) of the sample it shows, for callers that
+    /// keep per-sample series of their own (the storage stack).
+    ///
+    /// Rows: the intervals (below the run's end) in which a request completed or a sample was
+    /// taken, in order. The simulation samples every interval, except inside an idle stretch
+    /// (no request in flight, none arrives, nothing else changes), where it samples only the
+    /// first and the last interval: a busy run has one row per interval, an idle stretch of
+    /// any length two rows, so a plot still shows it flat. `time_s` is always the end of the
+    /// row's interval; the counter columns hold the change since the previous row's sample.
+    pub fn timeline(&self, end: SimTime) -> (Vec<Column>, Vec<Option<usize>>) {
+        let n = self.intervals_until(end);
+        let recs: Vec<(u64, Interval)> = self
+            .intervals
+            .iter()
+            .copied()
+            .chain(self.pending.iter().map(|(&i, &v)| (i, v)))
+            .take_while(|&(i, _)| i < n)
+            .collect();
+        // Rows: the intervals with a completion or a sample, increasing (both are sorted).
+        let mut rows: Vec<u64> = Vec::with_capacity(recs.len().max(self.samples.len()));
+        let (mut a, mut b) = (recs.iter().map(|r| r.0), self.samples.iter().map(|s| s.0));
+        let (mut x, mut y) = (a.next(), b.next());
+        loop {
+            let next = match (x, y) {
+                (Some(p), Some(q)) if p <= q => {
+                    x = a.next();
+                    if p == q {
+                        y = b.next();
+                    }
+                    p
+                }
+                (_, Some(q)) => {
+                    y = b.next();
+                    q
+                }
+                (Some(p), None) => {
+                    x = a.next();
+                    p
+                }
+                (None, None) => break,
+            };
+            if next >= n {
+                break;
+            }
+            rows.push(next);
+        }
+
         let mut cols: Vec<(&'static str, &'static str, &'static str, Vec<f64>)> = vec![
             (
                 "time_s",
                 "s",
-                "end of the interval (simulated time)",
+                "end of the interval (simulated time); one row per interval, except that a run \
+                 of idle intervals (no request in flight, nothing changed) keeps only its first \
+                 and last row",
                 vec![],
             ),
             (
@@ -266,25 +385,25 @@ impl Recorder {
             (
                 "nand_reads",
                 "pages",
-                "NAND page reads issued in the interval",
+                "NAND page reads issued in the interval (and in idle intervals left out just before it)",
                 vec![],
             ),
             (
                 "nand_programs",
                 "pages",
-                "NAND page programs issued in the interval",
+                "NAND page programs issued in the interval (and in idle intervals left out just before it)",
                 vec![],
             ),
             (
                 "nand_erases",
                 "blocks",
-                "NAND block erases issued in the interval",
+                "NAND block erases issued in the interval (and in idle intervals left out just before it)",
                 vec![],
             ),
             (
                 "gc_pages_migrated",
                 "pages",
-                "valid pages moved by GC in the interval",
+                "valid pages moved by GC in the interval (and in idle intervals left out just before it)",
                 vec![],
             ),
             (
@@ -293,26 +412,57 @@ impl Recorder {
                 "free blocks at the end of the interval",
                 vec![],
             ),
+            (
+                "plane_busy_s",
+                "s",
+                "plane time in array operations dispatched since the previous row, summed over planes",
+                vec![],
+            ),
+            (
+                "gc_busy_s",
+                "s",
+                "of plane_busy_s, the time in GC's migrations and erases (GC episodes on the timeline)",
+                vec![],
+            ),
         ];
+        for c in &mut cols {
+            c.3.reserve_exact(rows.len());
+        }
+        let mut positions = Vec::with_capacity(rows.len());
         let zero = Sample::default();
-        for i in 0..n {
-            let start = i as u64 * self.interval_ns;
-            let stop = ((i as u64 + 1) * self.interval_ns).min(end.0.max(start + 1));
-            let secs = (stop - start) as f64 * 1e-9;
-            let iv = self.intervals.get(i).copied().unwrap_or_default();
-            let prev = if i == 0 {
-                &zero
+        let mean = |sum: f64, n: u64| {
+            if n == 0 {
+                f64::NAN
             } else {
-                self.samples.get(i - 1).unwrap_or(&zero)
+                sum / n as f64 * 1e-3
+            }
+        };
+        let (mut ri, mut si) = (0usize, 0usize);
+        for &i in &rows {
+            let start = i.saturating_mul(self.interval_ns);
+            let stop = start
+                .saturating_add(self.interval_ns)
+                .min(end.0.max(start.saturating_add(1)));
+            let secs = (stop - start).max(1) as f64 * 1e-9;
+            while ri < recs.len() && recs[ri].0 < i {
+                ri += 1;
+            }
+            let iv = match recs.get(ri) {
+                Some(&(j, v)) if j == i => v,
+                _ => Interval::default(),
             };
-            let cur = self.samples.get(i).or(self.samples.last()).unwrap_or(&zero);
-            let mean = |sum: f64, n: u64| {
-                if n == 0 {
-                    f64::NAN
-                } else {
-                    sum / n as f64 * 1e-3
-                }
+            // `si`: samples of intervals up to `i`.
+            while si < self.samples.len() && self.samples[si].0 <= i {
+                si += 1;
+            }
+            let cur = si.checked_sub(1);
+            let prev = match cur {
+                Some(c) if self.samples[c].0 == i => c.checked_sub(1),
+                c => c,
             };
+            positions.push(cur);
+            let cur = cur.map_or(&zero, |c| &self.samples[c].1);
+            let prev = prev.map_or(&zero, |p| &self.samples[p].1);
             let vals = [
                 stop as f64 * 1e-9,
                 iv.read_bytes as f64 / secs / 1e6,
@@ -326,33 +476,23 @@ impl Recorder {
                 cur.nand_erases.saturating_sub(prev.nand_erases) as f64,
                 cur.gc_pages_migrated.saturating_sub(prev.gc_pages_migrated) as f64,
                 cur.free_blocks as f64,
+                cur.array_busy_ns.saturating_sub(prev.array_busy_ns) as f64 * 1e-9,
+                cur.gc_busy_ns.saturating_sub(prev.gc_busy_ns) as f64 * 1e-9,
             ];
             for (c, v) in cols.iter_mut().zip(vals) {
                 c.3.push(v);
             }
         }
-        cols.into_iter()
+        let cols = cols
+            .into_iter()
             .map(|(name, unit, description, values)| Column {
                 name,
                 unit,
                 description,
                 values,
             })
-            .collect()
-    }
-}
-
-impl Recorder {
-    /// Intervals a run ending at `end` spans.
-    pub fn intervals_until(&self, end: SimTime) -> usize {
-        (end.0.div_ceil(self.interval_ns) as usize)
-            .max(self.intervals.len())
-            .max(1)
-    }
-
-    /// Samples taken so far.
-    pub fn samples_taken(&self) -> usize {
-        self.samples.len()
+            .collect();
+        (cols, positions)
     }
 }
 

@@ -9,7 +9,8 @@ use serde::Serialize;
 pub struct LatencySummary {
     /// Mean.
     pub mean: f64,
-    /// Median (HDR histogram, 3 significant figures).
+    /// Median (HDR histogram, 3 significant figures). The percentiles are clamped to the
+    /// exact minimum and maximum, so none exceeds `max`.
     pub p50: f64,
     /// 99th percentile.
     pub p99: f64,
@@ -92,7 +93,16 @@ impl OpSummary {
     pub(crate) fn new(t: &OpTotals, h: Option<&Histogram<u64>>, secs: f64) -> OpSummary {
         let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         let latency_us = (t.requests > 0).then(|| {
-            let q = |p: f64| h.map_or(f64::NAN, |h| h.value_at_quantile(p) as f64 * 1e-3);
+            // HDR reports the highest value equivalent to a quantile's bucket, which can lie
+            // above the exact maximum (or, past the histogram's cap, below the minimum):
+            // clamp to the exact range so a percentile never exceeds `max`.
+            let q = |p: f64| {
+                h.map_or(f64::NAN, |h| {
+                    h.value_at_quantile(p)
+                        .clamp(t.latency_min_ns, t.latency_max_ns) as f64
+                        * 1e-3
+                })
+            };
             LatencySummary {
                 mean: t.latency_sum_ns as f64 / t.requests as f64 * 1e-3,
                 p50: q(0.5),
@@ -342,7 +352,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         (
             "read.latency_us.p50",
             "us",
-            "median latency (HDR histogram, 3 significant figures)",
+            "median latency (HDR histogram, 3 significant figures; percentiles are clamped to the exact min and max)",
         ),
         ("read.latency_us.p99", "us", "99th percentile latency"),
         ("read.latency_us.p999", "us", "99.9th percentile latency"),
@@ -587,4 +597,65 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("stack.energy.host_mean_w", "W", "mean host CPU power (W)"),
         ("stack.energy.total_j", "J", "sum (J)"),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Recorder;
+    use crate::units::SimTime;
+    use crate::workload::Op;
+
+    fn check_within(lats: &[u64]) {
+        let mut rec = Recorder::new(1_000_000_000);
+        for &l in lats {
+            rec.record(Op::Read, 4096, SimTime(0), SimTime(l));
+        }
+        let s = OpSummary::new(&rec.read, Some(&rec.read_hist), 1.0);
+        let l = s.latency_us.unwrap();
+        let (min, max) = (
+            *lats.iter().min().unwrap() as f64 * 1e-3,
+            *lats.iter().max().unwrap() as f64 * 1e-3,
+        );
+        assert_eq!(l.max, max);
+        for (name, p) in [("p50", l.p50), ("p99", l.p99), ("p999", l.p999)] {
+            assert!(p <= l.max, "{name} {p} us above max {} us", l.max);
+            assert!(p >= min, "{name} {p} us below min {min} us");
+        }
+    }
+
+    #[test]
+    fn percentiles_never_exceed_the_exact_max() {
+        // The reported case: p99.9 3,386,900.5 us over a max of 3,385,211.96 us. At 3.4 s an
+        // HDR bucket of 3 significant figures is ~2 ms wide; its highest equivalent value is
+        // above every latency recorded in it.
+        let top = 3_385_211_960u64;
+        let mut lats = vec![1_000_000u64; 500];
+        lats.extend(std::iter::repeat_n(top, 600));
+        let mut rec = Recorder::new(1_000_000_000);
+        for &l in &lats {
+            rec.record(Op::Read, 4096, SimTime(0), SimTime(l));
+        }
+        assert!(
+            rec.read_hist.value_at_quantile(0.999) > top,
+            "the case must exercise the clamp"
+        );
+        check_within(&lats);
+        // a single request: every percentile is that latency
+        check_within(&[top]);
+    }
+
+    #[test]
+    fn percentiles_never_fall_below_the_exact_min() {
+        // Beyond the histogram's one-hour cap latencies are recorded at the cap, below the
+        // exact minimum of these.
+        let h = 3_600_000_000_000u64;
+        let lats = [2 * h, 3 * h, 2 * h + 7];
+        let mut rec = Recorder::new(1_000_000_000);
+        for &l in &lats {
+            rec.record(Op::Read, 4096, SimTime(0), SimTime(l));
+        }
+        assert!(rec.read_hist.value_at_quantile(0.5) < 2 * h);
+        check_within(&lats);
+    }
 }

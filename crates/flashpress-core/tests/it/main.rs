@@ -8,4 +8,5 @@ mod controller;
 mod determinism;
 mod gc_validity;
 mod lost_work;
+mod timeline;
 mod workload_files;

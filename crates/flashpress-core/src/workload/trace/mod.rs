@@ -173,7 +173,14 @@ struct Parser {
     t_first: Option<TimeVal>,
     last_time: u64,
     seen_record: bool,
+    /// `replay = "timed"`: request times must fit the simulated clock.
+    timed: bool,
 }
+
+/// Latest request time of a timed replay (ns after the first record): 2^62 ns, about 146
+/// years. Later times are a timestamp in the wrong unit or scale, and would overflow the
+/// simulated clock once service times are added.
+pub const MAX_TIMED_NS: u64 = 1 << 62;
 
 /// The two kinds of input, kept as an enum (not a trait object) so the line loop is
 /// monomorphised and inlined for each.
@@ -283,6 +290,7 @@ impl TraceSource {
                 t_first: None,
                 last_time: 0,
                 seen_record: false,
+                timed: cfg.replay == Replay::Timed,
             },
         })
     }
@@ -877,6 +885,12 @@ impl Parser {
             }
             (a, b) => ((b.as_f64() - a.as_f64()).max(0.0) * self.factor).round() as u64,
         };
+        if self.timed && ns > MAX_TIMED_NS {
+            return Err(format!(
+                "time: {ns} ns after the first record, past the simulated clock's limit of 2^62 ns \
+                 (about 146 years); check `time_unit` and `time_scale`"
+            ));
+        }
         let ns = ns.max(self.last_time);
         self.last_time = ns;
         Ok(Request {

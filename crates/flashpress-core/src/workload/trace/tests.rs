@@ -77,6 +77,45 @@ fn disksim_units_scale_and_afap() {
 }
 
 #[test]
+fn timed_replay_refuses_times_past_the_clock() {
+    // a timestamp in the wrong unit, and a wrong time scale: errors naming the line, not a
+    // clock overflow (or a run of centuries) later on
+    let cases = [
+        (
+            "0 0 0 8 0\n18446744073709551615 0 8 8 1\n",
+            TimeUnit::Ns,
+            1.0,
+        ),
+        ("0 0 0 8 0\n1000 0 8 8 1\n", TimeUnit::Ms, 1e12),
+    ];
+    for (text, unit, scale) in cases {
+        let (_d, path) = write_tmp("w.trace", text.as_bytes());
+        let mut cfg = default_trace_config(path, TraceFormat::Disksim);
+        cfg.time_unit = unit;
+        cfg.time_scale = scale;
+        match collect(&cfg, GIB) {
+            Err(Error::Trace { line, msg, .. }) => {
+                assert_eq!(line, 2, "{msg}");
+                assert!(
+                    msg.contains("time_unit") && msg.contains("time_scale"),
+                    "{msg}"
+                );
+            }
+            other => panic!("{text:?} x {scale}: expected Error::Trace, got {other:?}"),
+        }
+        // as fast as possible, the times do not matter
+        cfg.replay = Replay::Afap;
+        assert_eq!(collect(&cfg, GIB).unwrap().len(), 2);
+    }
+    // the limit itself is accepted
+    let text = format!("0 0 0 8 0\n{MAX_TIMED_NS} 0 8 8 1\n");
+    assert_eq!(
+        run(TraceFormat::Disksim, &text).unwrap()[1].time,
+        SimTime(MAX_TIMED_NS)
+    );
+}
+
+#[test]
 fn times_never_go_backwards() {
     let got = run(
         TraceFormat::Disksim,

@@ -23,10 +23,40 @@ pub enum Event {
     DeviceReq(u32),
 }
 
+/// A queued event, ordered by one packed key: time in the high 64 bits, sequence in the low
+/// (one integer compare per heap step, and the payload never compared).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: u128,
+    ev: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&o.key)
+    }
+}
+
+#[inline]
+fn time_of(key: u128) -> SimTime {
+    SimTime((key >> 64) as u64)
+}
+
 /// Min-queue of events by (time, sequence).
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<(SimTime, u64, Event)>>,
+    heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,
 }
 
@@ -39,20 +69,23 @@ impl EventQueue {
     /// Schedule `ev` at `t`.
     #[inline]
     pub fn push(&mut self, t: SimTime, ev: Event) {
-        self.heap.push(Reverse((t, self.seq, ev)));
+        self.heap.push(Reverse(Entry {
+            key: ((t.0 as u128) << 64) | self.seq as u128,
+            ev,
+        }));
         self.seq += 1;
     }
 
     /// Earliest event, first scheduled first among equal times.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.heap.pop().map(|Reverse((t, _, e))| (t, e))
+        self.heap.pop().map(|Reverse(e)| (time_of(e.key), e.ev))
     }
 
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
+        self.heap.peek().map(|Reverse(e)| time_of(e.key))
     }
 
     /// Time of the earliest pending event for which `skip` is false. The queue is left as it
@@ -63,7 +96,7 @@ impl EventQueue {
         let found = loop {
             match self.heap.peek() {
                 None => break None,
-                Some(&Reverse((t, _, e))) if !skip(e) => break Some(t),
+                Some(&Reverse(e)) if !skip(e.ev) => break Some(time_of(e.key)),
                 Some(_) => held.extend(self.heap.pop()),
             }
         };

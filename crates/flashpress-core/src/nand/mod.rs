@@ -47,6 +47,20 @@ pub struct NandCounters {
     pub gc_busy_ns: u64,
 }
 
+/// Counts, energy and array time of a run of copybacks, summed once (a GC job that nothing can
+/// interrupt is booked in one go).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CopybackBatch {
+    /// Copybacks.
+    pub n: u64,
+    /// Their read energy (pJ).
+    pub read_pj: u64,
+    /// Their program energy (pJ).
+    pub program_pj: u64,
+    /// Their array time (ns).
+    pub ns: u64,
+}
+
 /// Timing in integer nanoseconds and energy in integer picojoules, resolved from the config.
 #[derive(Debug, Clone)]
 struct Timing {
@@ -193,6 +207,31 @@ impl Nand {
         self.count_read(src, gc);
         self.count_program(dst, gc);
         self.counters.copybacks += 1;
+    }
+
+    /// Sum the copybacks `moves` (source, destination) would cost.
+    pub fn copyback_batch(&self, moves: &[(Ppn, Ppn)]) -> CopybackBatch {
+        let mut b = CopybackBatch::default();
+        for &(src, dst) in moves {
+            let (rt, pt) = (self.page_type(src), self.page_type(dst));
+            b.read_pj += self.t.read_pj[rt];
+            b.program_pj += self.t.program_pj[pt];
+            b.ns += self.t.read_ns[rt] + self.t.program_ns[pt];
+        }
+        b.n = moves.len() as u64;
+        b
+    }
+
+    /// Book a batch of copybacks (the same totals as booking each with
+    /// [`Nand::count_copyback`]).
+    pub fn count_copyback_batch(&mut self, b: &CopybackBatch, gc: bool) {
+        let c = &mut self.counters;
+        c.reads += b.n;
+        c.programs += b.n;
+        c.copybacks += b.n;
+        c.read_energy_pj += b.read_pj;
+        c.program_energy_pj += b.program_pj;
+        self.busy(b.ns, gc);
     }
 
     /// Book one erase of `block` (wear included).

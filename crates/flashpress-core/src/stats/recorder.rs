@@ -6,7 +6,7 @@ use crate::nand::NandCounters;
 use crate::units::SimTime;
 use crate::workload::Op;
 use hdrhistogram::Histogram;
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 use strength_reduce::StrengthReducedU64;
 
 /// Largest latency the histograms resolve: one hour in ns.
@@ -96,7 +96,7 @@ pub struct Recorder {
     /// Completions of intervals requests may still complete in. Completion times are known at
     /// submission, so they arrive out of interval order; [`Recorder::sample_counts`] moves
     /// the intervals that are over to `intervals`, which keeps this map small.
-    pending: BTreeMap<u64, Interval>,
+    pending: VecDeque<(u64, Interval)>,
     /// Cumulative counters at the end of sampled intervals, by interval index, increasing.
     samples: Vec<(u64, Sample)>,
 }
@@ -125,7 +125,7 @@ impl Recorder {
             last_completion: SimTime::ZERO,
             failed_requests: 0,
             intervals: Vec::new(),
-            pending: BTreeMap::new(),
+            pending: VecDeque::new(),
             samples: Vec::new(),
         }
     }
@@ -172,7 +172,7 @@ impl Recorder {
         t.latency_max_ns = t.latency_max_ns.max(lat);
         self.last_completion = self.last_completion.max(done);
         let i = self.interval_of(done);
-        let iv = self.pending.entry(i).or_default();
+        let iv = self.pending_mut(i);
         match op {
             Op::Read => {
                 iv.read_bytes += bytes;
@@ -186,6 +186,25 @@ impl Recorder {
             }
             Op::Trim | Op::Delete => {}
         }
+    }
+
+    /// The not yet sampled interval `i`'s totals. Completions come nearly in time order, and
+    /// only the intervals since the last sample are pending (a few), so this looks from the
+    /// back of a short sorted list.
+    #[inline]
+    fn pending_mut(&mut self, i: u64) -> &mut Interval {
+        let at = match self.pending.iter().rposition(|&(j, _)| j <= i) {
+            Some(k) if self.pending[k].0 == i => k,
+            Some(k) => {
+                self.pending.insert(k + 1, (i, Interval::default()));
+                k + 1
+            }
+            None => {
+                self.pending.push_front((i, Interval::default()));
+                0
+            }
+        };
+        &mut self.pending[at].1
     }
 
     /// The latency split of a request the SSD completed (after [`Recorder::record`]).
@@ -248,11 +267,8 @@ impl Recorder {
                 gc_busy_ns: nand.gc_busy_ns,
             },
         ));
-        while let Some(e) = self.pending.first_entry() {
-            if *e.key() > interval {
-                break;
-            }
-            self.intervals.push(e.remove_entry());
+        while self.pending.front().is_some_and(|&(j, _)| j <= interval) {
+            self.intervals.extend(self.pending.pop_front());
         }
     }
 
@@ -277,8 +293,8 @@ impl Recorder {
     pub fn intervals_until(&self, end: SimTime) -> u64 {
         let last_rec = self
             .pending
-            .last_key_value()
-            .map(|(&i, _)| i)
+            .back()
+            .map(|&(i, _)| i)
             .or(self.intervals.last().map(|&(i, _)| i))
             .map_or(0, |i| i + 1);
         end.0.div_ceil(self.interval_ns).max(last_rec).max(1)
@@ -305,7 +321,7 @@ impl Recorder {
             .intervals
             .iter()
             .copied()
-            .chain(self.pending.iter().map(|(&i, &v)| (i, v)))
+            .chain(self.pending.iter().copied())
             .take_while(|&(i, _)| i < n)
             .collect();
         // Rows: the intervals with a completion or a sample, increasing (both are sorted).

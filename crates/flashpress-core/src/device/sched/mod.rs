@@ -232,11 +232,22 @@ impl Scheduler {
         self.now = now;
         let pi = self.geo.plane_of_ppn(ppn).0 as usize;
         let cmd = self.host_cmd(pi, ppn, req, false, now);
+        if self.free_now(pi, now) {
+            self.start_read(pi, cmd, now, nand, q);
+            return;
+        }
         let pl = &mut self.planes[pi];
         pl.reads.push_back(cmd);
         pl.queued_ns += nand.read_ns(ppn);
         self.maybe_suspend(pi, now, q);
         self.kick(pi, now, nand, q);
+    }
+
+    /// Plane `pi` is idle at `now` with nothing queued: a command can start at once.
+    #[inline]
+    fn free_now(&self, pi: usize, now: SimTime) -> bool {
+        let pl = &self.planes[pi];
+        pl.act == Act::Idle && pl.timer == NEVER && pl.until <= now && pl.queues_empty()
     }
 
     /// Queue a host program of `ppn` (data at the controller at `now`) for request `req`;
@@ -255,6 +266,9 @@ impl Scheduler {
         let cmd = self.host_cmd(pi, ppn, req, buffered, now);
         if self.block_state[self.geo.block_of(ppn).0 as usize] != 0 {
             self.counters.programs_waiting_for_erase += 1;
+        } else if self.free_now(pi, now) {
+            self.start_program(pi, cmd, now, nand, q);
+            return;
         }
         let pl = &mut self.planes[pi];
         pl.writes.push_back(cmd);
@@ -481,6 +495,7 @@ impl Scheduler {
     fn dispatch(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
         if let Some(s) = self.planes[pi].suspended {
             if let Some(cmd) = self.planes[pi].reads.pop_front() {
+                self.planes[pi].queued_ns -= nand.read_ns(cmd.ppn);
                 self.counters.reads_during_suspension += 1;
                 self.start_read(pi, cmd, now, nand, q);
                 return;
@@ -519,10 +534,12 @@ impl Scheduler {
         match self.choose(pi, now) {
             Pick::Read => {
                 let cmd = self.planes[pi].reads.pop_front().expect("picked a read");
+                self.planes[pi].queued_ns -= nand.read_ns(cmd.ppn);
                 self.start_read(pi, cmd, now, nand, q);
             }
             Pick::Write => {
                 let cmd = self.planes[pi].writes.pop_front().expect("picked a write");
+                self.planes[pi].queued_ns -= nand.program_ns(cmd.ppn);
                 self.start_program(pi, cmd, now, nand, q);
             }
             Pick::Gc => self.start_gc(pi, now, nand, q),
@@ -656,7 +673,6 @@ impl Scheduler {
         let t = nand.read_ns(cmd.ppn);
         nand.count_read(cmd.ppn, false);
         let pl = &mut self.planes[pi];
-        pl.queued_ns -= t;
         pl.cur = cmd;
         pl.cur_split = split;
         pl.act = Act::ReadSense;
@@ -682,7 +698,6 @@ impl Scheduler {
         nand.count_program(cmd.ppn, false);
         let until = loaded + t;
         let pl = &mut self.planes[pi];
-        pl.queued_ns -= t;
         pl.op_suspends = 0;
         if !self.p.suspend && !cmd.buffered {
             // Nothing can interrupt it: complete it now, and look at the plane again when it
@@ -720,6 +735,22 @@ impl Scheduler {
         }
         let until;
         match head.op {
+            GcOp::Whole(b) => {
+                pl.gc.pop_front();
+                let batch = pl.whole.pop_front().expect("a whole job has its sums");
+                nand.count_copyback_batch(&batch, true);
+                nand.count_erase(b, true);
+                let d = batch.ns + nand.erase_ns();
+                pl.queued_ns -= d;
+                until = now + d;
+                pl.act = Act::GcArray {
+                    array_start: now,
+                    ops: batch.n as u32 + 1,
+                    erase: b.0,
+                    suspendable: false,
+                    is_erase: false,
+                };
+            }
             GcOp::Erase(b) => {
                 pl.gc.pop_front();
                 nand.count_erase(b, true);
@@ -838,7 +869,26 @@ impl FlashBackend for Backend<'_> {
             if !pl.has_gc() {
                 pl.gc_since = self.now;
             }
-            for &(src, dst) in moves {
+            let p = &s.p;
+            let whole = copyback
+                && !background
+                && p.policy == SchedPolicy::Fcfs
+                && !p.suspend
+                && !p.preemptible;
+            if whole {
+                // Nothing can cut into it: one entry, its durations summed once.
+                let batch = self.nand.copyback_batch(moves);
+                pl.gc.push_back(GcEntry {
+                    op: GcOp::Whole(victim),
+                    seq,
+                    background,
+                    copyback,
+                });
+                pl.whole.push_back(batch);
+                pl.queued_ns += batch.ns + self.nand.erase_ns();
+                pl.epoch = pl.epoch.wrapping_add(1);
+            }
+            for &(src, dst) in moves.iter().filter(|_| !whole) {
                 pl.gc.push_back(GcEntry {
                     op: GcOp::Migrate { src, dst },
                     seq,
@@ -847,15 +897,17 @@ impl FlashBackend for Backend<'_> {
                 });
                 queued += self.nand.read_ns(src) + self.nand.program_ns(dst);
             }
-            pl.gc.push_back(GcEntry {
-                op: GcOp::Erase(victim),
-                seq,
-                background,
-                copyback,
-            });
-            queued += self.nand.erase_ns();
-            pl.queued_ns += queued;
-            pl.epoch = pl.epoch.wrapping_add(1);
+            if !whole {
+                pl.gc.push_back(GcEntry {
+                    op: GcOp::Erase(victim),
+                    seq,
+                    background,
+                    copyback,
+                });
+                queued += self.nand.erase_ns();
+                pl.queued_ns += queued;
+                pl.epoch = pl.epoch.wrapping_add(1);
+            }
         }
         s.block_state[victim.0 as usize] = 1;
         s.counters.gc_jobs += 1;

@@ -45,6 +45,9 @@ pub(super) enum GcOp {
     Migrate { src: Ppn, dst: Ppn },
     /// Erase the job's victim (the last op of a job).
     Erase(BlockId),
+    /// A whole copyback job that nothing can interrupt (fcfs, no suspension, non-preemptible
+    /// GC): its copybacks (`Plane::whole`, front) and then the erase of the victim.
+    Whole(BlockId),
 }
 
 /// A GC command queued at a plane.
@@ -117,6 +120,8 @@ pub(super) struct Plane {
     pub reads: VecDeque<HostCmd>,
     pub writes: VecDeque<HostCmd>,
     pub gc: VecDeque<GcEntry>,
+    /// The copyback sums of the queued [`GcOp::Whole`] jobs, in order.
+    pub whole: VecDeque<crate::nand::CopybackBatch>,
     pub act: Act,
     /// The host command of a read or program activity, with its wait split at dispatch.
     pub cur: HostCmd,
@@ -158,6 +163,7 @@ impl Plane {
             reads: VecDeque::new(),
             writes: VecDeque::new(),
             gc: VecDeque::new(),
+            whole: VecDeque::new(),
             act: Act::Idle,
             cur: HostCmd {
                 ppn: Ppn(0),

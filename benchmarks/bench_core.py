@@ -10,7 +10,14 @@ DiskSim/MQSim ASCII trace as fast as possible.
 Measured twice: the Rust core alone (``examples/bench_core.rs``, no interpreter) and the
 Python path (``flashpress.simulate``), each in its own process so peak RSS is its own.
 
-    python3 benchmarks/bench_core.py [--requests N] [--skip-python]
+Then the MQSim-comparable workload of issue 9: the same device and fill, 1,000,000 uniform
+random 4 KiB writes *inside the filled 90%*, run by the core with the preset's own
+controller (first come first served, non-preemptible GC: MQSim-like) and with the
+``default`` preset's realistic controller (read priority, program/erase suspension,
+semi-preemptible GC, least-busy allocation). Each run is repeated ``--repeats`` times
+(median reported, all runs kept).
+
+    python3 benchmarks/bench_core.py [--requests N] [--repeats K] [--skip-python]
 """
 
 from __future__ import annotations
@@ -32,13 +39,18 @@ PHYSICAL_PAGES = 8 * 2 * 1 * 2 * 256 * 64
 LOGICAL_PAGES = int(PHYSICAL_PAGES * (1 - 0.07))
 
 
-def write_trace(path: Path, n: int, seed: int = 42) -> None:
-    """``n`` uniform random single-page writes, DiskSim ASCII (time dev sector nsectors rw)."""
+# The preconditioning fill: floor(0.9 x logical pages), as the core computes it.
+FILLED_PAGES = int(0.9 * LOGICAL_PAGES)
+
+
+def write_trace(path: Path, n: int, seed: int = 42, pages: int = LOGICAL_PAGES) -> None:
+    """``n`` uniform random single-page writes over ``[0, pages)``, DiskSim ASCII
+    (time dev sector nsectors rw)."""
     rng = random.Random(seed)
     sectors = PAGE // 512
     with path.open("w") as f:
         for i in range(n):
-            page = rng.randrange(LOGICAL_PAGES)
+            page = rng.randrange(pages)
             f.write(f"{i * 1000} 0 {page * sectors} {sectors} 0\n")
 
 
@@ -76,6 +88,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--skip-python", action="store_true", help="measure the Rust core only")
+    ap.add_argument("--repeats", type=int, default=5, help="runs of each controller (median reported)")
     args = ap.parse_args()
 
     subprocess.run(
@@ -101,6 +114,24 @@ def main() -> None:
         }
         if not args.skip_python:
             result["python"] = run_child([sys.executable, "-c", PYTHON_PATH, str(trace)], env=dict(os.environ))
+        inside = Path(tmp) / "random-writes-inside-fill.trace"
+        write_trace(inside, args.requests, pages=FILLED_PAGES)
+        for name, extra in [("fcfs", []), ("realistic", ["realistic"])]:
+            runs = [run_child([str(binary), str(inside), "bench-mlc-2g", *extra]) for _ in range(args.repeats)]
+            walls = sorted(r["run_wall_s"] for r in runs)
+            mid = runs[[r["run_wall_s"] for r in runs].index(walls[len(walls) // 2])]
+            result[f"inside_fill_{name}"] = {
+                "controller": mid["controller"],
+                "requests": mid["requests"],
+                "run_wall_s_median": walls[len(walls) // 2],
+                "run_wall_s_all": walls,
+                "requests_per_wall_s_median": mid["requests"] / walls[len(walls) // 2],
+                "peak_rss_mib_max": max(r["peak_rss_mib"] for r in runs),
+                "waf": mid["waf"],
+                "write_iops_simulated": mid["write_iops_simulated"],
+                "write_iops_until_flash_quiet": mid["write_iops_until_flash_quiet"],
+                "write_p99_us": mid["write_p99_us"],
+            }
     print(json.dumps(result))
 
 

@@ -103,6 +103,19 @@ def format_summary(summary: dict[str, Any], title: str) -> str:
         ),
         ("energy", f"{_num(energy.get('total_j'), ',.4f')} J"),
     ]
+    ctl = summary.get("controller")
+    if ctl:
+        rd = (summary.get("read") or {}).get("during_gc") or {}
+        tail = (rd.get("latency_us") or {}).get("p99")
+        facts.append(
+            (
+                "controller",
+                f"plane busy {100 * ctl['plane_busy_fraction']:.1f}% (GC {100 * ctl['gc_busy_fraction']:.1f}%), "
+                f"{ctl['program_suspensions'] + ctl['erase_suspensions']:,} suspensions, "
+                f"{_num(rd.get('requests'), ',')} reads waited during GC"
+                + ("" if tail is None else f" (p99 {tail:,.1f} us)"),
+            )
+        )
     content = summary.get("content")
     if content:
         saving = content.get("saving")

@@ -53,6 +53,9 @@ class GcDict(TypedDict):
     background: bool
     background_threshold: float
     copyback: bool
+    preemptible: bool
+    step_pages: int
+    hard_floor: float
 
 
 class FtlDict(TypedDict):
@@ -61,6 +64,26 @@ class FtlDict(TypedDict):
     placement: PlacementDict
     gc: GcDict
     write_buffer_pages: int
+
+
+SchedPolicy = Literal["fcfs", "read_first"]
+
+
+class SuspendDict(TypedDict):
+    enabled: bool
+    program_suspend_us: float
+    erase_suspend_us: float
+    resume_us: float
+    max_per_op: int
+
+
+class ControllerDict(TypedDict):
+    """`[controller]`: the plain SSD's flash back end (command queues per plane)."""
+
+    scheduler: SchedPolicy
+    starvation_us: float
+    ecc_decode_us: float
+    suspend: SuspendDict
 
 
 class HostDict(TypedDict):
@@ -199,6 +222,7 @@ class SimConfigDict(TypedDict):
     nand: NandDict
     ftl: FtlDict
     host: HostDict
+    controller: ControllerDict
     precondition: PreconditionDict
     stats: StatsDict
     check: CheckDict
@@ -208,6 +232,8 @@ class SimConfigDict(TypedDict):
 
 __all__ = [
     "ContentDict",
+    "ControllerDict",
+    "SuspendDict",
     "ContentMode",
     "RatioDict",
     "AddressMode",

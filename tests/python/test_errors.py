@@ -123,6 +123,50 @@ CASES = [
     ),
     # -- config values: the dotted key -----------------------------------------------------
     Case("channels-zero", override(nand__channels=0), errors.ConfigError, ["nand.channels", "positive"]),
+    # the controller back end (tiny preset: SLC program 200 us, erase 1500 us)
+    Case(
+        "suspend-longer-than-program",
+        override(controller__suspend__program_suspend_us=250.0),
+        errors.ConfigError,
+        ["controller.suspend.program_suspend_us", "shorter than the shortest program"],
+    ),
+    Case(
+        "suspend-longer-than-erase",
+        override(controller__suspend__erase_suspend_us=2000.0),
+        errors.ConfigError,
+        ["controller.suspend.erase_suspend_us", "shorter than the shortest erase"],
+    ),
+    Case("gc-step-zero", override(ftl__gc__step_pages=0), errors.ConfigError, ["ftl.gc.step_pages", "at least 1"]),
+    Case(
+        "unknown-scheduler",
+        override(controller__scheduler="priority"),
+        errors.ConfigError,
+        ["controller.scheduler", "priority"],
+    ),
+    Case(
+        "suspend-max-zero",
+        override(controller__suspend__max_per_op=0),
+        errors.ConfigError,
+        ["controller.suspend.max_per_op", "at least 1"],
+    ),
+    Case(
+        "floor-above-threshold",
+        override(ftl__gc__hard_floor=0.2),
+        errors.ConfigError,
+        ["ftl.gc.hard_floor", "ftl.gc.threshold"],
+    ),
+    Case(
+        "starvation-zero",
+        override(controller__starvation_us=0.0),
+        errors.ConfigError,
+        ["controller.starvation_us", "positive"],
+    ),
+    Case(
+        "stack-with-read-first",
+        lambda files: Config.preset("waltz").with_overrides({"controller.scheduler": "read_first"}),
+        errors.ConfigError,
+        ["controller", "fcfs"],
+    ),
     Case("channels-negative", override(nand__channels=-1), errors.ConfigError, ["nand.channels", "-1"]),
     Case("op-ratio-one", override(ftl__op_ratio=1.0), errors.ConfigError, ["ftl.op_ratio", "[0, 1)"]),
     Case("op-ratio-above-one", override(ftl__op_ratio=1.5), errors.ConfigError, ["ftl.op_ratio", "1.5"]),

@@ -67,6 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "erases": s.erases,
         "write_iops_simulated": s.write.iops,
         "write_p99_us": s.write.latency_us.map(|l| l.p99),
+        "write_iops_until_flash_quiet": s.controller.map(|c| s.write.requests as f64 / c.flash_quiet_s),
     });
     println!("{out}");
     Ok(())

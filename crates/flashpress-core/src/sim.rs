@@ -477,7 +477,8 @@ impl Simulation {
             },
             controller: match &self.target {
                 Target::Ssd(d) => {
-                    let plane_ns = d.nand.geo.planes as f64 * end.0 as f64;
+                    let quiet = d.sched.last_activity().max(end);
+                    let plane_ns = d.nand.geo.planes as f64 * quiet.0 as f64;
                     let frac = |ns: u64| {
                         if plane_ns > 0.0 {
                             ns as f64 / plane_ns
@@ -487,6 +488,7 @@ impl Simulation {
                     };
                     Some(ControllerSummary {
                         counters: d.sched.counters,
+                        flash_quiet_s: quiet.as_secs_f64(),
                         plane_busy_fraction: frac(n.array_busy_ns),
                         gc_busy_fraction: frac(n.gc_busy_ns),
                     })

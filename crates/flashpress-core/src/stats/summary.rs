@@ -246,7 +246,11 @@ pub struct ControllerSummary {
     /// Scheduling and suspension counters.
     #[serde(flatten)]
     pub counters: crate::device::sched::SchedCounters,
-    /// Fraction of plane time spent in array operations (all planes, whole run).
+    /// Simulated time at which the last flash operation ended (s): at least `sim_time_s`,
+    /// later when GC that yielded to host commands ran after the last request completed.
+    pub flash_quiet_s: f64,
+    /// Fraction of plane time spent in array operations, over all planes until
+    /// `flash_quiet_s`.
     pub plane_busy_fraction: f64,
     /// Fraction of plane time spent in GC's array operations.
     pub gc_busy_fraction: f64,
@@ -411,14 +415,19 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "host programs that had to wait for their block's queued erase",
         ),
         (
+            "controller.flash_quiet_s",
+            "s",
+            "simulated time when the last flash operation ended (after sim_time_s when deferred GC ran on)",
+        ),
+        (
             "controller.plane_busy_fraction",
             "1",
-            "plane time in array operations / (planes x simulated time)",
+            "plane time in array operations / (planes x flash_quiet_s)",
         ),
         (
             "controller.gc_busy_fraction",
             "1",
-            "plane time in GC's array operations / (planes x simulated time)",
+            "plane time in GC's array operations / (planes x flash_quiet_s)",
         ),
         (
             "energy.nand_read_j",

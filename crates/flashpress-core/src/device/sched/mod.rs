@@ -175,6 +175,15 @@ impl Scheduler {
         self.planes[plane.0 as usize].has_gc()
     }
 
+    /// When the last flash operation ended (at the end of a run: when the flash went quiet).
+    pub fn last_activity(&self) -> SimTime {
+        self.planes
+            .iter()
+            .map(|p| p.until)
+            .max()
+            .unwrap_or(SimTime::ZERO)
+    }
+
     /// Whether every queue is empty and every plane idle (end of run).
     pub fn quiescent(&self) -> bool {
         self.planes

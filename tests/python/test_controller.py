@@ -38,7 +38,9 @@ def test_latency_split_adds_up_to_the_mean() -> None:
         split = s[op]["latency_split_us"]
         total = split["queue_mean"] + split["gc_wait_mean"] + split["service_mean"]
         assert abs(total - s[op]["latency_us"]["mean"]) < 1e-6 * max(1.0, total)
-        assert split["queue_mean"] >= 0 and split["gc_wait_mean"] >= 0 and split["service_mean"] > 0
+        assert split["queue_mean"] >= 0
+        assert split["gc_wait_mean"] >= 0
+        assert split["service_mean"] > 0
 
 
 def test_every_controller_setting_reruns_byte_identical() -> None:

@@ -161,25 +161,19 @@ impl Simulation {
             };
             self.now = t;
             match ev {
-                Event::Completion(s) => {
+                Event::Completion(s) | Event::Arrival(s) => {
+                    self.events_since_tick += 1;
                     let mut w = World {
                         queue: &mut self.queue,
                         target: &mut self.target,
                         rec: &mut self.rec,
                         content: self.content.as_mut(),
                     };
-                    self.events_since_tick += 1;
-                    self.host.on_completion(s as usize, t, &mut w)?
-                }
-                Event::Arrival(s) => {
-                    let mut w = World {
-                        queue: &mut self.queue,
-                        target: &mut self.target,
-                        rec: &mut self.rec,
-                        content: self.content.as_mut(),
-                    };
-                    self.events_since_tick += 1;
-                    self.host.on_arrival(s as usize, t, &mut w)?
+                    if matches!(ev, Event::Completion(_)) {
+                        self.host.on_completion(s as usize, t, &mut w)?
+                    } else {
+                        self.host.on_arrival(s as usize, t, &mut w)?
+                    }
                 }
                 Event::Flash(plane, gen) => {
                     self.events_since_tick += 1;

@@ -261,6 +261,10 @@ fn steady_random_writes_with_dynamic_allocation_and_yielding_gc_reach_the_plane_
     assert!(ctl.flash_quiet_s >= s.sim_time_s);
     let iops = s.write.requests as f64 / ctl.flash_quiet_s;
     let share = iops / bound;
+    eprintln!(
+        "{iops:.0} write IOPS until the flash went quiet, {:.1}% of the bound {bound:.0} (WAF {waf:.3})",
+        share * 100.0
+    );
     assert!(
         (0.85..=1.0).contains(&share),
         "{iops:.0} IOPS is {:.1}% of the plane-time bound {bound:.0} (WAF {waf:.3})",

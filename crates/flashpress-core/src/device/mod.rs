@@ -257,7 +257,6 @@ impl Device {
                 if pages == 0 {
                     q.push(cmd, Event::DeviceReq(slot));
                 }
-                self.arrive_early(q);
                 Ok(())
             }
             Op::Write => {
@@ -286,6 +285,7 @@ impl Device {
                         let mut be = self.sched.backend(&mut self.nand, q, now);
                         self.ftl.write(Lpn(lpn as u32), c, now, &mut be)
                     };
+                    self.sched.program_allocated(ppn);
                     match old {
                         Some(old) => {
                             self.counters.rmw_page_reads += 1;
@@ -312,7 +312,6 @@ impl Device {
                     }
                 }
                 self.after_backend(now, q);
-                self.arrive_early(q);
                 Ok(())
             }
             Op::Trim => {
@@ -349,19 +348,6 @@ impl Device {
             (Some(r), None) => Some(r.at),
             (None, Some(w)) => Some(w.at),
             (None, None) => None,
-        }
-    }
-
-    /// Hand over the commands that reach the controller before any event in `q` is due: the
-    /// simulation loop would take them next anyway (arrivals go first at equal times), so
-    /// doing it now changes nothing but saves a trip through the loop.
-    #[inline]
-    fn arrive_early(&mut self, q: &mut EventQueue) {
-        while let Some(t) = self.next_arrival() {
-            if q.peek_time().is_some_and(|h| h < t) {
-                break;
-            }
-            self.process_arrivals(t, q);
         }
     }
 

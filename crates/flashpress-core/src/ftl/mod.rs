@@ -90,6 +90,9 @@ pub trait FlashBackend {
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind);
     /// A free block became an open block (programs will go to it).
     fn block_opened(&mut self, block: BlockId);
+    /// Per block, host programs allocated there and not yet started (`None`: none ever are,
+    /// the work is done at once). GC does not choose such a block as a victim.
+    fn programs_in_flight(&self) -> Option<&[u16]>;
 }
 
 /// Untimed flash: every operation is booked (counts, energy, wear) at once. Preconditioning
@@ -112,6 +115,9 @@ impl FlashBackend for Nand {
         self.count_erase(victim, true);
     }
     fn block_opened(&mut self, _block: BlockId) {}
+    fn programs_in_flight(&self) -> Option<&[u16]> {
+        None
+    }
 }
 
 /// The page-mapping FTL.
@@ -265,7 +271,7 @@ impl Ftl {
         if !self.background || self.free[plane.0 as usize].len() >= self.bg_threshold {
             return false;
         }
-        let Some(v) = self.select_victim(plane, now) else {
+        let Some(v) = self.select_victim(plane, now, flash) else {
             return false;
         };
         self.clean(v, now, GcKind::Background, flash);
@@ -321,7 +327,7 @@ impl Ftl {
     fn foreground_gc<F: FlashBackend>(&mut self, plane: PlaneId, at: SimTime, flash: &mut F) {
         let mut first = true;
         while self.free[plane.0 as usize].len() < self.gc_threshold {
-            let Some(v) = self.select_victim(plane, at) else {
+            let Some(v) = self.select_victim(plane, at, flash) else {
                 break;
             };
             self.clean(v, at, GcKind::Foreground { first }, flash);
@@ -332,11 +338,17 @@ impl Ftl {
         }
     }
 
-    fn select_victim(&mut self, plane: PlaneId, now: SimTime) -> Option<BlockId> {
+    fn select_victim<F: FlashBackend>(
+        &mut self,
+        plane: PlaneId,
+        now: SimTime,
+        flash: &F,
+    ) -> Option<BlockId> {
         let first = self.geo.block(plane, 0).0;
         victim::select(
             self.victim,
             &self.blocks,
+            flash.programs_in_flight(),
             first,
             self.geo.blocks_per_plane,
             self.geo.pages_per_block,

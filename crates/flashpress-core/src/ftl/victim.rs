@@ -10,10 +10,14 @@ use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 
 /// Pick a victim in the blocks `first..first + count` (one plane), or `None` if no block has
-/// an invalid page.
+/// an invalid page. `in_flight`, when given, counts per block the host programs allocated
+/// there and not yet started: such a block is not a candidate (its pages are not all on
+/// flash yet, so it can be neither copied nor erased).
+#[allow(clippy::too_many_arguments)]
 pub fn select(
     policy: VictimPolicy,
     blocks: &Blocks,
+    in_flight: Option<&[u16]>,
     first: u32,
     count: u32,
     ppb: u32,
@@ -21,8 +25,12 @@ pub fn select(
     rng: &mut Pcg64Mcg,
 ) -> Option<BlockId> {
     let range = first..first + count;
-    let candidate =
-        |b: u32| blocks.state[b as usize] == BlockState::Sealed && blocks.valid[b as usize] < ppb;
+    let idle = |b: usize| in_flight.is_none_or(|f| f[b] == 0);
+    let candidate = |b: u32| {
+        blocks.state[b as usize] == BlockState::Sealed
+            && blocks.valid[b as usize] < ppb
+            && idle(b as usize)
+    };
     match policy {
         // Fewest valid pages: least copying per block freed.
         VictimPolicy::Greedy => {
@@ -34,7 +42,7 @@ pub fn select(
                 .zip(&blocks.state[lo..hi])
                 .enumerate()
             {
-                if v < best_valid && st == BlockState::Sealed {
+                if v < best_valid && st == BlockState::Sealed && idle(lo + i) {
                     best = Some(i);
                     best_valid = v;
                     if v == 0 {

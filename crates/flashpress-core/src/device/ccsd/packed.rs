@@ -381,6 +381,7 @@ impl Packed {
             let Some(v) = victim::select(
                 self.victim,
                 &self.blocks,
+                None,
                 first,
                 self.geo.blocks_per_plane,
                 self.victim_limit,

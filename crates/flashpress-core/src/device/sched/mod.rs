@@ -106,8 +106,18 @@ pub struct Scheduler {
     geo: Geometry,
     planes: Vec<Plane>,
     chan_free: Vec<SimTime>,
-    /// Per block: 0 normal, 1 erase queued and block free, 2 erase queued and block opened.
-    block_state: Vec<u8>,
+    /// Per block: erases queued and not yet run (a host program into the block waits while
+    /// there are any: GC never takes a block with host programs in flight, so those are all
+    /// programs of the block's next life).
+    erases_queued: Vec<u8>,
+    /// Per block: on its plane's free list with an erase still queued (not counted in
+    /// `erased_free` until the erase runs).
+    free_unerased: Vec<bool>,
+    /// Per block: host programs allocated there and not yet started (GC skips such blocks).
+    in_flight: Vec<u16>,
+    /// Debug builds: every program runs in the life of its block it was allocated in.
+    #[cfg(debug_assertions)]
+    lives: Lives,
     seq: u64,
     now: SimTime,
     xfer_ns: u64,
@@ -142,7 +152,11 @@ impl Scheduler {
             },
             planes: (0..geo.planes).map(|_| Plane::new()).collect(),
             chan_free: vec![SimTime::ZERO; geo.channels as usize],
-            block_state: vec![0; geo.blocks as usize],
+            erases_queued: vec![0; geo.blocks as usize],
+            free_unerased: vec![false; geo.blocks as usize],
+            in_flight: vec![0; geo.blocks as usize],
+            #[cfg(debug_assertions)]
+            lives: Lives::new(geo),
             seq: 0,
             now: SimTime::ZERO,
             xfer_ns: nand.xfer_ns(),
@@ -163,7 +177,13 @@ impl Scheduler {
             pl.erased_free = ftl.free_in_plane(PlaneId(i as u32)) as u32;
         }
         self.chan_free.iter_mut().for_each(|t| *t = SimTime::ZERO);
-        self.block_state.iter_mut().for_each(|s| *s = 0);
+        self.erases_queued.iter_mut().for_each(|s| *s = 0);
+        self.free_unerased.iter_mut().for_each(|s| *s = false);
+        self.in_flight.iter_mut().for_each(|s| *s = 0);
+        #[cfg(debug_assertions)]
+        {
+            self.lives = Lives::new(&self.geo);
+        }
         self.now = SimTime::ZERO;
         self.done.clear();
         self.idle.clear();
@@ -229,6 +249,18 @@ impl Scheduler {
         }
     }
 
+    /// The FTL allocated `ppn` to a host write whose program will be queued later: until it
+    /// starts, GC does not take its block as a victim.
+    #[inline]
+    pub fn program_allocated(&mut self, ppn: Ppn) {
+        let b = self.geo.block_of(ppn).0 as usize;
+        #[cfg(debug_assertions)]
+        self.lives.allocated(ppn, b);
+        self.in_flight[b] = self.in_flight[b]
+            .checked_add(1)
+            .expect("more programs in flight in one block than a u16 counts");
+    }
+
     /// Queue a host page read of `ppn` for request `req`, arriving at `now`.
     pub fn enqueue_read(
         &mut self,
@@ -273,7 +305,7 @@ impl Scheduler {
         self.now = now;
         let pi = self.geo.plane_of_ppn(ppn).0 as usize;
         let cmd = self.host_cmd(pi, ppn, req, buffered, now);
-        if self.block_state[self.geo.block_of(ppn).0 as usize] != 0 {
+        if self.erases_queued[self.geo.block_of(ppn).0 as usize] != 0 {
             self.counters.programs_waiting_for_erase += 1;
         } else if self.free_now(pi, now) {
             self.start_program(pi, cmd, now, nand, q);
@@ -357,6 +389,8 @@ impl Scheduler {
                 return;
             }
             Act::GcOut { dst } => {
+                #[cfg(debug_assertions)]
+                self.lives.programs(dst, self.geo.block_of(dst).0 as usize);
                 let (_, loaded) = self.channel(pi, now);
                 nand.count_transfer();
                 nand.count_program(dst, true);
@@ -372,6 +406,9 @@ impl Scheduler {
                 pl.until = until;
                 pl.gc_end = until;
                 self.arm(pi, until, q);
+                if !self.planes[pi].reads.is_empty() {
+                    self.maybe_suspend(pi, now, q);
+                }
                 return;
             }
             Act::GcArray { erase, .. } => {
@@ -381,10 +418,15 @@ impl Scheduler {
                 pl.gc_since = now;
                 if erase != NONE {
                     let b = erase as usize;
-                    if self.block_state[b] == 1 {
+                    #[cfg(debug_assertions)]
+                    {
+                        self.lives.done[b] += 1;
+                    }
+                    self.erases_queued[b] -= 1;
+                    if self.erases_queued[b] == 0 && self.free_unerased[b] {
+                        self.free_unerased[b] = false;
                         pl.erased_free += 1;
                     }
-                    self.block_state[b] = 0;
                     pl.gc_started = false;
                     pl.step_left = 0;
                 } else if matches!(pl.gc.front(), Some(e) if matches!(e.op, GcOp::Erase(_))) {
@@ -573,7 +615,7 @@ impl Scheduler {
         let w = pl
             .writes
             .front()
-            .filter(|c| self.block_state[self.geo.block_of(c.ppn).0 as usize] == 0);
+            .filter(|c| self.erases_queued[self.geo.block_of(c.ppn).0 as usize] == 0);
         let g = pl.gc.front();
         if r.is_none() && w.is_none() && g.is_none() {
             return Pick::Nothing;
@@ -591,15 +633,19 @@ impl Scheduler {
                 if r.is_some() {
                     // GC's age counts from its last operation (or its arrival), so one old
                     // job cannot jump every one of its steps ahead of reads.
-                    let gc_waits = g.filter(|_| pinned || !yields);
+                    // A write at the head that waits for its block's erase waits for GC:
+                    // GC then carries that write's age.
+                    let blocked = pl.writes.front().filter(|_| w.is_none()).map(|c| c.ready);
+                    let gc_age = blocked.map_or(pl.gc_since, |t| t.min(pl.gc_since));
+                    let gc_waits = g.filter(|_| pinned || !yields || blocked.is_some());
                     let oldest = match (w.filter(|_| !pinned), gc_waits) {
-                        (Some(w), Some(_)) => Some(if w.ready <= pl.gc_since {
+                        (Some(w), Some(_)) => Some(if w.ready <= gc_age {
                             (w.ready, Pick::Write)
                         } else {
-                            (pl.gc_since, Pick::Gc)
+                            (gc_age, Pick::Gc)
                         }),
                         (Some(w), None) => Some((w.ready, Pick::Write)),
-                        (None, Some(_)) => Some((pl.gc_since, Pick::Gc)),
+                        (None, Some(_)) => Some((gc_age, Pick::Gc)),
                         (None, None) => None,
                     };
                     return match oldest {
@@ -701,6 +747,10 @@ impl Scheduler {
         q: &mut EventQueue,
     ) {
         let split = self.split(pi, &cmd, now);
+        let b = self.geo.block_of(cmd.ppn).0 as usize;
+        #[cfg(debug_assertions)]
+        self.lives.programs(cmd.ppn, b);
+        self.in_flight[b] -= 1;
         let (_, loaded) = self.channel(pi, now);
         nand.count_transfer();
         let t = nand.program_ns(cmd.ppn);
@@ -727,6 +777,10 @@ impl Scheduler {
         };
         pl.until = until;
         self.arm(pi, until, q);
+        // Reads that queued while it waited its turn may suspend it.
+        if !self.planes[pi].reads.is_empty() {
+            self.maybe_suspend(pi, now, q);
+        }
     }
 
     fn start_gc(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
@@ -798,6 +852,8 @@ impl Scheduler {
                             }
                             pl.gc.pop_front();
                             pl.step_left -= 1;
+                            #[cfg(debug_assertions)]
+                            self.lives.programs(dst, self.geo.block_of(dst).0 as usize);
                             let d = nand.read_ns(src) + nand.program_ns(dst);
                             nand.count_copyback(src, dst, true);
                             pl.queued_ns -= d;
@@ -845,6 +901,68 @@ impl Scheduler {
     }
 }
 
+/// Debug builds: the life of each block (erases queued, erases done) and the lives each page
+/// was allocated in, oldest first, so a program that would land in another life of its block
+/// (before the erase it must follow, or after the erase it must precede) is caught where it
+/// starts. A page can be allocated again (in its block's next life) before its previous
+/// program has run: those wait in `more`.
+#[cfg(debug_assertions)]
+struct Lives {
+    queued: Vec<u32>,
+    done: Vec<u32>,
+    alloc: Vec<u32>,
+    more: std::collections::BTreeMap<u32, std::collections::VecDeque<u32>>,
+}
+
+#[cfg(debug_assertions)]
+impl Lives {
+    const FREE: u32 = u32::MAX;
+
+    fn new(g: &Geometry) -> Lives {
+        Lives {
+            queued: vec![0; g.blocks as usize],
+            done: vec![0; g.blocks as usize],
+            alloc: vec![Self::FREE; g.pages as usize],
+            more: Default::default(),
+        }
+    }
+
+    fn allocated(&mut self, ppn: Ppn, b: usize) {
+        let life = self.queued[b];
+        let slot = &mut self.alloc[ppn.0 as usize];
+        if *slot == Self::FREE {
+            *slot = life;
+        } else {
+            self.more.entry(ppn.0).or_default().push_back(life);
+        }
+    }
+
+    fn programs(&mut self, ppn: Ppn, b: usize) {
+        let p = ppn.0 as usize;
+        assert_ne!(
+            self.alloc[p],
+            Self::FREE,
+            "page {} programmed, never allocated",
+            ppn.0
+        );
+        assert_eq!(
+            self.alloc[p], self.done[b],
+            "page {} allocated in life {} of block {b} is programmed in life {}",
+            ppn.0, self.alloc[p], self.done[b]
+        );
+        self.alloc[p] = match self.more.get_mut(&ppn.0) {
+            Some(q) => {
+                let next = q.pop_front().expect("no empty queues are kept");
+                if q.is_empty() {
+                    self.more.remove(&ppn.0);
+                }
+                next
+            }
+            None => Self::FREE,
+        };
+    }
+}
+
 #[derive(PartialEq, Eq)]
 enum Pick {
     Read,
@@ -869,6 +987,20 @@ impl FlashBackend for Backend<'_> {
 
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind) {
         let s = &mut *self.s;
+        #[cfg(debug_assertions)]
+        {
+            // (A job queued whole runs in FIFO order as one stretch; its pages are not
+            // tracked one by one.)
+            let whole = copyback
+                && kind != GcKind::Background
+                && s.p.policy == SchedPolicy::Fcfs
+                && !s.p.suspend
+                && !s.p.preemptible;
+            for &(_, dst) in moves.iter().filter(|_| !whole) {
+                s.lives.allocated(dst, s.geo.block_of(dst).0 as usize);
+            }
+            s.lives.queued[victim.0 as usize] += 1;
+        }
         let seq = s.next_seq();
         let pi = s.geo.plane_of_block(victim).0 as usize;
         let background = kind == GcKind::Background;
@@ -918,17 +1050,26 @@ impl FlashBackend for Backend<'_> {
                 pl.epoch = pl.epoch.wrapping_add(1);
             }
         }
-        s.block_state[victim.0 as usize] = 1;
+        let v = victim.0 as usize;
+        s.erases_queued[v] = s.erases_queued[v]
+            .checked_add(1)
+            .expect("255 erases of one block queued");
+        s.free_unerased[v] = true;
         s.counters.gc_jobs += 1;
         s.kick(pi, self.now, self.nand, self.q);
+    }
+
+    #[inline]
+    fn programs_in_flight(&self) -> Option<&[u16]> {
+        Some(&self.s.in_flight)
     }
 
     #[inline]
     fn block_opened(&mut self, block: BlockId) {
         let s = &mut *self.s;
         let b = block.0 as usize;
-        if s.block_state[b] == 1 {
-            s.block_state[b] = 2;
+        if s.free_unerased[b] {
+            s.free_unerased[b] = false;
         } else {
             let pi = s.geo.plane_of_block(block).0 as usize;
             let pl = &mut s.planes[pi];

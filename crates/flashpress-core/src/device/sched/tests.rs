@@ -118,6 +118,7 @@ fn a_read_suspends_a_program_and_the_program_resumes_with_its_remaining_time() {
     let mut r = rig(controller("read_first", true));
     let (w, rd) = (r.ppn(0, 0, 0), r.ppn(0, 5, 0));
     let mut out = Vec::new();
+    r.s.program_allocated(w);
     r.s.enqueue_program(w, 1, false, SimTime(0), &mut r.nand, &mut r.q);
     r.run_to(SimTime(50_000), &mut out);
     r.s.enqueue_read(rd, 2, SimTime(50_000), &mut r.nand, &mut r.q);
@@ -141,6 +142,7 @@ fn resume_latency_is_charged_as_array_time() {
     let mut r = rig(over);
     let (w, rd) = (r.ppn(0, 0, 0), r.ppn(0, 5, 0));
     let mut out = Vec::new();
+    r.s.program_allocated(w);
     r.s.enqueue_program(w, 1, false, SimTime(0), &mut r.nand, &mut r.q);
     r.run_to(SimTime(50_000), &mut out);
     r.s.enqueue_read(rd, 2, SimTime(50_000), &mut r.nand, &mut r.q);
@@ -158,6 +160,7 @@ fn an_operation_that_would_end_before_the_suspend_point_is_not_suspended() {
     let mut r = rig(controller("read_first", true));
     let (w, rd) = (r.ppn(0, 0, 0), r.ppn(0, 5, 0));
     let mut out = Vec::new();
+    r.s.program_allocated(w);
     r.s.enqueue_program(w, 1, false, SimTime(0), &mut r.nand, &mut r.q);
     // 150 us in, 60.24 us left: shorter than the 100 us suspend latency
     r.run_to(SimTime(150_000), &mut out);
@@ -178,7 +181,9 @@ fn fcfs_serves_in_arrival_order_and_read_first_puts_reads_ahead() {
     ] {
         let mut r = rig(controller(policy, false));
         let (w1, w3, rd) = (r.ppn(0, 0, 0), r.ppn(0, 0, 1), r.ppn(0, 5, 0));
+        r.s.program_allocated(w1);
         r.s.enqueue_program(w1, 1, false, SimTime(0), &mut r.nand, &mut r.q);
+        r.s.program_allocated(w3);
         r.s.enqueue_program(w3, 3, false, SimTime(1), &mut r.nand, &mut r.q);
         r.s.enqueue_read(rd, 2, SimTime(2), &mut r.nand, &mut r.q);
         let mut out = r.run();
@@ -194,7 +199,9 @@ fn read_first_promotes_a_program_that_waited_past_the_starvation_bound() {
     let mut r = rig(over);
     let busy = r.ppn(0, 0, 0);
     let w = r.ppn(0, 0, 1);
+    r.s.program_allocated(busy);
     r.s.enqueue_program(busy, 1, false, SimTime(0), &mut r.nand, &mut r.q);
+    r.s.program_allocated(w);
     r.s.enqueue_program(w, 2, false, SimTime(0), &mut r.nand, &mut r.q);
     for k in 0..10 {
         let rd = r.ppn(0, 5, k);
@@ -206,7 +213,9 @@ fn read_first_promotes_a_program_that_waited_past_the_starvation_bound() {
     assert_eq!(r.s.counters.starvation_promotions, 1);
     // without the bound it would have waited for all ten reads
     let mut r2 = rig(controller("read_first", false));
+    r2.s.program_allocated(busy);
     r2.s.enqueue_program(busy, 1, false, SimTime(0), &mut r2.nand, &mut r2.q);
+    r2.s.program_allocated(w);
     r2.s.enqueue_program(w, 2, false, SimTime(0), &mut r2.nand, &mut r2.q);
     for k in 0..10 {
         let rd = r2.ppn(0, 5, k);
@@ -235,6 +244,7 @@ fn preemptible_gc_lets_a_queued_write_in_after_each_step() {
     let mut r = rig(over);
     gc_job(&mut r, 7, 8);
     let w = r.ppn(0, 2, 0);
+    r.s.program_allocated(w);
     r.s.enqueue_program(w, 1, false, SimTime(1), &mut r.nand, &mut r.q);
     let out = r.run();
     // first step: 4 copybacks of 225 us each, then the write
@@ -252,6 +262,7 @@ fn non_preemptible_gc_runs_its_job_to_the_end_first() {
     let mut r = rig(over);
     gc_job(&mut r, 7, 8);
     let w = r.ppn(0, 2, 0);
+    r.s.program_allocated(w);
     r.s.enqueue_program(w, 1, false, SimTime(1), &mut r.nand, &mut r.q);
     let out = r.run();
     assert_eq!(done_of(&out, 1), 8 * (T_R + T_P) + T_E + XFER + T_P);
@@ -272,6 +283,7 @@ fn at_the_hard_floor_gc_stops_yielding() {
     }
     gc_job(&mut r, 7, 8);
     let w = r.ppn(0, 2, 0);
+    r.s.program_allocated(w);
     r.s.enqueue_program(w, 1, false, SimTime(1), &mut r.nand, &mut r.q);
     let out = r.run();
     assert_eq!(done_of(&out, 1), 8 * (T_R + T_P) + T_E + XFER + T_P);
@@ -291,6 +303,7 @@ fn a_program_into_a_block_whose_erase_is_queued_waits_for_the_erase() {
         be.block_opened(victim);
     }
     let w = r.ppn(0, 7, 0);
+    r.s.program_allocated(w);
     r.s.enqueue_program(w, 1, false, SimTime(1), &mut r.nand, &mut r.q);
     let out = r.run();
     assert_eq!(done_of(&out, 1), 8 * (T_R + T_P) + T_E + XFER + T_P);
@@ -313,4 +326,58 @@ fn a_read_suspends_a_gc_erase() {
     assert_eq!(r.s.counters.erase_suspensions, 1);
     assert!(r.s.quiescent());
     assert_eq!(r.nand.counters.erases, 1);
+}
+
+#[test]
+fn a_write_waiting_for_its_blocks_erase_lends_its_age_to_gc_under_the_starvation_bound() {
+    let mut over = controller("read_first", false); // starvation_us = 10000
+    over["ftl"] = json!({"gc": {"preemptible": true, "step_pages": 4}});
+    let mut r = rig(over);
+    // 1000 reads queued on plane 0 at t = 0: 35.24 ms of plane time
+    for k in 0..1000u32 {
+        let rd = r.ppn(0, 10 + k / 32, k % 32);
+        r.s.enqueue_read(rd, 100 + k, SimTime(0), &mut r.nand, &mut r.q);
+    }
+    gc_job(&mut r, 7, 8);
+    let victim = r.nand.geo.block(PlaneId(0), 7);
+    {
+        let mut be = r.s.backend(&mut r.nand, &mut r.q, SimTime(0));
+        be.block_opened(victim);
+    }
+    // a program into the reopened victim (waits for its erase), then one elsewhere
+    for (ppn, req) in [(r.ppn(0, 7, 0), 1), (r.ppn(0, 2, 0), 2)] {
+        r.s.program_allocated(ppn);
+        r.s.enqueue_program(ppn, req, false, SimTime(0), &mut r.nand, &mut r.q);
+    }
+    let out = r.run();
+    let last_read = (0..1000).map(|k| done_of(&out, 100 + k)).max().unwrap();
+    // Without the bound both would wait for all 1000 reads (35.24 ms). With it, once the
+    // blocked write has waited 10 ms, GC's operations go one at a time between reads until
+    // the erase (8 copybacks and the erase: 3.3 ms of plane time), then the writes.
+    assert!(done_of(&out, 1) < 20_000_000, "{}", done_of(&out, 1));
+    assert!(done_of(&out, 2) < 20_000_000, "{}", done_of(&out, 2));
+    assert!(last_read > done_of(&out, 2));
+    assert!(r.s.counters.starvation_promotions >= 9);
+}
+
+#[test]
+fn a_program_that_starts_with_reads_waiting_is_suspended_for_them() {
+    let mut r = rig(controller("fcfs", true));
+    let (r1, w, r2) = (r.ppn(0, 5, 0), r.ppn(0, 0, 0), r.ppn(0, 5, 1));
+    r.s.enqueue_read(r1, 1, SimTime(0), &mut r.nand, &mut r.q);
+    r.s.program_allocated(w);
+    r.s.enqueue_program(w, 2, false, SimTime(1), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(r2, 3, SimTime(2), &mut r.nand, &mut r.q);
+    let out = r.run();
+    // read 1: 0..35.24 us; the program (first in line) moves its data 35.24..45.48 us and
+    // programs from 45.48 us; read 2, already waiting, suspends it 100 us into the array
+    // phase at 145.48 us and is out at 180.72 us; the program's last 100 us follow.
+    let first_read = T_R + XFER;
+    let suspend_at = first_read + XFER + 100_000;
+    assert_eq!(done_of(&out, 3), suspend_at + T_R + XFER);
+    assert_eq!(
+        done_of(&out, 2),
+        suspend_at + T_R + XFER + (first_read + XFER + T_P - suspend_at)
+    );
+    assert_eq!(r.s.counters.program_suspensions, 1);
 }

@@ -195,10 +195,18 @@ impl Nand {
     /// Book one program of `ppn` (array time only).
     #[inline]
     pub fn count_program(&mut self, ppn: Ppn, gc: bool) {
+        self.count_program_ns(ppn, gc);
+    }
+
+    /// Book one program of `ppn` and return its array time (ns).
+    #[inline]
+    pub fn count_program_ns(&mut self, ppn: Ppn, gc: bool) -> u64 {
         let ty = self.page_type(ppn);
+        let t = self.t.program_ns[ty];
         self.counters.programs += 1;
         self.counters.program_energy_pj += self.t.program_pj[ty];
-        self.busy(self.t.program_ns[ty], gc);
+        self.busy(t, gc);
+        t
     }
 
     /// Book one copyback (an array read of `src` and a program of `dst`, no transfer).

@@ -193,6 +193,10 @@ impl Recorder {
     /// back of a short sorted list.
     #[inline]
     fn pending_mut(&mut self, i: u64) -> &mut Interval {
+        // Nearly always the newest interval.
+        if self.pending.back().is_some_and(|&(j, _)| j == i) {
+            return &mut self.pending.back_mut().expect("checked above").1;
+        }
         let at = match self.pending.iter().rposition(|&(j, _)| j <= i) {
             Some(k) if self.pending[k].0 == i => k,
             Some(k) => {

@@ -753,8 +753,7 @@ impl Scheduler {
         self.in_flight[b] -= 1;
         let (_, loaded) = self.channel(pi, now);
         nand.count_transfer();
-        let t = nand.program_ns(cmd.ppn);
-        nand.count_program(cmd.ppn, false);
+        let t = nand.count_program_ns(cmd.ppn, false);
         let until = loaded + t;
         let pl = &mut self.planes[pi];
         pl.op_suspends = 0;

@@ -26,7 +26,10 @@
 //!   floor GC does not yield. A non-preemptible job, once started, runs to its end (reads
 //!   may still suspend its programs and erase).
 //! - A program never lands in a block whose erase is still queued: such a host program waits
-//!   (and GC, which owns that erase, then runs).
+//!   (and GC, which owns that erase, then runs). GC never takes a block with host programs
+//!   allocated and not yet started ([`FlashBackend::programs_in_flight`]), so a waiting
+//!   program always belongs to the block's next life; debug builds check every program
+//!   against the life of its block it was allocated in.
 //!
 //! Known simplification: programs of one block may run out of page order when host writes
 //! and GC migrations share an open block and the policy reorders them.

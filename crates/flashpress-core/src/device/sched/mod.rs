@@ -83,7 +83,7 @@ pub struct PageDone {
 /// "No request": a program acknowledged from the write buffer.
 pub const NO_REQ: u32 = NONE;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct Params {
     policy: SchedPolicy,
     starvation_ns: u64,
@@ -97,6 +97,18 @@ struct Params {
     step_pages: u32,
     floor_blocks: u32,
     background: bool,
+}
+
+impl Params {
+    /// Whether a GC job is queued whole (one entry, durations summed once): nothing can cut
+    /// into it (fcfs, no suspension, non-preemptible foreground GC, copyback).
+    fn whole_job(&self, copyback: bool, background: bool) -> bool {
+        copyback
+            && !background
+            && self.policy == SchedPolicy::Fcfs
+            && !self.suspend
+            && !self.preemptible
+    }
 }
 
 fn ns(us: f64) -> u64 {
@@ -786,7 +798,7 @@ impl Scheduler {
     }
 
     fn start_gc(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
-        let p = self.p.clone();
+        let p = self.p;
         let pl = &mut self.planes[pi];
         let head = *pl.gc.front().expect("picked GC with an empty GC queue");
         let yields = head.background || p.preemptible;
@@ -989,15 +1001,12 @@ impl FlashBackend for Backend<'_> {
 
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind) {
         let s = &mut *self.s;
+        let background = kind == GcKind::Background;
+        let whole = s.p.whole_job(copyback, background);
         #[cfg(debug_assertions)]
         {
             // (A job queued whole runs in FIFO order as one stretch; its pages are not
             // tracked one by one.)
-            let whole = copyback
-                && kind != GcKind::Background
-                && s.p.policy == SchedPolicy::Fcfs
-                && !s.p.suspend
-                && !s.p.preemptible;
             for &(_, dst) in moves.iter().filter(|_| !whole) {
                 s.lives.allocated(dst, s.geo.block_of(dst).0 as usize);
             }
@@ -1005,19 +1014,12 @@ impl FlashBackend for Backend<'_> {
         }
         let seq = s.next_seq();
         let pi = s.geo.plane_of_block(victim).0 as usize;
-        let background = kind == GcKind::Background;
         let mut queued = 0;
         {
             let pl = &mut s.planes[pi];
             if !pl.has_gc() {
                 pl.gc_since = self.now;
             }
-            let p = &s.p;
-            let whole = copyback
-                && !background
-                && p.policy == SchedPolicy::Fcfs
-                && !p.suspend
-                && !p.preemptible;
             if whole {
                 // Nothing can cut into it: one entry, its durations summed once.
                 let batch = self.nand.copyback_batch(moves);

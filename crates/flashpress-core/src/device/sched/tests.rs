@@ -51,7 +51,21 @@ impl Rig {
         Ppn(g.first_ppn_of_block(g.block(PlaneId(p), b)).0 + i)
     }
 
-    /// Run events until `until` (inclusive), with `inject` called before each event time.
+    /// A host program of `ppn` for request `req`, allocated and queued at `t`.
+    fn program(&mut self, ppn: Ppn, req: u32, t: SimTime) {
+        self.s.program_allocated(ppn);
+        self.s
+            .enqueue_program(ppn, req, false, t, &mut self.nand, &mut self.q);
+    }
+
+    /// The FTL opened block `b` of plane 0.
+    fn open_block(&mut self, b: u32) {
+        let blk = self.nand.geo.block(PlaneId(0), b);
+        let mut be = self.s.backend(&mut self.nand, &mut self.q, SimTime(0));
+        be.block_opened(blk);
+    }
+
+    /// Run every event.
     fn run(&mut self) -> Vec<(u32, SimTime)> {
         let mut out = Vec::new();
         while let Some((t, ev)) = self.q.pop() {
@@ -118,8 +132,7 @@ fn a_read_suspends_a_program_and_the_program_resumes_with_its_remaining_time() {
     let mut r = rig(controller("read_first", true));
     let (w, rd) = (r.ppn(0, 0, 0), r.ppn(0, 5, 0));
     let mut out = Vec::new();
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 1, false, SimTime(0), &mut r.nand, &mut r.q);
+    r.program(w, 1, SimTime(0));
     r.run_to(SimTime(50_000), &mut out);
     r.s.enqueue_read(rd, 2, SimTime(50_000), &mut r.nand, &mut r.q);
     out.extend(r.run());
@@ -142,8 +155,7 @@ fn resume_latency_is_charged_as_array_time() {
     let mut r = rig(over);
     let (w, rd) = (r.ppn(0, 0, 0), r.ppn(0, 5, 0));
     let mut out = Vec::new();
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 1, false, SimTime(0), &mut r.nand, &mut r.q);
+    r.program(w, 1, SimTime(0));
     r.run_to(SimTime(50_000), &mut out);
     r.s.enqueue_read(rd, 2, SimTime(50_000), &mut r.nand, &mut r.q);
     let e0 = r.nand.counters.program_energy_pj;
@@ -160,8 +172,7 @@ fn an_operation_that_would_end_before_the_suspend_point_is_not_suspended() {
     let mut r = rig(controller("read_first", true));
     let (w, rd) = (r.ppn(0, 0, 0), r.ppn(0, 5, 0));
     let mut out = Vec::new();
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 1, false, SimTime(0), &mut r.nand, &mut r.q);
+    r.program(w, 1, SimTime(0));
     // 150 us in, 60.24 us left: shorter than the 100 us suspend latency
     r.run_to(SimTime(150_000), &mut out);
     r.s.enqueue_read(rd, 2, SimTime(150_000), &mut r.nand, &mut r.q);
@@ -181,10 +192,8 @@ fn fcfs_serves_in_arrival_order_and_read_first_puts_reads_ahead() {
     ] {
         let mut r = rig(controller(policy, false));
         let (w1, w3, rd) = (r.ppn(0, 0, 0), r.ppn(0, 0, 1), r.ppn(0, 5, 0));
-        r.s.program_allocated(w1);
-        r.s.enqueue_program(w1, 1, false, SimTime(0), &mut r.nand, &mut r.q);
-        r.s.program_allocated(w3);
-        r.s.enqueue_program(w3, 3, false, SimTime(1), &mut r.nand, &mut r.q);
+        r.program(w1, 1, SimTime(0));
+        r.program(w3, 3, SimTime(1));
         r.s.enqueue_read(rd, 2, SimTime(2), &mut r.nand, &mut r.q);
         let mut out = r.run();
         out.extend(r.s.done.drain(..).map(|d| (d.req, d.done)));
@@ -199,10 +208,8 @@ fn read_first_promotes_a_program_that_waited_past_the_starvation_bound() {
     let mut r = rig(over);
     let busy = r.ppn(0, 0, 0);
     let w = r.ppn(0, 0, 1);
-    r.s.program_allocated(busy);
-    r.s.enqueue_program(busy, 1, false, SimTime(0), &mut r.nand, &mut r.q);
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 2, false, SimTime(0), &mut r.nand, &mut r.q);
+    r.program(busy, 1, SimTime(0));
+    r.program(w, 2, SimTime(0));
     for k in 0..10 {
         let rd = r.ppn(0, 5, k);
         r.s.enqueue_read(rd, 100 + k, SimTime(0), &mut r.nand, &mut r.q);
@@ -213,10 +220,8 @@ fn read_first_promotes_a_program_that_waited_past_the_starvation_bound() {
     assert_eq!(r.s.counters.starvation_promotions, 1);
     // without the bound it would have waited for all ten reads
     let mut r2 = rig(controller("read_first", false));
-    r2.s.program_allocated(busy);
-    r2.s.enqueue_program(busy, 1, false, SimTime(0), &mut r2.nand, &mut r2.q);
-    r2.s.program_allocated(w);
-    r2.s.enqueue_program(w, 2, false, SimTime(0), &mut r2.nand, &mut r2.q);
+    r2.program(busy, 1, SimTime(0));
+    r2.program(w, 2, SimTime(0));
     for k in 0..10 {
         let rd = r2.ppn(0, 5, k);
         r2.s.enqueue_read(rd, 100 + k, SimTime(0), &mut r2.nand, &mut r2.q);
@@ -244,8 +249,7 @@ fn preemptible_gc_lets_a_queued_write_in_after_each_step() {
     let mut r = rig(over);
     gc_job(&mut r, 7, 8);
     let w = r.ppn(0, 2, 0);
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 1, false, SimTime(1), &mut r.nand, &mut r.q);
+    r.program(w, 1, SimTime(1));
     let out = r.run();
     // first step: 4 copybacks of 225 us each, then the write
     assert_eq!(done_of(&out, 1), 4 * (T_R + T_P) + XFER + T_P);
@@ -262,8 +266,7 @@ fn non_preemptible_gc_runs_its_job_to_the_end_first() {
     let mut r = rig(over);
     gc_job(&mut r, 7, 8);
     let w = r.ppn(0, 2, 0);
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 1, false, SimTime(1), &mut r.nand, &mut r.q);
+    r.program(w, 1, SimTime(1));
     let out = r.run();
     assert_eq!(done_of(&out, 1), 8 * (T_R + T_P) + T_E + XFER + T_P);
     assert_eq!(r.nand.counters.gc_busy_ns, 8 * (T_R + T_P) + T_E);
@@ -277,14 +280,11 @@ fn at_the_hard_floor_gc_stops_yielding() {
     let mut r = rig(over);
     // open blocks until only 3 erased free blocks are left in plane 0
     for b in 0..61 {
-        let blk = r.nand.geo.block(PlaneId(0), b);
-        let mut be = r.s.backend(&mut r.nand, &mut r.q, SimTime(0));
-        be.block_opened(blk);
+        r.open_block(b);
     }
     gc_job(&mut r, 7, 8);
     let w = r.ppn(0, 2, 0);
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 1, false, SimTime(1), &mut r.nand, &mut r.q);
+    r.program(w, 1, SimTime(1));
     let out = r.run();
     assert_eq!(done_of(&out, 1), 8 * (T_R + T_P) + T_E + XFER + T_P);
     assert_eq!(r.s.counters.gc_steps_at_floor, 3);
@@ -297,14 +297,9 @@ fn a_program_into_a_block_whose_erase_is_queued_waits_for_the_erase() {
     let mut r = rig(over);
     gc_job(&mut r, 7, 8);
     // the FTL reopened the victim (still erase pending) and writes its first page
-    let victim = r.nand.geo.block(PlaneId(0), 7);
-    {
-        let mut be = r.s.backend(&mut r.nand, &mut r.q, SimTime(0));
-        be.block_opened(victim);
-    }
+    r.open_block(7);
     let w = r.ppn(0, 7, 0);
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 1, false, SimTime(1), &mut r.nand, &mut r.q);
+    r.program(w, 1, SimTime(1));
     let out = r.run();
     assert_eq!(done_of(&out, 1), 8 * (T_R + T_P) + T_E + XFER + T_P);
     assert_eq!(r.s.counters.programs_waiting_for_erase, 1);
@@ -339,15 +334,10 @@ fn a_write_waiting_for_its_blocks_erase_lends_its_age_to_gc_under_the_starvation
         r.s.enqueue_read(rd, 100 + k, SimTime(0), &mut r.nand, &mut r.q);
     }
     gc_job(&mut r, 7, 8);
-    let victim = r.nand.geo.block(PlaneId(0), 7);
-    {
-        let mut be = r.s.backend(&mut r.nand, &mut r.q, SimTime(0));
-        be.block_opened(victim);
-    }
+    r.open_block(7);
     // a program into the reopened victim (waits for its erase), then one elsewhere
     for (ppn, req) in [(r.ppn(0, 7, 0), 1), (r.ppn(0, 2, 0), 2)] {
-        r.s.program_allocated(ppn);
-        r.s.enqueue_program(ppn, req, false, SimTime(0), &mut r.nand, &mut r.q);
+        r.program(ppn, req, SimTime(0));
     }
     let out = r.run();
     let last_read = (0..1000).map(|k| done_of(&out, 100 + k)).max().unwrap();
@@ -365,8 +355,7 @@ fn a_program_that_starts_with_reads_waiting_is_suspended_for_them() {
     let mut r = rig(controller("fcfs", true));
     let (r1, w, r2) = (r.ppn(0, 5, 0), r.ppn(0, 0, 0), r.ppn(0, 5, 1));
     r.s.enqueue_read(r1, 1, SimTime(0), &mut r.nand, &mut r.q);
-    r.s.program_allocated(w);
-    r.s.enqueue_program(w, 2, false, SimTime(1), &mut r.nand, &mut r.q);
+    r.program(w, 2, SimTime(1));
     r.s.enqueue_read(r2, 3, SimTime(2), &mut r.nand, &mut r.q);
     let out = r.run();
     // read 1: 0..35.24 us; the program (first in line) moves its data 35.24..45.48 us and

@@ -146,33 +146,30 @@ def synthetic_table() -> pd.DataFrame:
 
 def test_claims_follow_the_measured_ordering() -> None:
     table = synthetic_table()
-    by_seed = {c.seed: c.evaluate(table, QUICK) for c in claims("waltz")}
+    by_seed = {c.seed: c.check(table, QUICK) for c in claims("waltz")}
     v = by_seed["F2FSC write -67% vs Baseline (without SC)"]
-    assert v.agrees is True
+    assert v.status == "holds"
     assert v.measured == pytest.approx(-60.0)
-    assert "ordering holds" in v.why
     assert "-60.0%" in v.why
+    assert "0.90x the seed's -67.0%" in v.why
     v = by_seed["F2FSC read +367% vs Baseline (without SC)"]
-    assert v.agrees is True
+    assert v.status == "holds"
     assert v.measured == pytest.approx(200.0)
-    v = by_seed["Waltz_p +13.9% over Waltz_s without SC"]
-    assert v.agrees is True
-    # 5.82 simulated seconds at time scale 0.01 are 582 paper seconds.
+    assert by_seed["Waltz_p +13.9% over Waltz_s without SC"].status == "holds"
+    # 5.82 simulated seconds at time scale 0.01 are 582 paper seconds; the value is fitted.
     v = by_seed["Baseline overheats in 582 s (sequential write)"]
-    assert v.agrees is True
+    assert v.status == "fitted"
     assert v.measured == pytest.approx(582.0)
-    v = by_seed["Waltz_s and Waltz_p never shut down"]
-    assert v.agrees is True
-    # Reverse the ordering: F2FSC writes faster than Baseline -> the claim does not hold.
+    assert by_seed["Waltz_s and Waltz_p never shut down"].status == "holds"
+    # Reverse the ordering: F2FSC writes faster than Baseline -> the claim fails.
     flipped = table.copy()
     mask = (flipped["scheme"] == "F2FSC") & (flipped["pattern"] == "seq-write")
     flipped.loc[mask, "write.throughput_mb_s"] = 250.0
-    v = next(c for c in claims("waltz") if c.seed.startswith("F2FSC write -67%")).evaluate(flipped, QUICK)
-    assert v.agrees is False
-    assert "does not hold" in v.why
-    # No runs at all: reported as not measured, not as agreement.
+    v = next(c for c in claims("waltz") if c.seed.startswith("F2FSC write -67%")).check(flipped, QUICK)
+    assert v.status == "fails"
+    # No runs at all: not run, never an agreement.
     v = by_seed["Waltz_s write +95.5% over TCS with SC"]
-    assert v.agrees is None
+    assert v.status == "not run"
     assert v.measured is None
 
 
@@ -195,7 +192,9 @@ def test_figures_and_report_from_synthetic_results(tmp_path: Path) -> None:
     assert "## fig3" in text
     assert "![fig14](figures/fig14.png)" in text
     assert "[figures/fig14.svg](figures/fig14.svg)" in text
-    assert "| F2FSC write -67% vs Baseline (without SC) | -67% | -60.0% | yes |" in text
+    assert "| F2FSC write -67% vs Baseline (without SC) | ordering | -67% | -60.0% | **holds** |" in text
+    assert "Claims: " in text
+    assert "fitted (shown, not scored)" in text
     assert "`TCS/seq-read` failed: InvariantError: boom" in text, "failed runs are reported with their error"
     assert "`without/23C` skipped: ConfigError: unknown key `stack.ccsd.engine`" in text
     assert "time x 0.01, space x 0.0078125" in text
@@ -213,7 +212,7 @@ def test_every_plot_kind_tolerates_no_results(tmp_path: Path) -> None:
         for fig in figures(paper, QUICK):
             plot_figure(fig, empty, {}, QUICK, tmp_path / paper)
             for c in claims(paper):
-                assert c.evaluate(empty, QUICK).agrees is None
+                assert c.check(empty, QUICK).status == "not run"
 
 
 # -- CLI ----------------------------------------------------------------------------------

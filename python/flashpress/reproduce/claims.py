@@ -1,36 +1,68 @@
-"""What the seeds state, quoted, and how each statement is checked against our runs.
+"""How a seed's statement is checked against our runs: one rule set for every reproduction.
 
-Each :class:`Claim` quotes the seed's number and computes our counterpart from the results
-table. ``agrees`` is about the *ordering* the seed reports (which scheme is faster, whether
-the device overheats), never about matching magnitudes; ``why`` is generated from the measured
-values with fixed, factual templates.
+Every :class:`Claim` quotes the seed, names its *kind* and computes our counterpart from the
+results table. The kinds and their rules (issue 10 of the project, the same for every seed):
+
+* **ordering** (X above / below Y, a trend): the relative change must have the seed's sign and a
+  size outside the *noise band*, which is the larger of 1% and the spread (max - min) of the
+  change over repeated runs with different seeds. Inside the band the claim is
+  *inconclusive*, never a pass; outside it with the wrong sign it *fails*.
+* **magnitude** (a value the seed states): within a factor of 2 of the seed's number, or within
+  ±10 points for values the seed gives in percentage points; a claim that needs another
+  tolerance carries the reason, which the report prints.
+* **similar** (X about equal to Y): the change must lie inside a stated tolerance *and* the
+  runs must differ at all (two schemes that are the same configuration prove nothing; a zero
+  difference is inconclusive).
+* **event** (a throttle, a shutdown): holds when it happens in *every* run the claim covers, and
+  within the stated time band when there is one; "never" holds when it happens in no run.
+* **bound**: always has a limit, taken from the seed's number.
+
+Quantifiers mean what they say: "all" is all runs, "lowest" is against every other scheme. A
+value our model is fitted to is ``fitted``: shown, never scored. A statement no experiment
+checks yet is ``not run`` and counts as not holding.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flashpress.reproduce.experiments import PERSONALITY_ACCESS
-from flashpress.reproduce.metrics import mean, mean_change, metric, ok_rows
+from flashpress.reproduce.metrics import metric, ok_rows, pair_key, replicate
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from flashpress.reproduce.scale import Scale
 
-WRITES = ("seq-write", "rand-write")
-READS = ("seq-read", "rand-read")
-SEQUENTIAL = tuple(p for p, a in PERSONALITY_ACCESS.items() if a == "sequential")
-RANDOM = tuple(p for p, a in PERSONALITY_ACCESS.items() if a == "random")
+HOLDS = "holds"
+FAILS = "fails"
+INCONCLUSIVE = "inconclusive"
+FITTED = "fitted"
+NOT_RUN = "not run"
+STATUSES = (HOLDS, FAILS, INCONCLUSIVE, FITTED, NOT_RUN)
+KINDS = ("ordering", "magnitude", "similar", "event", "bound")
+
+#: The noise floor of a relative change (percent): smaller changes are never a pass.
+NOISE_FLOOR_PCT = 1.0
+#: A magnitude holds within this factor of the seed's number ...
+MAGNITUDE_FACTOR = 2.0
+#: ... or within this many points when the seed gives percentage points or shares.
+MAGNITUDE_POINTS = 10.0
 
 
 @dataclass(frozen=True)
 class Verdict:
+    status: str
     measured: float | None
-    agrees: bool | None
     why: str
+    #: Number of seeds (replicates) the measurement spans.
+    seeds: int = 0
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown claim status {self.status!r}")
 
 
 @dataclass(frozen=True)
@@ -39,15 +71,137 @@ class Claim:
     seed: str
     seed_value: float | None
     unit: str
+    kind: str
     evaluate: Callable[[pd.DataFrame, Scale], Verdict]
+    #: Why our model is fitted to this number (then the claim is shown, never scored).
+    fitted: str | None = None
+    #: The measured cause when the claim does not hold at the default scale (printed beside a
+    #: failing or inconclusive verdict; see the reproduction reports in docs/reproduce/).
+    cause: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown claim kind {self.kind!r}")
+
+    def check(self, table: pd.DataFrame, scale: Scale) -> Verdict:
+        """The verdict, with a fitted claim's status forced to ``fitted``."""
+        v = self.evaluate(table, scale)
+        if self.fitted is None or v.status == NOT_RUN:
+            return v
+        return Verdict(FITTED, v.measured, f"fitted ({self.fitted}); {v.why}", v.seeds)
+
+
+# -- measurements over replicates ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A value measured once per seed: the mean over seeds and the spread between them."""
+
+    per_seed: tuple[float, ...]
+
+    @property
+    def value(self) -> float:
+        return sum(self.per_seed) / len(self.per_seed)
+
+    @property
+    def spread(self) -> float | None:
+        return max(self.per_seed) - min(self.per_seed) if len(self.per_seed) > 1 else None
+
+    def band(self, floor: float = NOISE_FLOOR_PCT) -> float:
+        """The noise band: ``floor`` or the spread between seeds, whichever is larger."""
+        return max(floor, self.spread or 0.0)
+
+    def band_text(self, floor: float = NOISE_FLOOR_PCT, unit: str = "%") -> str:
+        n = len(self.per_seed)
+        if n == 1:
+            return f"noise band ±{floor:g}{unit} (1 seed: spread not measured)"
+        return f"noise band ±{self.band(floor):.2g}{unit} (spread over {n} seeds {self.spread:.2g}{unit})"
+
+
+def by_seed(values: Iterable[tuple[int, float | None]]) -> Measure | None:
+    """Mean per seed of ``(seed, value)`` pairs (None values dropped)."""
+    groups: dict[int, list[float]] = {}
+    for rep, v in values:
+        if v is not None and not math.isnan(v):
+            groups.setdefault(rep, []).append(v)
+    if not groups:
+        return None
+    return Measure(tuple(sum(vs) / len(vs) for _, vs in sorted(groups.items())))
+
+
+def changes(
+    table: pd.DataFrame,
+    figure: str,
+    name: str,
+    ref: str,
+    metric_name: str,
+    *,
+    key: str = "scheme",
+    relative: bool = True,
+    **labels: Any,
+) -> Measure | None:
+    """``metric(name) / metric(ref) - 1`` in percent over paired runs (same labels but ``key``,
+    same seed), averaged per seed; with ``relative=False`` the difference in points (x 100, for
+    metrics that are fractions)."""
+    rows = ok_rows(table, figure, **labels)
+    refs = {pair_key(r, key): metric(r, metric_name) for r in rows if r.get(key) == ref}
+    out: list[tuple[int, float | None]] = []
+    for r in rows:
+        if r.get(key) != name:
+            continue
+        base = refs.get(pair_key(r, key))
+        v = metric(r, metric_name)
+        if base is None or v is None:
+            continue
+        if not relative:
+            out.append((replicate(r), 100.0 * (v - base)))
+        elif base > 0:
+            out.append((replicate(r), 100.0 * (v / base - 1.0)))
+    return by_seed(out)
+
+
+def values(table: pd.DataFrame, figure: str, metric_name: str, **labels: Any) -> Measure | None:
+    """The metric averaged per seed over the matching runs."""
+    return by_seed((replicate(r), metric(r, metric_name)) for r in ok_rows(table, figure, **labels))
+
+
+# -- the rules ----------------------------------------------------------------------------
 
 
 def _pct(v: float) -> str:
     return f"{v:+.1f}%"
 
 
-def _missing(what: str) -> Verdict:
-    return Verdict(None, None, f"not measured: no completed runs of {what}")
+def missing(what: str) -> Verdict:
+    return Verdict(NOT_RUN, None, f"not run: no completed runs of {what}")
+
+
+def judge_ordering(m: Measure, want_positive: bool, text: str, floor: float = NOISE_FLOOR_PCT) -> Verdict:
+    """Sign as wanted and size outside the noise band; inside the band inconclusive."""
+    v, band = m.value, m.band(floor)
+    n = len(m.per_seed)
+    if abs(v) < band:
+        return Verdict(INCONCLUSIVE, v, f"inconclusive: {text} {_pct(v)} is inside the {m.band_text(floor)}", n)
+    if (v > 0) == want_positive:
+        return Verdict(HOLDS, v, f"holds: {text} {_pct(v)}, outside the {m.band_text(floor)}", n)
+    return Verdict(FAILS, v, f"fails: {text} {_pct(v)}, the seed's sign is the opposite", n)
+
+
+def judge_magnitude(measured: float, seed_value: float, *, points: bool, unit: str, seeds: int = 1) -> Verdict:
+    """Within a factor of 2 of the seed's number (same sign), or ±10 points."""
+    if points:
+        ok = abs(measured - seed_value) <= MAGNITUDE_POINTS
+        rule = f"within ±{MAGNITUDE_POINTS:g} points of the seed's {seed_value:g}{unit}"
+    else:
+        ratio = measured / seed_value if seed_value != 0 else math.inf
+        ok = 1 / MAGNITUDE_FACTOR <= ratio <= MAGNITUDE_FACTOR
+        rule = f"within a factor of {MAGNITUDE_FACTOR:g} of the seed's {seed_value:g}{unit} (ratio {ratio:.2f})"
+    status = HOLDS if ok else FAILS
+    return Verdict(status, measured, f"{status}: {measured:.3g}{unit} is {'' if ok else 'not '}{rule}", seeds)
+
+
+# -- claim constructors -------------------------------------------------------------------
 
 
 def change(
@@ -59,475 +213,365 @@ def change(
     metric_name: str = "throughput",
     *,
     key: str = "scheme",
+    fitted: str | None = None,
     **labels: Any,
 ) -> Claim:
-    """The seed reports ``name`` changes ``metric`` by ``seed_pct`` % against ``ref``; the
-    ordering holds when ours moves the same way."""
+    """Ordering: the seed reports ``name`` changes ``metric`` by ``seed_pct`` % against ``ref``.
+    The magnitude is shown beside the verdict (ratio to the seed's number), not scored."""
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        m = mean_change(table, figure, name, ref, metric_name, key=key, **labels)
+        m = changes(table, figure, name, ref, metric_name, key=key, **labels)
         if m is None:
-            return _missing(f"{name} and {ref}")
-        same = (m > 0) == (seed_pct > 0)
-        direction = "above" if m > 0 else "below"
-        seed_dir = "above" if seed_pct > 0 else "below"
-        if same:
-            why = (
-                f"ordering holds: {name} is {direction} {ref} as in the seed; "
-                f"magnitude {_pct(m)} vs {_pct(seed_pct)} ({abs(m - seed_pct):.1f} points apart)"
-            )
-        else:
-            why = (
-                f"ordering does not hold: {name} is {direction} {ref} ({_pct(m)}), "
-                f"the seed has it {seed_dir} ({_pct(seed_pct)})"
-            )
-        return Verdict(m, same, why)
+            return missing(f"{name} and {ref}")
+        v = judge_ordering(m, seed_pct > 0, f"{name} vs {ref}")
+        ratio = m.value / seed_pct if seed_pct else math.nan
+        return Verdict(v.status, v.measured, f"{v.why}; size {ratio:.2f}x the seed's {_pct(seed_pct)}", v.seeds)
 
-    return Claim(figure, seed, seed_pct, "%", ev)
+    return Claim(figure, seed, seed_pct, "%", "ordering", ev, fitted)
+
+
+def ordering(
+    figure: str, seed: str, name: str, ref: str, metric_name: str, *, higher: bool, key: str = "scheme", **labels: Any
+) -> Claim:
+    """Ordering without a number: ``name`` above (``higher``) or below ``ref``."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        m = changes(table, figure, name, ref, metric_name, key=key, **labels)
+        if m is None:
+            return missing(f"{name} and {ref}")
+        return judge_ordering(m, higher, f"{name} vs {ref}")
+
+    return Claim(figure, seed, None, "%", "ordering", ev)
 
 
 def similar(
-    figure: str, seed: str, name: str, ref: str, metric_name: str = "throughput", tol_pct: float = 10.0, **labels: Any
+    figure: str,
+    seed: str,
+    name: str,
+    ref: str,
+    metric_name: str = "throughput",
+    *,
+    tol_pct: float,
+    tol_why: str,
+    because: tuple[str, str] | None = None,
+    key: str = "scheme",
+    **labels: Any,
 ) -> Claim:
-    """The seed reports ``name`` close to ``ref``; holds when within ``tol_pct`` %."""
+    """Similar: ``name`` within ``tol_pct`` % of ``ref`` (``tol_why`` says where the tolerance
+    comes from), and the two must differ at all: identical results mean the runs cannot tell the
+    schemes apart, which is no evidence, unless the seed names the cause (``because``: its words
+    and a metric that must be zero in every run of ``name``, e.g. no segment cleaning)."""
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        m = mean_change(table, figure, name, ref, metric_name, **labels)
+        m = changes(table, figure, name, ref, metric_name, key=key, **labels)
         if m is None:
-            return _missing(f"{name} and {ref}")
-        ok = abs(m) <= tol_pct
-        rel = "within" if ok else "outside"
-        return Verdict(m, ok, f"{name} is {_pct(m)} from {ref}, {rel} the ±{tol_pct:.0f}% taken as 'similar'")
+            return missing(f"{name} and {ref}")
+        v, n = m.value, len(m.per_seed)
+        if all(x == 0.0 for x in m.per_seed):
+            if because is not None:
+                said, field = because
+                got = [metric(r, field) for r in ok_rows(table, figure, **{key: name}, **labels)]
+                if got and all(g == 0 for g in got):
+                    return Verdict(
+                        HOLDS,
+                        v,
+                        f"holds: {name} and {ref} give identical results because {said} "
+                        f"({field} is 0 in all {len(got)} run(s)), the cause the seed gives",
+                        n,
+                    )
+            return Verdict(
+                INCONCLUSIVE, v, f"inconclusive: {name} and {ref} give identical results (the runs do not differ)", n
+            )
+        ok = abs(v) <= tol_pct
+        return Verdict(
+            HOLDS if ok else FAILS,
+            v,
+            f"{HOLDS if ok else FAILS}: {name} is {_pct(v)} from {ref}, {'inside' if ok else 'outside'} "
+            f"±{tol_pct:g}% ({tol_why})",
+            n,
+        )
 
-    return Claim(figure, seed, 0.0, "%", ev)
+    return Claim(figure, seed, 0.0, "%", "similar", ev)
 
 
-def event_time(figure: str, seed: str, seed_s: float | None, field: str, event: str, **labels: Any) -> Claim:
-    """The seed reports an event (throttling, shutdown) at ``seed_s`` seconds; holds when it
-    happens in our runs (earliest over matching runs, in the paper's seconds)."""
+def magnitude(
+    figure: str,
+    seed: str,
+    seed_value: float,
+    unit: str,
+    metric_name: str,
+    *,
+    points: bool = False,
+    scale_pct: bool = False,
+    fitted: str | None = None,
+    agg: str = "mean",
+    **labels: Any,
+) -> Claim:
+    """Magnitude: a value the seed states (mean over the matching runs, or ``agg="max"``)."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        rows = ok_rows(table, figure, **labels)
+        vals = [(replicate(r), metric(r, metric_name)) for r in rows]
+        if agg == "max":
+            got = [v for _, v in vals if v is not None]
+            m = Measure((max(got),)) if got else None
+        else:
+            m = by_seed(vals)
+        if m is None:
+            return missing(_describe(labels))
+        v = m.value * (100.0 if scale_pct else 1.0)
+        return judge_magnitude(v, seed_value, points=points, unit=unit, seeds=len(m.per_seed))
+
+    return Claim(figure, seed, seed_value, unit, "magnitude", ev, fitted)
+
+
+def change_magnitude(
+    figure: str,
+    seed: str,
+    seed_pct: float,
+    name: str,
+    ref: str,
+    metric_name: str = "throughput",
+    *,
+    key: str = "scheme",
+    **labels: Any,
+) -> Claim:
+    """Magnitude of a relative change the seed quantifies (within a factor of 2)."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        m = changes(table, figure, name, ref, metric_name, key=key, **labels)
+        if m is None:
+            return missing(f"{name} and {ref}")
+        return judge_magnitude(m.value, seed_pct, points=False, unit="%", seeds=len(m.per_seed))
+
+    return Claim(figure, seed, seed_pct, "%", "magnitude", ev)
+
+
+def _describe(labels: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in labels.items()) or "the figure"
+
+
+def event(
+    figure: str,
+    seed: str,
+    field: str,
+    what: str,
+    *,
+    seed_s: float | None = None,
+    band_s: tuple[float, float] | None = None,
+    band_why: str = "",
+    fitted: str | None = None,
+    **labels: Any,
+) -> Claim:
+    """Event: ``what`` happens in every matching run (at a time inside ``band_s``, in paper
+    seconds, when given). The measured value is the latest time over the runs."""
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         rows = ok_rows(table, figure, **labels)
         if not rows:
-            return _missing(str(labels))
+            return missing(_describe(labels))
         times = [metric(r, field) for r in rows]
-        hit = [t for t in times if t is not None]
-        if not hit:
-            return Verdict(None, False, f"does not hold: no {event} in {len(rows)} run(s)")
-        t = scale.paper_seconds(min(hit))
-        extra = "" if seed_s is None else f", {t - seed_s:+.0f} s from the seed's {seed_s:.0f} s"
-        return Verdict(t, True, f"holds: {event} at {t:.0f} s (paper seconds) in {len(hit)}/{len(rows)} run(s){extra}")
+        hit = [scale.paper_seconds(t) for t in times if t is not None]
+        n = len({replicate(r) for r in rows})
+        if len(hit) < len(rows):
+            t = max(hit) if hit else None
+            return Verdict(FAILS, t, f"fails: {what} in {len(hit)} of {len(rows)} run(s); the seed says every run", n)
+        lo, hi = min(hit), max(hit)
+        span = f"{lo:.0f} s" if lo == hi else f"{lo:.0f}-{hi:.0f} s"
+        if band_s is not None and not (band_s[0] <= lo and hi <= band_s[1]):
+            return Verdict(
+                FAILS,
+                hi,
+                f"fails: {what} in all {len(rows)} run(s) but at {span} (paper seconds), outside "
+                f"{band_s[0]:.0f}-{band_s[1]:.0f} s ({band_why})",
+                n,
+            )
+        inside = "" if band_s is None else f", inside {band_s[0]:.0f}-{band_s[1]:.0f} s ({band_why})"
+        return Verdict(HOLDS, hi, f"holds: {what} in all {len(rows)} run(s) at {span} (paper seconds){inside}", n)
 
-    return Claim(figure, seed, seed_s, "s", ev)
+    return Claim(figure, seed, seed_s, "s", "event", ev, fitted)
 
 
-def never(figure: str, seed: str, field: str, event: str, **labels: Any) -> Claim:
-    """The seed reports an event never happens for the matching runs."""
+def never(figure: str, seed: str, field: str, what: str, **labels: Any) -> Claim:
+    """Event (negated): ``what`` happens in none of the matching runs."""
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         rows = ok_rows(table, figure, **labels)
         if not rows:
-            return _missing(str(labels))
+            return missing(_describe(labels))
         hit = [r for r in rows if metric(r, field) is not None]
+        n = len({replicate(r) for r in rows})
         if hit:
             ids = ", ".join(str(r["run_id"]) for r in hit)
-            return Verdict(float(len(hit)), False, f"does not hold: {event} in {len(hit)}/{len(rows)} run(s) ({ids})")
-        return Verdict(0.0, True, f"holds: no {event} in any of {len(rows)} run(s)")
+            return Verdict(FAILS, float(len(hit)), f"fails: {what} in {len(hit)} of {len(rows)} run(s) ({ids})", n)
+        return Verdict(HOLDS, 0.0, f"holds: no {what} in any of {len(rows)} run(s)", n)
 
-    return Claim(figure, seed, 0.0, "runs", ev)
+    return Claim(figure, seed, 0.0, "runs", "event", ev)
 
 
 def bound(
     figure: str,
     seed: str,
-    seed_value: float | None,
+    seed_value: float,
     unit: str,
     metric_name: str,
     *,
-    below: float | None = None,
-    above: float | None = None,
+    limit: float,
+    below: bool,
+    limit_why: str,
     scale_pct: bool = False,
-    agg: str = "mean",
+    agg: str = "max",
     **labels: Any,
 ) -> Claim:
-    """A measured value (mean or max over matching runs) that the seed's statement bounds."""
+    """Bound: the measured value (max over matching runs by default: a bound holds for every
+    run) stays at or below (``below``) or at or above ``limit``, which comes from the seed's
+    number (``limit_why`` says how)."""
+    if not math.isfinite(limit):
+        raise ValueError(f"claim {seed!r}: a bound needs a finite limit")
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         rows = ok_rows(table, figure, **labels)
         vals = [v for v in (metric(r, metric_name) for r in rows) if v is not None]
         if not vals:
-            return _missing(str(labels))
-        v = max(vals) if agg == "max" else sum(vals) / len(vals)
+            return missing(_describe(labels))
+        if agg == "max":
+            v = max(vals) if below else min(vals)
+            what = "max" if below else "min"
+        else:
+            v, what = sum(vals) / len(vals), "mean"
         if scale_pct:
             v *= 100.0
-        checks = []
-        ok = True
-        if below is not None:
-            ok &= v <= below
-            checks.append(f"{'at most' if v <= below else 'above'} {below:g}")
-        if above is not None:
-            ok &= v >= above
-            checks.append(f"{'at least' if v >= above else 'below'} {above:g}")
-        seed_part = "" if seed_value is None else f" (seed {seed_value:g}{unit})"
+        ok = v <= limit if below else v >= limit
+        rel = ("at most" if ok else "above") if below else ("at least" if ok else "below")
+        n = len({replicate(r) for r in rows})
         return Verdict(
-            v, ok, f"{'holds' if ok else 'does not hold'}: {agg} {v:.1f}{unit}{seed_part} is {' and '.join(checks)}"
+            HOLDS if ok else FAILS,
+            v,
+            f"{HOLDS if ok else FAILS}: {what} {v:.6g}{unit} over {len(vals)} run(s) is {rel} "
+            f"{limit:g}{unit} ({limit_why})",
+            n,
         )
 
-    return Claim(figure, seed, seed_value, unit, ev)
+    return Claim(figure, seed, seed_value, unit, "bound", ev)
 
 
 def between(figure: str, seed: str, name: str, low: str, high: str, metric_name: str, **labels: Any) -> Claim:
-    """The seed places ``name`` between ``low`` and ``high`` (means over matching runs)."""
+    """Ordering: ``name`` strictly between ``low`` and ``high``: above the lower one and below the
+    upper one, each by more than the noise band (an end it equals is inconclusive)."""
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        rows = ok_rows(table, figure, **labels)
-        means = {s: mean(metric(r, metric_name) for r in rows if r.get("scheme") == s) for s in (name, low, high)}
-        if any(v is None for v in means.values()):
-            return _missing(f"{name}, {low} and {high}")
-        v, a, b = means[name], means[low], means[high]
-        if v is None or a is None or b is None:
-            return _missing(f"{name}, {low} and {high}")
-        ok = min(a, b) <= v <= max(a, b)
-        return Verdict(
-            v,
-            ok,
-            f"{'holds' if ok else 'does not hold'}: {name} {v:.3f}, {low} {a:.3f}, {high} {b:.3f}",
-        )
+        a = changes(table, figure, name, low, metric_name, **labels)
+        b = changes(table, figure, name, high, metric_name, **labels)
+        ends = changes(table, figure, high, low, metric_name, **labels)
+        if a is None or b is None or ends is None:
+            return missing(f"{name}, {low} and {high}")
+        up = ends.value > 0  # is `high` above `low` in our runs?
+        va = judge_ordering(a, up, f"{name} vs {low}")
+        vb = judge_ordering(b, not up, f"{name} vs {high}")
+        statuses = {va.status, vb.status}
+        status = FAILS if FAILS in statuses else INCONCLUSIVE if INCONCLUSIVE in statuses else HOLDS
+        return Verdict(status, a.value, f"{status}: {va.why}; {vb.why}", len(a.per_seed))
 
-    return Claim(figure, seed, None, "", ev)
+    return Claim(figure, seed, None, "%", "ordering", ev)
 
 
-def argmax_rs(figure: str, seed: str, seed_rs: float, fill: float, at_least: float) -> Claim:
-    """The RS ratio where throughput peaks on the most-filled curve."""
-
-    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        fills = sorted({r["fill"] for r in ok_rows(table, figure) if r.get("rs") is not None})
-        if not fills:
-            return _missing("the RS sweep")
-        top = max(fills)
-        rows = [r for r in ok_rows(table, figure, fill=top) if r.get("rs") is not None]
-        pts = [(metric(r, "throughput"), float(r["rs"])) for r in rows]
-        pts = [(t, rs) for t, rs in pts if t is not None]
-        if not pts:
-            return _missing("the RS sweep")
-        best = max(pts)[1]
-        ok = best >= at_least
-        return Verdict(
-            100 * best,
-            ok,
-            f"{'holds' if ok else 'does not hold'}: throughput peaks at RS {best:.0%} on the {top:.0%} fill "
-            f"(seed {seed_rs:.0%}; taken to hold from RS {at_least:.0%})",
-        )
-
-    return Claim(figure, seed, 100 * seed_rs, "% RS", ev)
-
-
-def rs_trend(figure: str, seed: str, metric_name: str, rising: bool) -> Claim:
-    """The metric at the largest RS against the smallest (same fill)."""
+def extreme(
+    figure: str,
+    seed: str,
+    name: str,
+    rivals: Sequence[str],
+    metric_name: str,
+    *,
+    lowest: bool,
+    **labels: Any,
+) -> Claim:
+    """Ordering: ``name`` is the lowest (or highest) against *every* rival, each by more than the
+    noise band."""
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        rows = [r for r in ok_rows(table, figure) if r.get("rs") is not None]
-        if not rows:
-            return _missing("the RS sweep")
-        lo, hi = min(r["rs"] for r in rows), max(r["rs"] for r in rows)
-        a = mean(metric(r, metric_name) for r in rows if r["rs"] == lo)
-        b = mean(metric(r, metric_name) for r in rows if r["rs"] == hi)
-        if a is None or b is None or lo == hi or a == 0:
-            return _missing("two RS sizes")
-        m = 100 * (b / a - 1)
-        ok = (m > 0) == rising
-        return Verdict(
-            m,
-            ok,
-            f"{'holds' if ok else 'does not hold'}: {metric_name} at RS {hi:.0%} is {_pct(m)} against RS {lo:.0%}",
-        )
+        verdicts = []
+        for r in rivals:
+            m = changes(table, figure, name, r, metric_name, **labels)
+            if m is None:
+                return missing(f"{name} and {r}")
+            verdicts.append(judge_ordering(m, not lowest, f"{name} vs {r}"))
+        statuses = {v.status for v in verdicts}
+        status = FAILS if FAILS in statuses else INCONCLUSIVE if INCONCLUSIVE in statuses else HOLDS
+        worst = max(verdicts, key=lambda v: (v.measured or 0.0) * (1.0 if lowest else -1.0))
+        return Verdict(status, worst.measured, f"{status}: " + "; ".join(v.why for v in verdicts), worst.seeds)
 
-    return Claim(figure, seed, None, "%", ev)
+    return Claim(figure, seed, None, "%", "ordering", ev)
 
 
-def rs_vs_empty(figure: str, seed: str, seed_pct: float, rs: float) -> Claim:
-    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        empty = mean(metric(r, "throughput") for r in ok_rows(table, figure, variant="empty"))
-        at = mean(metric(r, "throughput") for r in ok_rows(table, figure, rs=rs))
-        if empty is None or at is None or empty == 0:
-            return _missing(f"RS {rs:.0%} and the empty partition")
-        m = 100 * (1 - at / empty)
-        ok = abs(m) <= 10
-        return Verdict(
-            m,
-            ok,
-            f"{'holds' if ok else 'does not hold'}: RS {rs:.0%} is {m:.1f}% below the empty partition "
-            f"(seed {seed_pct}%, taken to hold within 10%)",
-        )
-
-    return Claim(figure, seed, seed_pct, "%", ev)
-
-
-def compare(figure: str, seed: str, a: str, b: str, metric_name: str, *, a_higher: bool, **labels: Any) -> Claim:
-    """Mean ``metric`` of scheme/codec ``a`` against ``b`` (the seed's ordering)."""
+def not_run(figure: str, seed: str, kind: str, why: str, seed_value: float | None = None, unit: str = "") -> Claim:
+    """A statement of the seed no experiment checks yet: listed, counted as not holding."""
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        rows = ok_rows(table, figure, **labels)
-        va = mean(metric(r, metric_name) for r in rows if a in (r.get("scheme"), r.get("codec")))
-        vb = mean(metric(r, metric_name) for r in rows if b in (r.get("scheme"), r.get("codec")))
-        if va is None or vb is None:
-            return _missing(f"{a} and {b}")
-        ok = (va > vb) == a_higher
-        rel = "above" if va > vb else "below"
-        return Verdict(
-            va - vb, ok, f"{'ordering holds' if ok else 'ordering does not hold'}: {a} {va:.3g} is {rel} {b} {vb:.3g}"
-        )
+        return Verdict(NOT_RUN, None, f"not run: {why}")
 
-    return Claim(figure, seed, None, "", ev)
+    return Claim(figure, seed, seed_value, unit, kind, ev)
 
 
-def labels_for(fig: str) -> dict[str, Any]:
-    """FPC's 'similar to Baseline' is stated for all patterns without SC, for reads with SC."""
-    return {"pattern": READS} if fig == "fig15" else {}
+def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    """Counts per status (every status present, zero when none)."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for v in verdicts:
+        counts[v.status] += 1
+    return counts
 
 
-def _waltz_claims() -> list[Claim]:
-    c: list[Claim] = [
-        bound(
-            "fig3",
-            "W/o compression the temperature saturates at 60 °C (§3.1)",
-            60.0,
-            " °C",
-            "max_c",
-            below=76.0,
-            agg="max",
-            variant="W/o Compr. (23 °C)",
-        ),
-        event_time(
-            "fig3",
-            "W/ compression: throttling at 76 °C, then a thermal emergency at 86 °C "
-            "(overheated in about eight minutes, §1)",
-            480.0,
-            "shutdown_s",
-            "shutdown",
-            variant="W/ Compr. (23 °C)",
-        ),
-        event_time(
-            "fig3",
-            "16 °C machine room, rack of four CCSDs: throttling in 420 s (§3.1)",
-            420.0,
-            "first_throttle_s",
-            "throttling",
-            variant="W/ Compr. (16 °C rack)",
-        ),
-        change(
-            "fig4",
-            "F2FS compression: sequential write -87.6% (avg over algorithms)",
-            -87.6,
-            "F2FSC",
-            "Baseline",
-            pattern="seq-write",
-        ),
-        change("fig4", "F2FS compression: random write -97.7%", -97.7, "F2FSC", "Baseline", pattern="rand-write"),
-        change("fig4", "F2FS compression: sequential read -61.4%", -61.4, "F2FSC", "Baseline", pattern="seq-read"),
-        change("fig4", "F2FS compression: random read -48.0%", -48.0, "F2FSC", "Baseline", pattern="rand-read"),
-        bound(
-            "fig5",
-            "LZ4: +19.5% CPU usage over w/o compression (read here as percentage points)",
-            19.5,
-            " pp",
-            "cpu",
-            above=0.0,
-            scale_pct=True,
-            codec="LZ4",
-        ),
-        compare(
-            "fig5",
-            "ZSTD needs more CPU than LZ4 for sequential read and write",
-            "ZSTD",
-            "LZ4",
-            "cpu",
-            a_higher=True,
-            pattern=("seq-write", "seq-read"),
-        ),
-        bound(
-            "fig5",
-            "Host compression memory: 16 KB x 8 threads = 128 KB",
-            128 * 1024,
-            " B",
-            "buffer_peak",
-            agg="max",
-            scheme="F2FSC",
-        ),
-        rs_trend("fig9", "Throughput improves with larger RS", "throughput", rising=True),
-        rs_trend("fig9", "WAF decreases with larger RS", "waf", rising=False),
-        rs_vs_empty("fig9", "Only 3.1% throughput difference between RS 20% and the empty partition", 3.1, 0.20),
-        argmax_rs("fig11", "Throughput peaks at RS 20% (100% filled) → rsr_max = 20%", 0.20, 0.99, at_least=0.15),
-        event_time(
-            "fig12",
-            "Baseline overheats in 582 s (sequential write)",
-            582.0,
-            "first_throttle_s",
-            "throttling at 76 °C",
-            scheme="Baseline",
-            pattern="seq-write",
-        ),
-        event_time(
-            "fig12", "Baseline shuts down under all workloads", None, "shutdown_s", "shutdown", scheme="Baseline"
-        ),
-        never("fig12", "Waltz_s and Waltz_p never shut down", "shutdown_s", "shutdown", scheme=("Waltz_s", "Waltz_p")),
-        bound(
-            "fig12",
-            "Waltz_s stays at or below T_soft = 76 °C on reads",
-            76.0,
-            " °C",
-            "max_c",
-            below=76.5,
-            agg="max",
-            scheme="Waltz_s",
-            pattern=READS,
-        ),
-        bound(
-            "fig13",
-            "16.0% of (de)compression tasks on the host (average)",
-            16.0,
-            "%",
-            "host_share",
-            below=50.0,
-            scale_pct=True,
-        ),
-        bound(
-            "fig13",
-            "99.3% of write compression on the device (Waltz_s)",
-            99.3,
-            "%",
-            "device_compress_share",
-            above=50.0,
-            scale_pct=True,
-            scheme="Waltz_s",
-            pattern=WRITES,
-        ),
-        bound(
-            "fig13",
-            "Waltz_p misses 34.7% of compression opportunities",
-            34.7,
-            "%",
-            "missed_compression",
-            above=0.1,
-            scale_pct=True,
-            scheme="Waltz_p",
-            pattern=WRITES,
-        ),
-    ]
-    for fig, sc in (("fig14", "without"), ("fig15", "with")):
-        nums = {
-            "fig14": {"f2w": -67.0, "f2r": 367.0, "tw": 391.5, "tr": 627.0},
-            "fig15": {"f2w": -65.5, "f2r": 407.5, "tw": 270.0, "tr": 689.5},
-        }[fig]
-        c += [
-            change(
-                fig,
-                f"F2FSC write {nums['f2w']:+g}% vs Baseline ({sc} SC)",
-                nums["f2w"],
-                "F2FSC",
-                "Baseline",
-                pattern=WRITES,
-            ),
-            change(
-                fig,
-                f"F2FSC read {nums['f2r']:+g}% vs Baseline ({sc} SC)",
-                nums["f2r"],
-                "F2FSC",
-                "Baseline",
-                pattern=READS,
-            ),
-            similar(
-                fig,
-                f"FPC similar to Baseline ({sc} SC)",
-                "FPC",
-                "Baseline",
-                **labels_for(fig),
-            ),
-            change(
-                fig, f"TCS write {nums['tw']:+g}% vs Baseline ({sc} SC)", nums["tw"], "TCS", "Baseline", pattern=WRITES
-            ),
-            change(
-                fig, f"TCS read {nums['tr']:+g}% vs Baseline ({sc} SC)", nums["tr"], "TCS", "Baseline", pattern=READS
-            ),
-        ]
-    c += [
-        similar("fig14", "Waltz_s has the same throughput as TCS without SC", "Waltz_s", "TCS", tol_pct=5.0),
-        change("fig14", "Waltz_p +13.9% over Waltz_s without SC", 13.9, "Waltz_p", "Waltz_s"),
-        change("fig15", "Waltz_s write +95.5% over TCS with SC", 95.5, "Waltz_s", "TCS", pattern=WRITES),
-        change("fig15", "Waltz_p +23.6% over Waltz_s with SC", 23.6, "Waltz_p", "Waltz_s"),
-    ]
-    for scheme, w, r in (("FPC", 9.8, 5.7), ("F2FSC", 36.3, 9.5), ("Waltz_s", 4.2, 3.1), ("Waltz_p", 4.6, 1.3)):
-        for kind, pats, v in (("write", WRITES, w), ("read", READS, r)):
-            c.append(_ratio_change(f"{scheme}-4 vs {scheme}-2: {kind} +{v}% (with SC)", v, scheme, pats))
-    c += [
-        change("fig17", "F2FSC -52% vs Baseline", -52.0, "F2FSC", "Baseline"),
-        change("fig17", "FPC +126.6% over F2FSC", 126.6, "FPC", "F2FSC"),
-        change("fig17", "TCS +120.9% over FPC", 120.9, "TCS", "FPC"),
-        change("fig17", "Waltz +118.3% over TCS", 118.3, "Waltz_s", "TCS"),
-        change("fig17", "Waltz_p +10.3% over Waltz_s", 10.3, "Waltz_p", "Waltz_s"),
-        change(
-            "fig18",
-            "F2FSC WAF -23.3% vs Baseline, sequential",
-            -23.3,
-            "F2FSC",
-            "Baseline",
-            "waf",
-            personality=SEQUENTIAL,
-        ),
-        change("fig18", "F2FSC WAF +16.2% vs Baseline, random", 16.2, "F2FSC", "Baseline", "waf", personality=RANDOM),
-        similar("fig18", "FPC WAF similar to Baseline", "FPC", "Baseline", "waf"),
-        between("fig18", "TCS WAF between Baseline and F2FSC", "TCS", "Baseline", "F2FSC", "waf"),
-        change("fig18", "Waltz_p WAF +38.8% vs Baseline", 38.8, "Waltz_p", "Baseline", "waf"),
-        change("fig18", "Waltz_s WAF -34.6% vs Baseline", -34.6, "Waltz_s", "Baseline", "waf"),
-        change("fig19", "Co-running job under F2FSC -19.3% vs Baseline", -19.3, "F2FSC", "Baseline", "compute"),
-        change("fig19", "FPC +10.2% over F2FSC", 10.2, "FPC", "F2FSC", "compute"),
-        change("fig19", "Waltz +17.9% over F2FSC", 17.9, "Waltz_s", "F2FSC", "compute"),
-        change("fig19", "Waltz -4.1% vs Baseline", -4.1, "Waltz_s", "Baseline", "compute"),
-        change("fig19", "Waltz memory -88.7% vs F2FSC", -88.7, "Waltz_s", "F2FSC", "buffer"),
-    ]
-    return c
-
-
-def _ratio_change(seed: str, seed_pct: float, scheme: str, patterns: Sequence[str]) -> Claim:
-    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        rows = ok_rows(table, "fig16", scheme=scheme, pattern=tuple(patterns))
-        changes = []
-        for r4 in (r for r in rows if r.get("ratio") == 4):
-            r2 = next((r for r in rows if r.get("ratio") == 2 and r.get("pattern") == r4.get("pattern")), None)
-            a, b = (metric(r2, "throughput") if r2 else None), metric(r4, "throughput")
-            if a and b is not None:
-                changes.append(100 * (b / a - 1))
-        m = mean(changes)
-        if m is None:
-            return _missing(f"{scheme}-2 and {scheme}-4")
-        ok = m > 0
-        return Verdict(
-            m,
-            ok,
-            f"{'ordering holds' if ok else 'ordering does not hold'}: ratio 4 is {_pct(m)} against ratio 2 "
-            f"(seed {_pct(seed_pct)})",
-        )
-
-    return Claim("fig16", seed, seed_pct, "%", ev)
-
-
-def _coco_claims() -> list[Claim]:
-    return [
-        change("throughput", "F2FSC -42.6% throughput vs Baseline", -42.6, "F2FSC", "Baseline"),
-        compare(
-            "throughput", "FACS slightly improves the performance", "FACS", "Baseline", "throughput", a_higher=True
-        ),
-        change("throughput", "COCO +31.7% throughput vs Baseline", 31.7, "COCO", "Baseline"),
-        compare("power", "F2FSC has the lowest power consumption", "Baseline", "F2FSC", "power", a_higher=True),
-        change("power", "FACS power -32.5% vs Baseline", -32.5, "FACS", "Baseline", "power"),
-        change("waf", "WAF of F2FSC improved by 12% (-12%) vs Baseline", -12.0, "F2FSC", "Baseline", "waf"),
-        change("waf", "WAF of FACS improved by 4.5% (-4.5%) vs Baseline", -4.5, "FACS", "Baseline", "waf"),
-    ]
+def headline(counts: Mapping[str, int]) -> str:
+    """The report's headline: holds over every scored claim (inconclusive and not run count as
+    not holding; fitted ones are shown apart)."""
+    scored = sum(counts[s] for s in STATUSES if s != FITTED)
+    share = f" ({100.0 * counts[HOLDS] / scored:.0f}%)" if scored else ""
+    return (
+        f"Claims: {counts[HOLDS]} of {scored} scored claims hold{share}; {counts[FAILS]} fail, "
+        f"{counts[INCONCLUSIVE]} inconclusive, {counts[NOT_RUN]} not run; {counts[FITTED]} fitted "
+        "(shown, not scored)."
+    )
 
 
 def claims(paper: str) -> list[Claim]:
-    """The seed's quantitative statements for ``paper`` (``waltz`` or ``coco``)."""
-    return _waltz_claims() if paper == "waltz" else _coco_claims()
+    """The seed's statements for ``paper`` (``waltz`` or ``coco``)."""
+    if paper == "waltz":
+        from flashpress.reproduce.claims_waltz import waltz_claims
+
+        return waltz_claims()
+    if paper == "coco":
+        from flashpress.reproduce.claims_coco import coco_claims
+
+        return coco_claims()
+    raise ValueError(f"unknown paper {paper!r} (expected waltz or coco)")
 
 
-__all__ = ["Claim", "Verdict", "claims"]
+__all__ = [
+    "FAILS",
+    "FITTED",
+    "HOLDS",
+    "INCONCLUSIVE",
+    "KINDS",
+    "NOT_RUN",
+    "STATUSES",
+    "Claim",
+    "Measure",
+    "Verdict",
+    "between",
+    "bound",
+    "change",
+    "change_magnitude",
+    "changes",
+    "claims",
+    "event",
+    "extreme",
+    "headline",
+    "judge_magnitude",
+    "judge_ordering",
+    "magnitude",
+    "never",
+    "not_run",
+    "ordering",
+    "similar",
+    "tally",
+    "values",
+]

@@ -10,7 +10,7 @@ Run labels follow the papers (``Baseline``, ``F2FSC``, ``FPC``, ``TCS``, ``Waltz
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flashpress.reproduce.scale import Scale
@@ -19,7 +19,7 @@ from flashpress.thermal_fit import RACK_NEIGHBOUR_C
 #: The preset every run is merged over (the seed's testbed, scaled to this machine).
 PRESET = "waltz"
 #: Label columns of the results table, in this order (None where a label does not apply).
-LABEL_KEYS = ("scheme", "pattern", "personality", "codec", "rs", "fill", "ratio", "sc", "variant")
+LABEL_KEYS = ("scheme", "pattern", "personality", "codec", "rs", "fill", "ratio", "sc", "variant", "rep")
 
 #: Length of a run in the paper (Waltz §6.1: "All tests are run for 20 minutes").
 RUN_S = 1200.0
@@ -554,13 +554,32 @@ def normalise_figure_key(text: str) -> str:
     return t
 
 
+def with_seeds(fig: Figure, seeds: int) -> Figure:
+    """Every run of ``fig`` repeated with seeds 1..``seeds`` (label ``rep`` 0..``seeds``-1)."""
+    if seeds < 1:
+        raise ValueError(f"a scale needs at least one seed, got {seeds}")
+    if seeds == 1:
+        return fig
+    runs = tuple(
+        replace(
+            r,
+            run_id=f"{r.run_id}/seed{k + 1}",
+            labels={**r.labels, "rep": k},
+            overrides={**r.overrides, "seed": k + 1},
+        )
+        for r in fig.runs
+        for k in range(seeds)
+    )
+    return replace(fig, runs=runs)
+
+
 def figures(paper: str, scale: Scale, only: Iterable[str] | None = None) -> list[Figure]:
     """The figures of ``paper`` (``waltz`` or ``coco``) at ``scale``, optionally only some."""
     try:
         build = PAPERS[paper]
     except KeyError:
         raise ValueError(f"unknown paper {paper!r} (expected one of: {', '.join(PAPERS)})") from None
-    figs = build(scale)
+    figs = [with_seeds(f, scale.seeds) for f in build(scale)]
     if only is None:
         return figs
     wanted = [normalise_figure_key(o) for o in only if o.strip()]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from flashpress.plots import _save
 from flashpress.reproduce.experiments import Figure
-from flashpress.reproduce.metrics import METRIC_LABELS, metric
+from flashpress.reproduce.metrics import METRIC_LABELS, metric, replicate
 from flashpress.reproduce.scale import Scale
 
 if TYPE_CHECKING:
@@ -278,13 +278,14 @@ PLOTTERS: dict[str, Plotter] = {
 def plot_figure(
     fig: Figure, table: pd.DataFrame, timelines: Mapping[int, pd.DataFrame], scale: Scale, out_dir: Path
 ) -> list[Path]:
-    """Draw one figure into ``out_dir`` (``<key>.png`` and ``<key>.svg``)."""
+    """Draw one figure into ``out_dir`` (``<key>.png`` and ``<key>.svg``). With several seeds
+    the figure shows the first one (the claims use them all)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = _rows(table, fig.key)
+    rows = [r for r in _rows(table, fig.key) if replicate(r) == 0]
     mfig, ax = plt.subplots(figsize=(9, 4.8))
     PLOTTERS[fig.kind](ax, fig, rows, timelines, scale)
     bad = [r for r in rows if r.get("status") != "ok"]

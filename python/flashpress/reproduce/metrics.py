@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: Label columns that pair a run with its reference run (everything but the scheme / codec).
-PAIR_KEYS = ("pattern", "personality", "rs", "fill", "ratio", "sc", "variant")
+#: Label columns that pair a run with its reference run (everything but the scheme / codec);
+#: ``rep`` pairs runs of the same seed.
+PAIR_KEYS = ("pattern", "personality", "rs", "fill", "ratio", "sc", "variant", "rep")
 
 
 def _get(row: Mapping[str, Any], *keys: str) -> float | None:
@@ -67,6 +68,7 @@ def device_compress_share(row: Mapping[str, Any]) -> float | None:
 METRICS: dict[str, Any] = {
     "throughput": throughput,
     "power": power,
+    "device_power": lambda r: _get(r, "stack.energy.device_mean_w"),
     "missed_compression": missed_compression,
     "device_compress_share": device_compress_share,
     "waf": lambda r: _get(r, "waf"),
@@ -78,12 +80,14 @@ METRICS: dict[str, Any] = {
     "max_c": lambda r: _get(r, "stack.temperature.max_c"),
     "first_throttle_s": lambda r: _get(r, "stack.temperature.first_throttle_s"),
     "shutdown_s": lambda r: _get(r, "stack.temperature.shutdown_s"),
+    "sc_count": lambda r: _get(r, "stack.fs.counters.cleaning_invocations"),
     "extra_rs_end": lambda r: _get(r, "stack.fs.extra_rs_fraction_end"),
 }
 
 METRIC_LABELS = {
     "throughput": "throughput (MB/s)",
     "power": "mean power, device + host (W)",
+    "device_power": "mean power of the device (W)",
     "waf": "WAF",
     "cpu": "host CPU utilisation",
     "compute": "co-running job progress",
@@ -110,38 +114,20 @@ def ok_rows(table: pd.DataFrame, figure: str, **labels: Any) -> list[dict[str, A
     return out
 
 
-def pair_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    return tuple(None if (isinstance(row.get(k), float) and math.isnan(row[k])) else row.get(k) for k in PAIR_KEYS)
+def replicate(row: Mapping[str, Any]) -> int:
+    """The run's replicate (seed index, ``rep`` label); 0 for tables without one."""
+    v = row.get("rep")
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return 0
+    return int(v)
 
 
-def mean(values: Iterable[float | None]) -> float | None:
-    vs = [v for v in values if v is not None and not math.isnan(v)]
-    return sum(vs) / len(vs) if vs else None
+def pair_key(row: Mapping[str, Any], skip: str | None = None) -> tuple[Any, ...]:
+    """The labels that pair a run with its reference run (``skip``: the label that tells them
+    apart when it is one of :data:`PAIR_KEYS`, e.g. ``variant``)."""
+    return tuple(
+        None if (isinstance(row.get(k), float) and math.isnan(row[k])) else row.get(k) for k in PAIR_KEYS if k != skip
+    )
 
 
-def mean_change(
-    table: pd.DataFrame,
-    figure: str,
-    name: str,
-    ref: str,
-    metric_name: str = "throughput",
-    *,
-    key: str = "scheme",
-    **labels: Any,
-) -> float | None:
-    """Mean over paired runs (same pattern / personality / ratio ...) of
-    ``metric(name) / metric(ref) - 1``, in percent; None when no pair completed."""
-    rows = ok_rows(table, figure, **labels)
-    refs = {pair_key(r): metric(r, metric_name) for r in rows if r.get(key) == ref}
-    changes = []
-    for r in rows:
-        if r.get(key) != name:
-            continue
-        base = refs.get(pair_key(r))
-        v = metric(r, metric_name)
-        if base is not None and v is not None and base > 0:
-            changes.append(100.0 * (v / base - 1.0))
-    return mean(changes)
-
-
-__all__ = ["METRICS", "METRIC_LABELS", "mean", "mean_change", "metric", "ok_rows", "throughput"]
+__all__ = ["METRICS", "METRIC_LABELS", "metric", "ok_rows", "pair_key", "replicate", "throughput"]

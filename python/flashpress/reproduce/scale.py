@@ -54,6 +54,9 @@ class Scale:
     ratio_patterns: tuple[str, ...]
     #: Filebench personalities of Fig 17/18 and COCO.
     personalities: tuple[str, ...]
+    #: Repeats of every run with a different seed (``seed`` 1, 2, ...): the spread between them
+    #: is the noise band of the claim checks (COCO averages three runs).
+    seeds: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -79,6 +82,7 @@ SCALES: dict[str, Scale] = {
         ratios=(2, 4),
         ratio_patterns=("seq-write",),
         personalities=("fileserver", "oltp"),
+        seeds=1,
     ),
     "default": Scale(
         name="default",
@@ -91,6 +95,7 @@ SCALES: dict[str, Scale] = {
         ratios=(2, 3, 4),
         ratio_patterns=("seq-write", "rand-read"),
         personalities=PERSONALITIES,
+        seeds=2,
     ),
     "full": Scale(
         name="full",
@@ -103,6 +108,7 @@ SCALES: dict[str, Scale] = {
         ratios=(2, 3, 4),
         ratio_patterns=PATTERNS,
         personalities=PERSONALITIES,
+        seeds=3,
     ),
 }
 

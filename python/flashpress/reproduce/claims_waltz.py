@@ -210,6 +210,39 @@ def rs_knee(figure: str, seed: str, knee: float) -> Claim:
     return Claim(figure, seed, None, "%", "ordering", ev)
 
 
+def rs_plateau(figure: str, seed: str, knee: float, *, tol_pct: float) -> Claim:
+    """Similar: throughput at the largest RS within ``tol_pct`` % of that at ``knee`` ("beyond it,
+    negligible benefit"), and the RS must matter at all below the knee (a flat curve proves
+    nothing: then inconclusive)."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        pts = _rs_points(table, figure, "throughput")
+        if knee not in pts or len(pts) < 3:
+            return missing(f"RS points around {knee:.0%}")
+        lo, hi = min(pts), max(pts)
+        after = 100 * (pts[hi].value / pts[knee].value - 1)
+        before = 100 * (pts[knee].value / pts[lo].value - 1)
+        n = len(pts[knee].per_seed)
+        if abs(before) < 1.0:
+            return Verdict(
+                INCONCLUSIVE,
+                after,
+                f"inconclusive: the RS changes nothing up to {knee:.0%} "
+                f"({before:+.1f}%), so a flat tail proves nothing",
+                n,
+            )
+        ok = abs(after) <= tol_pct
+        return Verdict(
+            HOLDS if ok else "fails",
+            after,
+            f"{'holds' if ok else 'fails'}: RS {hi:.0%} is {after:+.1f}% against RS {knee:.0%} (inside ±{tol_pct:g}% "
+            f"is 'negligible', our reading); {before:+.1f}% from RS {lo:.0%} to {knee:.0%}",
+            n,
+        )
+
+    return Claim(figure, seed, None, "%", "similar", ev)
+
+
 def waltz_claims() -> list[Claim]:
     c: list[Claim] = [
         magnitude(

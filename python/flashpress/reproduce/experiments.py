@@ -528,12 +528,47 @@ def _coco_runs(scale: Scale) -> tuple[RunSpec, ...]:
     return _filebench_runs(scale, COCO_SCHEMES, extra={"stack.cpu.cores": COCO_CORES})
 
 
+#: The workload of COCO's OP-size study (the slides do not name it): Filebench fileserver, the
+#: random-write-heavy personality of COCO's table, on a partition filled to trigger cleaning.
+OP_STUDY_PERSONALITY = "fileserver"
+
+
+def coco_op_size(scale: Scale) -> Figure:
+    """COCO's "Performance with OP size ratio" slide: F2FS on the CSD (no host compression) with
+    the over-provisioned (reserved) space swept, on COCO's platform."""
+    runs = tuple(
+        _run(
+            f"op{rs:.2f}",
+            _labels(scheme="Baseline", personality=OP_STUDY_PERSONALITY, rs=rs, fill=SC_FILL, sc=True),
+            scale,
+            scheme_overrides("Baseline", scale),
+            zipf_ratio(OP_STUDY_PERSONALITY),
+            _sc(True),
+            {"stack.fs.rs_ratio": rs, "stack.cpu.cores": COCO_CORES},
+            {"workload": filebench_workload(OP_STUDY_PERSONALITY, scale)},
+        )
+        for rs in scale.rs_values
+    )
+    return Figure(
+        "op-size",
+        "coco",
+        "Throughput and WAF of F2FS on the CSD against the OP (reserved space) size",
+        "rs_sweep",
+        runs,
+        notes=(
+            f"The slides name no workload for this study: Filebench {OP_STUDY_PERSONALITY} on a partition "
+            f"filled to {SC_FILL:.0%}; OP is F2FS's reserved space `stack.fs.rs_ratio`.",
+        ),
+    )
+
+
 def coco_figures(scale: Scale) -> list[Figure]:
     runs = _coco_runs(scale)
     return [
         Figure("throughput", "coco", "Normalised throughput of COCO's schemes", "normalised_bars", runs),
         Figure("power", "coco", "Mean power (device + host CPU)", "power_bars", runs),
         Figure("waf", "coco", "WAF of COCO's schemes", "waf_bars", runs),
+        coco_op_size(scale),
     ]
 
 

@@ -44,7 +44,7 @@ class Scale:
     patterns: tuple[str, ...]
     #: Codecs of Fig 4/5.
     codecs: tuple[str, ...]
-    #: Reserved-space ratios of Fig 9/11.
+    #: Reserved-space ratios of Fig 9/11 (and COCO's OP-size study).
     rs_values: tuple[float, ...]
     #: Fill fractions of Fig 11 (Fig 9 uses the with-SC fill).
     fill_values: tuple[float, ...]

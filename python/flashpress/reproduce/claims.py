@@ -512,6 +512,17 @@ def not_run(figure: str, seed: str, kind: str, why: str, seed_value: float | Non
     return Claim(figure, seed, seed_value, unit, kind, ev)
 
 
+def with_causes(cs: Sequence[Claim], causes: Mapping[str, str]) -> list[Claim]:
+    """``cs`` with the measured cause of each claim that does not hold at the default scale
+    attached (keyed by the claim's quote); a cause that names no claim is an error."""
+    from dataclasses import replace
+
+    unknown = set(causes) - {c.seed for c in cs}
+    if unknown:
+        raise ValueError(f"causes name no claim: {sorted(unknown)}")
+    return [replace(c, cause=causes[c.seed]) if c.seed in causes else c for c in cs]
+
+
 def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
     """Counts per status (every status present, zero when none)."""
     counts = dict.fromkeys(STATUSES, 0)
@@ -574,4 +585,5 @@ __all__ = [
     "similar",
     "tally",
     "values",
+    "with_causes",
 ]

@@ -79,15 +79,7 @@ def ratio_change(
     want = rising if seed_pct is None else seed_pct > 0
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        rows = ok_rows(table, "fig16", scheme=scheme, pattern=tuple(patterns))
-        by_key = {(r.get("pattern"), replicate(r)): r for r in rows if r.get("ratio") == 2}
-        out = []
-        for r4 in (r for r in rows if r.get("ratio") == 4):
-            r2 = by_key.get((r4.get("pattern"), replicate(r4)))
-            a, b = (metric(r2, metric_name) if r2 else None), metric(r4, metric_name)
-            if a and b is not None:
-                out.append((replicate(r4), 100 * (b / a - 1)))
-        m = by_seed(out)
+        m = _ratio_gain(table, scheme, patterns, metric_name)
         if m is None:
             return missing(f"{scheme}-2 and {scheme}-4")
         v = judge_ordering(m, want, f"{scheme} {metric_name} at ratio 4 vs ratio 2")
@@ -208,6 +200,67 @@ def rs_knee(figure: str, seed: str, knee: float) -> Claim:
         )
 
     return Claim(figure, seed, None, "%", "ordering", ev)
+
+
+def _ratio_gain(
+    table: pd.DataFrame, scheme: str, patterns: Sequence[str], metric_name: str = "throughput"
+) -> Measure | None:
+    """``metric`` at ratio 4 against ratio 2 (percent), same scheme, pattern and seed."""
+    rows = ok_rows(table, "fig16", scheme=scheme, pattern=tuple(patterns))
+    by_key = {(r.get("pattern"), replicate(r)): r for r in rows if r.get("ratio") == 2}
+    out = []
+    for r4 in (r for r in rows if r.get("ratio") == 4):
+        r2 = by_key.get((r4.get("pattern"), replicate(r4)))
+        a, b = (metric(r2, metric_name) if r2 else None), metric(r4, metric_name)
+        if a and b is not None:
+            out.append((replicate(r4), 100 * (b / a - 1)))
+    return by_seed(out)
+
+
+def ratio_sensitivity(seed: str, more: str, less: str, patterns: Sequence[str]) -> Claim:
+    """Ordering: ``more`` gains more throughput from ratio 2 to 4 than ``less`` (points)."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        a, b = _ratio_gain(table, more, patterns), _ratio_gain(table, less, patterns)
+        if a is None or b is None or len(a.per_seed) != len(b.per_seed):
+            return missing(f"{more} and {less} at ratios 2 and 4")
+        d = Measure(tuple(x - y for x, y in zip(a.per_seed, b.per_seed, strict=True)))
+        return judge_ordering(d, True, f"ratio gain of {more} ({a.value:+.1f}%) minus {less}'s ({b.value:+.1f}%)")
+
+    return Claim("fig16", seed, None, "pp", "ordering", ev)
+
+
+def across_sc(seed: str, schemes: Sequence[str], metric_name: str = "throughput", *, ref: str | None = None) -> Claim:
+    """Ordering across Fig 14 (without SC) and Fig 15 (with SC), same scheme, pattern and seed.
+    Without ``ref``: each scheme is slower with SC. With ``ref``: the scheme's gain over ``ref``
+    is larger with SC (in points)."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        if ref is None:
+            nosc = {
+                (r.get("scheme"), r.get("pattern"), replicate(r)): metric(r, metric_name)
+                for r in ok_rows(table, "fig14", scheme=tuple(schemes))
+            }
+            out = []
+            for r in ok_rows(table, "fig15", scheme=tuple(schemes)):
+                a, b = nosc.get((r.get("scheme"), r.get("pattern"), replicate(r))), metric(r, metric_name)
+                if a and b is not None:
+                    out.append((replicate(r), 100 * (b / a - 1)))
+            m = by_seed(out)
+            if m is None:
+                return missing("Fig 14 and Fig 15 runs")
+            return judge_ordering(m, False, "throughput with SC vs without, averaged over schemes and patterns")
+        name = schemes[0]
+        gain_sc = changes(table, "fig15", name, ref, metric_name)
+        gain = changes(table, "fig14", name, ref, metric_name)
+        if gain_sc is None or gain is None or len(gain_sc.per_seed) != len(gain.per_seed):
+            return missing(f"{name} and {ref} in Fig 14 and 15")
+        d = Measure(tuple(x - y for x, y in zip(gain_sc.per_seed, gain.per_seed, strict=True)))
+        return judge_ordering(
+            d, True, f"{name}'s gain over {ref} with SC ({gain_sc.value:+.1f}%) minus without ({gain.value:+.1f}%)"
+        )
+
+    return Claim("fig15", seed, None, "%", "ordering", ev)
 
 
 def rs_plateau(figure: str, seed: str, knee: float, *, tol_pct: float) -> Claim:
@@ -631,6 +684,20 @@ def waltz_claims() -> list[Claim]:
             scheme=("Waltz_s", "Waltz_p"),
         ),
     ]
+    c += [
+        across_sc(
+            "Waltz_p achieves larger throughput improvements (over Baseline) with SC than without",
+            ("Waltz_p",),
+            ref="Baseline",
+        ),
+        across_sc("SC operations block user requests and degrade throughput (with SC vs without)", schemes),
+        ratio_sensitivity(
+            "Throttling limits the effect of the ratio: F2FSC gains more from it than FPC (write)",
+            "F2FSC",
+            "FPC",
+            WRITES,
+        ),
+    ]
     return c + unrun_claims()
 
 
@@ -660,24 +727,6 @@ def unrun_claims() -> list[Claim]:
             "Waltz_s cycles: T_hard reached, host phase with a throughput dip, back to the device",
             "event",
             "needs a timeline analysis of the Waltz_s write runs",
-        ),
-        not_run(
-            "§6.3.2",
-            "Waltz_p gains more over Baseline with SC than without",
-            "ordering",
-            "a cross-figure comparison (Fig 15 against Fig 14) no check computes yet",
-        ),
-        not_run(
-            "§6.3.2",
-            "SC operations degrade throughput (each scheme slower with SC than without)",
-            "ordering",
-            "a cross-figure comparison (Fig 15 against Fig 14) no check computes yet",
-        ),
-        not_run(
-            "§6.3.3",
-            "Throttling limits the effect of the ratio: F2FSC gains more from it than FPC",
-            "ordering",
-            "no check compares the ratio sensitivity of two schemes yet",
         ),
     ]
 

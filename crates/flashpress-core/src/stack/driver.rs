@@ -379,7 +379,6 @@ impl Stack {
         let c = self.cpu.counters;
         let cores = self.cpu.cores() as f64;
         let busy_s = self.cpu.busy_ns() as f64 * 1e-9;
-        let cluster = self.cfg.fs.compression.cluster_blocks as u64 * 4096;
         let host_cpu_j = if secs > 0.0 {
             cores * self.cfg.cpu.core_idle_w * secs
                 + busy_s * (self.cfg.cpu.core_active_w - self.cfg.cpu.core_idle_w)
@@ -443,17 +442,8 @@ impl Stack {
                 compute_progress: self
                     .cpu
                     .compute_progress(self.cfg.cpu.compute_threads, elapsed.0),
-                buffer_bytes_mean: per_s(busy_s) * cluster as f64,
-                buffer_bytes_peak: cluster
-                    * (if c.compress_tasks > 0 {
-                        self.cfg.cpu.compress_threads as u64
-                    } else {
-                        0
-                    } + if c.decompress_tasks > 0 {
-                        self.cpu.cores() as u64
-                    } else {
-                        0
-                    }),
+                buffer_bytes_mean: self.cpu.buffers.mean_bytes(elapsed.0),
+                buffer_bytes_peak: self.cpu.buffers.peak_bytes(),
             },
             energy: StackEnergy {
                 device_j,
@@ -597,7 +587,7 @@ pub struct CpuSummary {
     pub compute_progress: Option<f64>,
     /// Mean host memory held by (de)compression buffers (bytes).
     pub buffer_bytes_mean: f64,
-    /// Most buffer memory (de)compression can hold at once (bytes).
+    /// Most memory running (de)compression tasks held at once (bytes).
     pub buffer_bytes_peak: u64,
 }
 

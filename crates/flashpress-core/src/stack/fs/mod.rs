@@ -792,7 +792,7 @@ impl Fs {
         let data = self.files[fi as usize].data_blocks(c0, cb);
         let size = self.cluster_size(ctx, fi, c0);
         let ns = self.host_cost.compress_ns(data as u64 * BLOCK) + self.overhead_ns;
-        let t_c = ctx.cpu.compress(t_ready, ns);
+        let t_c = ctx.cpu.compress(t_ready, ns, cb as u64 * BLOCK);
         self.counters.compress_blocks_host += data as u64;
         self.free_blocks(fi, c0, c0 + cb);
         let stored = size.map_or(data, |s| (s as u64).div_ceil(BLOCK) as usize);
@@ -1011,7 +1011,9 @@ impl Fs {
         }
         self.rflush(ctx)?;
         let ns = self.host_cost.decompress_ns(data as u64 * BLOCK) + self.overhead_ns;
-        let done = ctx.cpu.decompress(self.io_max.max(t), ns);
+        let done = ctx
+            .cpu
+            .decompress(self.io_max.max(t), ns, data as u64 * BLOCK);
         self.counters.decompress_blocks_host += data as u64;
         self.acc_done = self.acc_done.max(done);
         Ok(done)
@@ -1293,7 +1295,7 @@ impl Fs {
         if r.flags.has(BioFlags::HOST_DECOMPRESS) && d.host_decompress_bytes > 0 {
             let ns =
                 self.engine_host_cost.decompress_ns(d.host_decompress_bytes) + self.overhead_ns;
-            done = ctx.cpu.decompress(done, ns);
+            done = ctx.cpu.decompress(done, ns, d.host_decompress_bytes);
         }
         self.note(done, d.failed);
         Ok(())

@@ -141,10 +141,6 @@ def common_overrides(scale: Scale) -> dict[str, Any]:
         "stack.ccsd.io_timeout_ms": PresetValue("stack.ccsd.io_timeout_ms", ts),
         # F2FS's own periods: checkpoints and the background cleaner's sleeps and idle test.
         "stack.fs.meta.cp_interval_ms": PresetValue("stack.fs.meta.cp_interval_ms", ts),
-        # Dirty node blocks forcing a checkpoint scale with the partition (nodes per file do).
-        "stack.fs.meta.excess_dirty_nodes": PresetValue(
-            "stack.fs.meta.excess_dirty_nodes", scale.space_scale, align=1, minimum=1
-        ),
         **{
             f"stack.fs.bggc.{k}": PresetValue(f"stack.fs.bggc.{k}", ts)
             for k in ("min_sleep_ms", "max_sleep_ms", "no_gc_sleep_ms", "idle_ms")

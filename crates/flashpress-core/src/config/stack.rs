@@ -302,9 +302,10 @@ pub struct FsMetaConfig {
     pub node_writes: bool,
     /// Checkpoint period (ms; kernel `DEF_CP_INTERVAL`: 60 s).
     pub cp_interval_ms: f64,
-    /// Dirty node blocks that force a checkpoint (kernel `excess_dirty_nodes`: eight
-    /// segments, 4096 blocks); at least 1.
-    pub excess_dirty_nodes: u64,
+    /// Dirty node blocks that force a checkpoint: the `excess_dirty_nodes` rule of kernels
+    /// 4.10 to 5.11 (eight segments, 4096 blocks). Absent (default): current kernels, which
+    /// dropped it; dirty nodes wait for the periodic checkpoint or a sync.
+    pub excess_dirty_nodes: Option<u64>,
 }
 
 impl Default for FsMetaConfig {
@@ -312,7 +313,7 @@ impl Default for FsMetaConfig {
         FsMetaConfig {
             node_writes: true,
             cp_interval_ms: 60_000.0,
-            excess_dirty_nodes: 4096,
+            excess_dirty_nodes: None,
         }
     }
 }
@@ -690,7 +691,7 @@ impl StackConfig {
             })?;
         }
         check(
-            f.meta.excess_dirty_nodes >= 1,
+            f.meta.excess_dirty_nodes != Some(0),
             src,
             "stack.fs.meta.excess_dirty_nodes",
             || "expected at least 1 block".into(),

@@ -10,8 +10,8 @@
 //!   to the NAT a moved direct node does not dirty them, and they change only when a file
 //!   first grows into a new direct node's range.
 //! - **Checkpoints** run every `stack.fs.meta.cp_interval_ms` (F2FS `DEF_CP_INTERVAL`), when
-//!   the dirty node blocks reach `stack.fs.meta.excess_dirty_nodes` (F2FS
-//!   `excess_dirty_nodes`: eight segments), and on
+//!   the dirty node blocks reach `stack.fs.meta.excess_dirty_nodes` if set (the
+//!   `excess_dirty_nodes` rule of kernels 4.10-5.11: eight segments), and on
 //!   [`Fs::sync`]. A checkpoint writes the dirty node blocks, then the NAT blocks holding the
 //!   dirty NAT entries (moved node blocks) and the SIT blocks holding the dirty segment
 //!   entries when they overflow the journals in the summary blocks (38 NAT, 6 SIT entries),
@@ -64,8 +64,8 @@ pub(super) struct Nodes {
     nat_bit: Vec<bool>,
     next_id: u64,
     cp_interval_ns: u64,
-    /// Dirty node blocks that force a checkpoint.
-    excess: u64,
+    /// Dirty node blocks that force a checkpoint, if any do.
+    excess: Option<u64>,
     /// When the next periodic checkpoint is due.
     pub next_cp: SimTime,
     /// First LBA of the checkpoint, SIT and NAT areas.
@@ -96,7 +96,7 @@ impl Nodes {
     pub(super) fn new(
         enabled: bool,
         cp_interval_ns: u64,
-        excess: u64,
+        excess: Option<u64>,
         meta_base: u64,
         segments: u64,
     ) -> Self {
@@ -113,7 +113,7 @@ impl Nodes {
             nat_bit: Vec::new(),
             next_id: 0,
             cp_interval_ns: cp_interval_ns.max(1),
-            excess: excess.max(1),
+            excess,
             next_cp: SimTime(cp_interval_ns.max(1)),
             meta_base,
             sit_blocks: segments.div_ceil(SIT_ENTRY_PER_BLOCK),
@@ -211,7 +211,10 @@ impl Fs {
         if !self.nodes.enabled || self.in_cleaning {
             return Ok(());
         }
-        let excess = self.nodes.dirty_n as u64 >= self.nodes.excess;
+        let excess = self
+            .nodes
+            .excess
+            .is_some_and(|e| self.nodes.dirty_n as u64 >= e);
         if now >= self.nodes.next_cp || excess {
             self.checkpoint(ctx, now)?;
         }

@@ -975,3 +975,20 @@ fn each_dirtied_node_block_is_written_once_per_checkpoint() {
     assert_eq!(c.checkpoints - c0.checkpoints, 4, "{c:?}"); // at 100, 110, 120, 130 ms
     h.verify();
 }
+
+#[test]
+fn excess_dirty_nodes_forces_a_checkpoint_when_set() {
+    let mut st = stack(64, 512, 0.1, 0.0);
+    st.fs.meta.excess_dirty_nodes = Some(3);
+    let mut h = H::new(st, 0, false, PolicyKind::Baseline);
+    // blocks in the inode, then in direct nodes 1 and 2: three dirty nodes
+    for (k, b) in [0u64, 1000, 2000].into_iter().enumerate() {
+        assert!(!h.write(0, NO_FILE, b, 1, b, k as u64).failed);
+    }
+    assert_eq!(h.fs.counters().checkpoints, 0);
+    // the next request finds three dirty nodes: a checkpoint writes them
+    assert!(!h.write(0, NO_FILE, 1, 1, 77, 10).failed);
+    let c = h.fs.counters();
+    assert_eq!((c.checkpoints, c.node_blocks_written), (1, 3));
+    h.verify();
+}

@@ -40,7 +40,10 @@ def config(
     st: dict[str, Any] = {
         "policy": policy,
         "tcs": {"smart_interval_ms": 1000.0 * K},
-        "fs": {"partition_bytes": PARTITION, "fill_fraction": 0.85 if sc else 0.0},
+        # With SC the runs measure segment cleaning as the seed's with-SC figures do: mode = lfs
+        # (under F2FS's default adaptive logging, thread logging absorbs these overwrites and
+        # nothing is cleaned; the need-SSR rule is tested in the core's fs tests).
+        "fs": {"partition_bytes": PARTITION, "fill_fraction": 0.85 if sc else 0.0, **({"mode": "lfs"} if sc else {})},
         "ccsd": {"io_timeout_ms": 30000.0 * K, "thermal": {"tau_s": 573.0 * K}},
     }
     if policy in ("waltz_s", "waltz_p"):
@@ -130,6 +133,24 @@ def test_reserved_space_outside_unit_interval(rs: float) -> None:
         flashpress.Config.from_dict(config("baseline", fs={"rs_ratio": rs}))
     assert e.value.key == "stack.fs.rs_ratio"
     assert "[0, 1)" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("fs", "key", "expect"),
+    [
+        ({"mode": "lfs", "ssr_ratio": 0.02}, "stack.fs.ssr_ratio", 'mode = "adaptive"'),
+        ({"ssr_ratio": 1.5}, "stack.fs.ssr_ratio", "[0, 1)"),
+        ({"bggc": {"min_sleep_ms": 50.0, "max_sleep_ms": 10.0}}, "stack.fs.bggc.max_sleep_ms", "min_sleep_ms"),
+        ({"bggc": {"idle_ms": 0.0}}, "stack.fs.bggc.idle_ms", "positive"),
+        ({"meta": {"cp_interval_ms": -1.0}}, "stack.fs.meta.cp_interval_ms", "positive"),
+        ({"meta": {"excess_dirty_nodes": 0}}, "stack.fs.meta.excess_dirty_nodes", "at least 1"),
+    ],
+)
+def test_space_management_keys_name_the_key(fs: dict[str, Any], key: str, expect: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        flashpress.Config.from_dict(config("baseline", fs=fs))
+    assert e.value.key == key
+    assert expect in str(e.value)
 
 
 def test_unknown_policy_names_key_and_known_policies() -> None:

@@ -212,7 +212,7 @@ impl Simulation {
                     self.tickers -= 1;
                     let pending = self.pending_work();
                     if let Target::Stack(s) = &mut self.target {
-                        s.tick(t);
+                        s.tick(t, self.content.as_mut())?;
                         if pending {
                             self.queue.push(t + s.tick_ns(), Event::StackTick);
                             self.tickers += 1;

@@ -129,7 +129,8 @@ class Figure:
 
 def common_overrides(scale: Scale) -> dict[str, Any]:
     """Scale-dependent keys every run shares: space (partition and device) and time (the
-    thermal time constant, the S.M.A.R.T. polling period, the sampling interval)."""
+    thermal time constant, the S.M.A.R.T. polling period, F2FS's checkpoint and background
+    cleaning periods, the sampling interval)."""
     ts = scale.time_scale
     return {
         "preset": PRESET,
@@ -138,6 +139,12 @@ def common_overrides(scale: Scale) -> dict[str, Any]:
         "stack.ccsd.thermal.tau_s": PresetValue("stack.ccsd.thermal.tau_s", ts),
         "stack.tcs.smart_interval_ms": PresetValue("stack.tcs.smart_interval_ms", ts),
         "stack.ccsd.io_timeout_ms": PresetValue("stack.ccsd.io_timeout_ms", ts),
+        # F2FS's own periods: checkpoints and the background cleaner's sleeps and idle test.
+        "stack.fs.meta.cp_interval_ms": PresetValue("stack.fs.meta.cp_interval_ms", ts),
+        **{
+            f"stack.fs.bggc.{k}": PresetValue(f"stack.fs.bggc.{k}", ts)
+            for k in ("min_sleep_ms", "max_sleep_ms", "no_gc_sleep_ms", "idle_ms")
+        },
         # The seed samples the temperature every two seconds (§3.1).
         "stats.interval_ms": 2000.0 * ts,
     }

@@ -215,9 +215,18 @@ pub struct FsConfig {
     pub segment_blocks: u32,
     /// Reserved space for segment cleaning, as a fraction of the partition, in [0, 1).
     pub rs_ratio: f64,
-    /// Thread logging (writes into the holes of dirty segments) starts when free segments
-    /// fall below this fraction of the partition.
-    pub ssr_ratio: f64,
+    /// Allocation mode (F2FS's `mode=` mount option): `adaptive` (default, as in F2FS: thread
+    /// logging by F2FS's need-SSR rule) or `lfs` (append only; segment cleaning, no thread
+    /// logging).
+    pub mode: FsMode,
+    /// Fixed thread-logging threshold replacing F2FS's need-SSR rule (the seed's former
+    /// behaviour): thread logging starts when free segments fall below this fraction of the
+    /// partition. Absent (default): the need-SSR rule. `0.0` never thread-logs (as `lfs`).
+    pub ssr_ratio: Option<f64>,
+    /// Background segment cleaning in idle time (F2FS's `gc_thread_func`).
+    pub bggc: BgGcConfig,
+    /// Node-block and checkpoint writes.
+    pub meta: FsMetaConfig,
     /// Fraction of the user space filled with files before the measured run (to trigger
     /// segment cleaning), in [0, 1].
     pub fill_fraction: f64,
@@ -233,10 +242,78 @@ impl Default for FsConfig {
             partition_bytes: 200 << 30,
             segment_blocks: 512,
             rs_ratio: 0.05,
-            ssr_ratio: 0.02,
+            mode: FsMode::Adaptive,
+            ssr_ratio: None,
+            bggc: BgGcConfig::default(),
+            meta: FsMetaConfig::default(),
             fill_fraction: 0.0,
             compression: FsCompression::default(),
             mount: MountOptions::default(),
+        }
+    }
+}
+
+/// F2FS's allocation mode (`mode=` mount option).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FsMode {
+    /// Append to free segments while F2FS's need-SSR rule allows, thread logging below it.
+    #[default]
+    Adaptive,
+    /// Append only (thread logging only as the last resort when no segment is free).
+    Lfs,
+}
+
+/// F2FS's background cleaning thread (`gc_thread_func`; defaults are the kernel's
+/// `DEF_GC_THREAD_*_SLEEP_TIME` and `DEF_IDLE_INTERVAL`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BgGcConfig {
+    /// Run the background cleaner.
+    pub enabled: bool,
+    /// Shortest sleep between wake-ups (ms; kernel: 30 s).
+    pub min_sleep_ms: f64,
+    /// Longest sleep while there is work (ms; kernel: 60 s).
+    pub max_sleep_ms: f64,
+    /// Sleep after a wake-up that found no victim (ms; kernel: 5 min).
+    pub no_gc_sleep_ms: f64,
+    /// The file system is idle when no request arrived for this long (ms; kernel: 5 s).
+    pub idle_ms: f64,
+}
+
+impl Default for BgGcConfig {
+    fn default() -> Self {
+        BgGcConfig {
+            enabled: true,
+            min_sleep_ms: 30_000.0,
+            max_sleep_ms: 60_000.0,
+            no_gc_sleep_ms: 300_000.0,
+            idle_ms: 5_000.0,
+        }
+    }
+}
+
+/// Node blocks (direct nodes holding the data addresses) and checkpoints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FsMetaConfig {
+    /// Write the node blocks a data write dirties (at checkpoints) and the checkpoint pack,
+    /// NAT and SIT blocks.
+    pub node_writes: bool,
+    /// Checkpoint period (ms; kernel `DEF_CP_INTERVAL`: 60 s).
+    pub cp_interval_ms: f64,
+    /// Dirty node blocks that force a checkpoint: the `excess_dirty_nodes` rule of kernels
+    /// 4.10 to 5.11 (eight segments, 4096 blocks). Absent (default): current kernels, which
+    /// dropped it; dirty nodes wait for the periodic checkpoint or a sync.
+    pub excess_dirty_nodes: Option<u64>,
+}
+
+impl Default for FsMetaConfig {
+    fn default() -> Self {
+        FsMetaConfig {
+            node_writes: true,
+            cp_interval_ms: 60_000.0,
+            excess_dirty_nodes: None,
         }
     }
 }
@@ -586,11 +663,49 @@ impl StackConfig {
                 )
             },
         )?;
+        if let Some(r) = f.ssr_ratio {
+            check((0.0..1.0).contains(&r), src, "stack.fs.ssr_ratio", || {
+                format!("expected a fraction in [0, 1), got {r}")
+            })?;
+            check(
+                f.mode == FsMode::Adaptive,
+                src,
+                "stack.fs.ssr_ratio",
+                || {
+                    "a thread-logging threshold needs mode = \"adaptive\" (mode = \"lfs\" never \
+                 thread-logs); remove ssr_ratio"
+                        .into()
+                },
+            )?;
+        }
+        let g = &f.bggc;
+        for (key, v) in [
+            ("stack.fs.bggc.min_sleep_ms", g.min_sleep_ms),
+            ("stack.fs.bggc.max_sleep_ms", g.max_sleep_ms),
+            ("stack.fs.bggc.no_gc_sleep_ms", g.no_gc_sleep_ms),
+            ("stack.fs.bggc.idle_ms", g.idle_ms),
+            ("stack.fs.meta.cp_interval_ms", f.meta.cp_interval_ms),
+        ] {
+            check(v.is_finite() && v > 0.0, src, key, || {
+                format!("expected a positive number of ms, got {v}")
+            })?;
+        }
         check(
-            (0.0..1.0).contains(&f.ssr_ratio),
+            f.meta.excess_dirty_nodes != Some(0),
             src,
-            "stack.fs.ssr_ratio",
-            || format!("expected a fraction in [0, 1), got {}", f.ssr_ratio),
+            "stack.fs.meta.excess_dirty_nodes",
+            || "expected at least 1 block".into(),
+        )?;
+        check(
+            g.max_sleep_ms >= g.min_sleep_ms,
+            src,
+            "stack.fs.bggc.max_sleep_ms",
+            || {
+                format!(
+                    "expected at least min_sleep_ms ({}), got {}",
+                    g.min_sleep_ms, g.max_sleep_ms
+                )
+            },
         )?;
         check(
             (0.0..=1.0).contains(&f.fill_fraction),

@@ -186,9 +186,17 @@ impl Stack {
         self.fs.submit(&mut ctx, stream, req, now)
     }
 
-    /// Periodic tick: advance time-based state to `now`.
-    pub fn tick(&mut self, now: SimTime) {
+    /// Periodic tick: advance time-based state to `now`, run the file system's background
+    /// work (idle-time cleaning, periodic checkpoints).
+    pub fn tick(&mut self, now: SimTime, content: Option<&mut ContentModel>) -> Result<()> {
         self.on_time(now);
+        let mut ctx = FsCtx {
+            disk: &mut self.ccsd,
+            cpu: &mut self.cpu,
+            content,
+            policy: &self.policies[0],
+        };
+        self.fs.on_tick(&mut ctx, now)
     }
 
     /// Advance the thermal model, read SMART when due, run the space policy when due.

@@ -1,6 +1,9 @@
-//! Foreground greedy segment cleaning: victims with the fewest valid blocks are read and
-//! their valid blocks rewritten to the cold log, as they were written (host-compressed
-//! blocks stay compressed, labels are kept), until the free segments exceed the floor.
+//! Foreground greedy segment cleaning: when F2FS's `has_not_enough_free_secs` holds
+//! ([`super::ssr`]), victims with the fewest valid blocks are read and their valid blocks
+//! rewritten to the cold log, as they were written (host-compressed blocks stay compressed,
+//! labels are kept), until it no longer holds. Moving a block dirties its node block (or, for
+//! a node block, its NAT entry). The background cleaner ([`super::bggc`]) cleans one segment
+//! at a time the same way.
 
 use super::files::{File, KIND, K_DEV, K_HRAW, K_SKIP, K_STORED};
 use super::segments::{unpack, SegState};
@@ -18,7 +21,7 @@ fn view(f: &File) -> FileView {
 }
 
 impl Fs {
-    /// Clean until the free segments exceed the floor, or no segment can give space back.
+    /// Clean until free segments suffice again, or no segment can give space back.
     /// Runs from the request's current floor time and moves it past the cleaning I/O.
     pub(super) fn clean(&mut self, ctx: &mut FsCtx<'_>) -> Result<()> {
         self.wflush(ctx)?;
@@ -30,83 +33,106 @@ impl Fs {
     }
 
     fn clean_loop(&mut self, ctx: &mut FsCtx<'_>) -> Result<()> {
-        let s = self.seg.s;
-        let cb = self.cb as usize;
         let mut rounds = 0;
-        while self.seg.free <= self.gc_floor && rounds < self.seg.n_all {
+        while self.need_cleaning() && rounds < self.seg.n_all {
             rounds += 1;
             let Some(v) = self.seg.take_min_valid(SegState::Cleaning) else {
                 break;
             };
-            self.counters.cleaning_invocations += 1;
-            let mut victim = std::mem::take(&mut self.victim);
-            victim.clear();
-            let mut off = 0;
-            while let Some(h) = self.next_valid(v, off) {
-                victim.push(v * s + h);
-                off = h + 1;
-            }
-            // Read the valid blocks as they are stored.
-            let t0 = self.t_floor;
-            self.io_max = t0;
-            for &lba in &victim {
-                let (fi, idx) = unpack(self.seg.owner_of(lba));
-                let f = &self.files[fi as usize];
-                let flags = match f.kind[idx as usize] & KIND {
-                    K_STORED => BioFlags::HOST_COMPRESSED,
-                    K_DEV if ctx.policy.decompress_side(&view(f)) == DecompressSide::Host => {
-                        self.counters.decompress_blocks_host += 1;
-                        BioFlags::HOST_DECOMPRESS
-                    }
-                    K_DEV => {
-                        self.counters.decompress_blocks_device += 1;
-                        BioFlags::NONE
-                    }
-                    _ => BioFlags::NONE,
-                };
-                let stream = f.stream;
-                self.rpush(ctx, lba, flags, stream, t0)?;
-            }
-            self.rflush(ctx)?;
-            let tr = self.io_max;
-            // Write them to the cold log with the flags they were written with.
-            let mut stopped = false;
-            for &lba in &victim {
-                let owner = self.seg.owner_of(lba);
-                let (fi, idx) = unpack(owner);
-                let Some(new) = self.alloc(ctx, COLD)? else {
-                    stopped = true;
-                    break;
-                };
-                self.seg.set_valid(new, owner);
-                self.seg.invalidate(lba);
-                let f = &mut self.files[fi as usize];
-                f.addr[idx as usize] = new;
-                let k = f.kind[idx as usize] & KIND;
-                let (flags, id) = match k {
-                    K_STORED => {
-                        let c0 = idx as usize / cb * cb;
-                        (BioFlags::HOST_COMPRESSED, f.stored_id(c0))
-                    }
-                    K_SKIP | K_HRAW => (BioFlags::INCOMPRESSIBLE, f.content[idx as usize]),
-                    _ => (BioFlags::NONE, f.content[idx as usize]),
-                };
-                let stream = f.stream;
-                if k == K_DEV {
-                    self.counters.compress_blocks_device += 1;
-                }
-                self.wpush(ctx, new, id, flags, stream, tr)?;
-                self.counters.cleaning_blocks_moved += 1;
-            }
-            self.wflush(ctx)?;
-            self.victim = victim;
-            self.t_floor = self.t_floor.max(self.io_max);
-            if stopped {
+            if self.clean_segment(ctx, v, false)? {
                 self.seg.uncleaned(v);
                 break;
             }
         }
         Ok(())
+    }
+
+    /// Clean victim `v` (taken, in state `Cleaning`): read its valid blocks as stored and
+    /// rewrite them to the cold log from the current floor time, which moves past the I/O.
+    /// Returns whether it stopped early for lack of space (the caller puts `v` back).
+    pub(super) fn clean_segment(
+        &mut self,
+        ctx: &mut FsCtx<'_>,
+        v: u32,
+        background: bool,
+    ) -> Result<bool> {
+        let s = self.seg.s;
+        let cb = self.cb as usize;
+        if !background {
+            self.counters.cleaning_invocations += 1;
+        }
+        let mut victim = std::mem::take(&mut self.victim);
+        victim.clear();
+        let mut off = 0;
+        while let Some(h) = self.next_valid(v, off) {
+            victim.push(v * s + h);
+            off = h + 1;
+        }
+        // Read the valid blocks as they are stored.
+        let t0 = self.t_floor;
+        self.io_max = t0;
+        for &lba in &victim {
+            let (fi, idx) = unpack(self.seg.owner_of(lba));
+            let f = &self.files[fi as usize];
+            let flags = match f.kind[idx as usize] & KIND {
+                K_STORED => BioFlags::HOST_COMPRESSED,
+                K_DEV if ctx.policy.decompress_side(&view(f)) == DecompressSide::Host => {
+                    self.counters.decompress_blocks_host += 1;
+                    BioFlags::HOST_DECOMPRESS
+                }
+                K_DEV => {
+                    self.counters.decompress_blocks_device += 1;
+                    BioFlags::NONE
+                }
+                _ => BioFlags::NONE,
+            };
+            let stream = f.stream;
+            self.rpush(ctx, lba, flags, stream, t0)?;
+        }
+        self.rflush(ctx)?;
+        let tr = self.io_max;
+        // Write them to the cold log with the flags they were written with.
+        let mut stopped = false;
+        for &lba in &victim {
+            let owner = self.seg.owner_of(lba);
+            let (fi, idx) = unpack(owner);
+            let Some(new) = self.alloc(ctx, COLD)? else {
+                stopped = true;
+                break;
+            };
+            self.seg.set_valid(new, owner);
+            self.seg.invalidate(lba);
+            if fi == self.nodes.file {
+                self.node_moved(idx);
+            } else {
+                self.node_dirty(fi, idx);
+            }
+            let f = &mut self.files[fi as usize];
+            f.addr[idx as usize] = new;
+            let k = f.kind[idx as usize] & KIND;
+            let (flags, id) = match k {
+                K_STORED => {
+                    let c0 = idx as usize / cb * cb;
+                    (BioFlags::HOST_COMPRESSED, f.stored_id(c0))
+                }
+                K_SKIP | K_HRAW => (BioFlags::INCOMPRESSIBLE, f.content[idx as usize]),
+                _ => (BioFlags::NONE, f.content[idx as usize]),
+            };
+            let stream = f.stream;
+            if k == K_DEV {
+                self.counters.compress_blocks_device += 1;
+            }
+            self.wpush(ctx, new, id, flags, stream, tr)?;
+            if background {
+                self.counters.bggc_blocks_moved += 1;
+            } else {
+                self.counters.cleaning_blocks_moved += 1;
+            }
+        }
+        self.wflush(ctx)?;
+        self.victim = victim;
+        self.t_floor = self.t_floor.max(self.io_max);
+        Ok(stopped)
     }
 
     /// First valid slot of segment `seg` at or after offset `from`.

@@ -8,16 +8,20 @@
 //!   writes beyond that fail with ENOSPC (counted, the request completes as failed).
 //! - **Logs.** Hot, warm and cold logs append to their current segments; block-level streams
 //!   are warm, files go to the log of their hotness, cleaning writes to the cold log.
-//! - **Segment cleaning** (foreground, greedy): when a log needs a new segment and free
-//!   segments are at or below the cleaning floor (one per log plus one), the segments with
-//!   the fewest valid blocks are cleaned until the free segments exceed the floor; the request
-//!   that triggered it waits. Reserved space is not handed to the logs as such: it keeps the
-//!   user data below the partition, so the more of it (and the more extra segments) the
-//!   emptier the victims. (The brief's trigger `free <= rs + extra` would make the victims'
-//!   utilisation independent of both, contradicting Waltz Fig. 9 and §5.)
-//! - **Thread logging (SSR)**: when free segments fall below `ssr_ratio` of the segments, the
-//!   warm and cold logs fill the holes of the dirty segment with the most invalid blocks
-//!   instead of taking a free segment (also the last resort of any log when none is free).
+//! - **Segment cleaning** (foreground, greedy): when a log needs a new segment and F2FS's
+//!   `has_not_enough_free_secs` holds (free segments at or below mkfs.f2fs's reserved
+//!   segments plus the dirty node blocks' segments, [`ssr`]), the segments with the fewest
+//!   valid blocks are cleaned until it no longer does; the request that triggered it waits.
+//!   Reserved space (`rs_ratio`, F2FS's overprovision) keeps the user data below the
+//!   partition, so the more of it (and the more extra segments) the emptier the victims.
+//!   **Background cleaning** ([`bggc`]) cleans cost-benefit victims in idle time.
+//! - **Adaptive logging (SSR)** ([`ssr`]): under `mode = "adaptive"` the data logs fill the
+//!   holes of the dirty segment with the most invalid blocks instead of taking a free segment
+//!   once F2FS's need-SSR rule holds (or below a fixed `ssr_ratio` of free segments); thread
+//!   logging is also the last resort of any log when no segment is free.
+//! - **Node blocks and checkpoints** ([`node`]): writing or moving a data block dirties its
+//!   node block; checkpoints write the dirty node blocks to the node log (free segments
+//!   only), then NAT/SIT blocks and the checkpoint pack.
 //! - **Compression.** Writes go by cluster (`cluster_blocks`); the placement policy chooses
 //!   device (no flag), skip (incompressible label) or host: the host compresses the whole
 //!   cluster (read-modify-write for a partial update of a cluster holding other data) on a
@@ -29,9 +33,12 @@
 //!   reused (asynchronously: no request waits for it); deletes and hole punches trim the
 //!   freed blocks at once.
 
+mod bggc;
 mod clean;
 mod files;
+mod node;
 mod segments;
+mod ssr;
 #[cfg(test)]
 mod tests;
 
@@ -46,6 +53,7 @@ use crate::units::SimTime;
 use crate::workload::{FileAttrs, Hotness, Op, Request, NO_FILE};
 use files::{has_block, File, DATA, KIND, K_DEV, K_HEAD, K_HOLE, K_HRAW, K_NULL, K_SKIP, K_STORED};
 use segments::{pack, SegState, Segments, NONE};
+use ssr::SsrRule;
 use std::collections::HashMap;
 
 /// What the file system acts on while serving a request.
@@ -67,16 +75,28 @@ pub struct FsCounters {
     pub user_blocks_written: u64,
     /// Blocks of read requests (clipped to the files' sizes).
     pub user_blocks_read: u64,
-    /// Blocks submitted to the disk for writing, cleaning included.
+    /// Blocks submitted to the disk for writing, cleaning, node and checkpoint blocks included.
     pub fs_blocks_written: u64,
     /// Blocks read from the disk, read-modify-write and cleaning included.
     pub fs_blocks_read: u64,
     /// Blocks discarded on the disk (deletes, hole punches, freed segments).
     pub fs_blocks_trimmed: u64,
-    /// Segments cleaned (SC count).
+    /// Segments cleaned in the foreground (SC count).
     pub cleaning_invocations: u64,
     /// Valid blocks cleaning copied.
     pub cleaning_blocks_moved: u64,
+    /// Wake-ups of the background cleaner.
+    pub bggc_wakeups: u64,
+    /// Segments the background cleaner cleaned (in idle time).
+    pub bggc_segments: u64,
+    /// Valid blocks the background cleaner copied.
+    pub bggc_blocks_moved: u64,
+    /// Node blocks written (at checkpoints).
+    pub node_blocks_written: u64,
+    /// Checkpoint pack, NAT and SIT blocks written.
+    pub cp_blocks_written: u64,
+    /// Checkpoints written.
+    pub checkpoints: u64,
     /// Blocks written by thread logging into holes of dirty segments.
     pub ssr_blocks: u64,
     /// Clusters read, (de)compressed and rewritten for a partial update.
@@ -121,7 +141,9 @@ pub struct FsDone {
 const HOT: usize = 0;
 const WARM: usize = 1;
 const COLD: usize = 2;
-const NUM_LOGS: usize = 3;
+/// The (warm) node log.
+const NODE_LOG: usize = 3;
+const NUM_LOGS: usize = 4;
 
 /// File namespaces (high bits of the key): block-level streams' files, workload files, fill.
 const NS_STREAM: u64 = 1 << 40;
@@ -170,8 +192,10 @@ pub struct Fs {
     cb: u32,
     user_blocks: u64,
     rs: u64,
-    gc_floor: u64,
-    ssr_ratio: f64,
+    reserved: u64,
+    ssr_rule: SsrRule,
+    nodes: node::Nodes,
+    bg: bggc::BgGc,
     max_file_blocks: u64,
     sample_blocks: u32,
     host_measure: Option<MeasureId>,
@@ -266,7 +290,23 @@ impl Fs {
         }
         let n_part = p / s;
         let n_extra = max_extra_rs_blocks / s;
-        if (n_part + n_extra) * s >= NONE as u64 {
+        let meta_base = p + max_extra_rs_blocks;
+        let meta = node::meta_blocks((n_part + n_extra) * s, n_part + n_extra);
+        if f.meta.node_writes && meta_base + meta > disk_logical_blocks {
+            return Err(Error::config(
+                "stack",
+                "stack.fs.meta.node_writes",
+                format!(
+                    "the checkpoint, SIT and NAT areas ({meta} blocks) do not fit past the \
+                     partition and the most extra reserved space on the device's \
+                     {disk_logical_blocks} logical blocks; shrink stack.fs.partition_bytes or \
+                     set node_writes = false"
+                ),
+            ));
+        }
+        if (n_part + n_extra) * s >= NONE as u64
+            || (f.meta.node_writes && meta_base + meta >= NONE as u64)
+        {
             return Err(Error::config(
                 "stack",
                 "stack.fs.partition_bytes",
@@ -301,12 +341,16 @@ impl Fs {
             cb,
             user_blocks: (n_part - rs) * s,
             rs,
-            gc_floor: NUM_LOGS as u64 + 1,
-            ssr_ratio: if f.ssr_ratio.is_finite() {
-                f.ssr_ratio
-            } else {
-                0.0
-            },
+            reserved: ssr::reserved_segments(f.rs_ratio, rs),
+            ssr_rule: SsrRule::of(f),
+            nodes: node::Nodes::new(
+                f.meta.node_writes,
+                (f.meta.cp_interval_ms * 1e6).round().max(1.0) as u64,
+                f.meta.excess_dirty_nodes,
+                meta_base,
+                n_part + n_extra,
+            ),
+            bg: bggc::BgGc::new(&f.bggc),
             max_file_blocks: disk_logical_blocks.min(u32::MAX as u64 - 256),
             sample_blocks: st.coco.sample_blocks.clamp(1, cb),
             host_measure,
@@ -342,6 +386,8 @@ impl Fs {
         now: SimTime,
     ) -> Result<FsDone> {
         self.begin(now);
+        self.bg.last_request = now;
+        self.checkpoint_if_due(ctx, now)?;
         let fi = if req.file == NO_FILE {
             Some(self.stream_file(stream))
         } else {
@@ -370,7 +416,9 @@ impl Fs {
                 }
             }
         }
-        self.end(ctx)
+        let d = self.end(ctx)?;
+        self.bg.last_done = self.bg.last_done.max(d.done);
+        Ok(d)
     }
 
     /// Untimed prefill: write files (in the stream-less "fill" file set, content of stream 0)
@@ -400,6 +448,8 @@ impl Fs {
             }
             written += want;
         }
+        // A prefilled file system was synced: its node blocks are on the disk.
+        self.checkpoint(ctx, SimTime::ZERO)?;
         Ok(written)
     }
 
@@ -527,6 +577,7 @@ impl Fs {
     // ---- requests -------------------------------------------------------------------
 
     fn begin(&mut self, now: SimTime) {
+        self.seg.clock = now.0;
         self.t_floor = now;
         self.acc_done = now;
         self.acc_failed = false;
@@ -653,7 +704,9 @@ impl Fs {
                 b = hi as u64;
             }
         }
-        if self.seg.total_valid as i64 + net > self.user_blocks as i64 {
+        // Dirty node blocks will take space when the next checkpoint writes them.
+        let nodes = self.nodes.dirty_count() as i64;
+        if self.seg.total_valid as i64 + net + nodes > self.user_blocks as i64 {
             self.fail(true);
             return Ok(());
         }
@@ -922,6 +975,7 @@ impl Fs {
         };
         self.seg.set_valid(lba, pack(fi, idx as u32));
         self.files[fi as usize].addr[idx] = lba;
+        self.node_dirty(fi, idx as u32);
         Ok(Some(lba))
     }
 
@@ -952,15 +1006,14 @@ impl Fs {
     }
 
     fn open_segment(&mut self, ctx: &mut FsCtx<'_>, log: usize) -> Result<bool> {
-        if !self.in_cleaning && self.seg.free <= self.gc_floor {
+        if !self.in_cleaning && self.need_cleaning() {
             self.clean(ctx)?;
             if self.logs[log].seg != NONE {
                 // cleaning opened a segment for this log (the cold log)
                 return Ok(true);
             }
         }
-        let ssr_zone = (self.seg.free as f64) < self.ssr_ratio * self.segments_total() as f64;
-        if log != HOT && ssr_zone {
+        if log != NODE_LOG && self.need_ssr() {
             if let Some(seg) = self.seg.take_min_valid(SegState::Open) {
                 self.logs[log] = Log {
                     seg,
@@ -1114,6 +1167,7 @@ impl Fs {
     }
 
     fn delete(&mut self, ctx: &mut FsCtx<'_>, fi: u32) -> Result<()> {
+        self.node_drop_file(fi);
         let mut trims: Vec<u32> = Vec::new();
         let f = &mut self.files[fi as usize];
         for i in 0..f.addr.len() {

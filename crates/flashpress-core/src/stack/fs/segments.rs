@@ -63,6 +63,14 @@ pub(super) struct Segments {
     pub extra_enabled: u64,
     /// Extra segments granted.
     pub extra_target: u64,
+    /// Current time (ns), set by the file system before it writes: the age of new blocks.
+    pub clock: u64,
+    /// Mean write time of each segment's valid blocks (ns; F2FS's SIT `mtime`, the age of
+    /// cost-benefit cleaning).
+    pub mtime: Vec<u64>,
+    /// Segments whose SIT entry changed since the last checkpoint (in order of change).
+    pub sit_dirty: Vec<u32>,
+    sit_dirty_bit: Vec<bool>,
 }
 
 impl Segments {
@@ -90,7 +98,27 @@ impl Segments {
             newly_freed: Vec::new(),
             extra_enabled: 0,
             extra_target: 0,
+            clock: 0,
+            mtime: vec![0; n_all as usize],
+            sit_dirty: Vec::new(),
+            sit_dirty_bit: vec![false; n_all as usize],
         }
+    }
+
+    #[inline]
+    fn sit_touch(&mut self, seg: u32) {
+        if !self.sit_dirty_bit[seg as usize] {
+            self.sit_dirty_bit[seg as usize] = true;
+            self.sit_dirty.push(seg);
+        }
+    }
+
+    /// Forget the dirty SIT entries (a checkpoint wrote them).
+    pub fn sit_clean(&mut self) {
+        for &seg in &self.sit_dirty {
+            self.sit_dirty_bit[seg as usize] = false;
+        }
+        self.sit_dirty.clear();
     }
 
     #[inline]
@@ -134,7 +162,12 @@ impl Segments {
         }
         self.bitmap[lba as usize / 64] |= 1 << (lba % 64);
         self.owner[lba as usize] = owner;
+        // F2FS's update_segment_mtime: the running mean over the segment's valid blocks.
+        let v = self.valid[seg as usize] as u128;
+        let m = &mut self.mtime[seg as usize];
+        *m = ((*m as u128 * v + self.clock as u128) / (v + 1)) as u64;
         self.valid[seg as usize] += 1;
+        self.sit_touch(seg);
         self.total_valid += 1;
         if closed {
             self.bucket_insert(seg);
@@ -154,6 +187,7 @@ impl Segments {
         self.owner[lba as usize] = NO_OWNER;
         self.valid[seg as usize] -= 1;
         self.total_valid -= 1;
+        self.sit_touch(seg);
         match st {
             SegState::Closed | SegState::Cleaning if self.valid[seg as usize] == 0 => {
                 self.make_free(seg)
@@ -223,6 +257,19 @@ impl Segments {
         self.bucket_remove(seg);
         self.state[seg as usize] = to;
         Some(seg)
+    }
+
+    /// Take closed segment `seg` (one with an invalid slot) out of the buckets, giving it
+    /// state `to` (a victim chosen by another policy than fewest-valid).
+    pub fn take(&mut self, seg: u32, to: SegState) {
+        debug_assert_eq!(self.state[seg as usize], SegState::Closed);
+        self.bucket_remove(seg);
+        self.state[seg as usize] = to;
+    }
+
+    /// Closed segments with at least one invalid slot, by valid count.
+    pub fn dirty_closed(&self) -> impl Iterator<Item = u32> + '_ {
+        self.buckets[..self.s as usize].iter().flatten().copied()
     }
 
     /// A victim whose cleaning stopped early goes back to the closed set.

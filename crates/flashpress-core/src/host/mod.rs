@@ -84,9 +84,15 @@ struct StreamState {
     in_flight: u32,
     exhausted: bool,
     /// Closed loop: what the stream waits for, and the generation of its latest
-    /// [`Next::Wait`] (older wake events are stale).
+    /// [`Next::Wait`] (older wake events are stale, except one at `until`).
     wait: Wait,
     generation: u32,
+    /// The time its current [`Next::Wait`] ends.
+    until: SimTime,
+    /// The latest time of a wake event queued for it (ZERO when none is): a wait that ends
+    /// then reuses that event, so a thread that blocks again and again until the end of its
+    /// run does not queue one event per block.
+    far_wake: SimTime,
     /// Open loop: the request waiting for its arrival event, and the trace time origin.
     pending: Option<Request>,
     origin: Option<SimTime>,
@@ -143,6 +149,8 @@ impl Host {
                     exhausted: false,
                     wait: Wait::Completion,
                     generation: 0,
+                    until: SimTime::ZERO,
+                    far_wake: SimTime::ZERO,
                     pending: None,
                     origin: None,
                     last_arrival: SimTime::ZERO,
@@ -277,8 +285,11 @@ impl Host {
                 Next::Wait(until) => {
                     s.wait = Wait::Woken;
                     s.generation = s.generation.wrapping_add(1);
-                    w.queue
-                        .push(until.max(now), Event::Wake(i as u32, s.generation));
+                    s.until = until.max(now);
+                    if s.far_wake != s.until {
+                        w.queue.push(s.until, Event::Wake(i as u32, s.generation));
+                        s.far_wake = s.far_wake.max(s.until);
+                    }
                     return Ok(false);
                 }
                 Next::Done => {
@@ -416,7 +427,11 @@ impl Host {
         w: &mut World<'_>,
     ) -> Result<()> {
         let s = &mut self.streams[i];
-        if s.wait != Wait::Woken || s.generation != generation || s.exhausted {
+        if now >= s.far_wake {
+            s.far_wake = SimTime::ZERO;
+        }
+        let current = s.generation == generation || now == s.until;
+        if s.wait != Wait::Woken || !current || s.exhausted {
             return Ok(());
         }
         s.wait = Wait::Completion;

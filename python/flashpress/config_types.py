@@ -210,6 +210,7 @@ class FilebenchWorkloadDict(TypedDict):
     vars: NotRequired[dict[str, OptionValue]]
     runtime_s: NotRequired[float | None]
     ratio: NotRequired[RatioDict | None]
+    hog_ns_per_iteration: NotRequired[float | None]
 
 
 WorkloadDict = FioWorkloadDict | TraceWorkloadDict | FilebenchWorkloadDict

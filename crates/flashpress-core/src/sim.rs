@@ -175,6 +175,16 @@ impl Simulation {
                         self.host.on_arrival(s as usize, t, &mut w)?
                     }
                 }
+                Event::Wake(s, gen) => {
+                    self.events_since_tick += 1;
+                    let mut w = World {
+                        queue: &mut self.queue,
+                        target: &mut self.target,
+                        rec: &mut self.rec,
+                        content: self.content.as_mut(),
+                    };
+                    self.host.on_wake(s as usize, gen, t, &mut w)?;
+                }
                 Event::Flash(plane, gen) => {
                     self.events_since_tick += 1;
                     if let Target::Ssd(d) = &mut self.target {

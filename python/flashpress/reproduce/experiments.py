@@ -190,12 +190,14 @@ def fio_workload(pattern: str, scale: Scale, *, ratio: float = 2.0, paper_s: flo
 
 
 def filebench_workload(personality: str, scale: Scale, *, paper_s: float = RUN_S) -> dict[str, Any]:
+    """A Filebench personality as its ``.f`` file writes it: its own thread counts (webserver
+    100, fileserver 50, varmail 16, OLTP 200 readers + 10 writers + a log writer). Neither
+    seed states a Filebench thread count (Waltz's "8 threads", §3.1/§3.2.1, is for FIO; §6.1
+    and Table 3 give none; COCO's workload slide gives none)."""
     return {
         "type": "filebench",
         "personality": personality,
         "runtime_s": scale.seconds(paper_s),
-        # OLTP has no $nthreads: it runs its own 200 readers, 10 writers and a log writer.
-        "vars": {} if personality == "oltp" else {"nthreads": str(THREADS)},
     }
 
 

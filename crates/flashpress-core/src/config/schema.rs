@@ -442,6 +442,10 @@ pub struct FilebenchWorkload {
     /// Zipfian range from the COCO table; `content.ratio` for a file without personality).
     #[serde(default)]
     pub ratio: Option<RatioDist>,
+    /// Simulated time of one iteration of Filebench's `hog` loop, ns (default
+    /// [`crate::workload::filebench::DEFAULT_HOG_NS_PER_ITERATION`]).
+    #[serde(default)]
+    pub hog_ns_per_iteration: Option<f64>,
 }
 
 /// The workload, tagged by `type`.
@@ -788,6 +792,14 @@ impl FilebenchWorkload {
         }
         if let Some(r) = &self.ratio {
             r.validate(src, "workload.ratio")?;
+        }
+        if let Some(h) = self.hog_ns_per_iteration {
+            check(
+                h.is_finite() && (0.0..=1e6).contains(&h),
+                src,
+                "workload.hog_ns_per_iteration",
+                || format!("expected a number of ns from 0 to 1e6, got {h}"),
+            )?;
         }
         for k in self.vars.keys() {
             let name = k.strip_prefix('$').unwrap_or(k);

@@ -21,6 +21,9 @@ pub enum Event {
     Flash(u32, u32),
     /// A device request slot whose data is all at the controller.
     DeviceReq(u32),
+    /// A waiting closed-loop stream is due to be asked again: (stream, generation); stale
+    /// generations are ignored.
+    Wake(u32, u32),
 }
 
 /// A queued event, ordered by one packed key: time in the high 64 bits, sequence in the low

@@ -1,6 +1,12 @@
 //! The host: drives workload streams against the device. Closed-loop streams keep `depth`
 //! requests in flight and issue the next when one completes; open-loop streams issue each
 //! request at its own arrival time. Streams run in stonewall groups, one group after another.
+//!
+//! A closed-loop stream may also answer [`Next::Wait`] (think time, or blocked until another
+//! stream wakes it: Filebench's `hog` and semaphores), [`Next::IssueAsync`] (a request it does
+//! not wait for) and [`Next::Drain`] (wait until few enough of its requests are in flight). Completions of
+//! asynchronous requests carry [`ASYNC_TAG`] in their stream number, so a stream waiting for
+//! its synchronous request is not asked again when an earlier asynchronous one completes.
 
 use crate::content::ContentModel;
 use crate::device::Device;
@@ -9,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::stack::Stack;
 use crate::stats::Recorder;
 use crate::units::SimTime;
-use crate::workload::{Drive, Op, Request, Stream, NO_FILE};
+use crate::workload::{Drive, Next, Op, Request, Stream, NO_FILE};
 
 /// What the host submits to: the plain SSD, or a file system over a CCSD (`[stack]`).
 pub enum Target {
@@ -58,10 +64,35 @@ pub fn drain_device(w: &mut World<'_>) {
 /// collide with ids that sources give).
 const HOST_CONTENT_BASE: u64 = 1 << 63;
 
+/// Set in the stream number of a completion event whose request the stream did not wait for
+/// ([`Next::IssueAsync`]).
+pub const ASYNC_TAG: u32 = 1 << 31;
+
+/// What a closed-loop stream waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// For a completion of a request it issued with [`Next::Issue`] (or it is being asked).
+    Completion,
+    /// For at most this many of its requests to be in flight ([`Next::Drain`]).
+    Drained(u32),
+    /// For a [`Event::Wake`] of its current generation ([`Next::Wait`]).
+    Woken,
+}
+
 struct StreamState {
     stream: Stream,
     in_flight: u32,
     exhausted: bool,
+    /// Closed loop: what the stream waits for, and the generation of its latest
+    /// [`Next::Wait`] (older wake events are stale, except one at `until`).
+    wait: Wait,
+    generation: u32,
+    /// The time its current [`Next::Wait`] ends.
+    until: SimTime,
+    /// The latest time of a wake event queued for it (ZERO when none is): a wait that ends
+    /// then reuses that event, so a thread that blocks again and again until the end of its
+    /// run does not queue one event per block.
+    far_wake: SimTime,
     /// Open loop: the request waiting for its arrival event, and the trace time origin.
     pending: Option<Request>,
     origin: Option<SimTime>,
@@ -87,6 +118,8 @@ pub struct Host {
     group_start: SimTime,
     next_content: u64,
     capacity: u64,
+    /// Scratch list for [`crate::workload::RequestSource::take_woken`].
+    woken: Vec<u32>,
     /// Counters.
     pub counters: HostCounters,
 }
@@ -100,6 +133,13 @@ impl Host {
             ));
         }
         let last_group = streams.iter().map(|s| s.group).max().unwrap_or(0);
+        if streams.len() >= ASYNC_TAG as usize {
+            return Err(Error::Workload(format!(
+                "the workload defines {} streams; at most {} are supported",
+                streams.len(),
+                ASYNC_TAG - 1
+            )));
+        }
         Ok(Host {
             streams: streams
                 .into_iter()
@@ -107,6 +147,10 @@ impl Host {
                     stream,
                     in_flight: 0,
                     exhausted: false,
+                    wait: Wait::Completion,
+                    generation: 0,
+                    until: SimTime::ZERO,
+                    far_wake: SimTime::ZERO,
                     pending: None,
                     origin: None,
                     last_arrival: SimTime::ZERO,
@@ -117,6 +161,7 @@ impl Host {
             group_start: SimTime::ZERO,
             next_content: HOST_CONTENT_BASE,
             capacity,
+            woken: Vec::new(),
             counters: HostCounters::default(),
         })
     }
@@ -175,7 +220,7 @@ impl Host {
                 match self.streams[i].stream.drive {
                     Drive::Closed { depth } => {
                         for _ in 0..depth {
-                            if !self.issue(i, now, w)? {
+                            if !self.advance(i, now, w)? {
                                 break;
                             }
                         }
@@ -217,18 +262,70 @@ impl Host {
         Ok(())
     }
 
-    /// Pull the next request of closed-loop stream `i` and submit it at `now`.
-    fn issue(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<bool> {
-        let Some(req) = self.streams[i].stream.source.next_request(now)? else {
-            self.streams[i].exhausted = true;
-            return Ok(false);
-        };
-        self.submit(i, req, now, w)?;
-        Ok(true)
+    /// Ask closed-loop stream `i` what it does next at `now`, until it issues a request it
+    /// waits for (`Ok(true)`), waits for something else or is exhausted (`Ok(false)`).
+    fn advance(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<bool> {
+        loop {
+            let next = self.streams[i].stream.source.next(now)?;
+            self.wake_others(now, i, w);
+            let s = &mut self.streams[i];
+            match next {
+                Next::Issue(req) => {
+                    s.wait = Wait::Completion;
+                    self.submit(i, req, now, w, false)?;
+                    return Ok(true);
+                }
+                Next::IssueAsync(req) => self.submit(i, req, now, w, true)?,
+                Next::Drain(n) => {
+                    if s.in_flight > n {
+                        s.wait = Wait::Drained(n);
+                        return Ok(false);
+                    }
+                }
+                Next::Wait(until) => {
+                    s.wait = Wait::Woken;
+                    s.generation = s.generation.wrapping_add(1);
+                    s.until = until.max(now);
+                    if s.far_wake != s.until {
+                        w.queue.push(s.until, Event::Wake(i as u32, s.generation));
+                        s.far_wake = s.far_wake.max(s.until);
+                    }
+                    return Ok(false);
+                }
+                Next::Done => {
+                    s.wait = Wait::Completion;
+                    s.exhausted = true;
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    /// Schedule a wake event now for every waiting stream that stream `i`'s source woke.
+    fn wake_others(&mut self, now: SimTime, i: usize, w: &mut World<'_>) {
+        let mut woken = std::mem::take(&mut self.woken);
+        self.streams[i].stream.source.take_woken(&mut woken);
+        for &j in &woken {
+            if let Some(s) = self.streams.get(j as usize) {
+                if s.wait == Wait::Woken && !s.exhausted {
+                    w.queue.push(now, Event::Wake(j, s.generation));
+                }
+            }
+        }
+        woken.clear();
+        self.woken = woken;
     }
 
     #[inline]
-    fn submit(&mut self, i: usize, req: Request, now: SimTime, w: &mut World<'_>) -> Result<()> {
+    fn submit(
+        &mut self,
+        i: usize,
+        req: Request,
+        now: SimTime,
+        w: &mut World<'_>,
+        asynchronous: bool,
+    ) -> Result<()> {
+        let tag = i as u32 | if asynchronous { ASYNC_TAG } else { 0 };
         self.check_range(i, &req)?;
         let content = if req.op == Op::Write && req.content == 0 {
             let c = self.next_content;
@@ -249,7 +346,7 @@ impl Host {
         }
         match &mut *w.target {
             Target::Ssd(d) => {
-                d.submit(&req, content, now, i as u32, w.queue)?;
+                d.submit(&req, content, now, tag, w.queue)?;
                 drain_device(w);
             }
             Target::Stack(s) => {
@@ -260,7 +357,7 @@ impl Host {
                 } else {
                     w.rec.record(req.op, req.len, now, out.done);
                 }
-                w.queue.push(out.done, Event::Completion(i as u32));
+                w.queue.push(out.done, Event::Completion(tag));
             }
         }
         self.streams[i].in_flight += 1;
@@ -295,19 +392,55 @@ impl Host {
             .pending
             .take()
             .expect("arrival event without a pending request");
-        self.submit(i, req, now, w)?;
+        self.submit(i, req, now, w, false)?;
         self.schedule_arrival(i, now, w)
     }
 
-    /// A completion at `now` of a request of stream `i`.
-    pub fn on_completion(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<()> {
+    /// A completion at `now` of a request of stream `tag` (the stream's index, with
+    /// [`ASYNC_TAG`] set when the stream did not wait for the request).
+    pub fn on_completion(&mut self, tag: usize, now: SimTime, w: &mut World<'_>) -> Result<()> {
+        let asynchronous = tag & ASYNC_TAG as usize != 0;
+        let i = tag & !(ASYNC_TAG as usize);
         self.counters.completed += 1;
-        self.streams[i].in_flight -= 1;
-        if matches!(self.streams[i].stream.drive, Drive::Closed { .. })
-            && !self.streams[i].exhausted
-        {
-            self.issue(i, now, w)?;
+        let s = &mut self.streams[i];
+        s.in_flight -= 1;
+        if matches!(s.stream.drive, Drive::Closed { .. }) && !s.exhausted {
+            let ask = match s.wait {
+                Wait::Completion => !asynchronous,
+                Wait::Drained(n) => s.in_flight <= n,
+                Wait::Woken => false,
+            };
+            if ask {
+                s.wait = Wait::Completion;
+                self.advance(i, now, w)?;
+            }
         }
+        self.end_group_if_done(i, now, w)
+    }
+
+    /// A wake event of stream `i`, generation `generation`, at `now`.
+    pub fn on_wake(
+        &mut self,
+        i: usize,
+        generation: u32,
+        now: SimTime,
+        w: &mut World<'_>,
+    ) -> Result<()> {
+        let s = &mut self.streams[i];
+        if now >= s.far_wake {
+            s.far_wake = SimTime::ZERO;
+        }
+        let current = s.generation == generation || now == s.until;
+        if s.wait != Wait::Woken || !current || s.exhausted {
+            return Ok(());
+        }
+        s.wait = Wait::Completion;
+        self.advance(i, now, w)?;
+        self.end_group_if_done(i, now, w)
+    }
+
+    /// Start the next group once stream `i`'s group has finished.
+    fn end_group_if_done(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<()> {
         let me = &self.streams[i];
         let group_done = me.exhausted
             && me.in_flight == 0

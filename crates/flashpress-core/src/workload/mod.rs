@@ -121,11 +121,45 @@ pub struct Request {
     pub attrs: FileAttrs,
 }
 
+/// What a closed-loop stream does next (see [`RequestSource::next`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Submit the request and wait for it: the host asks again when one of the stream's
+    /// waited-for requests completes (a closed loop of depth `depth`).
+    Issue(Request),
+    /// Submit the request and go on at once without waiting for it (asynchronous I/O,
+    /// Filebench's `aiowrite`); its completion asks nothing.
+    IssueAsync(Request),
+    /// Ask again once at most this many of the stream's requests are in flight (0: all
+    /// completed; Filebench's `aiowait`).
+    Drain(u32),
+    /// Ask again at this time, or earlier when another stream of the workload wakes this
+    /// one (a think time, a blocked semaphore). Asked early, a source may answer `Wait`
+    /// again.
+    Wait(SimTime),
+    /// Exhausted.
+    Done,
+}
+
 /// Something that yields requests in order.
 pub trait RequestSource {
     /// The next request, `Ok(None)` when exhausted. `now` is the simulated time at which a
     /// closed-loop stream asks (time-based sources stop once their runtime has elapsed).
     fn next_request(&mut self, now: SimTime) -> Result<Option<Request>>;
+
+    /// What a closed-loop stream does next: by default the next request, issued and waited
+    /// for. Sources whose threads think, block on each other or issue asynchronous I/O
+    /// (Filebench) answer with the other [`Next`] variants.
+    fn next(&mut self, now: SimTime) -> Result<Next> {
+        Ok(match self.next_request(now)? {
+            Some(r) => Next::Issue(r),
+            None => Next::Done,
+        })
+    }
+
+    /// Move into `out` the indices (in the workload's stream list) of the streams that what
+    /// this source did since the last call made runnable; the host asks each of them again.
+    fn take_woken(&mut self, _out: &mut Vec<u32>) {}
 
     /// Fraction of the source consumed so far in [0, 1], when it can tell (for progress bars).
     fn progress(&self, _now: SimTime) -> Option<f64> {

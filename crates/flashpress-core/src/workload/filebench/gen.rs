@@ -2,9 +2,10 @@
 //! preallocation source.
 
 use super::parse::{Flowop, Kind, SizeSpec};
+use super::sync::SemTable;
 use crate::error::Result;
 use crate::units::SimTime;
-use crate::workload::{FileAttrs, Op, Request, RequestSource};
+use crate::workload::{FileAttrs, Next, Op, Request, RequestSource};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
 use rand_pcg::Pcg64Mcg;
@@ -127,7 +128,7 @@ impl SetState {
 /// The state every stream of a workload shares.
 pub(super) type Shared = Arc<Mutex<Vec<SetState>>>;
 
-fn lock(s: &Shared) -> std::sync::MutexGuard<'_, Vec<SetState>> {
+fn lock<T>(s: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     s.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -148,7 +149,17 @@ struct Pending {
     entry: u32,
     offset: u64,
     len: u64,
+    /// Issued without waiting for it (`aiowrite`).
+    asynchronous: bool,
 }
+
+/// The semaphores every stream of a workload shares.
+pub(super) type SharedSems = Arc<Mutex<SemTable>>;
+
+/// Asynchronous writes a thread may have outstanding before `aiowait` blocks: Filebench's
+/// `MAXREAP`. On Linux (no `aio_waitn`) `aiowait` reaps the completed writes without waiting
+/// and loops only while more than `MAXREAP` are outstanding.
+pub(super) const AIO_MAXREAP: u32 = 4096;
 
 /// What the flowops of one thread share with its stream.
 #[derive(Debug)]
@@ -157,6 +168,22 @@ pub(super) struct ThreadSpec {
     pub flowops: Vec<Flowop>,
     /// Run time, ns.
     pub runtime_ns: u64,
+    /// Per flowop: the semaphores a `sempost` posts to, in order (empty for other flowops).
+    pub targets: Vec<Vec<usize>>,
+    /// Simulated time of one iteration of the `hog` loop, ns.
+    pub hog_ns_per_iteration: f64,
+}
+
+/// What one execution of a flowop leads to.
+enum Step {
+    /// Done (any I/O it decided is queued).
+    Go,
+    /// Done, and the thread is busy for this many ns (`hog`).
+    Busy(u64),
+    /// Blocked on a semaphore: not done, the thread waits until its operation completes.
+    Blocked,
+    /// Done, and the thread waits until at most this many of its requests are in flight.
+    Drain(u32),
 }
 
 /// One Filebench thread instance: loops over its flowops until the run time has elapsed.
@@ -173,10 +200,31 @@ pub(super) struct ThreadSource {
     start: Option<SimTime>,
     issued_this_pass: bool,
     done: bool,
+    /// This thread's stream index in the workload (what semaphores queue and wake).
+    me: u32,
+    sems: SharedSems,
+    /// Per flowop: the semaphore of this instance's `semblock` (None for other flowops).
+    own_sems: Vec<Option<usize>>,
+    /// Progress through the current semaphore flowop: for `semblock`, whether `hw` was
+    /// raised; for `sempost`, the next target.
+    sem_step: usize,
+    /// Waiting for a queued semaphore operation to complete.
+    blocked: bool,
+    /// Busy (`hog`) until then.
+    busy_until: Option<SimTime>,
+    /// Streams this thread's posts woke, for the host.
+    woken: Vec<u32>,
 }
 
 impl ThreadSource {
-    pub(super) fn new(spec: Arc<ThreadSpec>, world: Shared, seed: u64) -> ThreadSource {
+    pub(super) fn new(
+        spec: Arc<ThreadSpec>,
+        world: Shared,
+        seed: u64,
+        me: u32,
+        sems: SharedSems,
+        own_sems: Vec<Option<usize>>,
+    ) -> ThreadSource {
         let n = spec.flowops.len();
         ThreadSource {
             spec,
@@ -190,6 +238,13 @@ impl ThreadSource {
             start: None,
             issued_this_pass: false,
             done: false,
+            me,
+            sems,
+            own_sems,
+            sem_step: 0,
+            blocked: false,
+            busy_until: None,
+            woken: Vec::new(),
         }
     }
 
@@ -259,6 +314,7 @@ impl ThreadSource {
             entry: h.entry,
             offset,
             len,
+            asynchronous: false,
         });
     }
 
@@ -270,10 +326,52 @@ impl ThreadSource {
     }
 
     /// Execute flowop `pc` once.
-    fn exec(&mut self) {
+    fn exec(&mut self) -> Step {
         let idx = self.pc;
         let spec = Arc::clone(&self.spec);
         let f = &spec.flowops[idx];
+        match f.kind {
+            Kind::Hog => {
+                let ns = (f.value as f64 * spec.hog_ns_per_iteration).round();
+                return Step::Busy(ns.min(u64::MAX as f64) as u64);
+            }
+            // Linux Filebench: reap what completed; wait only above MAXREAP outstanding.
+            Kind::AioWait => return Step::Drain(AIO_MAXREAP),
+            Kind::SemBlock => {
+                let id = self.own_sems[idx].expect("every semblock instance has a semaphore");
+                let sems_arc = Arc::clone(&self.sems);
+                let mut sems = lock(&sems_arc);
+                if self.sem_step == 0 {
+                    sems.block_post_hw(id, f.value, &mut self.woken);
+                    self.sem_step = 1;
+                }
+                if sems.block_take_lw(id, f.value) {
+                    self.sem_step = 0;
+                    return Step::Go;
+                }
+                return Step::Blocked;
+            }
+            Kind::SemPost => {
+                let sems_arc = Arc::clone(&self.sems);
+                let mut sems = lock(&sems_arc);
+                let targets = &spec.targets[idx];
+                while let Some(&id) = targets.get(self.sem_step) {
+                    if !sems.post(id, f.value, f.blocking, self.me, &mut self.woken) {
+                        return Step::Blocked;
+                    }
+                    self.sem_step += 1;
+                }
+                self.sem_step = 0;
+                return Step::Go;
+            }
+            _ => {}
+        }
+        self.exec_file(idx, f);
+        Step::Go
+    }
+
+    /// Execute file flowop `idx` once.
+    fn exec_file(&mut self, idx: usize, f: &Flowop) {
         let world_arc = Arc::clone(&self.world);
         let mut world = lock(&world_arc);
         match f.kind {
@@ -320,7 +418,7 @@ impl ThreadSource {
                     Self::close(&mut world, h);
                 }
             }
-            // No I/O: see the module docs.
+            // No I/O: see the module docs (hog, aiowait and the semaphores are in `exec`).
             Kind::StatFile
             | Kind::Fsync
             | Kind::AioWait
@@ -406,6 +504,11 @@ impl ThreadSource {
                     };
                     h.pos = off + f.iosize;
                     self.push(Op::Write, h, off, f.iosize);
+                    if f.kind == Kind::AioWrite {
+                        if let Some(p) = self.queue.back_mut() {
+                            p.asynchronous = true;
+                        }
+                    }
                 }
                 self.store(idx, h);
             }
@@ -454,27 +557,110 @@ impl ThreadSource {
     }
 }
 
+impl ThreadSource {
+    /// The thread's run time is over: it ends, withdrawing any queued semaphore operation.
+    fn finish(&mut self) -> Next {
+        if !self.done {
+            self.done = true;
+            lock(&self.sems).withdraw(self.me);
+        }
+        Next::Done
+    }
+}
+
 impl RequestSource for ThreadSource {
     fn next_request(&mut self, now: SimTime) -> Result<Option<Request>> {
+        match self.next(now)? {
+            Next::Issue(r) | Next::IssueAsync(r) => Ok(Some(r)),
+            Next::Done => Ok(None),
+            // A driver that cannot wait (tests, tools reading the requests in order) sees the
+            // requests as if every wait were over at once.
+            Next::Drain(_) | Next::Wait(_) => {
+                if self.blocked {
+                    Ok(None)
+                } else {
+                    self.busy_until = None;
+                    self.next_request(now)
+                }
+            }
+        }
+    }
+
+    fn next(&mut self, now: SimTime) -> Result<Next> {
         let start = *self.start.get_or_insert(now);
-        if self.done || now.0.saturating_sub(start.0) >= self.spec.runtime_ns {
-            self.done = true;
-            return Ok(None);
+        let deadline = SimTime(start.0.saturating_add(self.spec.runtime_ns));
+        if self.done || now >= deadline {
+            return Ok(self.finish());
+        }
+        if let Some(t) = self.busy_until {
+            if now < t {
+                return Ok(Next::Wait(t.min(deadline)));
+            }
+            self.busy_until = None;
+        }
+        if self.blocked {
+            if !lock(&self.sems).take_grant(self.me) {
+                return Ok(Next::Wait(deadline));
+            }
+            // The queued operation completed: a semblock is done, a sempost goes on to its
+            // next target.
+            self.blocked = false;
+            if self.spec.flowops[self.pc].kind == Kind::SemBlock {
+                self.sem_step = 0;
+                self.advance();
+            } else {
+                self.sem_step += 1;
+            }
         }
         loop {
             if let Some(p) = self.queue.pop_front() {
-                return Ok(Some(self.issue(p, now)));
+                let r = self.issue(p, now);
+                return Ok(if p.asynchronous {
+                    Next::IssueAsync(r)
+                } else {
+                    Next::Issue(r)
+                });
             }
-            self.exec();
-            let queued = !self.queue.is_empty();
-            self.issued_this_pass |= queued;
-            if !self.advance() && !queued {
-                // A whole pass found nothing to do (every file busy or absent, or no I/O
-                // flowop at all): a closed-loop thread cannot idle, so it ends.
-                self.done = true;
-                return Ok(None);
+            match self.exec() {
+                Step::Go => {
+                    let queued = !self.queue.is_empty();
+                    self.issued_this_pass |= queued;
+                    if !self.advance() && !queued {
+                        // A whole pass found nothing to do (every file busy or absent, no
+                        // I/O, no think time, no semaphore): a closed-loop thread that can
+                        // never issue again ends.
+                        return Ok(self.finish());
+                    }
+                }
+                Step::Busy(ns) => {
+                    self.issued_this_pass |= ns > 0;
+                    let more = self.advance();
+                    if ns > 0 {
+                        let t = SimTime(now.0.saturating_add(ns));
+                        self.busy_until = Some(t);
+                        return Ok(Next::Wait(t.min(deadline)));
+                    }
+                    if !more {
+                        return Ok(self.finish());
+                    }
+                }
+                Step::Blocked => {
+                    self.issued_this_pass = true;
+                    self.blocked = true;
+                    return Ok(Next::Wait(deadline));
+                }
+                Step::Drain(n) => {
+                    if !self.advance() {
+                        return Ok(self.finish());
+                    }
+                    return Ok(Next::Drain(n));
+                }
             }
         }
+    }
+
+    fn take_woken(&mut self, out: &mut Vec<u32>) {
+        out.append(&mut self.woken);
     }
 
     fn progress(&self, now: SimTime) -> Option<f64> {

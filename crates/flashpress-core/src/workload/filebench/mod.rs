@@ -11,6 +11,10 @@
 //! | `vars` | replacements for the file's `set $name=...` values (keys without `$`; numbers, strings or `"cvar(...)"`); a name the file never sets is an error naming `workload.vars.NAME` |
 //! | `runtime_s` | run time in seconds (default: the file's `run N`, else 60) |
 //! | `ratio` | compression ratio distribution of the data written (a `content.ratio` table); default: the personality's range from the COCO table, Zipfian (exponent 1, 16 levels); `content.ratio` for a file without personality |
+//! | `hog_ns_per_iteration` | simulated ns per iteration of the `hog` loop (0 to 1e6; default [`DEFAULT_HOG_NS_PER_ITERATION`] = 0.75) |
+//!
+//! Thread and process counts are the file's own (`instances`, `$nthreads` as the file sets
+//! it); a `vars` entry replaces them only when given.
 //!
 //! Set `content.ratio_scope = "file"` to draw one ratio per file (Zipfian over files, as the
 //! seeds assume) instead of one per 4 KiB block.
@@ -18,7 +22,8 @@
 //! # Streams
 //!
 //! Every thread instance (`instances` of the thread × `instances` of its process) is one
-//! closed-loop stream of depth 1 named `process.P/thread.T`, looping over its flowops until
+//! closed-loop stream of depth 1 named `process.P/thread.T` (in the order process, process
+//! instance, thread, thread instance), looping over its flowops until
 //! `runtime_s` has elapsed since its first request (checked before every request, so a
 //! whole-file read may stop midway, as fio's `time_based` does). When some fileset is
 //! preallocated (`prealloc`), a stream `prealloc` in stonewall group 0 first writes every
@@ -67,25 +72,37 @@
 //!   offset 0 in `iosize` requests.
 //! - `appendfile` appends `iosize` bytes; `appendfilerand` a uniform 0..=`iosize` bytes,
 //!   skipping a zero-length draw (Filebench's rule; mean `iosize / 2`).
-//! - `read`, `write`, `aiowrite` (as `write`): `random` offsets are multiples of `iosize`
+//! - `read`, `write`, `aiowrite`: `random` offsets are multiples of `iosize`
 //!   within the working set (`workingset`, or the whole file when 0); otherwise the file
 //!   position advances sequentially (reads wrap at the end). Without `fd`, a flowop opens its
 //!   own file from `filesetname` once, or the next existing file on every execution with
 //!   `opennext`. An I/O flowop naming both `fd` and `filesetname` opens a file on `fd` if it
 //!   is not open (webserver's log append).
 //! - `iters=N` runs the flowop N times per pass.
+//! - `aiowrite` issues its write without waiting for it ([`crate::workload::Next::IssueAsync`]);
+//!   `aiowait` is Filebench's Linux one (no `aio_waitn`): it reaps what has completed and
+//!   waits only while more than 4096 (`MAXREAP`) of the thread's writes are outstanding.
+//!   glibc's POSIX AIO runs each file descriptor's requests in order on helper threads;
+//!   here they go to the device together.
+//! - `hog value=N`: the thread is busy for N × `hog_ns_per_iteration` ns (a think time; the
+//!   host CPU model does not see it, so hogging threads do not compete for cores).
+//! - `semblock` and `sempost` (with `value`, `highwater`, `target`, `blocking`): Filebench's
+//!   System V semaphore semantics, see [`sync`]: every semblock instance owns a low- and a
+//!   high-water count; a post goes to every instance of the semblock flowop named `target`.
+//!   A blocked thread waits ([`crate::workload::Next::Wait`]) until a post or semblock of
+//!   another thread completes its operation, or until its run time is over.
+//! - `eventlimit`: with `eventgen rate=0` (the only rate accepted) Filebench has no event
+//!   generator and eventlimit returns at once; so here.
 //! - No I/O, and so nothing issued: `statfile` (metadata only), `fsync` (a file-level
-//!   [`crate::workload::Request`] has no flush; writes are durable on completion), `aiowait`
-//!   (the simulator's writes complete in order), `hog` (CPU time only), `semblock`,
-//!   `sempost` and `eventlimit`. The synchronisation flowops are ignored: a closed-loop
-//!   stream cannot block on another stream, so OLTP's log writer and database writers run
-//!   unthrottled instead of once per 3200 / 1000 shadow reads, and each thread's rate is set
-//!   by its own latencies.
+//!   [`crate::workload::Request`] has no flush; writes are durable on completion).
 //! - Accepted and meaningless in a simulator without a host file system, page cache or CPU
 //!   model: `path`, `dirwidth`, `dirgamma`, `reuse`, `readonly`, `cached`, `trusttree`,
 //!   `paralloc` (fileset); `memsize`, `useism` (thread); `nice` (process); `dsync`,
-//!   `directio`, `value`, `highwater`, `target`, `blocking` (flowops); `echo`;
-//!   `eventgen rate=0` (no event generator; a positive rate is an error).
+//!   `directio` (flowops); `echo`; `eventgen rate=0` (no event generator; a positive rate
+//!   is an error).
+//! - Refused with the file, line and flowop named: every other flowop, among them `block`,
+//!   `wakeup`, `delay`, `iopslimit`, `opslimit`, `bwlimit`, `finishoncount`,
+//!   `finishonbytes` (none of the four personalities uses them).
 //! - Fileset sizes: `size=N` or a `cvar(type=cvar-gamma,parameters=mean:M;gamma:G)`
 //!   variable, drawn per entry from a gamma distribution of shape G and scale M/G (Filebench's
 //!   cvar-gamma: mean M, variance M²/G), rounded to bytes; sizes are at most 4 GiB (draws
@@ -107,16 +124,16 @@
 //! | webserver | sequential, 16 KB–1 MB, 9:1 | 10 whole-file reads (gamma mean 16 KiB, read from offset 0) per log append (mean 8 KiB): 10:1 ops, 20:1 bytes | 10.0:1, 20.8:1, 17.0 KB / 8.2 KB | 100 + prealloc, 1000 pages + 1 log |
 //! | varmail | sequential, 1 MB (iosize), 1:1 | per pass delete, create + append, fsync, whole-file read + append, whole-file read: 1:1 ops | 1.00:1, 2.0:1, 16.5 KB / 8.2 KB | 16 + prealloc, 1000 |
 //! | fileserver | random, 16 KB, 1:2 | per pass create + whole-file write (gamma mean 128 KiB), append (mean 8 KiB), whole-file read of a random file, delete: 1:2 ops, ~1:1 bytes | 0.50:1, 0.99:1, 136.9 KB / 69.5 KB | 50 + prealloc, 10000 |
-//! | oltp | random, 2 KB–256 KB, 1:9 | 200 shadows reading 2 KiB, 10 writers writing 2 KiB (100 per pass), 1 log writer writing 256 KiB, all at random iosize-aligned offsets | 19.8:1, 10.0:1, 2.0 KB / 4.1 KB | 211 + prealloc, 10 + 1 |
+//! | oltp | random, 2 KB–256 KB, 1:9 | 200 shadows reading 2 KiB; their semaphore posts let each of 10 writers write 100 × 2 KiB per 1000 reads and the log writer 256 KiB per 3200: 1 : 1.0003 ops, 1 : 1.04 bytes | 1.00:1, 0.96:1, 2.0 KB / 2.1 KB | 211 + prealloc, 10 + 1 |
 //!
-//! OLTP's mix is not COCO's 1:9: with the semaphores ignored each thread runs at the rate its
-//! own latencies allow, so the 200 readers dominate; in Filebench the writers are gated by
-//! the readers' posts (10 × 100 writes of 2 KiB per 1000 reads, plus 256 KiB of log per
-//! 3200), about 1:1 in bytes. Lower `nshadows` (a `vars` entry) to shift the mix towards
-//! writes.
+//! OLTP's mix is not COCO's 1:9, and the file does not imply it: the semaphores tie the
+//! writers to the readers at about 1:1 (see `tests::oltp_semaphores_set_the_read_write_mix`).
+//! Before the semaphores were modelled each thread ran at its own pace and the 200 readers
+//! made it 19.8:1.
 
 mod gen;
 mod parse;
+mod sync;
 
 #[cfg(test)]
 mod tests;
@@ -125,13 +142,24 @@ use crate::config::{FilebenchWorkload, OptionValue, RatioDist};
 use crate::error::{Error, Result};
 use crate::workload::fio::splitmix64;
 use crate::workload::{ContentHints, Drive, FileAttrs, FileType, Hotness, Stream};
-use gen::{entry_sizes, FileState, PreallocSource, SetState, Shared, ThreadSource, ThreadSpec};
+use gen::{
+    entry_sizes, FileState, PreallocSource, SetState, Shared, SharedSems, ThreadSource, ThreadSpec,
+};
+use parse::Kind;
 use parse::{builtin_path, Override};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use sync::{Sem, SemTable};
+
+/// Default simulated time of one iteration of Filebench's `hog` loop, ns: the loop body
+/// (`*(threadflow->tf_mem) = 1`, built by GCC -O2 as a reload of the pointer and a byte
+/// store per iteration, since a `char` store may alias the pointer) measured at 4.3 cycles
+/// per iteration on this project's build machine (1.54 ns at 2.8 GHz), taken at the seed
+/// testbed's 5.7 GHz clock (Waltz Table 3, R9-7950X): 4.3 / 5.7 = 0.75 ns.
+pub const DEFAULT_HOG_NS_PER_ITERATION: f64 = 0.75;
 
 /// Names of the built-in personalities.
 pub const PERSONALITIES: &[&str] = &["webserver", "varmail", "fileserver", "oltp"];
@@ -309,18 +337,74 @@ pub fn load_streams(cfg: &FilebenchWorkload, seed: u64) -> Result<Vec<Stream>> {
         });
         1
     };
+    // One semaphore pair per semblock flowop of every thread instance, owned by the stream
+    // that instance becomes (stream order: process, process instance, thread, thread instance).
+    let mut table = SemTable::default();
+    let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut own: Vec<Vec<Option<usize>>> = Vec::new();
+    let mut k = streams.len();
     for p in &script.processes {
-        for t in &p.threads {
-            let spec = Arc::new(ThreadSpec {
-                flowops: t.flowops.clone(),
-                runtime_ns,
-            });
-            for pi in 0..p.instances {
+        for _ in 0..p.instances {
+            for t in &p.threads {
+                for _ in 0..t.instances {
+                    let ids = t
+                        .flowops
+                        .iter()
+                        .map(|f| {
+                            (f.kind == Kind::SemBlock).then(|| {
+                                table.sems.push(Sem::new(k as u32, f.highwater));
+                                let id = table.sems.len() - 1;
+                                by_name.entry(f.name.as_str()).or_default().push(id);
+                                id
+                            })
+                        })
+                        .collect();
+                    own.push(ids);
+                    k += 1;
+                }
+            }
+        }
+    }
+    let sems: SharedSems = Arc::new(Mutex::new(table));
+    let hog_ns = cfg
+        .hog_ns_per_iteration
+        .unwrap_or(DEFAULT_HOG_NS_PER_ITERATION);
+    let mut own = own.into_iter();
+    for p in &script.processes {
+        let specs: Vec<Arc<ThreadSpec>> = p
+            .threads
+            .iter()
+            .map(|t| {
+                let targets = t
+                    .flowops
+                    .iter()
+                    .map(|f| match (&f.kind, &f.target) {
+                        (Kind::SemPost, Some(n)) => {
+                            by_name.get(n.as_str()).cloned().unwrap_or_default()
+                        }
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                Arc::new(ThreadSpec {
+                    flowops: t.flowops.clone(),
+                    runtime_ns,
+                    targets,
+                    hog_ns_per_iteration: hog_ns,
+                })
+            })
+            .collect();
+        for pi in 0..p.instances {
+            for (t, spec) in p.threads.iter().zip(&specs) {
                 for ti in 0..t.instances {
                     let k = streams.len() as u64;
-                    let source = ThreadSource::new(Arc::clone(&spec), Arc::clone(&world), {
-                        splitmix64(seed ^ splitmix64(k.wrapping_mul(0x9e37_79b9)))
-                    });
+                    let source = ThreadSource::new(
+                        Arc::clone(spec),
+                        Arc::clone(&world),
+                        splitmix64(seed ^ splitmix64(k.wrapping_mul(0x9e37_79b9))),
+                        k as u32,
+                        Arc::clone(&sems),
+                        own.next().expect("one semaphore list per thread instance"),
+                    );
                     streams.push(Stream {
                         name: format!("{}.{pi}/{}.{ti}", p.name, t.name),
                         source: Box::new(source),

@@ -300,6 +300,15 @@ pub(super) struct Flowop {
     pub opennext: bool,
     /// `iters`: executions per pass of the thread's loop.
     pub iters: u32,
+    /// `value`: hog loop iterations; semblock/sempost count.
+    pub value: u64,
+    /// `highwater` (semblock): the initial count of the semaphore blocking posters
+    /// (Filebench's default 1).
+    pub highwater: u64,
+    /// `target` (sempost): the name of the semblock flowops posted to.
+    pub target: Option<String>,
+    /// `blocking` (sempost): the post waits for the target's high-water count.
+    pub blocking: bool,
     /// Line of the `flowop` keyword.
     pub line: u64,
 }
@@ -347,6 +356,8 @@ pub(super) const MAX_FILESETS: usize = 255;
 pub(super) const MAX_FILE_BYTES: u64 = 1 << 32;
 /// Most streams (thread instances x process instances) a script may define.
 pub(super) const MAX_THREADS: u64 = 65_536;
+/// Largest semaphore count: Filebench passes counts to SysV `semop` as a C `short`.
+pub(super) const MAX_SEM: u64 = 32_767;
 
 /// A `$var` override from the config: its text, and what to call it in errors.
 #[derive(Debug, Clone)]
@@ -523,6 +534,36 @@ pub(super) fn parse(
             1,
             format!("{threads} thread instances in all; at most {MAX_THREADS} are supported"),
         ));
+    }
+    // Filebench finds a sempost's targets by name among all flowops and stops the run when
+    // there is none; a target that is not a semblock has no semaphore to post to.
+    let all = || {
+        processes
+            .iter()
+            .flat_map(|pr| &pr.threads)
+            .flat_map(|t| &t.flowops)
+    };
+    for f in all().filter(|f| f.kind == Kind::SemPost) {
+        let target = f.target.as_deref().unwrap_or_default();
+        let named: Vec<&Flowop> = all().filter(|o| o.name == target).collect();
+        if named.is_empty() {
+            return Err(p.err(
+                f.line,
+                format!(
+                    "flowop sempost `{}`: target `{target}` names no flowop",
+                    f.name
+                ),
+            ));
+        }
+        if let Some(o) = named.iter().find(|o| o.kind != Kind::SemBlock) {
+            return Err(p.err(
+                f.line,
+                format!(
+                    "flowop sempost `{}`: target `{target}` is not a semblock (line {})",
+                    f.name, o.line
+                ),
+            ));
+        }
     }
     Ok(Script {
         filesets: p.filesets,
@@ -995,8 +1036,13 @@ impl Parser<'_> {
             workingset: 0,
             opennext: false,
             iters: 1,
+            value: 0,
+            highwater: 1,
+            target: None,
+            blocking: false,
             line: kl,
         };
+        let mut has_value = false;
         for a in &attrs {
             let k = a.key.as_str();
             if !allowed.contains(&k) && !FLOWOP_COMMON.contains(&k) {
@@ -1022,8 +1068,20 @@ impl Parser<'_> {
                 "random" => f.random = self.flag(a)?,
                 "opennext" => f.opennext = self.flag(a)?,
                 "workingset" => f.workingset = self.count(a, "workingset")?,
-                // Meaningless here, see the module docs: sync and cache flags, CPU time,
-                // semaphore counts and targets.
+                "value" => {
+                    // Semaphore counts are SysV `sem_op` values (a C short) in Filebench.
+                    let hi = if kind == Kind::Hog {
+                        u64::from(u32::MAX)
+                    } else {
+                        MAX_SEM
+                    };
+                    f.value = self.bounded(a, 0, hi)?;
+                    has_value = true;
+                }
+                "highwater" => f.highwater = self.bounded(a, 0, MAX_SEM)?,
+                "target" => f.target = Some(self.text(a)?.to_string()),
+                "blocking" => f.blocking = self.flag(a)?,
+                // Meaningless here, see the module docs: sync and cache flags.
                 _ => {}
             }
         }
@@ -1055,6 +1113,15 @@ impl Parser<'_> {
         }
         if matches!(kind, Kind::CreateFile | Kind::OpenFile | Kind::CloseFile) && f.fd.is_none() {
             return Err(self.err(kl, format!("flowop `{kw}` needs `fd=...`")));
+        }
+        if matches!(kind, Kind::Hog | Kind::SemBlock | Kind::SemPost) && !has_value {
+            return Err(self.err(kl, format!("flowop `{kw}` needs `value=...`")));
+        }
+        if kind == Kind::SemPost && f.target.is_none() {
+            return Err(self.err(
+                kl,
+                format!("flowop `{kw}` needs `target=...` (a semblock flowop's name)"),
+            ));
         }
         Ok(f)
     }

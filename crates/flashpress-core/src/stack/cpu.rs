@@ -7,7 +7,7 @@
 use crate::units::SimTime;
 
 /// Host CPU counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CpuCounters {
     /// Core time spent compressing (ns).
     pub compress_busy_ns: u64,
@@ -84,15 +84,16 @@ impl Cpu {
         self.counters.compress_busy_ns + self.counters.decompress_busy_ns
     }
 
-    /// Progress of a co-running job of `threads` CPU-bound threads over `elapsed_ns`, as a
-    /// fraction of its progress on an otherwise idle host: it gets every core-nanosecond the
-    /// I/O stack leaves, up to one core per thread.
-    pub fn compute_progress(&self, threads: u32, elapsed_ns: u64) -> Option<f64> {
+    /// Progress of a co-running job of `threads` CPU-bound threads over `elapsed_ns` in which
+    /// the I/O stack used `busy_ns` of core time, as a fraction of its progress on an
+    /// otherwise idle host: it gets every core-nanosecond the I/O stack leaves, up to one
+    /// core per thread.
+    pub fn compute_progress(&self, threads: u32, elapsed_ns: u64, busy_ns: u64) -> Option<f64> {
         if threads == 0 || elapsed_ns == 0 {
             return None;
         }
         let want = threads as f64 * elapsed_ns as f64;
-        let spare = self.cores.len() as f64 * elapsed_ns as f64 - self.busy_ns() as f64;
+        let spare = self.cores.len() as f64 * elapsed_ns as f64 - busy_ns as f64;
         let alone = want.min(self.cores.len() as f64 * elapsed_ns as f64);
         Some((want.min(spare.max(0.0)) / alone).clamp(0.0, 1.0))
     }
@@ -118,9 +119,9 @@ mod tests {
         let mut c = Cpu::new(2, 1);
         c.compress(SimTime(0), 500);
         // 2 cores x 1000 ns = 2000, the stack used 500: a 2-thread job gets 1500 of 2000.
-        assert_eq!(c.compute_progress(2, 1000), Some(0.75));
+        assert_eq!(c.compute_progress(2, 1000, c.busy_ns()), Some(0.75));
         // a 1-thread job still gets its whole core
-        assert_eq!(c.compute_progress(1, 1000), Some(1.0));
-        assert_eq!(c.compute_progress(0, 1000), None);
+        assert_eq!(c.compute_progress(1, 1000, c.busy_ns()), Some(1.0));
+        assert_eq!(c.compute_progress(0, 1000, c.busy_ns()), None);
     }
 }

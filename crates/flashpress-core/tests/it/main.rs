@@ -9,4 +9,5 @@ mod determinism;
 mod gc_validity;
 mod lost_work;
 mod timeline;
+mod window;
 mod workload_files;

@@ -94,6 +94,16 @@ def format_summary(summary: dict[str, Any], title: str) -> str:
     facts = [
         ("requests", f"{n('requests_completed')} completed of {n('requests_issued')} issued"),
         ("simulated time", f"{_num(summary.get('sim_time_s'), ',.6f')} s"),
+    ]
+    win = summary.get("window") or {}
+    if win.get("from_s"):
+        facts.append(
+            (
+                "measured",
+                f"{_num(win.get('from_s'), ',.3f')} s to {_num(win.get('to_s'), ',.3f')} s (stats.warmup_ms excluded)",
+            )
+        )
+    facts += [
         ("WAF", _num(summary.get("waf"), ".3f")),
         ("NAND", f"{n('nand_reads')} reads, {n('nand_programs')} programs, {n('erases')} erases"),
         (

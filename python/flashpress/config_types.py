@@ -99,6 +99,7 @@ class PreconditionDict(TypedDict):
 
 class StatsDict(TypedDict):
     interval_ms: float
+    warmup_ms: float
 
 
 class CheckDict(TypedDict):

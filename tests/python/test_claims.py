@@ -149,9 +149,7 @@ def test_similar_needs_runs_that_differ() -> None:
     assert status_of(c, pair(100.0, 100.0)) == "inconclusive"
     assert status_of(c, pair(95.0, 100.0)) == "holds"
     assert status_of(c, pair(80.0, 100.0)) == "fails"
-    because = similar(
-        "f", "A = B because no SC", "A", "B", tol_pct=5.0, tol_why="ours", because=("no SC", "sc_count")
-    )
+    because = similar("f", "A = B because no SC", "A", "B", tol_pct=5.0, tol_why="ours", because=("no SC", "sc_count"))
     rows = pair(100.0, 100.0, **{"stack.fs.counters.cleaning_invocations": 0})
     assert status_of(because, rows) == "holds"
     rows = pair(100.0, 100.0, **{"stack.fs.counters.cleaning_invocations": 3})

@@ -126,3 +126,28 @@ def test_pickles(tmp_path: Path) -> None:
 
     cfg = Config.preset("tiny").with_overrides({"seed": 5})
     assert pickle.loads(pickle.dumps(cfg)) == cfg
+
+
+@pytest.mark.parametrize("bad", [-1.0, 2e12])
+def test_bad_warmup_names_its_key(bad: float) -> None:
+    with pytest.raises(ConfigError) as e:
+        flashpress.simulate({"preset": "tiny", "stats": {"warmup_ms": bad}}, progress=False)
+    assert e.value.key == "stats.warmup_ms"
+    assert "expected a number of ms in [0," in str(e.value)
+
+
+def test_summary_states_the_measured_window() -> None:
+    # 4000 reads of unwritten pages (no NAND work): a steady closed loop. Without a warm-up
+    # the window is the whole run; with one, it starts there and holds fewer requests.
+    job = {"type": "fio", "jobs": [{"name": "r", "rw": "randread", "bs": "4k", "number_ios": 4000}]}
+    whole = flashpress.simulate({"preset": "tiny", "workload": job}, progress=False).summary
+    assert whole["window"] == {"from_s": 0.0, "to_s": whole["sim_time_s"], "seconds": whole["sim_time_s"]}
+    half_ms = whole["sim_time_s"] * 500.0
+    s = flashpress.simulate(
+        {"preset": "tiny", "stats": {"warmup_ms": half_ms}, "workload": job}, progress=False
+    ).summary
+    assert s["window"]["from_s"] == pytest.approx(half_ms / 1000.0)
+    assert s["window"]["seconds"] == pytest.approx(whole["sim_time_s"] / 2.0)
+    # steady: about half the requests, at the same rate
+    assert s["read"]["requests"] == pytest.approx(2000, abs=2)
+    assert s["read"]["iops"] == pytest.approx(whole["read"]["iops"], rel=2e-3)

@@ -49,7 +49,15 @@ def test_quick_is_smaller_than_default_and_full() -> None:
 def test_scaled_run_lengths_and_ratio() -> None:
     fig14 = figures("waltz", QUICK, ["14"])[0]
     job = fig14.runs[0].overrides["workload"]["jobs"][0]
-    assert job["runtime"] == "12000ms"  # 1200 s x 0.01
+    # measured with the temperature control triggered: 30 s warm-up + 300 s window, x 0.01
+    assert job["runtime"] == "3300ms"
+    assert fig14.runs[0].overrides["stats.warmup_ms"] == pytest.approx(300.0)
+    assert fig14.runs[0].overrides["stack.ccsd.thermal.initial_c"] == 77.0
+    # the timelines of Fig 12 stay cold-start 20-minute runs
+    fig12 = figures("waltz", QUICK, ["12"])[0]
+    assert fig12.runs[0].overrides["workload"]["jobs"][0]["runtime"] == "12000ms"
+    assert "stats.warmup_ms" not in fig12.runs[0].overrides
+    assert "stack.ccsd.thermal.initial_c" not in fig12.runs[0].overrides
     assert job["numjobs"] == 8
     assert job["buffer_compress_percentage"] == 50
     fig3 = figures("waltz", QUICK, ["fig3"])[0]

@@ -11,8 +11,8 @@ use crate::host::{Host, Target, World};
 use crate::stack::bio::Disk;
 use crate::stack::Stack;
 use crate::stats::{
-    ControllerSummary, EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport, Summary,
-    WearSummary,
+    minus, ControllerSummary, EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport,
+    Summary, WearSummary, WindowBase, WindowSummary,
 };
 use crate::units::{Lpn, SimTime};
 use crate::workload::{self, Op, Stream};
@@ -47,6 +47,10 @@ pub struct Simulation {
     tickers: usize,
     /// Arrivals and completions since the last timeline tick (the start counts as one).
     events_since_tick: u64,
+    /// End of the warm-up (`stats.warmup_ms`; zero: none).
+    warmup: SimTime,
+    /// The counters when the warm-up ended, once it has.
+    base: Option<WindowBase>,
 }
 
 /// Content ids of preconditioning writes.
@@ -106,8 +110,13 @@ impl Simulation {
         };
         let host = Host::new(streams, target.capacity_bytes())?;
         let interval_ns = (cfg.stats.interval_ms * 1e6).round() as u64;
+        let warmup = SimTime((cfg.stats.warmup_ms * 1e6).round() as u64);
+        let mut rec = Recorder::new(interval_ns);
+        rec.measure_from(warmup);
         let mut sim = Simulation {
-            rec: Recorder::new(interval_ns),
+            rec,
+            warmup,
+            base: None,
             content,
             target,
             host,
@@ -137,6 +146,19 @@ impl Simulation {
     /// Process at most `max_events` events; `Ok(true)` once the workload is finished.
     pub fn step(&mut self, max_events: u64) -> Result<bool> {
         for _ in 0..max_events {
+            if self.base.is_none() && self.warmup > SimTime::ZERO {
+                let next = match &self.target {
+                    Target::Ssd(d) => d.next_arrival(),
+                    Target::Stack(_) => None,
+                };
+                let next = match (next, self.queue.peek_time()) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                if next.is_some_and(|t| t >= self.warmup) {
+                    self.end_warmup();
+                }
+            }
             // Page commands reaching the SSD's controller come in time order on their own
             // queue; they go first among events of the same instant, so a plane that frees up
             // then sees them.
@@ -233,6 +255,60 @@ impl Simulation {
         }
         let arrivals = matches!(&self.target, Target::Ssd(d) if d.next_arrival().is_some());
         Ok(self.queue.is_empty() && !arrivals)
+    }
+
+    /// Read the counters the window's figures are measured from, and start the stack's window.
+    fn end_warmup(&mut self) {
+        let (nand, ftl, dev, sched) = self.counters();
+        let at = self.warmup;
+        self.base = Some(WindowBase {
+            at,
+            issued: self.host.counters.issued,
+            completed: self.host.counters.completed,
+            out_of_order: self.host.counters.out_of_order,
+            nand,
+            ftl,
+            dev,
+            sched,
+        });
+        if let Target::Stack(st) = &mut self.target {
+            st.start_window(at);
+        }
+    }
+
+    /// The cumulative NAND, FTL, controller and back-end counters of whichever device runs.
+    fn counters(
+        &self,
+    ) -> (
+        crate::nand::NandCounters,
+        crate::ftl::FtlCounters,
+        crate::device::DeviceCounters,
+        crate::device::sched::SchedCounters,
+    ) {
+        match &self.target {
+            Target::Ssd(d) => (
+                d.nand.counters,
+                d.ftl.counters,
+                d.counters,
+                d.sched.counters,
+            ),
+            Target::Stack(st) => {
+                let cc = st.ccsd().counters();
+                let f = crate::ftl::FtlCounters {
+                    host_pages_written: cc.pages_programmed_host,
+                    gc_invocations: cc.gc_invocations,
+                    gc_pages_migrated: cc.gc_chunks_migrated,
+                    gc_blocks_erased: cc.gc_blocks_erased,
+                    ..Default::default()
+                };
+                (
+                    st.ccsd().nand().counters,
+                    f,
+                    Default::default(),
+                    Default::default(),
+                )
+            }
+        }
     }
 
     /// Events other than the periodic ticks are pending (in the heap or on their way to the
@@ -357,6 +433,10 @@ impl Simulation {
                 Target::Stack(s) => s.check_invariants()?,
             }
         }
+        if self.base.is_none() && self.warmup > SimTime::ZERO {
+            // The run ended within its warm-up: the window is empty.
+            self.end_warmup();
+        }
         let end = self.rec.last_completion;
         // Nothing changes any more: sample the first and the last interval the ticks did not
         // reach (usually none or one). The last row also takes the work that ran after the
@@ -389,47 +469,56 @@ impl Simulation {
     }
 
     fn summary(&self, end: SimTime) -> Summary {
-        let secs = end.as_secs_f64();
+        let from = self.base.map_or(SimTime::ZERO, |b| b.at);
+        let to = end.max(from);
+        let secs = (to.0 - from.0) as f64 * 1e-9;
         let host_write_bytes = self.rec.write.bytes;
         let j = |pj: u64| pj as f64 * 1e-12;
-        // NAND, FTL and controller figures of whichever device ran.
-        let (nand, ps, f, c, free, logical, physical) = match &self.target {
+        // NAND, FTL and controller figures of whichever device ran, over the window.
+        let (nand, ps, free, logical, physical) = match &self.target {
             Target::Ssd(d) => (
                 &d.nand,
                 d.page_size(),
-                d.ftl.counters,
-                d.counters,
                 d.ftl.free_blocks(),
                 d.capacity_bytes(),
                 d.nand.geo.capacity_bytes(),
             ),
             Target::Stack(st) => {
-                let cc = st.ccsd().counters();
-                let f = crate::ftl::FtlCounters {
-                    host_pages_written: cc.pages_programmed_host,
-                    gc_invocations: cc.gc_invocations,
-                    gc_pages_migrated: cc.gc_chunks_migrated,
-                    gc_blocks_erased: cc.gc_blocks_erased,
-                    ..Default::default()
-                };
                 let nand = st.ccsd().nand();
                 (
                     nand,
                     nand.geo.page_size as u64,
-                    f,
-                    Default::default(),
                     st.ccsd().free_blocks(),
                     st.ccsd().logical_blocks() * 4096,
                     nand.geo.capacity_bytes(),
                 )
             }
         };
-        let n = nand.counters;
+        let (mut n, mut f, mut c, mut sched) = self.counters();
+        let (mut issued, mut completed, mut out_of_order) = (
+            self.host.counters.issued,
+            self.host.counters.completed,
+            self.host.counters.out_of_order,
+        );
+        if let Some(b) = &self.base {
+            n = minus(&n, &b.nand, &[]);
+            f = minus(&f, &b.ftl, &[]);
+            c = minus(&c, &b.dev, &[]);
+            sched = minus(&sched, &b.sched, &[]);
+            issued -= b.issued;
+            completed -= b.completed;
+            out_of_order -= b.out_of_order;
+        }
         let ec = nand.erase_counts();
         Summary {
-            sim_time_s: secs,
-            requests_issued: self.host.counters.issued,
-            requests_completed: self.host.counters.completed,
+            sim_time_s: end.as_secs_f64(),
+            window: WindowSummary {
+                from_s: from.as_secs_f64(),
+                to_s: to.as_secs_f64(),
+                seconds: secs,
+            },
+            requests_issued: issued,
+            requests_completed: completed,
             requests_failed: self.rec.failed_requests,
             host_read_bytes: self.rec.read.bytes,
             host_write_bytes,
@@ -450,7 +539,7 @@ impl Simulation {
             rmw_page_reads: c.rmw_page_reads,
             buffer_full_waits: c.buffer_full_waits,
             verified_page_reads: c.verified_page_reads,
-            arrivals_out_of_order: self.host.counters.out_of_order,
+            arrivals_out_of_order: out_of_order,
             read: self.op_summary(Op::Read, secs),
             write: self.op_summary(Op::Write, secs),
             trim: OpSummary::new(&self.rec.trim, None, secs),
@@ -476,13 +565,13 @@ impl Simulation {
             precondition: self.precondition,
             content: self.content.as_ref().map(ContentModel::summary),
             stack: match &self.target {
-                Target::Stack(st) => Some(st.summary(end)),
+                Target::Stack(st) => Some(st.summary(to)),
                 Target::Ssd(_) => None,
             },
             controller: match &self.target {
                 Target::Ssd(d) => {
-                    let quiet = d.sched.last_activity().max(end);
-                    let plane_ns = d.nand.geo.planes as f64 * quiet.0 as f64;
+                    let quiet = d.sched.last_activity().max(to);
+                    let plane_ns = d.nand.geo.planes as f64 * (quiet.0 - from.0) as f64;
                     let frac = |ns: u64| {
                         if plane_ns > 0.0 {
                             ns as f64 / plane_ns
@@ -491,7 +580,7 @@ impl Simulation {
                         }
                     };
                     Some(ControllerSummary {
-                        counters: d.sched.counters,
+                        counters: sched,
                         flash_quiet_s: quiet.as_secs_f64(),
                         plane_busy_fraction: frac(n.array_busy_ns),
                         gc_busy_fraction: frac(n.gc_busy_ns),

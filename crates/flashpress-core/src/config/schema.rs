@@ -267,6 +267,11 @@ pub struct PreconditionConfig {
 pub struct StatsConfig {
     /// Timeline sampling interval in milliseconds of simulated time.
     pub interval_ms: f64,
+    /// Warm-up excluded from the summary (ms of simulated time, 0: none): requests completing
+    /// before it and work booked before it are not counted; the run's stop conditions are
+    /// unchanged (unlike fio's `ramp_time`, it does not lengthen the run).
+    #[serde(default)]
+    pub warmup_ms: f64,
 }
 
 /// Self-checks.
@@ -697,6 +702,13 @@ impl SimConfig {
                     "expected a number of ms in [{MIN_INTERVAL_MS}, {MAX_INTERVAL_MS:e}], got {iv}"
                 )
             },
+        )?;
+        let wu = self.stats.warmup_ms;
+        check(
+            (0.0..=MAX_INTERVAL_MS).contains(&wu),
+            src,
+            "stats.warmup_ms",
+            || format!("expected a number of ms in [0, {MAX_INTERVAL_MS:e}], got {wu}"),
         )?;
 
         self.content.validate(src)?;

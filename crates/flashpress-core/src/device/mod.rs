@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use strength_reduce::StrengthReducedU64;
 
 /// Counters owned by the controller.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceCounters {
     /// Page reads of never-written (or trimmed) addresses, answered without touching NAND.
     pub unmapped_page_reads: u64,

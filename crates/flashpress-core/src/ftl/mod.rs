@@ -52,7 +52,7 @@ pub fn logical_pages(cfg: &SimConfig) -> u64 {
 }
 
 /// Counters owned by the FTL.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FtlCounters {
     /// Pages programmed for host writes.
     pub host_pages_written: u64,

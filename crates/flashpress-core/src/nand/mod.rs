@@ -20,7 +20,7 @@ use crate::config::NandConfig;
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
 
 /// Operation counts and energy, owned by the NAND array.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NandCounters {
     /// Page reads from the array (count).
     pub reads: u64,

@@ -6,8 +6,9 @@
 //!
 //! Memory: every task holds its uncompressed buffer (a cluster for F2FS's compression, the
 //! device-compressed blocks for host decompression of CCSD data) while it runs on its core.
-//! [`BufferMeter`] integrates the bytes held over time and keeps the largest amount held at
-//! once: the footprint follows from how many tasks overlap, not from a formula.
+//! The counters integrate the bytes held over time (the mean) and [`BufferMeter`] keeps the
+//! largest amount held at once: the footprint follows from how many tasks overlap, not from a
+//! formula.
 
 use std::collections::BTreeMap;
 
@@ -23,9 +24,6 @@ pub struct BufferMeter {
     deltas: BTreeMap<SimTime, i64>,
     level: i64,
     peak: i64,
-    /// Byte-nanoseconds held (for the time-weighted mean).
-    byte_ns: u128,
-    last: SimTime,
 }
 
 impl BufferMeter {
@@ -35,7 +33,6 @@ impl BufferMeter {
         }
         *self.deltas.entry(start).or_insert(0) += bytes as i64;
         *self.deltas.entry(end).or_insert(0) -= bytes as i64;
-        self.byte_ns += bytes as u128 * u128::from(end.0 - start.0);
     }
 
     /// Fold every change before `upto` (no task can start earlier any more).
@@ -47,7 +44,6 @@ impl BufferMeter {
             self.deltas.pop_first();
             self.level += d;
             self.peak = self.peak.max(self.level);
-            self.last = t;
         }
     }
 
@@ -61,15 +57,6 @@ impl BufferMeter {
         peak.max(0) as u64
     }
 
-    /// Mean bytes held over `elapsed_ns`.
-    pub fn mean_bytes(&self, elapsed_ns: u64) -> f64 {
-        if elapsed_ns == 0 {
-            0.0
-        } else {
-            self.byte_ns as f64 / elapsed_ns as f64
-        }
-    }
-
     /// Changes still queued (bounded by the tasks not yet settled).
     #[cfg(test)]
     fn pending(&self) -> usize {
@@ -78,7 +65,7 @@ impl BufferMeter {
 }
 
 /// Host CPU counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CpuCounters {
     /// Core time spent compressing (ns).
     pub compress_busy_ns: u64,
@@ -88,6 +75,9 @@ pub struct CpuCounters {
     pub compress_tasks: u64,
     /// Decompression tasks run on the host.
     pub decompress_tasks: u64,
+    /// Buffer bytes held by running tasks, integrated over time (byte-ns; the mean is this
+    /// over the measured time).
+    pub buffer_byte_ns: u64,
 }
 
 /// The host's cores.
@@ -156,6 +146,7 @@ impl Cpu {
     }
 
     fn held(&mut self, start: SimTime, end: SimTime, bytes: u64) {
+        self.counters.buffer_byte_ns += bytes * (end.0 - start.0);
         self.buffers.hold(start, end, bytes);
         let frontier = self.cores[Self::earliest(&self.cores)];
         self.buffers.settle(frontier);
@@ -166,15 +157,16 @@ impl Cpu {
         self.counters.compress_busy_ns + self.counters.decompress_busy_ns
     }
 
-    /// Progress of a co-running job of `threads` CPU-bound threads over `elapsed_ns`, as a
-    /// fraction of its progress on an otherwise idle host: it gets every core-nanosecond the
-    /// I/O stack leaves, up to one core per thread.
-    pub fn compute_progress(&self, threads: u32, elapsed_ns: u64) -> Option<f64> {
+    /// Progress of a co-running job of `threads` CPU-bound threads over `elapsed_ns` in which
+    /// the I/O stack used `busy_ns` of core time, as a fraction of its progress on an
+    /// otherwise idle host: it gets every core-nanosecond the I/O stack leaves, up to one
+    /// core per thread.
+    pub fn compute_progress(&self, threads: u32, elapsed_ns: u64, busy_ns: u64) -> Option<f64> {
         if threads == 0 || elapsed_ns == 0 {
             return None;
         }
         let want = threads as f64 * elapsed_ns as f64;
-        let spare = self.cores.len() as f64 * elapsed_ns as f64 - self.busy_ns() as f64;
+        let spare = self.cores.len() as f64 * elapsed_ns as f64 - busy_ns as f64;
         let alone = want.min(self.cores.len() as f64 * elapsed_ns as f64);
         Some((want.min(spare.max(0.0)) / alone).clamp(0.0, 1.0))
     }
@@ -200,10 +192,10 @@ mod tests {
         let mut c = Cpu::new(2, 1);
         c.compress(SimTime(0), 500, 0);
         // 2 cores x 1000 ns = 2000, the stack used 500: a 2-thread job gets 1500 of 2000.
-        assert_eq!(c.compute_progress(2, 1000), Some(0.75));
+        assert_eq!(c.compute_progress(2, 1000, c.busy_ns()), Some(0.75));
         // a 1-thread job still gets its whole core
-        assert_eq!(c.compute_progress(1, 1000), Some(1.0));
-        assert_eq!(c.compute_progress(0, 1000), None);
+        assert_eq!(c.compute_progress(1, 1000, c.busy_ns()), Some(1.0));
+        assert_eq!(c.compute_progress(0, 1000, c.busy_ns()), None);
     }
 
     /// Brute force: the bytes held at each nanosecond of the intervals, maximum and sum.
@@ -252,7 +244,8 @@ mod tests {
             let (peak, sum) = brute(&iv);
             let total = iv.iter().map(|i| i.1).max().unwrap();
             assert_eq!(c.buffers.peak_bytes(), peak);
-            assert!((c.buffers.mean_bytes(total) - sum as f64 / total as f64).abs() < 1e-6);
+            assert_eq!(u128::from(c.counters.buffer_byte_ns), sum);
+            assert!(total > 0);
             assert!(c.buffers.pending() <= 2 * 60);
         }
     }

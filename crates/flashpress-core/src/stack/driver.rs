@@ -4,14 +4,14 @@
 //! happens in [`Stack::on_time`], called before every request and on a periodic tick.
 
 use super::bio::{Disk, SpaceReport};
-use super::cpu::Cpu;
+use super::cpu::{Cpu, CpuCounters};
 use super::fs::{Fs, FsCounters, FsCtx, FsDone};
 use super::policy::Policy;
 use crate::config::{PolicyKind, SimConfig, SpacePolicy, StackConfig};
 use crate::content::ContentModel;
 use crate::device::ccsd::{Ccsd, CcsdCounters};
 use crate::error::{Error, Result};
-use crate::stats::Column;
+use crate::stats::{minus, Column};
 use crate::units::SimTime;
 use crate::workload::{Op, Request, NO_FILE};
 use serde::Serialize;
@@ -57,6 +57,16 @@ pub struct Stack {
     space: SpaceState,
     fs_base: FsCounters,
     series: Series,
+    /// Counters when the measured window started (`stats.warmup_ms`; see `stats::window`).
+    window: Option<WindowStart>,
+}
+
+/// The device's and the host cores' counters when the warm-up ended.
+#[derive(Debug, Clone, Copy)]
+struct WindowStart {
+    at: SimTime,
+    ccsd: CcsdCounters,
+    cpu: CpuCounters,
 }
 
 impl Stack {
@@ -148,6 +158,7 @@ impl Stack {
             space: SpaceState::default(),
             fs_base,
             series: Series::default(),
+            window: None,
             cfg: st.clone(),
             fs,
             ccsd,
@@ -376,17 +387,39 @@ impl Stack {
         self.ccsd.check_invariants()
     }
 
-    /// Totals of the stack over a run of `elapsed` simulated time.
-    pub fn summary(&self, elapsed: SimTime) -> StackSummary {
+    /// The warm-up ended at `at`: the summary counts from here.
+    pub fn start_window(&mut self, at: SimTime) {
+        self.fs_base = self.fs.counters();
+        self.window = Some(WindowStart {
+            at,
+            ccsd: self.ccsd.counters(),
+            cpu: self.cpu.counters,
+        });
+    }
+
+    /// Totals of the stack over the measured window, which ends at `end`.
+    pub fn summary(&self, end: SimTime) -> StackSummary {
+        let from = self.window.map_or(SimTime::ZERO, |w| w.at);
+        let elapsed = SimTime(end.0.saturating_sub(from.0));
         let secs = elapsed.as_secs_f64();
-        let d: CcsdCounters = self.ccsd.counters();
+        let mut d: CcsdCounters = self.ccsd.counters();
+        let mut c = self.cpu.counters;
+        if let Some(w) = &self.window {
+            // Event times and the highest temperature stay absolute.
+            d = minus(
+                &d,
+                &w.ccsd,
+                &["first_throttle_ns", "shutdown_ns", "max_temperature_c"],
+            );
+            c = minus(&c, &w.cpu, &[]);
+        }
         let f = sub_counters(&self.fs.counters(), &self.fs_base);
         let space: SpaceReport = self.ccsd.space();
         let host = f.compress_blocks_host + f.decompress_blocks_host;
         let all = host + f.compress_blocks_device + f.decompress_blocks_device;
-        let c = self.cpu.counters;
         let cores = self.cpu.cores() as f64;
-        let busy_s = self.cpu.busy_ns() as f64 * 1e-9;
+        let busy_ns = c.compress_busy_ns + c.decompress_busy_ns;
+        let busy_s = busy_ns as f64 * 1e-9;
         let host_cpu_j = if secs > 0.0 {
             cores * self.cfg.cpu.core_idle_w * secs
                 + busy_s * (self.cfg.cpu.core_active_w - self.cfg.cpu.core_idle_w)
@@ -447,10 +480,12 @@ impl Stack {
                 compress_busy_s: c.compress_busy_ns as f64 * 1e-9,
                 decompress_busy_s: c.decompress_busy_ns as f64 * 1e-9,
                 utilization: per_s(busy_s) / cores,
-                compute_progress: self
-                    .cpu
-                    .compute_progress(self.cfg.cpu.compute_threads, elapsed.0),
-                buffer_bytes_mean: self.cpu.buffers.mean_bytes(elapsed.0),
+                compute_progress: self.cpu.compute_progress(
+                    self.cfg.cpu.compute_threads,
+                    elapsed.0,
+                    busy_ns,
+                ),
+                buffer_bytes_mean: per_s(c.buffer_byte_ns as f64 * 1e-9),
                 buffer_bytes_peak: self.cpu.buffers.peak_bytes(),
             },
             energy: StackEnergy {

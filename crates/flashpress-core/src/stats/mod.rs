@@ -5,12 +5,15 @@
 
 mod recorder;
 mod summary;
+mod window;
 
 pub use recorder::Recorder;
 pub use summary::{
     stat_descriptions, ControllerSummary, DuringGcSummary, EnergySummary, LatencySummary,
     OpSummary, PreconditionSummary, SplitSummary, Summary, WearSummary,
 };
+pub use window::WindowSummary;
+pub(crate) use window::{minus, Base as WindowBase};
 
 use crate::workload::Op;
 use hdrhistogram::Histogram;

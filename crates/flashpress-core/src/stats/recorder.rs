@@ -90,6 +90,9 @@ pub struct Recorder {
     pub last_completion: SimTime,
     /// Requests that failed.
     pub failed_requests: u64,
+    /// Requests completing (or failing) before this time are the warm-up (`stats.warmup_ms`):
+    /// they appear in the timeline's rows, not in the totals and histograms.
+    measure_from: SimTime,
     /// Completions of intervals that are over (no later submission can complete in them),
     /// by interval index, increasing; only intervals in which something completed.
     intervals: Vec<(u64, Interval)>,
@@ -124,6 +127,7 @@ impl Recorder {
             trim: OpTotals::default(),
             last_completion: SimTime::ZERO,
             failed_requests: 0,
+            measure_from: SimTime::ZERO,
             intervals: Vec::new(),
             pending: VecDeque::new(),
             samples: Vec::new(),
@@ -135,6 +139,11 @@ impl Recorder {
         self.interval_ns
     }
 
+    /// Count only requests completing at or after `t` in the totals and histograms.
+    pub fn measure_from(&mut self, t: SimTime) {
+        self.measure_from = t;
+    }
+
     /// Index of the interval `t` falls in.
     #[inline]
     pub fn interval_of(&self, t: SimTime) -> u64 {
@@ -144,7 +153,7 @@ impl Recorder {
     /// A request that failed (device shut down, file system full) at `done`: counted, and
     /// not in the throughput or latency figures.
     pub fn record_failed(&mut self, done: SimTime) {
-        self.failed_requests += 1;
+        self.failed_requests += (done >= self.measure_from) as u64;
         self.last_completion = self.last_completion.max(done);
     }
 
@@ -152,24 +161,26 @@ impl Recorder {
     #[inline]
     pub fn record(&mut self, op: Op, bytes: u64, issued: SimTime, done: SimTime) {
         let lat = done.0 - issued.0;
-        let t = match op {
-            Op::Read => {
-                self.read_hist.saturating_record(lat);
-                &mut self.read
+        if done >= self.measure_from {
+            let t = match op {
+                Op::Read => {
+                    self.read_hist.saturating_record(lat);
+                    &mut self.read
+                }
+                Op::Write => {
+                    self.write_hist.saturating_record(lat);
+                    &mut self.write
+                }
+                Op::Trim | Op::Delete => &mut self.trim,
+            };
+            if t.requests == 0 || lat < t.latency_min_ns {
+                t.latency_min_ns = lat;
             }
-            Op::Write => {
-                self.write_hist.saturating_record(lat);
-                &mut self.write
-            }
-            Op::Trim | Op::Delete => &mut self.trim,
-        };
-        if t.requests == 0 || lat < t.latency_min_ns {
-            t.latency_min_ns = lat;
+            t.requests += 1;
+            t.bytes += bytes;
+            t.latency_sum_ns += lat as u128;
+            t.latency_max_ns = t.latency_max_ns.max(lat);
         }
-        t.requests += 1;
-        t.bytes += bytes;
-        t.latency_sum_ns += lat as u128;
-        t.latency_max_ns = t.latency_max_ns.max(lat);
         self.last_completion = self.last_completion.max(done);
         let i = self.interval_of(done);
         let iv = self.pending_mut(i);
@@ -214,6 +225,9 @@ impl Recorder {
     /// The latency split of a request the SSD completed (after [`Recorder::record`]).
     #[inline]
     pub fn record_split(&mut self, c: &crate::device::Completed) {
+        if c.done < self.measure_from {
+            return;
+        }
         let (t, h) = match c.op {
             Op::Read => (&mut self.read_split, &mut self.read_gc_hist),
             Op::Write => (&mut self.write_split, &mut self.write_gc_hist),

@@ -167,6 +167,9 @@ pub struct PreconditionSummary {
 pub struct Summary {
     /// Simulated time from start to the last completion (s).
     pub sim_time_s: f64,
+    /// The measured window (`stats.warmup_ms` to the end): every count, rate and energy below
+    /// is over it, except levels and event times.
+    pub window: super::WindowSummary,
     /// Requests submitted to the device.
     pub requests_issued: u64,
     /// Requests completed.
@@ -249,8 +252,8 @@ pub struct ControllerSummary {
     /// Simulated time at which the last flash operation ended (s): at least `sim_time_s`,
     /// later when GC that yielded to host commands ran after the last request completed.
     pub flash_quiet_s: f64,
-    /// Fraction of plane time spent in array operations, over all planes until
-    /// `flash_quiet_s`.
+    /// Fraction of plane time spent in array operations, over all planes from the start of
+    /// the measured window until `flash_quiet_s`.
     pub plane_busy_fraction: f64,
     /// Fraction of plane time spent in GC's array operations.
     pub gc_busy_fraction: f64,
@@ -264,6 +267,17 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "sim_time_s",
             "s",
             "simulated time from start to the last completion",
+        ),
+        (
+            "window.from_s",
+            "s",
+            "start of the measured window (the end of stats.warmup_ms); the summary's counts, rates and energies are over the window, levels and event times are not",
+        ),
+        ("window.to_s", "s", "end of the measured window (the last completion)"),
+        (
+            "window.seconds",
+            "s",
+            "length of the measured window; rates divide by it",
         ),
         (
             "requests_issued",
@@ -561,7 +575,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("stack.device.counters.dram_read_blocks", "blocks", "of those, blocks served from a page still in DRAM"),
         ("stack.device.counters.host_pages_read", "pages", "nAND pages read for host reads"),
         ("stack.device.counters.trimmed_blocks", "blocks", "mapped blocks discarded by TRIM"),
-        ("stack.device.counters.throttled_ns", "ns", "time spent throttled (ns)"),
+        ("stack.device.counters.throttled_ns", "ns", "time spent throttled in the measured window (ns)"),
         ("stack.device.counters.first_throttle_ns", "ns", "when throttling first started (ns)"),
         ("stack.device.counters.shutdown_ns", "ns", "when the device shut down (ns)"),
         ("stack.device.counters.failed_ios", "count", "requests failed because the device had shut down"),
@@ -575,7 +589,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("stack.temperature.max_c", "°C", "highest temperature (°C)"),
         ("stack.temperature.end_c", "°C", "temperature at the end (°C)"),
         ("stack.temperature.first_throttle_s", "s", "when the device first throttled (s), if it did"),
-        ("stack.temperature.throttled_s", "s", "time spent throttled (s)"),
+        ("stack.temperature.throttled_s", "s", "time spent throttled in the measured window (s)"),
         ("stack.temperature.shutdown_s", "s", "when the device shut down (s), if it did"),
         ("stack.temperature.failed_requests", "count", "requests that failed (device shut down or file system full)"),
         ("stack.tasks.compress_device_blocks", "blocks", "blocks compressed by the CCSD"),
@@ -605,7 +619,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("stack.cpu.utilization", "fraction", "share of all core time the I/O stack's (de)compression used"),
         ("stack.cpu.compute_progress", "fraction", "co-running CPU job's progress relative to running alone (`null` without one)"),
         ("stack.cpu.buffer_bytes_mean", "B", "time-weighted mean host memory held by running (de)compression tasks (bytes)"),
-        ("stack.cpu.buffer_bytes_peak", "B", "most host memory (de)compression tasks held at once: each running task holds its uncompressed buffer (bytes)"),
+        ("stack.cpu.buffer_bytes_peak", "B", "most host memory (de)compression tasks held at once over the whole run (a level, warm-up included): each running task holds its uncompressed buffer (bytes)"),
         ("stack.energy.device_j", "J", "device energy (J)"),
         ("stack.energy.device_mean_w", "W", "mean device power (W)"),
         ("stack.energy.host_cpu_j", "J", "host CPU energy (J)"),

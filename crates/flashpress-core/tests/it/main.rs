@@ -10,4 +10,5 @@ mod gc_validity;
 mod lost_work;
 mod timeline;
 mod waiting_streams;
+mod window;
 mod workload_files;

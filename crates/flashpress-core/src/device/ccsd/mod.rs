@@ -29,7 +29,7 @@ use packed::Packed;
 use thermal::Thermal;
 
 /// What the CCSD counted since it was built or last reset. Energies are in joules.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CcsdCounters {
     /// Blocks written by the host (all kinds).
     pub host_write_blocks: u64,

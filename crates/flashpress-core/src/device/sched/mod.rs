@@ -46,7 +46,7 @@ use plane::{Act, GcEntry, GcOp, HostCmd, Plane, Suspended, NEVER, NONE};
 pub use plane::Split;
 
 /// Counters owned by the back end.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SchedCounters {
     /// Programs suspended for reads.
     pub program_suspensions: u64,

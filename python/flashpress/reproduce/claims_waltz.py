@@ -411,12 +411,14 @@ def waltz_claims() -> list[Claim]:
         ),
         magnitude(
             "fig13",
-            "16.0% of (de)compression tasks on the host (average)",
+            "16.0% of (de)compression tasks on the host (average over the patterns; read as Waltz_s, "
+            "the scheme that moves tasks to the host: Waltz_p skips compression instead)",
             16.0,
             "%",
             "host_share",
             points=True,
             scale_pct=True,
+            scheme="Waltz_s",
         ),
         magnitude(
             "fig13",

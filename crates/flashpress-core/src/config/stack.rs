@@ -410,6 +410,10 @@ pub struct CcsdConfig {
     pub cost: Option<CostModel>,
     /// Logical space the device exposes, as a multiple of its physical capacity (>= 1).
     pub logical_ratio: f64,
+    /// A compressed chunk may straddle two flash pages (its tail starts the next page), so
+    /// only flushes of partial pages pad; false: a chunk that does not fit the rest of the
+    /// open page closes it and the rest is padding.
+    pub straddle: bool,
     /// Temperature at which the device throttles its engine (°C).
     pub throttle_c: f64,
     /// Engine throughput while throttled, as a fraction of full speed (Waltz §3.1: about 0.1).
@@ -434,6 +438,7 @@ impl Default for CcsdConfig {
             granularity: 4096,
             cost: None,
             logical_ratio: 2.0,
+            straddle: false,
             throttle_c: 76.0,
             throttle_speed: 0.1,
             throttle_power: 1.0,

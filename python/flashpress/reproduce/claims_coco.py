@@ -7,7 +7,7 @@ The slides measure "power consumption of CSD": the power claims use the device's
 from __future__ import annotations
 
 from flashpress.reproduce.claims import Claim, change, extreme, not_run, ordering
-from flashpress.reproduce.experiments import COCO_SCHEMES
+from flashpress.reproduce.experiments import COCO_SEED_SCHEMES as COCO_SCHEMES
 
 
 def coco_claims() -> list[Claim]:

@@ -142,6 +142,23 @@ pub struct CocoConfig {
     pub tc: f64,
     /// Blocks at the start of a file whose ratio is the file's estimate.
     pub sample_blocks: u32,
+    /// The hot/cold tag is F2FS's own temperature classification (mkfs.f2fs's default
+    /// extension lists: `db` files hot, media files cold, the rest warm) rather than the
+    /// hotness the workload gives a file. Either way warm counts as cold (COCO's tag is
+    /// two-way).
+    pub tags: bool,
+    /// What happens to data COCO does not send to the CCSD (the slides allow both readings).
+    pub rest: CocoRest,
+}
+
+/// COCO's data not sent to the CCSD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CocoRest {
+    /// Stored uncompressed (COCO has no software compression, Waltz Table 1).
+    Uncompressed,
+    /// Compressed by F2FS on host cores, as F2FSC does.
+    Host,
 }
 
 impl Default for CocoConfig {
@@ -149,6 +166,8 @@ impl Default for CocoConfig {
         CocoConfig {
             tc: 2.0,
             sample_blocks: 3,
+            tags: false,
+            rest: CocoRest::Uncompressed,
         }
     }
 }

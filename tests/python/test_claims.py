@@ -134,6 +134,20 @@ def test_lowest_is_against_every_scheme() -> None:
     assert status_of(c, rows) == "holds"
 
 
+def test_a_zero_reference_is_an_infinite_change_not_a_missing_run() -> None:
+    # Fig 19: F2FSC uses host CPU, Baseline none at all: F2FSC is the highest, not "not run".
+    c = extreme("f", "A has the highest CPU usage", "A", ("B", "C"), "cpu", lowest=False)
+    rows = [{"scheme": s, "stack.cpu.utilization": u, "rep": k} for k in (0, 1) for s, u in (("A", 0.07), ("B", 0.0))]
+    rows += [{"scheme": "C", "stack.cpu.utilization": 0.03, "rep": k} for k in (0, 1)]
+    assert status_of(c, rows) == "holds"
+    # Both at zero: no change, inconclusive.
+    for r in rows:
+        if r["scheme"] == "A":
+            r["stack.cpu.utilization"] = 0.0
+    assert status_of(c, rows) == "fails"
+    assert status_of(extreme("f", "B highest", "B", ("A",), "cpu", lowest=False), rows) == "inconclusive"
+
+
 def test_a_magnitude_is_within_a_factor_of_two_or_ten_points() -> None:
     c = magnitude("f", "16% on the host", 16.0, "%", "host_share", points=True, scale_pct=True)
     assert status_of(c, [{"stack.tasks.host_share": 0.045}]) == "fails"  # 4.5 %: 11.5 points off

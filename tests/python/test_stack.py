@@ -302,6 +302,32 @@ def test_fig14_orderings_without_cleaning(pattern: str) -> None:
 # -- with segment cleaning (Fig 15), RS sweep (Fig 9/11), WAF (Fig 18), CPU (Fig 19) --------
 
 
+#: zstd-3 instructions per byte on generated content at ratios 2 and 4 (codec::cost's table,
+#: measured with benchmarks/codec_speed_by_ratio.sh).
+ZSTD3_INSTR = {2.0: 29.30, 4.0: 17.64}
+
+
+def test_host_compression_time_follows_the_generated_ratio() -> None:
+    """F2FSC's core time per 16 KiB cluster (less the fixed per-cluster overhead) scales with
+    zstd's instructions per byte at the content's ratio; with ``ratio_speed`` off it does not
+    depend on the ratio."""
+
+    def codec_us_per_cluster(ratio: float, on: bool) -> float:
+        s = run(config("f2fsc", ratio=ratio, cpu={"ratio_speed": on}))
+        clusters = s["stack"]["tasks"]["compress_host_blocks"] / 4
+        assert clusters > 1000, s["stack"]["tasks"]
+        return float(s["stack"]["cpu"]["compress_busy_s"]) / clusters * 1e6 - 5.0
+
+    off = {r: codec_us_per_cluster(r, False) for r in ZSTD3_INSTR}
+    on = {r: codec_us_per_cluster(r, True) for r in ZSTD3_INSTR}
+    assert off[4.0] == pytest.approx(off[2.0], rel=1e-3), off
+    # 16 KiB at the measured 197 MB/s on text.
+    assert off[2.0] == pytest.approx(16384 / 197.0, rel=1e-3), off
+    # Clusters reach slightly different ratios than the 4 KiB calibration target: 3%.
+    assert on[4.0] / on[2.0] == pytest.approx(ZSTD3_INSTR[4.0] / ZSTD3_INSTR[2.0], rel=0.03), on
+    assert on[2.0] / off[2.0] == pytest.approx(ZSTD3_INSTR[2.0] / 50.12, rel=0.03), (on, off)
+
+
 @pytest.mark.slow
 def test_fig15_osa_lifts_waltz_above_tcs_with_cleaning() -> None:
     thr = {

@@ -106,7 +106,11 @@ class Measure:
 
     @property
     def spread(self) -> float | None:
-        return max(self.per_seed) - min(self.per_seed) if len(self.per_seed) > 1 else None
+        if len(self.per_seed) < 2:
+            return None
+        hi, lo = max(self.per_seed), min(self.per_seed)
+        # Changes against a zero reference are infinite; equal infinities do not spread.
+        return 0.0 if hi == lo else hi - lo
 
     def band(self, floor: float = NOISE_FLOOR_PCT) -> float:
         """The noise band: ``floor`` or the spread between seeds, whichever is larger."""
@@ -143,7 +147,8 @@ def changes(
 ) -> Measure | None:
     """``metric(name) / metric(ref) - 1`` in percent over paired runs (same labels but ``key``,
     same seed), averaged per seed; with ``relative=False`` the difference in points (x 100, for
-    metrics that are fractions)."""
+    metrics that are fractions). Against a reference of 0 a nonzero value is an infinite change
+    of its sign (F2FSC's CPU use against Baseline's none) and 0 is no change."""
     rows = ok_rows(table, figure, **labels)
     refs = {pair_key(r, key): metric(r, metric_name) for r in rows if r.get(key) == ref}
     out: list[tuple[int, float | None]] = []
@@ -158,6 +163,8 @@ def changes(
             out.append((replicate(r), 100.0 * (v - base)))
         elif base > 0:
             out.append((replicate(r), 100.0 * (v / base - 1.0)))
+        elif base == 0:
+            out.append((replicate(r), math.copysign(math.inf, v) if v else 0.0))
     return by_seed(out)
 
 
@@ -170,6 +177,8 @@ def values(table: pd.DataFrame, figure: str, metric_name: str, **labels: Any) ->
 
 
 def _pct(v: float) -> str:
+    if math.isinf(v):
+        return f"{'+' if v > 0 else '-'}inf% (against 0)"
     return f"{v:+.1f}%"
 
 

@@ -125,6 +125,28 @@ impl CostModel {
         }
     }
 
+    /// [`CostModel::compress_ns`] on host cores scaled by `factor` (see
+    /// [`generated_content_factor`]); an engine's fixed latency is not scaled.
+    pub fn compress_ns_scaled(&self, bytes: u64, factor: f64) -> u64 {
+        match *self {
+            CostModel::HostCpu {
+                compress_mb_per_s, ..
+            } => mb_per_s_to_ns(bytes, compress_mb_per_s / factor),
+            CostModel::Engine { .. } => self.compress_ns(bytes),
+        }
+    }
+
+    /// [`CostModel::decompress_ns`] on host cores scaled by `factor`.
+    pub fn decompress_ns_scaled(&self, bytes: u64, factor: f64) -> u64 {
+        match *self {
+            CostModel::HostCpu {
+                decompress_mb_per_s,
+                ..
+            } => mb_per_s_to_ns(bytes, decompress_mb_per_s / factor),
+            CostModel::Engine { .. } => self.decompress_ns(bytes),
+        }
+    }
+
     /// Engine energy in pJ for `busy_ns` of lane time (0 for host CPU, whose energy is the
     /// host's CPU power model, not the codec's).
     pub fn energy_pj(&self, busy_ns: u64) -> u64 {
@@ -173,6 +195,70 @@ impl CostModel {
     }
 }
 
+/// Compression ratios of the generated-content rows of [`RATIO_COST`].
+const RATIO_GRID: [f64; 7] = [1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0];
+
+/// Instructions per input byte of a host codec: on real text, where the MB/s defaults were
+/// measured, and on generated content at each ratio of [`RATIO_GRID`].
+struct RatioCost {
+    /// (compress, decompress) on the GCIDE dictionary text.
+    text: (f64, f64),
+    compress: [f64; 7],
+    decompress: [f64; 7],
+}
+
+/// `benchmarks/codec_speed_by_ratio.sh` (valgrind's callgrind, so independent of other load;
+/// 8 MiB in 16 KiB clusters; generated content as the content model makes it, fio-style
+/// 512-byte chunks of random bytes and zeros, calibrated per codec to the ratio). Generated
+/// content is cheaper than text: its zero runs compress and decompress as long matches or
+/// runs and its random prefixes as literals the codec gives up on quickly; compression costs
+/// most at ratios 1.5-2 (every position of a random prefix is hashed and tried) and falls
+/// as the zero share grows.
+fn ratio_cost(kind: CodecKind) -> Option<RatioCost> {
+    Some(match kind {
+        CodecKind::Lz4 => RatioCost {
+            text: (13.11, 4.44),
+            compress: [3.55, 8.44, 7.49, 6.35, 5.62, 4.89, 4.31],
+            decompress: [0.23, 0.53, 0.51, 0.53, 0.52, 0.53, 0.42],
+        },
+        CodecKind::Zstd(1) => RatioCost {
+            text: (38.48, 15.53),
+            compress: [11.23, 20.98, 20.39, 15.49, 12.87, 9.95, 8.76],
+            decompress: [1.03, 0.83, 0.91, 1.00, 0.91, 0.92, 1.06],
+        },
+        CodecKind::Zstd(l) if l <= 3 => RatioCost {
+            text: (50.12, 17.52),
+            compress: [10.64, 33.79, 29.30, 22.14, 17.64, 13.47, 10.80],
+            decompress: [1.03, 0.83, 0.87, 0.92, 0.94, 0.96, 0.97],
+        },
+        CodecKind::Deflate(_) | CodecKind::Zlib(_) => RatioCost {
+            text: (137.14, 18.73),
+            compress: [95.85, 157.55, 139.87, 126.14, 123.05, 116.12, 113.31],
+            decompress: [1.03, 20.53, 16.65, 12.95, 11.22, 9.48, 8.63],
+        },
+        _ => return None,
+    })
+}
+
+/// Factors (compress, decompress) by which host time on generated content at `ratio` differs
+/// from the codec's MB/s: instructions per byte at that ratio (linear between the measured
+/// ratios, clamped to 1..8) over instructions per byte on the text the MB/s were measured on.
+/// (1, 1) for codecs without a table (zstd levels above 3, lzo, dpc, fpc, bdi, none).
+pub fn generated_content_factor(kind: CodecKind, ratio: f64) -> (f64, f64) {
+    let Some(t) = ratio_cost(kind) else {
+        return (1.0, 1.0);
+    };
+    let r = if ratio.is_nan() {
+        1.0
+    } else {
+        ratio.clamp(RATIO_GRID[0], RATIO_GRID[6])
+    };
+    let k = RATIO_GRID[1..].iter().position(|&g| r <= g).unwrap_or(5);
+    let w = (r - RATIO_GRID[k]) / (RATIO_GRID[k + 1] - RATIO_GRID[k]);
+    let at = |v: &[f64; 7]| v[k] + w * (v[k + 1] - v[k]);
+    (at(&t.compress) / t.text.0, at(&t.decompress) / t.text.1)
+}
+
 fn mb_per_s_to_ns(bytes: u64, mb_per_s: f64) -> u64 {
     // bytes / (mb_per_s * 1e6 B/s) seconds = bytes * 1e3 / mb_per_s ns.
     (bytes as f64 * 1e3 / mb_per_s).ceil() as u64
@@ -181,6 +267,50 @@ fn mb_per_s_to_ns(bytes: u64, mb_per_s: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generated_content_factor_interpolates_the_measured_table() {
+        let z = CodecKind::Zstd(3);
+        // At a grid ratio: the measured instructions over the text's.
+        let (c2, d2) = generated_content_factor(z, 2.0);
+        assert!((c2 - 29.30 / 50.12).abs() < 1e-12 && (d2 - 0.87 / 17.52).abs() < 1e-12);
+        // Halfway between 3 and 4: the mean of the two rows.
+        let (c35, _) = generated_content_factor(z, 3.5);
+        assert!((c35 - (22.14 + 17.64) / 2.0 / 50.12).abs() < 1e-12);
+        // Clamped to the grid, NaN taken as incompressible.
+        assert_eq!(
+            generated_content_factor(z, 100.0),
+            generated_content_factor(z, 8.0)
+        );
+        assert_eq!(
+            generated_content_factor(z, 0.5),
+            generated_content_factor(z, 1.0)
+        );
+        assert_eq!(
+            generated_content_factor(z, f64::NAN),
+            generated_content_factor(z, 1.0)
+        );
+        // More compressible generated data compresses faster beyond ratio 1.5.
+        for codec in [CodecKind::Lz4, CodecKind::Zstd(1), z, CodecKind::Deflate(6)] {
+            let c: Vec<f64> = [1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
+                .iter()
+                .map(|&r| generated_content_factor(codec, r).0)
+                .collect();
+            assert!(c.windows(2).all(|w| w[1] <= w[0]), "{codec}: {c:?}");
+        }
+        // No table: no scaling.
+        assert_eq!(
+            generated_content_factor(CodecKind::Zstd(19), 4.0),
+            (1.0, 1.0)
+        );
+        assert_eq!(generated_content_factor(CodecKind::Dpc, 4.0), (1.0, 1.0));
+        // Scaled host time is the unscaled time times the factor; engines are not scaled.
+        let host = CostModel::host_default(z);
+        let t = host.compress_ns(16384) as f64;
+        assert!((host.compress_ns_scaled(16384, 0.5) as f64 - t * 0.5).abs() <= 1.0);
+        let eng = CostModel::engine_default(CodecKind::Zlib(6));
+        assert_eq!(eng.decompress_ns_scaled(4096, 0.1), eng.decompress_ns(4096));
+    }
 
     #[test]
     fn engine_costs_follow_the_seeds() {

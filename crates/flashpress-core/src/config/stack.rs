@@ -392,6 +392,11 @@ pub struct CpuConfig {
     pub per_cluster_overhead_us: f64,
     /// Host codec cost override (`host_cpu` model); absent: the codec's measured default.
     pub cost: Option<CostModel>,
+    /// Host codec time follows the compressibility of generated content: the MB/s (measured
+    /// on real text) scaled by the codec's instructions per byte at the cluster's ratio over
+    /// those on the text (`codec::cost::generated_content_factor`). Real-file content and
+    /// codecs without a measured table keep the MB/s as given.
+    pub ratio_speed: bool,
     /// Threads of a co-running CPU-bound job (sysbench primes in Waltz §6.4.3); 0 = none.
     pub compute_threads: u32,
     /// Power of a busy core (W).
@@ -407,6 +412,7 @@ impl Default for CpuConfig {
             compress_threads: 1,
             per_cluster_overhead_us: 5.0,
             cost: None,
+            ratio_speed: true,
             compute_threads: 0,
             core_active_w: 6.0,
             core_idle_w: 0.5,

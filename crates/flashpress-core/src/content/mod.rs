@@ -212,6 +212,12 @@ impl ContentModel {
         Ok(Some(m))
     }
 
+    /// Whether blocks are generated (fio-style random bytes and zeros) rather than cut from
+    /// real files.
+    pub fn generated(&self) -> bool {
+        self.files.is_none()
+    }
+
     /// Measure `codec` at `granularity` bytes too (a power of two, >= 4096), for a second
     /// side that compresses differently (e.g. host clusters and device blocks). Model mode
     /// measures its size curve now.

@@ -80,6 +80,8 @@ pub struct BioDone {
     /// Reads with [`BioFlags::HOST_DECOMPRESS`]: uncompressed bytes the host must now
     /// decompress with the engine's codec (device-compressed blocks only).
     pub host_decompress_bytes: u64,
+    /// Stored (compressed) bytes of those blocks.
+    pub host_decompress_stored: u64,
 }
 
 /// The device's space report (the CCSD interface of Waltz §2.2 that OSA reads).

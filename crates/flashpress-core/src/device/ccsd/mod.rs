@@ -508,6 +508,7 @@ impl Ccsd {
                 if host_dec {
                     link_bytes += len as u64;
                     done.host_decompress_bytes += BLOCK;
+                    done.host_decompress_stored += len as u64;
                     ready = ready.max(at);
                 } else {
                     ready = ready.max(self.engine.decompress(at));

@@ -42,6 +42,7 @@ mod ssr;
 #[cfg(test)]
 mod tests;
 
+use crate::codec::cost::generated_content_factor;
 use crate::codec::{CodecKind, CostModel};
 use crate::config::StackConfig;
 use crate::content::{ContentModel, MeasureId};
@@ -201,6 +202,9 @@ pub struct Fs {
     host_measure: Option<MeasureId>,
     host_cost: CostModel,
     engine_host_cost: CostModel,
+    /// Host and engine codecs whose host time follows the generated content's ratio
+    /// (`stack.cpu.ratio_speed` on generated content), else None.
+    ratio_speed: Option<(CodecKind, CodecKind)>,
     overhead_ns: u64,
     in_cleaning: bool,
     /// Earliest start of this request's next I/O (moves past cleaning).
@@ -316,6 +320,7 @@ impl Fs {
         let rs = ((f.rs_ratio.clamp(0.0, 1.0) * n_part as f64).ceil() as u64).min(n_part);
         let host = parse_codec(&f.compression.codec, "stack.fs.compression.codec")?;
         let engine = parse_codec(&st.ccsd.codec, "stack.ccsd.codec")?;
+        let generated = content.as_ref().is_some_and(|c| c.generated());
         let host_measure = match content {
             Some(c) => Some(c.add_measure(host, cb * BLOCK as u32, "stack.fs.compression")?),
             None => None,
@@ -356,6 +361,7 @@ impl Fs {
             host_measure,
             host_cost: st.cpu.cost.unwrap_or_else(|| CostModel::host_default(host)),
             engine_host_cost: CostModel::host_default(engine),
+            ratio_speed: (st.cpu.ratio_speed && generated).then_some((host, engine)),
             overhead_ns,
             in_cleaning: false,
             t_floor: SimTime::ZERO,
@@ -704,8 +710,16 @@ impl Fs {
                 b = hi as u64;
             }
         }
-        // Dirty node blocks will take space when the next checkpoint writes them.
-        let nodes = self.nodes.dirty_count() as i64;
+        // Dirty node blocks will take space when the next checkpoint writes them, and so will
+        // the node blocks this write dirties (those of its clusters), which are not yet counted.
+        let nodes = if self.nodes.enabled {
+            let (first, last) = (b0 / cb * cb, (b1.div_ceil(cb) * cb).max(1) - 1);
+            self.nodes.dirty_count() as i64
+                + (node::node_index(last) - node::node_index(first)) as i64
+                + 1
+        } else {
+            0
+        };
         if self.seg.total_valid as i64 + net + nodes > self.user_blocks as i64 {
             self.fail(true);
             return Ok(());
@@ -844,7 +858,11 @@ impl Fs {
         }
         let data = self.files[fi as usize].data_blocks(c0, cb);
         let size = self.cluster_size(ctx, fi, c0);
-        let ns = self.host_cost.compress_ns(data as u64 * BLOCK) + self.overhead_ns;
+        let bytes = data as u64 * BLOCK;
+        let ns = self
+            .host_cost
+            .compress_ns_scaled(bytes, self.host_factor(bytes, size, true))
+            + self.overhead_ns;
         let t_c = ctx.cpu.compress(t_ready, ns, cb as u64 * BLOCK);
         self.counters.compress_blocks_host += data as u64;
         self.free_blocks(fi, c0, c0 + cb);
@@ -1047,6 +1065,22 @@ impl Fs {
 
     // ---- read path ------------------------------------------------------------------
 
+    /// Host-time factor of (de)compressing `bytes` that compress to `size` with the host codec
+    /// (1 unless `ratio_speed` applies).
+    fn host_factor(&self, bytes: u64, size: Option<u32>, compress: bool) -> f64 {
+        match (self.ratio_speed, size) {
+            (Some((host, _)), Some(s)) => {
+                let (c, d) = generated_content_factor(host, bytes as f64 / s.max(1) as f64);
+                if compress {
+                    c
+                } else {
+                    d
+                }
+            }
+            _ => 1.0,
+        }
+    }
+
     /// Read the stored blocks of the host-compressed cluster at `c0` and decompress it on a
     /// host core; returns when the data is ready.
     fn read_compressed(&mut self, ctx: &mut FsCtx<'_>, fi: u32, c0: usize) -> Result<SimTime> {
@@ -1063,7 +1097,12 @@ impl Fs {
             self.rpush(ctx, a, BioFlags::HOST_COMPRESSED, stream, t)?;
         }
         self.rflush(ctx)?;
-        let ns = self.host_cost.decompress_ns(data as u64 * BLOCK) + self.overhead_ns;
+        let bytes = data as u64 * BLOCK;
+        let size = self.cluster_size(ctx, fi, c0);
+        let ns = self
+            .host_cost
+            .decompress_ns_scaled(bytes, self.host_factor(bytes, size, false))
+            + self.overhead_ns;
         let done = ctx
             .cpu
             .decompress(self.io_max.max(t), ns, data as u64 * BLOCK);
@@ -1347,8 +1386,18 @@ impl Fs {
         self.counters.fs_blocks_read += r.n as u64;
         let mut done = d.done;
         if r.flags.has(BioFlags::HOST_DECOMPRESS) && d.host_decompress_bytes > 0 {
-            let ns =
-                self.engine_host_cost.decompress_ns(d.host_decompress_bytes) + self.overhead_ns;
+            let factor = match self.ratio_speed {
+                Some((_, engine)) => {
+                    let ratio =
+                        d.host_decompress_bytes as f64 / d.host_decompress_stored.max(1) as f64;
+                    generated_content_factor(engine, ratio).1
+                }
+                None => 1.0,
+            };
+            let ns = self
+                .engine_host_cost
+                .decompress_ns_scaled(d.host_decompress_bytes, factor)
+                + self.overhead_ns;
             done = ctx.cpu.decompress(done, ns, d.host_decompress_bytes);
         }
         self.note(done, d.failed);

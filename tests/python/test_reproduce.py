@@ -67,6 +67,27 @@ def test_scaled_run_lengths_and_ratio() -> None:
     assert rack == RACK_NEIGHBOUR_C, "the rack heating is the value fitted to the seed's 420 s"
 
 
+def test_coco_runs_both_readings_of_the_rest() -> None:
+    runs = figures("coco", QUICK, ["throughput"])[0].runs
+    by_scheme: dict[str, list[dict[str, Any]]] = {}
+    for r in runs:
+        by_scheme.setdefault(r.labels["scheme"], []).append(r.overrides)
+    assert list(by_scheme) == ["Baseline", "F2FSC", "FACS", "COCO", "FACS+F2FS", "COCO+F2FS"]
+    rest = {"FACS": "uncompressed", "COCO": "uncompressed", "FACS+F2FS": "host", "COCO+F2FS": "host"}
+    for scheme, want in rest.items():
+        for o in by_scheme[scheme]:
+            assert o["stack.policy"] == "coco"
+            assert o["stack.coco.tags"] is True
+            assert o["stack.coco.rest"] == want
+    # Each "+F2FS" variant differs from its seed scheme only in the rest.
+    for seed, variant in (("FACS", "FACS+F2FS"), ("COCO", "COCO+F2FS")):
+        for a, b in zip(by_scheme[seed], by_scheme[variant], strict=True):
+            assert {k: v for k, v in a.items() if k != "stack.coco.rest"} == {
+                k: v for k, v in b.items() if k != "stack.coco.rest"
+            }
+    assert all("stack.coco.rest" not in o for o in by_scheme["Baseline"] + by_scheme["F2FSC"])
+
+
 def test_preset_values_resolve_and_scale() -> None:
     preset = {"stack": {"fs": {"partition_bytes": 200 << 30}}, "nand": {"blocks_per_plane": 1000}}
     out = resolve_values(

@@ -153,6 +153,22 @@ def test_space_management_keys_name_the_key(fs: dict[str, Any], key: str, expect
     assert expect in str(e.value)
 
 
+@pytest.mark.parametrize(
+    ("table", "value", "key"),
+    [
+        ("ccsd", {"straddle": "yes"}, "stack.ccsd.straddle"),
+        ("ccsd", {"straddle": 1}, "stack.ccsd.straddle"),
+        ("coco", {"tags": "f2fs"}, "stack.coco.tags"),
+        ("coco", {"rest": "f2fs"}, "stack.coco.rest"),
+        ("coco", {"rest": True}, "stack.coco.rest"),
+    ],
+)
+def test_device_and_coco_keys_of_the_wrong_kind_name_the_key(table: str, value: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        flashpress.Config.from_dict(config("coco", **{table: value}))
+    assert e.value.key == key
+
+
 def test_unknown_policy_names_key_and_known_policies() -> None:
     with pytest.raises(UnknownPolicyError) as e:
         flashpress.Config.from_dict(config("walz_s"))

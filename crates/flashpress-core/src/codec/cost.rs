@@ -46,6 +46,10 @@ impl CostModel {
         let (c, d) = match kind {
             CodecKind::None => (f64::INFINITY, f64::INFINITY),
             CodecKind::Lz4 => (388.0, 2788.0),
+            // lzokay (LZO1X-999-like search, a Read-based decoder), measured later than the
+            // rest on a loaded machine and scaled by deflate-6's ratio to its figures above:
+            // far slower than liblzo2's LZO1X-1 that F2FS runs.
+            CodecKind::Lzo => (31.0, 237.0),
             CodecKind::Zstd(1) => (251.0, 656.0),
             CodecKind::Zstd(l) if l <= 3 => (197.0, 625.0),
             CodecKind::Zstd(l) if l <= 9 => (37.8, 686.0),
@@ -67,7 +71,8 @@ impl CostModel {
     /// - FPC, BDI: 1 ns per page, memory-compression latency (PR-SSD §5.1, ref. [15]);
     /// - zlib/deflate: about 10 us per 4 KiB chunk (Waltz §2.2, the CCSD's ASIC); the seed
     ///   gives no decompression figure, so we use the same 10 us;
-    /// - zstd: no seed builds it in hardware; we use the zlib engine's figures.
+    /// - zstd: no seed builds it in hardware; we use the zlib engine's figures;
+    /// - LZO: no seed builds it in hardware; we use the LZ4 engine's figures.
     ///
     /// The seeds give no engine power and no lane count: `lanes` is 1 except the CCSD zlib
     /// engine (8, our assumption so that it keeps up with a PCIe 3 x4 link), and `active_mw`
@@ -76,7 +81,7 @@ impl CostModel {
         let (block_bytes, c, d, lanes, mw) = match kind {
             CodecKind::None => (4096, 0, 0, 1, 0.0),
             CodecKind::Dpc => (16384, 340, 38, 1, 100.0),
-            CodecKind::Lz4 => (16384, 12_000, 12_000, 1, 100.0),
+            CodecKind::Lz4 | CodecKind::Lzo => (16384, 12_000, 12_000, 1, 100.0),
             CodecKind::Fpc | CodecKind::Bdi => (16384, 1, 1, 1, 100.0),
             CodecKind::Deflate(_) | CodecKind::Zlib(_) | CodecKind::Zstd(_) => {
                 (4096, 10_000, 10_000, 8, 1000.0)

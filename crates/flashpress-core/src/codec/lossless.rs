@@ -1,6 +1,7 @@
 //! The library codecs, called with reused contexts and no copies of our own: LZ4 through
 //! `lz4-sys` (liblz4 1.10), Zstandard through `zstd` (libzstd 1.5), deflate and zlib through
-//! `flate2` on zlib itself (`libz-sys`, built from zlib's source).
+//! `flate2` on zlib itself (`libz-sys`, built from zlib's source), LZO1X through
+//! `lzokay-native` (a pure-Rust port of lzokay, MIT).
 
 use super::CodecKind;
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
@@ -10,6 +11,8 @@ use std::os::raw::{c_char, c_int};
 pub(super) enum State {
     /// LZ4 (its block API keeps no state worth reusing at these sizes).
     Lz4,
+    /// LZO1X: the compressor's match dictionary (about 0.4 MB), reused between blocks.
+    Lzo(Box<lzokay_native::Dict>),
     /// Codecs that are not libraries (none and our lightweight codecs); `Codec` handles them.
     NotLibrary,
     /// A Zstandard compression and decompression context.
@@ -43,6 +46,7 @@ impl State {
                 }
             }
             CodecKind::Lz4 => State::Lz4,
+            CodecKind::Lzo => State::Lzo(Box::new(lzokay_native::Dict::new())),
             _ => State::NotLibrary,
         }
     }
@@ -51,6 +55,12 @@ impl State {
     pub(super) fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) {
         match self {
             State::Lz4 => lz4_compress(input, out),
+            State::Lzo(dict) => {
+                // The library returns its own buffer (sized for the worst case).
+                let packed = lzokay_native::compress_with_dict(input, dict)
+                    .expect("LZO1X compression into its worst-case buffer");
+                out.extend_from_slice(&packed);
+            }
             State::NotLibrary => unreachable!("Codec dispatches non-library codecs itself"),
             State::Zstd { c, .. } => {
                 out.reserve(zstd::zstd_safe::compress_bound(input.len()));
@@ -78,6 +88,7 @@ impl State {
     ) -> Result<(), String> {
         match self {
             State::Lz4 => lz4_decompress(input, original_len, out),
+            State::Lzo(_) => lzo_decompress(input, original_len, out),
             State::NotLibrary => unreachable!("Codec dispatches non-library codecs itself"),
             State::Zstd { d, .. } => {
                 out.reserve(original_len);
@@ -95,6 +106,27 @@ impl State {
                 }
             }
         }
+    }
+}
+
+fn lzo_decompress(input: &[u8], original_len: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    if input.is_empty() {
+        // lzokay writes nothing for an empty block.
+        return if original_len == 0 {
+            Ok(())
+        } else {
+            Err("empty LZO1X stream".into())
+        };
+    }
+    // The port checks its input but is young: a panic on corrupt input is an error too.
+    let r = std::panic::catch_unwind(|| lzokay_native::decompress_all(input, Some(original_len)));
+    match r {
+        Ok(Ok(v)) => {
+            out.extend_from_slice(&v);
+            Ok(())
+        }
+        Ok(Err(e)) => Err(format!("corrupt LZO1X stream: {e}")),
+        Err(_) => Err("corrupt LZO1X stream (the decoder gave up)".into()),
     }
 }
 
@@ -136,4 +168,65 @@ fn lz4_decompress(input: &[u8], original_len: usize, out: &mut Vec<u8>) -> Resul
         out.set_len(w as usize);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::codec::testkit::decoder_properties;
+    use crate::codec::{Codec, CodecKind};
+    use proptest::prelude::*;
+
+    fn compress(data: &[u8], out: &mut Vec<u8>) {
+        Codec::new(CodecKind::Lzo).compress(data, out);
+    }
+
+    fn decompress(data: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), String> {
+        Codec::new(CodecKind::Lzo)
+            .decompress(data, len, out)
+            .map_err(|e| e.to_string())
+    }
+
+    fn block() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..5000),
+            proptest::collection::vec(0u8..4, 0..20000),
+        ]
+    }
+
+    decoder_properties!(true);
+
+    /// Our LZO codec against the library itself: the same bytes as `lzokay_native::compress`
+    /// (with its dictionary reused between blocks), decoded by the library's own decoder,
+    /// and the library's output decoded by ours, on real text, zeros and random bytes.
+    #[test]
+    fn lzo_round_trips_through_the_library() {
+        let text = crate::codec::dpc::tests::real_data(1 << 20);
+        let mut rng_bytes = Vec::with_capacity(16384);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..16384 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            rng_bytes.push(x as u8);
+        }
+        let mut inputs: Vec<Vec<u8>> = vec![vec![0u8; 4096], vec![0u8; 16384], rng_bytes];
+        inputs.extend(text.chunks(4096).take(64).map(|c| c.to_vec()));
+        inputs.extend(text.chunks(16384).take(16).map(|c| c.to_vec()));
+        let mut ours = Codec::new(CodecKind::Lzo);
+        let (mut packed, mut back) = (Vec::new(), Vec::new());
+        for (i, data) in inputs.iter().enumerate() {
+            ours.compress(data, &mut packed);
+            let lib = lzokay_native::compress(data).unwrap();
+            assert_eq!(packed, lib, "input {i}: same stream as the library");
+            let lib_back = lzokay_native::decompress_all(&packed, Some(data.len())).unwrap();
+            assert_eq!(&lib_back, data, "input {i}: the library decodes ours");
+            ours.decompress(&lib, data.len(), &mut back).unwrap();
+            assert_eq!(&back, data, "input {i}: we decode the library's");
+        }
+        // Zeros compress to almost nothing, random bytes expand a little.
+        ours.compress(&inputs[1], &mut packed);
+        assert!(packed.len() < 100, "{}", packed.len());
+        ours.compress(&inputs[2], &mut packed);
+        assert!(packed.len() > 16384, "{}", packed.len());
+    }
 }

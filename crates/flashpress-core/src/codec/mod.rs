@@ -1,7 +1,8 @@
 //! The codec seam: bytes in, compressed bytes out, plus what it costs the side that runs it.
 //!
 //! A [`CodecKind`] names one codec of a closed set: the real lossless libraries (LZ4 1.10,
-//! Zstandard 1.5 at any level, zlib's deflate in raw or zlib framing) and our own
+//! Zstandard 1.5 at any level, zlib's deflate in raw or zlib framing, LZO1X through the
+//! lzokay port) and our own
 //! implementations of the lightweight codecs PR-SSD evaluates (DPC, FPC, BDI). A [`Codec`]
 //! holds the reusable library contexts, so compressing a block allocates nothing once its
 //! output buffer has grown. A [`CostModel`] says what a (de)compression task costs: host CPU
@@ -43,6 +44,11 @@ pub enum CodecKind {
     Lz4,
     /// Zstandard at a level in 1..=22 (Collet & Kucherawy, RFC 8878; zstd 1.5).
     Zstd(i32),
+    /// LZO1X (Oberhumer): the LZO1X stream format that liblzo2's `lzo1x_decompress` reads,
+    /// produced by `lzokay-native` 0.1 (MIT, a Rust port of lzokay), whose compressor
+    /// searches like LZO1X-999 (hash chains, best match): slower than and a little denser
+    /// than liblzo2's LZO1X-1, which F2FS uses. liblzo2 itself is GPL, so not linked.
+    Lzo,
     /// Raw deflate (RFC 1951) from zlib at a level in 1..=9.
     Deflate(u32),
     /// zlib format (RFC 1950: deflate with header and Adler-32) at a level in 1..=9; what the
@@ -60,7 +66,7 @@ pub enum CodecKind {
 
 /// Every codec name family, for error messages and `--help`.
 pub const CODEC_NAMES: &str =
-    "none, lz4, zstd (=zstd-3), zstd-1..zstd-22, deflate (=deflate-6), deflate-1..deflate-9, \
+    "none, lz4, lzo, zstd (=zstd-3), zstd-1..zstd-22, deflate (=deflate-6), deflate-1..deflate-9, \
      zlib (=zlib-6), zlib-1..zlib-9, dpc, fpc, bdi";
 
 impl CodecKind {
@@ -86,6 +92,7 @@ impl fmt::Display for CodecKind {
         match self {
             CodecKind::None => f.write_str("none"),
             CodecKind::Lz4 => f.write_str("lz4"),
+            CodecKind::Lzo => f.write_str("lzo"),
             CodecKind::Zstd(l) => write!(f, "zstd-{l}"),
             CodecKind::Deflate(l) => write!(f, "deflate-{l}"),
             CodecKind::Zlib(l) => write!(f, "zlib-{l}"),
@@ -130,6 +137,7 @@ impl FromStr for CodecKind {
         match family {
             "none" => plain(CodecKind::None),
             "lz4" => plain(CodecKind::Lz4),
+            "lzo" => plain(CodecKind::Lzo),
             "dpc" => plain(CodecKind::Dpc),
             "fpc" => plain(CodecKind::Fpc),
             "bdi" => plain(CodecKind::Bdi),
@@ -256,6 +264,7 @@ mod tests {
         for (name, kind) in [
             ("none", CodecKind::None),
             ("lz4", CodecKind::Lz4),
+            ("lzo", CodecKind::Lzo),
             ("zstd", CodecKind::Zstd(3)),
             ("zstd-19", CodecKind::Zstd(19)),
             ("ZSTD-1", CodecKind::Zstd(1)),
@@ -274,7 +283,7 @@ mod tests {
     #[test]
     fn unknown_names_and_levels_are_errors_naming_them() {
         for bad in [
-            "lzma", "zstd-0", "zstd-23", "zlib-10", "lz4-3", "dpc-1", "zstd-x", "",
+            "lzma", "zstd-0", "zstd-23", "zlib-10", "lz4-3", "lzo-1", "dpc-1", "zstd-x", "",
         ] {
             let e = bad.parse::<CodecKind>().unwrap_err();
             assert!(matches!(e, Error::UnknownCodec { .. }), "{bad}: {e}");

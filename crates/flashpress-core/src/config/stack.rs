@@ -142,6 +142,23 @@ pub struct CocoConfig {
     pub tc: f64,
     /// Blocks at the start of a file whose ratio is the file's estimate.
     pub sample_blocks: u32,
+    /// The hot/cold tag is F2FS's own temperature classification (mkfs.f2fs's default
+    /// extension lists: `db` files hot, media files cold, the rest warm) rather than the
+    /// hotness the workload gives a file. Either way warm counts as cold (COCO's tag is
+    /// two-way).
+    pub tags: bool,
+    /// What happens to data COCO does not send to the CCSD (the slides allow both readings).
+    pub rest: CocoRest,
+}
+
+/// COCO's data not sent to the CCSD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CocoRest {
+    /// Stored uncompressed (COCO has no software compression, Waltz Table 1).
+    Uncompressed,
+    /// Compressed by F2FS on host cores, as F2FSC does.
+    Host,
 }
 
 impl Default for CocoConfig {
@@ -149,6 +166,8 @@ impl Default for CocoConfig {
         CocoConfig {
             tc: 2.0,
             sample_blocks: 3,
+            tags: false,
+            rest: CocoRest::Uncompressed,
         }
     }
 }
@@ -416,6 +435,10 @@ pub struct CcsdConfig {
     pub cost: Option<CostModel>,
     /// Logical space the device exposes, as a multiple of its physical capacity (>= 1).
     pub logical_ratio: f64,
+    /// A compressed chunk may straddle two flash pages (its tail starts the next page), so
+    /// only flushes of partial pages pad; false: a chunk that does not fit the rest of the
+    /// open page closes it and the rest is padding.
+    pub straddle: bool,
     /// Temperature at which the device throttles its engine (°C).
     pub throttle_c: f64,
     /// Engine throughput while throttled, as a fraction of full speed (Waltz §3.1: about 0.1).
@@ -440,6 +463,7 @@ impl Default for CcsdConfig {
             granularity: 4096,
             cost: None,
             logical_ratio: 2.0,
+            straddle: false,
             throttle_c: 76.0,
             throttle_speed: 0.1,
             throttle_power: 1.0,

@@ -2,7 +2,7 @@
 //! (device, host, or nobody); for each read of device-compressed data, who decompresses it.
 //! Each scheme cites the seed it comes from; see [`PolicyKind`].
 
-use crate::config::{PolicyKind, StackConfig};
+use crate::config::{CocoRest, PolicyKind, StackConfig};
 use crate::workload::{FileAttrs, FileType, Hotness};
 
 /// Who compresses a write.
@@ -56,6 +56,8 @@ pub struct Policy {
     t_soft: f64,
     t_hard: f64,
     coco_tc: f64,
+    coco_tags: bool,
+    coco_rest: CompressSide,
     fpc_hot: u32,
     fpc_types: Vec<FileType>,
     temp_c: f64,
@@ -69,6 +71,11 @@ impl Policy {
             t_soft: cfg.tcs.t_soft_c,
             t_hard: cfg.tcs.t_hard_c,
             coco_tc: cfg.coco.tc,
+            coco_tags: cfg.coco.tags,
+            coco_rest: match cfg.coco.rest {
+                CocoRest::Uncompressed => CompressSide::Skip,
+                CocoRest::Host => CompressSide::Host,
+            },
             fpc_hot: cfg.fpc.hot_accesses,
             fpc_types: FileType::NAMES
                 .iter()
@@ -126,16 +133,17 @@ impl Policy {
                     CompressSide::Device
                 }
             }
-            // COCO: cold data whose first blocks compress better than Tc go to the CSD;
-            // COCO has no software compression (Waltz Table 1), so the rest is not compressed.
-            // Its tag is two-way (hot or cold), so F2FS's warm data counts as cold.
+            // COCO: cold data whose first blocks compress better than Tc go to the CSD; the
+            // rest is not compressed (COCO has no software compression, Waltz Table 1) or,
+            // in the other reading of the slides, compressed by F2FS (`coco.rest`). Its tag
+            // is two-way (hot or cold), so warm data counts as cold.
             PolicyKind::Coco => {
-                let cold = f.attrs.hotness() != Hotness::Hot;
+                let cold = self.coco_temperature(f) != Hotness::Hot;
                 let good = f.sample_ratio.is_none_or(|r| r > self.coco_tc);
                 if cold && good {
                     CompressSide::Device
                 } else {
-                    CompressSide::Skip
+                    self.coco_rest
                 }
             }
             PolicyKind::Tcs | PolicyKind::WaltzS => match self.band() {
@@ -146,6 +154,21 @@ impl Policy {
                 Band::Cool | Band::Regulate => CompressSide::Device,
                 Band::Guard => CompressSide::Skip,
             },
+        }
+    }
+
+    /// The temperature COCO's tag reads: F2FS's own classification with `coco.tags` (mkfs.f2fs
+    /// registers `db` as a hot extension and media and archive extensions as cold; data
+    /// F2FS's cleaning moves is cold too, but cleaning does not consult the policy), else the
+    /// hotness the workload gives the file.
+    pub fn coco_temperature(&self, f: &FileView) -> Hotness {
+        if !self.coco_tags {
+            return f.attrs.hotness();
+        }
+        match f.attrs.file_type() {
+            FileType::Db => Hotness::Hot,
+            FileType::Media => Hotness::Cold,
+            _ => Hotness::Warm,
         }
     }
 
@@ -220,6 +243,53 @@ mod tests {
         assert_eq!(p.compress_side(&warm_good), CompressSide::Device);
         assert_eq!(p.compress_side(&cold_poor), CompressSide::Skip);
         assert_eq!(p.compress_side(&hot_good), CompressSide::Skip);
+    }
+
+    /// Both tag sources and both readings of the rest, over every (hotness, type) a
+    /// workload can give: the CCSD gets exactly the data whose tag is not hot and whose
+    /// sample beats Tc (media never), the rest goes to `coco.rest`.
+    #[test]
+    fn coco_tags_and_rest_choose_each_path() {
+        use crate::config::CocoRest;
+        let tc = StackConfig::default().coco.tc;
+        for tags in [false, true] {
+            for rest in [CocoRest::Uncompressed, CocoRest::Host] {
+                let mut cfg = StackConfig::default();
+                cfg.coco.tags = tags;
+                cfg.coco.rest = rest;
+                let p = Policy::new(PolicyKind::Coco, &cfg);
+                let other = match rest {
+                    CocoRest::Uncompressed => CompressSide::Skip,
+                    CocoRest::Host => CompressSide::Host,
+                };
+                for h in [Hotness::Hot, Hotness::Warm, Hotness::Cold] {
+                    for (i, _) in FileType::NAMES.iter().enumerate() {
+                        let t = FileAttrs((i as u8) << 2).file_type();
+                        for ratio in [tc - 0.5, tc + 0.5] {
+                            let f = view(h, t, 0, Some(ratio));
+                            // F2FS's classification: `db` hot, media cold, the rest warm.
+                            let hot = if tags {
+                                t == FileType::Db
+                            } else {
+                                h == Hotness::Hot
+                            };
+                            let want = if t == FileType::Media {
+                                CompressSide::Skip
+                            } else if !hot && ratio > tc {
+                                CompressSide::Device
+                            } else {
+                                other
+                            };
+                            assert_eq!(
+                                p.compress_side(&f),
+                                want,
+                                "{tags} {rest:?} {h:?} {t:?} {ratio}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub struct CcsdCounters {
     pub host_read_blocks: u64,
     /// Of those, unmapped blocks answered with zeros.
     pub unmapped_read_blocks: u64,
-    /// Of those, blocks served from a page still in DRAM.
+    /// Of those, blocks with data (or, straddling, part of it) in a page still in DRAM.
     pub dram_read_blocks: u64,
     /// NAND pages read for host reads.
     pub host_pages_read: u64,
@@ -234,7 +234,7 @@ impl Ccsd {
                 ),
             ));
         }
-        let ftl = Packed::new(cfg, g, logical_blocks)?;
+        let ftl = Packed::new(cfg, g, logical_blocks, d.straddle)?;
         let measure = match content {
             Some(c) => Some(c.add_measure(codec, BLOCK as u32, "stack.ccsd")?),
             None => None,
@@ -458,8 +458,17 @@ impl Ccsd {
         self.pages.clear();
         for lba in bio.lba..bio.lba + bio.blocks as u64 {
             let e = self.ftl.map.get(lba);
-            if e != map::UNMAPPED && !self.ftl.in_dram(map::ppn(e)) {
-                self.pages.push(map::ppn(e));
+            if e == map::UNMAPPED {
+                continue;
+            }
+            // A straddling chunk needs both its pages.
+            for p in [Some(map::ppn(e)), self.ftl.tail_page(e)]
+                .into_iter()
+                .flatten()
+            {
+                if !self.ftl.in_dram(p) {
+                    self.pages.push(p);
+                }
             }
         }
         self.pages.sort_unstable();
@@ -480,14 +489,19 @@ impl Ccsd {
                 link_bytes += BLOCK;
                 continue;
             }
-            let p = map::ppn(e);
-            let at = match self.pages.binary_search(&p) {
-                Ok(k) => self.page_ready[k],
-                Err(_) => {
-                    self.c.dram_read_blocks += 1;
-                    cmd
+            let mut at = cmd;
+            let mut from_dram = false;
+            for p in [Some(map::ppn(e)), self.ftl.tail_page(e)]
+                .into_iter()
+                .flatten()
+            {
+                match self.pages.binary_search(&p) {
+                    Ok(k) => at = at.max(self.page_ready[k]),
+                    Err(_) => from_dram = true,
                 }
-            };
+            }
+            // A block counts as served from DRAM when any of its data was still there.
+            self.c.dram_read_blocks += from_dram as u64;
             let len = map::len(e);
             if len < BLOCK as u32 {
                 done.device_compressed_blocks += 1;

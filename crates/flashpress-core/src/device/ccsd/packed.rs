@@ -1,16 +1,27 @@
 //! The packed FTL of the CCSD: variable-length chunks (compressed 4 KiB blocks, or raw ones)
-//! appended into flash pages in controller DRAM, a chunk never straddling two pages; full
-//! pages programmed striped across planes (one open block per plane for host pages and one
-//! for GC); valid *bytes* per block; per-plane foreground GC that re-packs the valid chunks
-//! of a victim block into the plane's GC page buffer and erases it.
+//! appended into flash pages in controller DRAM; full pages programmed striped across planes
+//! (one open block per plane for host pages and one for GC); valid *bytes* per block;
+//! per-plane foreground GC that re-packs the valid chunks of a victim block into the plane's
+//! GC page buffer and erases it.
+//!
+//! Two packings (`stack.ccsd.straddle`):
+//! - without straddling a chunk that does not fit the rest of the open page closes it, and
+//!   the rest of the page is padding (about 12% of the bytes at 2:1 in 16 KiB pages);
+//! - with straddling the chunk fills the page and continues at offset 0 of the next page the
+//!   stream opens (the next plane in striping order, so usually another block), so only a
+//!   flush of a partial page (unbuffered writes, end of a request) pads. The map entry keeps
+//!   the chunk's start page, offset and length (`offset + length > page size` marks a
+//!   straddling chunk) and `next[page]` names the page holding its tail. Each of the two
+//!   blocks counts its own part in its valid bytes and lists the LBA, so GC of either block
+//!   migrates the whole chunk once (reading both pages) and both blocks lose their part.
 //!
 //! To find a victim's valid chunks each block keeps the LBAs written into it (append-only,
-//! cleared on erase); an LBA is still valid there if its map entry points into the block.
+//! cleared on erase); an LBA is still valid there if its map entry has a part in the block.
 //!
 //! Memory: 8 bytes of map entry per logical block of a touched 64 Ki-block range (see
 //! [`super::map`]) plus 4 bytes per chunk in its block's LBA list (live or stale until the
 //! block is erased) -- about 12 bytes per stored chunk -- plus per-block arrays
-//! (about 60 bytes per erase block).
+//! (about 60 bytes per erase block), plus with straddling 4 bytes per flash page.
 
 use super::map::{self, Map, UNMAPPED};
 use crate::config::{SimConfig, Striping, VictimPolicy};
@@ -100,6 +111,13 @@ pub struct Packed {
     buffer: Option<ReservedBuffer>,
     page_read_at: Vec<Option<SimTime>>,
     seal_counter: u64,
+    /// Chunks may straddle two pages.
+    straddle: bool,
+    /// A full host page held in DRAM while the next one opens (straddling), else `NONE`.
+    held: u32,
+    /// Per physical page (straddling only): the page holding the tail of its last chunk when
+    /// that chunk straddles, else stale.
+    next: Vec<u32>,
     /// Mapped logical blocks.
     pub mapped: u64,
     /// Bytes of valid chunks.
@@ -109,8 +127,14 @@ pub struct Packed {
 }
 
 impl Packed {
-    /// An empty FTL over `geo` for a config, exposing `logical_blocks` 4 KiB blocks.
-    pub fn new(cfg: &SimConfig, geo: &Geometry, logical_blocks: u64) -> Result<Packed> {
+    /// An empty FTL over `geo` for a config, exposing `logical_blocks` 4 KiB blocks;
+    /// `straddle`: chunks may straddle two pages.
+    pub fn new(
+        cfg: &SimConfig,
+        geo: &Geometry,
+        logical_blocks: u64,
+        straddle: bool,
+    ) -> Result<Packed> {
         let block_bytes = geo.pages_per_block as u64 * geo.page_size as u64;
         let gc_threshold = ftl::gc_threshold_blocks(cfg) as usize;
         let bpp = geo.blocks_per_plane as usize;
@@ -160,6 +184,13 @@ impl Packed {
                 .then(|| ReservedBuffer::new(cfg.ftl.write_buffer_pages as usize)),
             page_read_at: vec![None; geo.pages_per_block as usize],
             seal_counter: 0,
+            straddle,
+            held: NONE,
+            next: if straddle {
+                vec![NONE; geo.pages as usize]
+            } else {
+                Vec::new()
+            },
             mapped: 0,
             valid_bytes: 0,
             counters: PackedCounters::default(),
@@ -180,7 +211,9 @@ impl Packed {
     /// Whether physical page `ppn` is still being filled in DRAM (not yet programmed).
     #[inline]
     pub fn in_dram(&self, ppn: u32) -> bool {
-        ppn == self.host.ppn || ppn == self.gc[self.geo.plane_of_ppn(Ppn(ppn)).0 as usize].ppn
+        ppn == self.host.ppn
+            || ppn == self.held
+            || ppn == self.gc[self.geo.plane_of_ppn(Ppn(ppn)).0 as usize].ppn
     }
 
     fn out_of_space(&self) -> Error {
@@ -204,6 +237,9 @@ impl Packed {
     ) -> Result<(SimTime, Option<SimTime>)> {
         let mut programmed = None;
         if self.host.ppn != NONE && self.host.fill + len > self.page_size {
+            if self.straddle {
+                return self.straddle_host(lba, len, ready, nand);
+            }
             programmed = Some(self.program_host(nand));
         }
         if self.host.ppn == NONE {
@@ -220,6 +256,40 @@ impl Packed {
             programmed = Some(programmed.map_or(end, |p: SimTime| p.max(end)));
         }
         Ok((ack, programmed))
+    }
+
+    /// A host chunk that overflows the open page: its head fills the page, its tail starts
+    /// the next one. The full page is programmed only once the next page is open, so GC run
+    /// to open it cannot pick the full page's block while the chunk is not yet mapped.
+    fn straddle_host(
+        &mut self,
+        lba: u64,
+        len: u32,
+        ready: SimTime,
+        nand: &mut Nand,
+    ) -> Result<(SimTime, Option<SimTime>)> {
+        let mut full = std::mem::replace(&mut self.host, OpenPage::EMPTY);
+        let off = full.fill;
+        full.fill = self.page_size;
+        full.ready = full.ready.max(ready);
+        self.held = full.ppn;
+        let opened = self.open_host(ready, nand);
+        self.held = NONE;
+        if let Err(e) = opened {
+            self.host = full;
+            return Err(e);
+        }
+        self.next[full.ppn as usize] = self.host.ppn;
+        let mut programmed = self.program_host_page(full, nand);
+        let h = &mut self.host;
+        h.fill = off + len - self.page_size;
+        h.ready = h.ready.max(ready);
+        self.place(lba, full.ppn, off, len, ready);
+        let ack = ready.max(self.host_slot_at);
+        if self.host.fill == self.page_size {
+            programmed = programmed.max(self.program_host(nand));
+        }
+        Ok((ack, Some(programmed)))
     }
 
     /// Program the open host page with its padding, if one is open; returns when done.
@@ -249,6 +319,10 @@ impl Packed {
 
     fn program_host(&mut self, nand: &mut Nand) -> SimTime {
         let h = std::mem::replace(&mut self.host, OpenPage::EMPTY);
+        self.program_host_page(h, nand)
+    }
+
+    fn program_host_page(&mut self, h: OpenPage, nand: &mut Nand) -> SimTime {
         self.counters.pad_bytes += (self.page_size - h.fill) as u64;
         self.counters.pages_programmed_host += 1;
         let end = nand.program(Ppn(h.ppn), h.ready, false);
@@ -279,29 +353,68 @@ impl Packed {
         }
     }
 
-    /// Map `lba` to a chunk, invalidating its old one, and record it in the block's list.
+    /// The page holding the tail of a mapped chunk that straddles two pages.
+    #[inline]
+    pub fn tail_page(&self, e: u64) -> Option<u32> {
+        (map::offset(e) + map::len(e) > self.page_size).then(|| self.next[map::ppn(e) as usize])
+    }
+
+    /// The parts of a mapped chunk: (page, bytes) of its head and, if it straddles, of its
+    /// tail.
+    #[inline]
+    pub fn parts(&self, e: u64) -> [(u32, u32); 2] {
+        let (ppn, off, len) = (map::ppn(e), map::offset(e), map::len(e));
+        match self.tail_page(e) {
+            Some(t) => [(ppn, self.page_size - off), (t, off + len - self.page_size)],
+            None => [(ppn, len), (NONE, 0)],
+        }
+    }
+
+    /// Whether a mapped chunk has a part in block `v`.
+    #[inline]
+    fn in_block(&self, e: u64, v: BlockId) -> bool {
+        self.parts(e)
+            .iter()
+            .any(|&(p, _)| p != NONE && self.geo.block_of(Ppn(p)) == v)
+    }
+
+    /// Map `lba` to a chunk, invalidating its old one, and record it in its blocks' lists.
     #[inline]
     fn place(&mut self, lba: u64, ppn: u32, off: u32, len: u32, at: SimTime) {
-        let old = self.map.set(lba, map::pack(ppn, off, len));
+        let e = map::pack(ppn, off, len);
+        let old = self.map.set(lba, e);
         if old != UNMAPPED {
             self.invalidate(old, at);
         } else {
             self.mapped += 1;
         }
-        let b = self.geo.block_of(Ppn(ppn)).0 as usize;
-        self.blocks.valid[b] += len;
-        self.blocks.mtime[b] = at;
+        let mut last = NONE as usize;
+        for (p, n) in self.parts(e) {
+            if p == NONE {
+                break;
+            }
+            let b = self.geo.block_of(Ppn(p)).0 as usize;
+            self.blocks.valid[b] += n;
+            self.blocks.mtime[b] = at;
+            if b != last {
+                self.lbas[b].push(lba as u32);
+                last = b;
+            }
+        }
         self.valid_bytes += len as u64;
-        self.lbas[b].push(lba as u32);
     }
 
     #[inline]
     fn invalidate(&mut self, e: u64, at: SimTime) {
-        let b = self.geo.block_of(Ppn(map::ppn(e))).0 as usize;
-        let len = map::len(e);
-        self.blocks.valid[b] -= len;
-        self.blocks.mtime[b] = at;
-        self.valid_bytes -= len as u64;
+        for (p, n) in self.parts(e) {
+            if p == NONE {
+                break;
+            }
+            let b = self.geo.block_of(Ppn(p)).0 as usize;
+            self.blocks.valid[b] -= n;
+            self.blocks.mtime[b] = at;
+        }
+        self.valid_bytes -= map::len(e) as u64;
     }
 
     /// Discard `lba`.
@@ -407,19 +520,15 @@ impl Packed {
         let mut t = at;
         for &lba in &list {
             let e = self.map.get(lba as u64);
-            if e == UNMAPPED || self.geo.block_of(Ppn(map::ppn(e))) != v {
+            if e == UNMAPPED || !self.in_block(e, v) {
                 continue;
             }
-            let pi = self.geo.page_in_block(Ppn(map::ppn(e))) as usize;
-            let ready = match self.page_read_at[pi] {
-                Some(r) => r,
-                None => {
-                    let r = nand.read(Ppn(map::ppn(e)), at, true);
-                    self.page_read_at[pi] = Some(r);
-                    self.counters.gc_pages_read += 1;
-                    r
+            let mut ready = at;
+            for (p, _) in self.parts(e) {
+                if p != NONE {
+                    ready = ready.max(self.gc_read(v, p, at, nand));
                 }
-            };
+            }
             t = t.max(ready);
             let len = map::len(e);
             if let Some(done) = self.append_gc(plane, lba as u64, len, ready, nand)? {
@@ -446,6 +555,27 @@ impl Packed {
         Ok(())
     }
 
+    /// When page `p` is in controller memory for migrating chunks of victim `v`: a victim
+    /// page is read once per cleaning, a page elsewhere (the other part of a straddling
+    /// chunk) is read for its chunk, a page still in DRAM needs no read.
+    fn gc_read(&mut self, v: BlockId, p: u32, at: SimTime, nand: &mut Nand) -> SimTime {
+        if self.geo.block_of(Ppn(p)) == v {
+            let pi = self.geo.page_in_block(Ppn(p)) as usize;
+            if let Some(r) = self.page_read_at[pi] {
+                return r;
+            }
+            let r = nand.read(Ppn(p), at, true);
+            self.page_read_at[pi] = Some(r);
+            self.counters.gc_pages_read += 1;
+            r
+        } else if self.in_dram(p) {
+            at
+        } else {
+            self.counters.gc_pages_read += 1;
+            nand.read(Ppn(p), at, true)
+        }
+    }
+
     fn append_gc(
         &mut self,
         plane: usize,
@@ -456,6 +586,9 @@ impl Packed {
     ) -> Result<Option<SimTime>> {
         let mut programmed = None;
         if self.gc[plane].ppn != NONE && self.gc[plane].fill + len > self.page_size {
+            if self.straddle {
+                return self.straddle_gc(plane, lba, len, ready, nand).map(Some);
+            }
             programmed = Some(self.program_gc(plane, nand));
         }
         if self.gc[plane].ppn == NONE {
@@ -474,6 +607,35 @@ impl Packed {
         if self.gc[plane].fill == self.page_size {
             let end = self.program_gc(plane, nand);
             programmed = Some(programmed.map_or(end, |p: SimTime| p.max(end)));
+        }
+        Ok(programmed)
+    }
+
+    /// A GC chunk that overflows the plane's GC page: its head fills the page, its tail
+    /// starts the stream's next page.
+    fn straddle_gc(
+        &mut self,
+        plane: usize,
+        lba: u64,
+        len: u32,
+        ready: SimTime,
+        nand: &mut Nand,
+    ) -> Result<SimTime> {
+        let tail = self.take_page(PlaneId(plane as u32), GC)?;
+        let (head, off) = (self.gc[plane].ppn, self.gc[plane].fill);
+        let g = &mut self.gc[plane];
+        g.fill = self.page_size;
+        g.ready = g.ready.max(ready);
+        self.next[head as usize] = tail;
+        let mut programmed = self.program_gc(plane, nand);
+        self.gc[plane] = OpenPage {
+            ppn: tail,
+            fill: off + len - self.page_size,
+            ready,
+        };
+        self.place(lba, head, off, len, ready);
+        if self.gc[plane].fill == self.page_size {
+            programmed = programmed.max(self.program_gc(plane, nand));
         }
         Ok(programmed)
     }
@@ -506,20 +668,37 @@ impl Packed {
             if ppn >= g.pages {
                 return bad(format!("LBA {lba} maps to page {ppn} past the array"));
             }
-            if len == 0 || len > 4096 || off + len > self.page_size {
+            let fits = if self.straddle {
+                off < self.page_size
+            } else {
+                off + len <= self.page_size
+            };
+            if len == 0 || len > 4096 || !fits {
                 return bad(format!(
                     "LBA {lba}: chunk at offset {off} of length {len} does not fit a page"
                 ));
             }
-            let b = g.block_of(Ppn(ppn)).0 as usize;
-            if self.blocks.state[b] == BlockState::Free {
-                return bad(format!("LBA {lba} maps into free block {b}"));
+            let mut last = NONE as usize;
+            for (p, part) in self.parts(e) {
+                if p == NONE {
+                    break;
+                }
+                if p >= g.pages {
+                    return bad(format!("LBA {lba}: tail page {p} past the array"));
+                }
+                let b = g.block_of(Ppn(p)).0 as usize;
+                if self.blocks.state[b] == BlockState::Free {
+                    return bad(format!("LBA {lba} maps into free block {b}"));
+                }
+                if g.page_in_block(Ppn(p)) >= self.blocks.write_ptr[b] {
+                    return bad(format!("LBA {lba} maps to unwritten page {p}"));
+                }
+                sum[b] += part as u64;
+                if b != last {
+                    count[b] += 1;
+                    last = b;
+                }
             }
-            if g.page_in_block(Ppn(ppn)) >= self.blocks.write_ptr[b] {
-                return bad(format!("LBA {lba} maps to unwritten page {ppn}"));
-            }
-            sum[b] += len as u64;
-            count[b] += 1;
             total += len as u64;
             n += 1;
         }
@@ -544,7 +723,7 @@ impl Packed {
                     .iter()
                     .filter(|&&lba| {
                         let e = self.map.get(lba as u64);
-                        e != UNMAPPED && g.block_of(Ppn(map::ppn(e))).0 as usize == b
+                        e != UNMAPPED && self.in_block(e, BlockId(b as u32))
                     })
                     .count() as u64;
                 if listed != count[b] {
@@ -588,5 +767,224 @@ impl Packed {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::Rng;
+
+    fn setup(page_size: u32, buffer_pages: u32, straddle: bool) -> (Packed, Nand) {
+        let text = format!(
+            "preset = \"tiny\"\n[nand]\npage_size = {page_size}\n\
+             [ftl]\nwrite_buffer_pages = {buffer_pages}\n"
+        );
+        let cfg = SimConfig::from_toml_str(&text, "test").unwrap();
+        let nand = Nand::new(&cfg.nand);
+        (
+            Packed::new(&cfg, &nand.geo, logical(&nand), straddle).unwrap(),
+            nand,
+        )
+    }
+
+    /// Logical blocks: twice the physical user space (tiny: 15% OP).
+    fn logical(nand: &Nand) -> u64 {
+        nand.geo.capacity_bytes() * 85 / 100 / 4096 * 2
+    }
+
+    /// The reference packer: lays chunks byte by byte into a sequence of pages, each byte
+    /// owned by the chunk (its write number) that put it there; a flush pads the open page.
+    struct Bytes {
+        page: usize,
+        pages: Vec<Vec<u32>>,
+        at: usize,
+        pad: u64,
+        flushed: u64,
+    }
+
+    impl Bytes {
+        fn new(page: u32) -> Bytes {
+            Bytes {
+                page: page as usize,
+                pages: Vec::new(),
+                at: 0,
+                pad: 0,
+                flushed: 0,
+            }
+        }
+
+        /// Lay chunk `id` of `len` bytes; returns its start (page index, offset).
+        fn lay(&mut self, id: u32, len: u32) -> (usize, usize) {
+            let mut start = None;
+            for _ in 0..len {
+                if self.at == self.pages.len() * self.page {
+                    self.pages.push(vec![0; self.page]);
+                }
+                let (k, o) = (self.at / self.page, self.at % self.page);
+                start.get_or_insert((k, o));
+                self.pages[k][o] = id;
+                self.at += 1;
+            }
+            start.unwrap()
+        }
+
+        fn flush(&mut self) {
+            let o = self.at % self.page;
+            if o != 0 {
+                self.pad += (self.page - o) as u64;
+                self.at += self.page - o;
+                self.flushed += 1;
+            }
+        }
+
+        /// Pages completely laid (filled or flushed).
+        fn closed(&self) -> u64 {
+            (self.at / self.page) as u64
+        }
+    }
+
+    /// Random chunks into a straddling packer and the byte-by-byte reference: every chunk
+    /// starts at the same offset of the same page (the reference's page sequence maps one to
+    /// one onto physical pages), pages programmed and padding agree, and after random
+    /// overwrites each block's valid bytes equal the live bytes the reference finds in it.
+    #[test]
+    fn straddling_packer_matches_a_byte_by_byte_reference() {
+        for (page, buffer) in [(4096, 8), (4096, 0), (16384, 4), (16384, 0)] {
+            let (mut f, mut nand) = setup(page, buffer, true);
+            let mut r = Bytes::new(page);
+            let mut rng = Pcg64Mcg::seed_from_u64(page as u64 + buffer as u64);
+            let span = 1500u64;
+            let mut live = vec![0u32; span as usize];
+            let mut ppn_of: Vec<u32> = Vec::new();
+            let at = |k: usize, p: u32, ppn_of: &mut Vec<u32>| {
+                if k == ppn_of.len() {
+                    assert!(!ppn_of.contains(&p), "page {p} reused");
+                    ppn_of.push(p);
+                }
+                assert_eq!(ppn_of[k], p, "reference page {k}");
+            };
+            let mut id = 0u32;
+            // About half the capacity: no GC.
+            while r.at < nand.geo.capacity_bytes() as usize / 2 {
+                let n = rng.random_range(1..=16u64);
+                let lba = rng.random_range(0..span - n);
+                for i in 0..n {
+                    id += 1;
+                    let len = if rng.random_range(0..8) == 0 {
+                        4096
+                    } else {
+                        rng.random_range(1..=4096u32)
+                    };
+                    let (k, o) = r.lay(id, len);
+                    live[(lba + i) as usize] = id;
+                    f.write_host(lba + i, len, SimTime::ZERO, &mut nand)
+                        .unwrap();
+                    let e = f.map.get(lba + i);
+                    assert_eq!((map::offset(e), map::len(e)), (o as u32, len));
+                    at(k, map::ppn(e), &mut ppn_of);
+                    match f.tail_page(e) {
+                        Some(t) => {
+                            assert!(o + len as usize > page as usize);
+                            at(k + 1, t, &mut ppn_of);
+                        }
+                        None => assert!(o + len as usize <= page as usize),
+                    }
+                }
+                if buffer == 0 {
+                    f.flush_host(&mut nand);
+                    r.flush();
+                }
+            }
+            let c = f.counters;
+            assert_eq!(c.gc_blocks_erased, 0);
+            assert_eq!(c.pages_programmed_host, r.closed(), "page {page}: pages");
+            assert_eq!(c.pad_bytes, r.pad, "page {page}: padding");
+            if buffer > 0 {
+                assert_eq!(c.pad_bytes, 0, "buffered straddling never pads");
+            }
+            let mut want = vec![0u64; nand.geo.blocks as usize];
+            let mut is_live = vec![false; id as usize + 1];
+            live.iter().for_each(|&w| is_live[w as usize] = w != 0);
+            for (k, bytes) in r.pages.iter().enumerate() {
+                let b = nand.geo.block_of(Ppn(ppn_of[k])).0 as usize;
+                want[b] += bytes.iter().filter(|&&w| is_live[w as usize]).count() as u64;
+            }
+            let got: Vec<u64> = f.blocks.valid.iter().map(|&v| v as u64).collect();
+            assert_eq!(got, want, "page {page}: valid bytes per block");
+            assert_eq!(f.valid_bytes, want.iter().sum::<u64>());
+            f.check().unwrap();
+        }
+    }
+
+    /// Physical bytes of every live chunk: no byte of a page belongs to two chunks.
+    fn assert_no_overlap(f: &Packed) {
+        let mut owner: std::collections::BTreeMap<u32, Vec<u64>> = Default::default();
+        for (lba, e) in f.map.mapped() {
+            let mut off = map::offset(e);
+            for (p, n) in f.parts(e) {
+                if p == NONE {
+                    break;
+                }
+                let page = owner
+                    .entry(p)
+                    .or_insert_with(|| vec![u64::MAX; f.page_size as usize]);
+                for o in off..off + n {
+                    assert_eq!(page[o as usize], u64::MAX, "LBA {lba} overlaps page {p}");
+                    page[o as usize] = lba;
+                }
+                off = 0;
+            }
+        }
+    }
+
+    /// Heavy random overwrites with GC, straddling: every LBA keeps its chunk length, no
+    /// two chunks share a byte, the invariant check (valid bytes of both parts' blocks, LBA
+    /// lists) holds throughout, and straddling programs fewer pages than padding would for
+    /// the same chunk sequence.
+    #[test]
+    fn straddling_gc_keeps_every_chunk_once_and_its_bytes_counted() {
+        let mut pages = Vec::new();
+        for straddle in [true, false] {
+            let (mut f, mut nand) = setup(4096, 8, straddle);
+            let mut rng = Pcg64Mcg::seed_from_u64(9);
+            // 60% of the physical user space at a mean chunk of 2 KiB.
+            let span = logical(&nand) * 6 / 10;
+            let mut last = vec![0u32; span as usize];
+            let cap = nand.geo.capacity_bytes() / 4096;
+            for w in 0..4 * cap {
+                let lba = rng.random_range(0..span);
+                let len = rng.random_range(1024..=3072u32);
+                f.write_host(lba, len, SimTime(w * 1000), &mut nand)
+                    .unwrap();
+                last[lba as usize] = len;
+                if rng.random_range(0..64) == 0 {
+                    let t = rng.random_range(0..span);
+                    f.trim(t, SimTime(w * 1000));
+                    last[t as usize] = 0;
+                }
+                if w % 2048 == 0 {
+                    f.check().unwrap();
+                }
+            }
+            assert!(f.counters.gc_blocks_erased > 100, "{:?}", f.counters);
+            f.check().unwrap();
+            assert_no_overlap(&f);
+            for (lba, &len) in last.iter().enumerate() {
+                let e = f.map.get(lba as u64);
+                if len == 0 {
+                    assert_eq!(e, UNMAPPED, "LBA {lba}");
+                } else {
+                    assert_eq!(map::len(e), len, "LBA {lba}");
+                }
+            }
+            let want: u64 = last.iter().map(|&l| l as u64).sum();
+            assert_eq!(f.valid_bytes, want);
+            pages.push(f.counters.pages_programmed_host + f.counters.pages_programmed_gc);
+        }
+        assert!(
+            pages[0] < pages[1],
+            "straddling programs fewer pages: {pages:?}"
+        );
     }
 }

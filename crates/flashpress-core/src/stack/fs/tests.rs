@@ -997,6 +997,100 @@ fn excess_dirty_nodes_forces_a_checkpoint_when_set() {
     h.verify();
 }
 
+/// COCO's two tag sources and two readings of the rest, on files whose hotness and type are
+/// known: the blocks of each path (device: no flag on the disk, host: F2FS compression,
+/// skipped: stored raw with the incompressible label) are exactly those of the files the
+/// split assigns to it. Content compresses 3:1, above Tc = 2, so only tags and media decide.
+#[test]
+fn coco_sends_each_file_down_the_path_its_tag_and_rest_choose() {
+    use crate::config::{CocoRest, RatioDist};
+    // (hotness the workload gives, file type): F2FS's own tags make `db` hot, media cold.
+    let files = [
+        (Hotness::Hot, FileType::Data),
+        (Hotness::Warm, FileType::Text),
+        (Hotness::Cold, FileType::Log),
+        (Hotness::Warm, FileType::Db),
+        (Hotness::Cold, FileType::Media),
+        (Hotness::Hot, FileType::Log),
+    ];
+    const BLOCKS: u64 = 32;
+    for tags in [false, true] {
+        for rest in [CocoRest::Uncompressed, CocoRest::Host] {
+            let mut st = stack(64, 64, 0.05, 0.0);
+            st.coco.tags = tags;
+            st.coco.rest = rest;
+            let cc = ContentConfig {
+                mode: ContentMode::Model,
+                ratio: RatioDist::Fixed { ratio: 3.0 },
+                ..ContentConfig::default()
+            };
+            let mut h = H::new(st, 0, false, PolicyKind::Coco);
+            let mut cm = ContentModel::from_content_config(&cc, 7, &[ContentHints::default()], "t")
+                .unwrap()
+                .unwrap();
+            let d = h.disk.map.len() as u64;
+            h.fs = Fs::new(&h.st, d, 0, Some(&mut cm)).unwrap();
+            h.content = Some(cm);
+            let (mut device, mut host, mut skipped) = (0, 0, 0);
+            for (i, &(hot, ty)) in files.iter().enumerate() {
+                let is_hot = if tags {
+                    ty == FileType::Db
+                } else {
+                    hot == Hotness::Hot
+                };
+                if ty == FileType::Media {
+                    skipped += BLOCKS;
+                } else if !is_hot {
+                    device += BLOCKS;
+                } else if rest == CocoRest::Host {
+                    host += BLOCKS;
+                } else {
+                    skipped += BLOCKS;
+                }
+                let r = Request {
+                    time: SimTime(i as u64 * 10_000_000),
+                    op: Op::Write,
+                    offset: 0,
+                    len: BLOCKS * BLOCK,
+                    content: 1000 * (i as u64 + 1),
+                    file: i as u32,
+                    attrs: FileAttrs::new(hot, ty),
+                };
+                assert!(!h.submit(0, &r).failed);
+            }
+            let c = h.fs.counters();
+            let what = format!("tags {tags}, rest {rest:?}");
+            assert_eq!(c.compress_blocks_device, device, "{what}: device");
+            assert_eq!(c.compress_blocks_host, host, "{what}: host");
+            assert_eq!(c.compress_blocks_skipped, skipped, "{what}: skipped");
+            let on_disk = |f: BioFlags| {
+                (0..h.disk.map.len())
+                    .filter(|&b| h.disk.flags[b] == f)
+                    // The files' content ids (node and metadata blocks have their own).
+                    .filter(|&b| (1000..1_000_000).contains(&h.disk.map[b]))
+                    .count() as u64
+            };
+            assert_eq!(
+                on_disk(BioFlags::NONE),
+                device,
+                "{what}: device blocks on disk"
+            );
+            assert_eq!(
+                on_disk(BioFlags::INCOMPRESSIBLE),
+                skipped,
+                "{what}: raw blocks"
+            );
+            // 3:1 clusters of four blocks keep two blocks each.
+            assert_eq!(
+                on_disk(BioFlags::HOST_COMPRESSED),
+                host / 2,
+                "{what}: host blocks"
+            );
+            h.verify();
+        }
+    }
+}
+
 #[test]
 fn node_blocks_a_write_dirties_count_against_the_space_it_may_use() {
     // A write into a file's next direct node dirties a node block that did not exist. The
@@ -1020,7 +1114,10 @@ fn node_blocks_a_write_dirties_count_against_the_space_it_may_use() {
     let a = node::ADDRS_PER_INODE;
     assert!(!h.write(0, 1, 0, a, 1 << 20, 0).failed);
     let nodes = |len: u64| 1 + len.saturating_sub(a).div_ceil(node::ADDRS_PER_BLOCK);
-    let len2 = (0..user).rev().find(|&l| a + 1 + l + nodes(l) == user - 1).unwrap();
+    let len2 = (0..user)
+        .rev()
+        .find(|&l| a + 1 + l + nodes(l) == user - 1)
+        .unwrap();
     assert!(!h.write(0, 2, 0, len2, 2 << 20, 1).failed);
     sync(&mut h, 10);
     assert_eq!(h.fs.counters().node_blocks_written, 2 + nodes(len2) - 1);

@@ -556,7 +556,7 @@ impl PageCache {
             };
             let d = be.submit(stream, &req, Some(&ids), now)?;
             self.counters.writeback_ios += 1;
-            self.counters.pages_written_back += (b - a) as u64;
+            self.counters.pages_written_back += b - a;
             done = done.max(d.done);
             if d.failed {
                 failed = true;

@@ -380,11 +380,6 @@ impl RequestSource for FioSource {
                 return Ok(None);
             }
         }
-        if self.spec.io_limit.is_some_and(|l| self.bytes >= l)
-            || self.spec.number_ios.is_some_and(|n| self.ios >= n)
-        {
-            return Ok(None);
-        }
         if self.spec.sync_every > 0 && self.unsynced >= self.spec.sync_every {
             self.unsynced = 0;
             return Ok(Some(Request {
@@ -396,6 +391,11 @@ impl RequestSource for FioSource {
                 file: crate::workload::NO_FILE,
                 attrs: FileAttrs(self.spec.open_flags),
             }));
+        }
+        if self.spec.io_limit.is_some_and(|l| self.bytes >= l)
+            || self.spec.number_ios.is_some_and(|n| self.ios >= n)
+        {
+            return Ok(None);
         }
         let read = match self.spec.read_pct {
             100 => true,

@@ -35,10 +35,10 @@ use std::path::{Path, PathBuf};
 #[cfg(test)]
 mod tests;
 
-/// Options accepted and ignored: they choose how a real machine performs I/O (engine, page
-/// cache, files and directories, threads vs processes, reporting, cache hints, a final fsync)
-/// and have no counterpart in a simulated block device that has no host file system or page
-/// cache. `randrepeat`/`allrandrepeat` are accepted because flashpress is always repeatable.
+/// Options accepted and ignored: they choose how a real machine performs I/O (engine, files
+/// and directories, threads vs processes, reporting, cache hints, a final fsync) and have no
+/// counterpart in the simulator. (`direct`, `buffered`, `sync`, `fsync` and `fdatasync` are
+/// honoured: they set O_DIRECT / O_DSYNC and issue flushes for the `[stack]` page cache.) `randrepeat`/`allrandrepeat` are accepted because flashpress is always repeatable.
 pub const IGNORED_OPTIONS: &[&str] = &[
     "ioengine",
     "filename",

@@ -360,6 +360,10 @@ impl PageCache {
         }
         let stored = be.file_size(key);
         self.meta(key, stream, req, stored);
+        // Write-back places the data by the policy of the stream that wrote it last.
+        if let Some(m) = self.files.get_mut(&key) {
+            m.stream = stream as u32;
+        }
         let end = req.offset.saturating_add(req.len);
         let (p0, p1) = (req.offset / PAGE, end.div_ceil(PAGE));
         let mut ready = now;

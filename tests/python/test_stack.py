@@ -472,3 +472,23 @@ def test_page_cache_coalesces_webserver_appends_and_lowers_f2fsc_waf() -> None:
     assert on["stack"]["fs"]["rmw_clusters"] < 0.1 * off["stack"]["fs"]["rmw_clusters"], (on, off)
     assert on["waf"] < off["waf"], (on["waf"], off["waf"])
     assert off["stack"]["cache"] is None
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_varmail_fsyncs_reach_the_stack(cache: bool) -> None:
+    """Varmail's `fsync` flowops become flushes: counted by the page cache when it is on, a
+    no-op of the file system (writes are durable on completion) when it is off."""
+    cfg = filebench("f2fsc", "varmail")
+    cfg["workload"]["runtime_s"] = 2.0
+    if cache:
+        cfg["stack"]["cache"] = {"enabled": True, "capacity_mib": 160}
+    s = run(cfg)
+    assert s["stack"]["temperature"]["failed_requests"] == 0
+    if cache:
+        c = s["stack"]["cache"]
+        assert c["fsyncs"] > 0 and c["fsync_errors"] == 0
+        # An fsync leaves its file clean: what is dirty at the end is only what the last
+        # appends since their file's fsync left.
+        assert c["pages_written_back"] > 0
+    else:
+        assert s["stack"]["cache"] is None

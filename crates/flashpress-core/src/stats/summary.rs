@@ -221,7 +221,7 @@ pub struct Summary {
     pub read: OpSummary,
     /// Writes.
     pub write: OpSummary,
-    /// Trims.
+    /// Trims; under `[stack]` also file deletes and flushes (fsync).
     pub trim: OpSummary,
     /// Energy.
     pub energy: EnergySummary,

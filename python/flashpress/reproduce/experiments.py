@@ -203,7 +203,9 @@ def fio_workload(pattern: str, scale: Scale, *, ratio: float = 2.0, paper_s: flo
     """The FIO workload of a pattern: 8 threads, time-based; 128 KiB sequential I/O at queue
     depth 1 per thread already keeps the CCSD's engine busy, 4 KiB random I/O needs a deeper
     queue to do so (the seed tunes threads "to maximize the CCSD throughput" and gives no
-    depth; 32 per thread is our assumption)."""
+    depth; 32 per thread is our assumption). The jobs run ``direct=1``: they measure the device
+    under the file system, not the host page cache (``stack.cache``), which buffered I/O on
+    files of a few hundred MiB would mostly hit."""
     rw, bs = FIO_PATTERNS[pattern]
     return {
         "type": "fio",
@@ -214,6 +216,7 @@ def fio_workload(pattern: str, scale: Scale, *, ratio: float = 2.0, paper_s: flo
                 "bs": bs,
                 "numjobs": THREADS,
                 "iodepth": RANDOM_IODEPTH if rw.startswith("rand") else 1,
+                "direct": 1,
                 "size": PresetValue(
                     "stack.fs.partition_bytes", scale.space_scale * WORKING_SET / THREADS, align=1 << 20
                 ),

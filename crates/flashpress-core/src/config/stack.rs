@@ -94,6 +94,8 @@ pub struct StackConfig {
     pub cpu: CpuConfig,
     /// The compression-capable SSD's controller (engine, thermal model, throttling).
     pub ccsd: CcsdConfig,
+    /// The host page cache over the file system.
+    pub cache: CacheConfig,
 }
 
 impl Default for StackConfig {
@@ -108,6 +110,112 @@ impl Default for StackConfig {
             fs: FsConfig::default(),
             cpu: CpuConfig::default(),
             ccsd: CcsdConfig::default(),
+            cache: CacheConfig::default(),
+        }
+    }
+}
+
+/// The host page cache and its writeback (`stack::cache`), with Linux's `vm.dirty_*`
+/// sysctls (Documentation/admin-guide/sysctl/vm.rst) under their names and defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheConfig {
+    /// Whether file I/O goes through the page cache (false, the default: every request goes
+    /// to the file system at once and a write is durable when it completes). Off by default
+    /// because cached Filebench loops run at memory speed: the default-scale webserver run
+    /// takes 170 s of wall time with it instead of 0.5 s (see the README).
+    pub enabled: bool,
+    /// Pages the cache holds (MiB; 0 turns the cache off). Default 16 GiB, the memory of
+    /// the Waltz seed's host.
+    pub capacity_mib: u64,
+    /// `vm.dirty_ratio` (percent of the cache, Linux default 20): above it a writing
+    /// process writes back dirty data itself and waits for it.
+    pub dirty_ratio: f64,
+    /// `vm.dirty_background_ratio` (percent of the cache, Linux default 10): above it the
+    /// flusher writes back the oldest dirty files until the dirty data is below it again.
+    pub dirty_background_ratio: f64,
+    /// `vm.dirty_expire_centisecs` (1/100 s, Linux default 3000): a file dirty for longer
+    /// is written back by the next periodic flush.
+    pub dirty_expire_centisecs: u64,
+    /// `vm.dirty_writeback_centisecs` (1/100 s, Linux default 500): period of the flusher.
+    pub dirty_writeback_centisecs: u64,
+    /// Host CPU time of one read or write system call served by the cache (µs): the
+    /// system call, the VFS path and the page-cache lookup, charged to the calling thread
+    /// (our conservative estimate; see the README).
+    pub op_cpu_us: f64,
+    /// Host CPU time to copy one 4 KiB page between the user buffer and the cache (µs).
+    pub page_copy_us: f64,
+}
+
+impl CacheConfig {
+    /// Whether the cache is on (`enabled` and a capacity above 0).
+    pub fn on(&self) -> bool {
+        self.enabled && self.capacity_mib > 0
+    }
+
+    fn validate(&self, src: &str) -> Result<()> {
+        for (key, v) in [
+            ("stack.cache.dirty_ratio", self.dirty_ratio),
+            (
+                "stack.cache.dirty_background_ratio",
+                self.dirty_background_ratio,
+            ),
+        ] {
+            check((0.0..=100.0).contains(&v) && v > 0.0, src, key, || {
+                format!("expected a percentage in (0, 100], got {v}")
+            })?;
+        }
+        check(
+            self.dirty_background_ratio <= self.dirty_ratio,
+            src,
+            "stack.cache.dirty_background_ratio",
+            || {
+                format!(
+                    "expected at most dirty_ratio ({}), got {}",
+                    self.dirty_ratio, self.dirty_background_ratio
+                )
+            },
+        )?;
+        for (key, v) in [
+            (
+                "stack.cache.dirty_expire_centisecs",
+                self.dirty_expire_centisecs,
+            ),
+            (
+                "stack.cache.dirty_writeback_centisecs",
+                self.dirty_writeback_centisecs,
+            ),
+        ] {
+            check(v > 0, src, key, || "expected at least 1 centisecond".into())?;
+        }
+        for (key, v) in [
+            ("stack.cache.op_cpu_us", self.op_cpu_us),
+            ("stack.cache.page_copy_us", self.page_copy_us),
+        ] {
+            check(v.is_finite() && v >= 0.0, src, key, || {
+                format!("expected a non-negative number of µs, got {v}")
+            })?;
+        }
+        check(
+            self.capacity_mib <= 1 << 30,
+            src,
+            "stack.cache.capacity_mib",
+            || format!("expected at most 2^30 MiB, got {}", self.capacity_mib),
+        )
+    }
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            enabled: false,
+            capacity_mib: 16 * 1024,
+            dirty_ratio: 20.0,
+            dirty_background_ratio: 10.0,
+            dirty_expire_centisecs: 3000,
+            dirty_writeback_centisecs: 500,
+            op_cpu_us: 5.0,
+            page_copy_us: 1.0,
         }
     }
 }
@@ -898,6 +1006,6 @@ impl StackConfig {
                 "cooperative policies (tcs, waltz_s, waltz_p) need with_ccsd = true",
             ));
         }
-        Ok(())
+        self.cache.validate(src)
     }
 }

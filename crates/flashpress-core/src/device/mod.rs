@@ -231,6 +231,10 @@ impl Device {
                 "file {} delete: file operations need a file system (`[stack]`)",
                 req.file
             ))),
+            Op::Sync => Err(Error::Workload(
+                "fsync/fdatasync: a flush needs a file system and its page cache (`[stack]`)"
+                    .into(),
+            )),
             Op::Read => {
                 // Verify before anything is queued: a failed check leaves nothing in flight.
                 for lpn in first..=last {

@@ -4,8 +4,9 @@
 //! happens in [`Stack::on_time`], called before every request and on a periodic tick.
 
 use super::bio::{Disk, SpaceReport};
+use super::cache::{Backend, CacheCounters, PageCache};
 use super::cpu::{Cpu, CpuCounters};
-use super::fs::{Fs, FsCounters, FsCtx, FsDone};
+use super::fs::{Fs, FsCounters, FsCtx, FsDone, Ids};
 use super::policy::Policy;
 use crate::config::{PolicyKind, SimConfig, SpacePolicy, StackConfig};
 use crate::content::ContentModel;
@@ -59,6 +60,45 @@ pub struct Stack {
     series: Series,
     /// Counters when the measured window started (`stats.warmup_ms`; see `stats::window`).
     window: Option<WindowStart>,
+    /// The host page cache (`stack.cache`), when on.
+    cache: Option<PageCache>,
+    cache_base: CacheCounters,
+}
+
+/// The file system and what it acts on, as the page cache's [`Backend`].
+struct FsBackend<'a> {
+    fs: &'a mut Fs,
+    ccsd: &'a mut Ccsd,
+    cpu: &'a mut Cpu,
+    policies: &'a [Policy],
+    content: Option<&'a mut ContentModel>,
+}
+
+impl Backend for FsBackend<'_> {
+    fn submit(
+        &mut self,
+        stream: usize,
+        req: &Request,
+        ids: Option<&[u64]>,
+        now: SimTime,
+    ) -> Result<FsDone> {
+        let mut ctx = FsCtx {
+            disk: &mut *self.ccsd,
+            cpu: &mut *self.cpu,
+            content: self.content.as_deref_mut(),
+            policy: &self.policies[stream],
+        };
+        self.fs
+            .submit_blocks(&mut ctx, stream, req, ids.map(Ids::List), now)
+    }
+
+    fn file_size(&self, key: u64) -> Option<u64> {
+        self.fs.file_size(key)
+    }
+
+    fn compressed_cluster(&self, key: u64, page: u64) -> Option<(u64, u64)> {
+        self.fs.compressed_cluster(key, page)
+    }
 }
 
 /// The device's and the host cores' counters when the warm-up ended.
@@ -159,6 +199,8 @@ impl Stack {
             fs_base,
             series: Series::default(),
             window: None,
+            cache: st.cache.on().then(|| PageCache::new(&st.cache)),
+            cache_base: CacheCounters::default(),
             cfg: st.clone(),
             fs,
             ccsd,
@@ -188,6 +230,17 @@ impl Stack {
         content: Option<&mut ContentModel>,
     ) -> Result<FsDone> {
         self.on_time(now);
+        if let Some(cache) = &mut self.cache {
+            let mut be = FsBackend {
+                fs: &mut self.fs,
+                ccsd: &mut self.ccsd,
+                cpu: &mut self.cpu,
+                policies: &self.policies,
+                content,
+            };
+            cache.on_time(&mut be, now)?;
+            return cache.submit(&mut be, Fs::key_of(stream, req.file), stream, req, now);
+        }
         let mut ctx = FsCtx {
             disk: &mut self.ccsd,
             cpu: &mut self.cpu,
@@ -197,10 +250,25 @@ impl Stack {
         self.fs.submit(&mut ctx, stream, req, now)
     }
 
+    /// The page cache's counters since the start (`None` when the cache is off).
+    pub fn cache_counters(&self) -> Option<CacheCounters> {
+        self.cache.as_ref().map(PageCache::counters)
+    }
+
     /// Periodic tick: advance time-based state to `now`, run the file system's background
     /// work (idle-time cleaning, periodic checkpoints).
-    pub fn tick(&mut self, now: SimTime, content: Option<&mut ContentModel>) -> Result<()> {
+    pub fn tick(&mut self, now: SimTime, mut content: Option<&mut ContentModel>) -> Result<()> {
         self.on_time(now);
+        if let Some(cache) = &mut self.cache {
+            let mut be = FsBackend {
+                fs: &mut self.fs,
+                ccsd: &mut self.ccsd,
+                cpu: &mut self.cpu,
+                policies: &self.policies,
+                content: content.as_deref_mut(),
+            };
+            cache.on_time(&mut be, now)?;
+        }
         let mut ctx = FsCtx {
             disk: &mut self.ccsd,
             cpu: &mut self.cpu,
@@ -390,6 +458,9 @@ impl Stack {
     /// The warm-up ended at `at`: the summary counts from here.
     pub fn start_window(&mut self, at: SimTime) {
         self.fs_base = self.fs.counters();
+        if let Some(c) = &self.cache {
+            self.cache_base = c.counters();
+        }
         self.window = Some(WindowStart {
             at,
             ccsd: self.ccsd.counters(),
@@ -434,7 +505,25 @@ impl Stack {
             "mixed".to_string()
         };
         let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let cache = self.cache.as_ref().map(|pc| {
+            let k = minus(&pc.counters(), &self.cache_base, &["dirty_pages_peak"]);
+            let looked = k.read_hits + k.read_misses;
+            CacheSummary {
+                capacity_bytes: self.cfg.cache.capacity_mib << 20,
+                read_hits: k.read_hits,
+                read_misses: k.read_misses,
+                hit_ratio: (looked > 0).then(|| k.read_hits as f64 / looked as f64),
+                pages_written_back: k.pages_written_back,
+                bytes_coalesced: k.bytes_coalesced,
+                fsyncs: k.fsyncs,
+                fsync_errors: k.fsync_errors,
+                writeback_errors: k.writeback_errors,
+                dirty_pages_end: pc.dirty_pages(),
+                counters: k,
+            }
+        });
         StackSummary {
+            cache,
             policy,
             temperature: TemperatureSummary {
                 max_c: d.max_temperature_c,
@@ -535,6 +624,35 @@ pub struct StackSummary {
     pub cpu: CpuSummary,
     /// Energy of device and host CPU.
     pub energy: StackEnergy,
+    /// The host page cache (`null` when `stack.cache` is off).
+    pub cache: Option<CacheSummary>,
+}
+
+/// `summary.stack.cache`, in 4 KiB pages unless named otherwise.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CacheSummary {
+    /// Capacity (bytes).
+    pub capacity_bytes: u64,
+    /// Pages reads found in the cache.
+    pub read_hits: u64,
+    /// Pages reads read through the file system.
+    pub read_misses: u64,
+    /// Hits over pages read (`null` without reads).
+    pub hit_ratio: Option<f64>,
+    /// Dirty pages written back to the file system.
+    pub pages_written_back: u64,
+    /// Bytes of writes absorbed into pages that were already dirty.
+    pub bytes_coalesced: u64,
+    /// fsync / fdatasync requests.
+    pub fsyncs: u64,
+    /// fsyncs and O_DSYNC writes that returned a write-back error (EIO).
+    pub fsync_errors: u64,
+    /// Write-back requests the file system failed.
+    pub writeback_errors: u64,
+    /// Dirty pages left at the end of the run (not yet written back).
+    pub dirty_pages_end: u64,
+    /// Every page-cache counter.
+    pub counters: CacheCounters,
 }
 
 /// `summary.stack.temperature`.

@@ -4,6 +4,7 @@
 //! ([`bio`]), the compression-placement policies ([`policy`]) and the space policies.
 
 pub mod bio;
+pub mod cache;
 pub mod cpu;
 pub mod driver;
 pub mod fs;

@@ -101,7 +101,7 @@ impl RunReport {
         let h = match op {
             Op::Read => &self.read_hist,
             Op::Write => &self.write_hist,
-            Op::Trim | Op::Delete => return Vec::new(),
+            Op::Trim | Op::Delete | Op::Sync => return Vec::new(),
         };
         let total = h.len() as f64;
         let mut acc = 0u64;

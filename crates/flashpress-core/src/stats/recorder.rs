@@ -171,7 +171,7 @@ impl Recorder {
                     self.write_hist.saturating_record(lat);
                     &mut self.write
                 }
-                Op::Trim | Op::Delete => &mut self.trim,
+                Op::Trim | Op::Delete | Op::Sync => &mut self.trim,
             };
             if t.requests == 0 || lat < t.latency_min_ns {
                 t.latency_min_ns = lat;
@@ -195,7 +195,7 @@ impl Recorder {
                 iv.write_reqs += 1;
                 iv.write_lat_ns += lat as u128;
             }
-            Op::Trim | Op::Delete => {}
+            Op::Trim | Op::Delete | Op::Sync => {}
         }
     }
 
@@ -231,7 +231,7 @@ impl Recorder {
         let (t, h) = match c.op {
             Op::Read => (&mut self.read_split, &mut self.read_gc_hist),
             Op::Write => (&mut self.write_split, &mut self.write_gc_hist),
-            Op::Trim | Op::Delete => return,
+            Op::Trim | Op::Delete | Op::Sync => return,
         };
         t.queue_ns += c.queue_ns as u128;
         t.gc_ns += c.gc_ns as u128;

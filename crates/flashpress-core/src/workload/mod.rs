@@ -25,6 +25,10 @@ pub enum Op {
     Trim,
     /// Delete file `file` (file-level streams, `[stack]` only); offset and len are ignored.
     Delete,
+    /// fsync / fdatasync of file `file` (or of the stream's own file): every dirty page of
+    /// the file in the host page cache is written back before it completes (`[stack]` only);
+    /// offset and len are ignored.
+    Sync,
 }
 
 /// No file: a block-level request on the device's (or, under `[stack]`, the stream's own
@@ -32,7 +36,8 @@ pub enum Op {
 pub const NO_FILE: u32 = u32::MAX;
 
 /// What a file is, as file-level workloads tag it: hotness (F2FS hot/warm/cold logs, COCO's
-/// tag) and type (FPC's selection, incompressible media).
+/// tag) and type (FPC's selection, incompressible media); on a request also the open flags
+/// it was issued with (bits 5 and 6: [`FileAttrs::DSYNC`], [`FileAttrs::DIRECT`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct FileAttrs(pub u8);
 
@@ -73,6 +78,33 @@ impl FileType {
 }
 
 impl FileAttrs {
+    /// Open flag `O_DSYNC` (Filebench `dsync`, fio `sync=1`): a write returns once its data
+    /// is on the device.
+    pub const DSYNC: u8 = 1 << 5;
+    /// Open flag `O_DIRECT` (Filebench `directio`, fio `direct=1`): I/O bypasses the host
+    /// page cache.
+    pub const DIRECT: u8 = 1 << 6;
+
+    /// The file's own attributes (hotness, type) without the open flags.
+    pub fn file_only(self) -> FileAttrs {
+        FileAttrs(self.0 & 0x1f)
+    }
+
+    /// These attributes with open flags `flags` ([`FileAttrs::DSYNC`], [`FileAttrs::DIRECT`]).
+    pub fn with_flags(self, flags: u8) -> FileAttrs {
+        FileAttrs(self.0 | (flags & (Self::DSYNC | Self::DIRECT)))
+    }
+
+    /// Whether the request was opened `O_DSYNC`.
+    pub fn dsync(self) -> bool {
+        self.0 & Self::DSYNC != 0
+    }
+
+    /// Whether the request was opened `O_DIRECT`.
+    pub fn direct(self) -> bool {
+        self.0 & Self::DIRECT != 0
+    }
+
     /// Attributes of a file.
     pub fn new(h: Hotness, t: FileType) -> FileAttrs {
         FileAttrs(h as u8 | (t as u8) << 2)
@@ -89,7 +121,7 @@ impl FileAttrs {
 
     /// Type.
     pub fn file_type(self) -> FileType {
-        match self.0 >> 2 {
+        match (self.0 >> 2) & 7 {
             1 => FileType::Text,
             2 => FileType::Log,
             3 => FileType::Db,

@@ -127,7 +127,7 @@ fn stack_run(policy: &str, warmup_ms: f64) -> RunReport {
          warmup_ms = {warmup_ms}\n[stack]\npolicy = \"{policy}\"\n[stack.fs]\n\
          partition_bytes = 1073741824\n[stack.ccsd.thermal]\ninitial_c = 76.5\n\
          [workload]\ntype = \"fio\"\n[workload.global]\nrw = \"write\"\nbs = \"128k\"\n\
-         numjobs = 2\niodepth = 1\nsize = \"256m\"\nruntime = \"600ms\"\ntime_based = true\n\
+         numjobs = 2\niodepth = 1\ndirect = 1\nsize = \"256m\"\nruntime = \"600ms\"\ntime_based = true\n\
          buffer_compress_percentage = 50\n[[workload.jobs]]\nname = \"w\"\n"
     ));
     Simulation::new(cfg).unwrap().run().unwrap()

@@ -127,6 +127,33 @@ pub struct FsCounters {
     pub enospc: u64,
 }
 
+/// Content ids of the blocks a write stores, from its first block on.
+#[derive(Debug, Clone, Copy)]
+pub enum Ids<'a> {
+    /// Block `i` holds `first + i` (one request).
+    Seq(u64),
+    /// Block `i` holds `ids[i]` (pages written back together).
+    List(&'a [u64]),
+}
+
+impl<'a> Ids<'a> {
+    /// Id of block `i`.
+    fn at(self, i: u64) -> u64 {
+        match self {
+            Ids::Seq(first) => first.wrapping_add(i),
+            Ids::List(v) => v[i as usize],
+        }
+    }
+
+    /// The ids from block `i` on.
+    fn from(self, i: u64) -> Ids<'a> {
+        match self {
+            Ids::Seq(first) => Ids::Seq(first.wrapping_add(i)),
+            Ids::List(v) => Ids::List(&v[i as usize..]),
+        }
+    }
+}
+
 /// Least time a file-system call takes (system call and VFS path; our assumption), in ns.
 pub const FS_CALL_NS: u64 = 1_000;
 
@@ -391,6 +418,19 @@ impl Fs {
         req: &Request,
         now: SimTime,
     ) -> Result<FsDone> {
+        self.submit_blocks(ctx, stream, req, None, now)
+    }
+
+    /// [`Fs::submit`], where a write's block `i` holds content id `ids[i]` (instead of
+    /// `req.content + i`): the page cache writes back pages dirtied by different requests.
+    pub fn submit_blocks(
+        &mut self,
+        ctx: &mut FsCtx<'_>,
+        stream: usize,
+        req: &Request,
+        ids: Option<Ids<'_>>,
+        now: SimTime,
+    ) -> Result<FsDone> {
         self.begin(now);
         self.bg.last_request = now;
         self.checkpoint_if_due(ctx, now)?;
@@ -400,14 +440,15 @@ impl Fs {
             let key = NS_FILE | req.file as u64;
             match (self.by_key.get(&key), req.op) {
                 (Some(&fi), _) => Some(fi),
-                (None, Op::Write) => Some(self.create(key, req.attrs, stream as u32)),
+                (None, Op::Write) => Some(self.create(key, req.attrs.file_only(), stream as u32)),
                 (None, _) => None,
             }
         };
         if let Some(fi) = fi {
             match req.op {
                 Op::Write => {
-                    self.write(ctx, fi, req.offset, req.len, req.content)?;
+                    let ids = ids.unwrap_or(Ids::Seq(req.content));
+                    self.write(ctx, fi, req.offset, req.len, ids)?;
                     self.touch(fi);
                 }
                 Op::Read => {
@@ -420,6 +461,9 @@ impl Fs {
                         self.delete(ctx, fi)?;
                     }
                 }
+                // Written data is on the disk when a write completes: nothing to flush (the
+                // page cache, `stack::cache`, makes fsync wait for its dirty pages).
+                Op::Sync => {}
             }
         }
         let d = self.end(ctx)?;
@@ -447,7 +491,7 @@ impl Fs {
             self.fill_next_id += want;
             let before = self.seg.total_valid;
             self.begin(SimTime::ZERO);
-            self.write(ctx, fi, 0, want * BLOCK, id)?;
+            self.write(ctx, fi, 0, want * BLOCK, Ids::Seq(id))?;
             let d = self.end(ctx)?;
             if d.failed || self.seg.total_valid <= before {
                 break;
@@ -464,6 +508,37 @@ impl Fs {
     /// returns the extra segments now in effect.
     pub fn set_extra_rs_segments(&mut self, segments: u64) -> u64 {
         self.seg.set_extra(segments)
+    }
+
+    /// Key of the file a request of `stream` addresses: the stream's own file for
+    /// block-level requests (`file == NO_FILE`), else workload file `file`.
+    pub fn key_of(stream: usize, file: u32) -> u64 {
+        if file == NO_FILE {
+            NS_STREAM | stream as u64
+        } else {
+            NS_FILE | file as u64
+        }
+    }
+
+    /// Size (bytes) of the file with key `key` as stored, if it exists.
+    pub fn file_size(&self, key: u64) -> Option<u64> {
+        let fi = *self.by_key.get(&key)?;
+        Some(self.files[fi as usize].size)
+    }
+
+    /// Blocks `[c0, c0 + cluster_blocks)` when block `block` of file `key` lies in a
+    /// host-compressed cluster (a read decompresses the whole cluster).
+    pub fn compressed_cluster(&self, key: u64, block: u64) -> Option<(u64, u64)> {
+        let fi = *self.by_key.get(&key)?;
+        let f = self.files.get(fi as usize)?;
+        let cb = self.cb as u64;
+        let c0 = block / cb * cb;
+        (block < f.len() && f.compressed(c0 as usize)).then_some((c0, c0 + cb))
+    }
+
+    /// Blocks per compression cluster.
+    pub fn cluster_blocks(&self) -> u64 {
+        self.cb as u64
     }
 
     /// Counters.
@@ -673,7 +748,7 @@ impl Fs {
         fi: u32,
         offset: u64,
         len: u64,
-        first_id: u64,
+        ids: Ids<'_>,
     ) -> Result<()> {
         if len == 0 {
             return Ok(());
@@ -734,10 +809,10 @@ impl Fs {
         while b < b1 {
             let c0 = (b / cb * cb) as usize;
             let (lo, hi) = (b as usize, (b1.min(c0 as u64 + cb)) as usize);
-            let id0 = first_id.wrapping_add(b - b0);
+            let ids = ids.from(b - b0);
             let ok = match side {
-                CompressSide::Host => self.write_host(ctx, fi, c0, lo, hi, id0)?,
-                _ => self.write_plain(ctx, fi, c0, lo, hi, id0, side)?,
+                CompressSide::Host => self.write_host(ctx, fi, c0, lo, hi, ids)?,
+                _ => self.write_plain(ctx, fi, c0, lo, hi, ids, side)?,
             };
             if !ok {
                 self.fail(true);
@@ -759,7 +834,7 @@ impl Fs {
         c0: usize,
         lo: usize,
         hi: usize,
-        id0: u64,
+        ids: Ids<'_>,
         side: CompressSide,
     ) -> Result<bool> {
         let cb = self.cb as usize;
@@ -787,7 +862,7 @@ impl Fs {
         {
             let f = &mut self.files[fi as usize];
             for i in lo..hi {
-                f.content[i] = id0.wrapping_add((i - lo) as u64);
+                f.content[i] = ids.at((i - lo) as u64);
                 f.kind[i] |= DATA;
             }
         }
@@ -822,7 +897,7 @@ impl Fs {
         c0: usize,
         lo: usize,
         hi: usize,
-        id0: u64,
+        ids: Ids<'_>,
     ) -> Result<bool> {
         let cb = self.cb as usize;
         let log = self.log_of(fi);
@@ -852,7 +927,7 @@ impl Fs {
         {
             let f = &mut self.files[fi as usize];
             for i in lo..hi {
-                f.content[i] = id0.wrapping_add((i - lo) as u64);
+                f.content[i] = ids.at((i - lo) as u64);
                 f.kind[i] |= DATA;
             }
         }

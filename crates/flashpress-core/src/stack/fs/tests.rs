@@ -180,7 +180,7 @@ impl H {
             Op::Delete => {
                 self.expect.remove(&key);
             }
-            Op::Read => {}
+            Op::Read | Op::Sync => {}
         }
         d
     }

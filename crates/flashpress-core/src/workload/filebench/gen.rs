@@ -151,6 +151,8 @@ struct Pending {
     len: u64,
     /// Issued without waiting for it (`aiowrite`).
     asynchronous: bool,
+    /// Open flags of the flowop (`dsync`, `directio`): [`FileAttrs::DSYNC`] | [`FileAttrs::DIRECT`].
+    flags: u8,
 }
 
 /// The semaphores every stream of a workload shares.
@@ -308,7 +310,11 @@ impl ThreadSource {
     }
 
     fn push(&mut self, op: Op, h: Handle, offset: u64, len: u64) {
+        let f = &self.spec.flowops[self.pc];
+        let flags = if f.dsync { FileAttrs::DSYNC } else { 0 }
+            | if f.directio { FileAttrs::DIRECT } else { 0 };
         self.queue.push_back(Pending {
+            flags,
             op,
             set: h.set,
             entry: h.entry,
@@ -419,8 +425,15 @@ impl ThreadSource {
                 }
             }
             // No I/O: see the module docs (hog, aiowait and the semaphores are in `exec`).
+            // fsync of the file open on `fd` (Filebench's flowoplib_fsync: none open, no-op).
+            Kind::Fsync => {
+                if let Some(h) = f.fd.and_then(|fd| self.fds.get(&fd)).copied() {
+                    if world[h.set].files[h.entry as usize].written {
+                        self.push(Op::Sync, h, 0, 0);
+                    }
+                }
+            }
             Kind::StatFile
-            | Kind::Fsync
             | Kind::AioWait
             | Kind::Hog
             | Kind::SemBlock
@@ -552,7 +565,7 @@ impl ThreadSource {
             len: p.len,
             content,
             file: file_id(p.set, p.entry),
-            attrs,
+            attrs: attrs.with_flags(p.flags),
         }
     }
 }

@@ -93,13 +93,16 @@
 //!   another thread completes its operation, or until its run time is over.
 //! - `eventlimit`: with `eventgen rate=0` (the only rate accepted) Filebench has no event
 //!   generator and eventlimit returns at once; so here.
-//! - No I/O, and so nothing issued: `statfile` (metadata only), `fsync` (a file-level
-//!   [`crate::workload::Request`] has no flush; writes are durable on completion).
-//! - Accepted and meaningless in a simulator without a host file system, page cache or CPU
-//!   model: `path`, `dirwidth`, `dirgamma`, `reuse`, `readonly`, `cached`, `trusttree`,
-//!   `paralloc` (fileset); `memsize`, `useism` (thread); `nice` (process); `dsync`,
-//!   `directio` (flowops); `echo`; `eventgen rate=0` (no event generator; a positive rate
-//!   is an error).
+//! - `fsync` issues an [`Op::Sync`](crate::workload::Op::Sync) of the file open on its `fd`
+//!   (nothing when none is open or the file was never written); `dsync` and `directio` set
+//!   the flowop's requests' O_DSYNC / O_DIRECT bits ([`crate::workload::FileAttrs::DSYNC`],
+//!   [`crate::workload::FileAttrs::DIRECT`]). They matter under `[stack]` with the page
+//!   cache on (`stack.cache`); without it every write is durable on completion.
+//! - No I/O, and so nothing issued: `statfile` (metadata only).
+//! - Accepted and meaningless in a simulator without a CPU model for them: `path`,
+//!   `dirwidth`, `dirgamma`, `reuse`, `readonly`, `cached`, `trusttree`, `paralloc`
+//!   (fileset); `memsize`, `useism` (thread); `nice` (process); `echo`; `eventgen rate=0`
+//!   (no event generator; a positive rate is an error).
 //! - Refused with the file, line and flowop named: every other flowop, among them `block`,
 //!   `wakeup`, `delay`, `iopslimit`, `opslimit`, `bwlimit`, `finishoncount`,
 //!   `finishonbytes` (none of the four personalities uses them).

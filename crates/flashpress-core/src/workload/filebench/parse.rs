@@ -309,6 +309,10 @@ pub(super) struct Flowop {
     pub target: Option<String>,
     /// `blocking` (sempost): the post waits for the target's high-water count.
     pub blocking: bool,
+    /// `dsync`: the flowop's writes are `O_DSYNC` (on the device when they return).
+    pub dsync: bool,
+    /// `directio`: the flowop's I/O is `O_DIRECT` (bypasses the host page cache).
+    pub directio: bool,
     /// Line of the `flowop` keyword.
     pub line: u64,
 }
@@ -1040,6 +1044,8 @@ impl Parser<'_> {
             highwater: 1,
             target: None,
             blocking: false,
+            dsync: false,
+            directio: false,
             line: kl,
         };
         let mut has_value = false;
@@ -1081,7 +1087,8 @@ impl Parser<'_> {
                 "highwater" => f.highwater = self.bounded(a, 0, MAX_SEM)?,
                 "target" => f.target = Some(self.text(a)?.to_string()),
                 "blocking" => f.blocking = self.flag(a)?,
-                // Meaningless here, see the module docs: sync and cache flags.
+                "dsync" => f.dsync = self.flag(a)?,
+                "directio" => f.directio = self.flag(a)?,
                 _ => {}
             }
         }

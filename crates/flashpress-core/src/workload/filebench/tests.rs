@@ -170,6 +170,7 @@ struct Totals {
     reads: u64,
     writes: u64,
     deletes: u64,
+    syncs: u64,
     read_bytes: u64,
     write_bytes: u64,
 }
@@ -188,6 +189,7 @@ impl Totals {
                     t.write_bytes += s.req.len;
                 }
                 Op::Delete => t.deletes += 1,
+                Op::Sync => t.syncs += 1,
                 Op::Trim => panic!("no trims"),
             }
         }
@@ -216,6 +218,9 @@ fn check_file_model(seen: &[Seen]) {
             }
             Op::Delete => {
                 assert!(size.remove(&r.file).is_some(), "delete of unwritten {r:?}");
+            }
+            Op::Sync => {
+                assert!(size.contains_key(&r.file), "fsync of unwritten {r:?}");
             }
             Op::Trim => unreachable!(),
         }
@@ -367,7 +372,10 @@ fn oltp_threads_do_what_their_flowops_say() {
         } else {
             FileAttrs::new(Hotness::Hot, FileType::Log)
         };
-        assert_eq!(r.attrs, want);
+        assert_eq!(r.attrs.file_only(), want);
+        // The writers' flowops say `dsync`, the readers' do not; directio=$directio is 0.
+        assert_eq!(r.attrs.dsync(), r.op == Op::Write, "{r:?}");
+        assert!(!r.attrs.direct());
     }
     // opennext: a writer's consecutive writes walk the 10 data files in order.
     let files: Vec<u32> = seen

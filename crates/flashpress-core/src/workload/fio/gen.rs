@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::units::SimTime;
-use crate::workload::{Op, Request, RequestSource};
+use crate::workload::{FileAttrs, Op, Request, RequestSource};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -74,6 +74,10 @@ pub(super) struct SourceSpec {
     pub randommap: bool,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
+    /// `fsync=N` / `fdatasync=N`: a flush of the file after every N writes (0: never).
+    pub sync_every: u64,
+    /// Open flags (`sync`, `direct`): [`FileAttrs::DSYNC`] | [`FileAttrs::DIRECT`].
+    pub open_flags: u8,
 }
 
 /// fio's `GR_PRIME_64` (hash.h): `__hash_u64(v) = v * GR_PRIME_64`, and `__hash_long` computes
@@ -225,6 +229,8 @@ pub(super) struct FioSource {
     content_base: u64,
     /// Content ids issued so far (the counter of the last one).
     issued: u64,
+    /// Writes since the last flush (`fsync=N`).
+    unsynced: u64,
 }
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
@@ -283,6 +289,7 @@ impl FioSource {
             ios: 0,
             content_base: (stream_index.wrapping_add(1)) << 40,
             issued: 0,
+            unsynced: 0,
         }
     }
 
@@ -373,6 +380,18 @@ impl RequestSource for FioSource {
                 return Ok(None);
             }
         }
+        if self.spec.sync_every > 0 && self.unsynced >= self.spec.sync_every {
+            self.unsynced = 0;
+            return Ok(Some(Request {
+                time: now,
+                op: Op::Sync,
+                offset: 0,
+                len: 0,
+                content: 0,
+                file: crate::workload::NO_FILE,
+                attrs: FileAttrs(self.spec.open_flags),
+            }));
+        }
         if self.spec.io_limit.is_some_and(|l| self.bytes >= l)
             || self.spec.number_ios.is_some_and(|n| self.ios >= n)
         {
@@ -402,6 +421,7 @@ impl RequestSource for FioSource {
         let content = if read { 0 } else { self.next_content(len) };
         self.bytes = self.bytes.saturating_add(len);
         self.ios += 1;
+        self.unsynced += u64::from(!read);
         Ok(Some(Request {
             time: now,
             op,
@@ -409,7 +429,7 @@ impl RequestSource for FioSource {
             len,
             content,
             file: crate::workload::NO_FILE,
-            attrs: Default::default(),
+            attrs: FileAttrs(self.spec.open_flags),
         }))
     }
 

@@ -35,14 +35,12 @@ use std::path::{Path, PathBuf};
 #[cfg(test)]
 mod tests;
 
-/// Options accepted and ignored: they choose how a real machine performs I/O (engine, page
-/// cache, files and directories, threads vs processes, reporting, cache hints, a final fsync)
-/// and have no counterpart in a simulated block device that has no host file system or page
-/// cache. `randrepeat`/`allrandrepeat` are accepted because flashpress is always repeatable.
+/// Options accepted and ignored: they choose how a real machine performs I/O (engine, files
+/// and directories, threads vs processes, reporting, cache hints, a final fsync) and have no
+/// counterpart in the simulator. (`direct`, `buffered`, `sync`, `fsync` and `fdatasync` are
+/// honoured: they set O_DIRECT / O_DSYNC and issue flushes for the `[stack]` page cache.) `randrepeat`/`allrandrepeat` are accepted because flashpress is always repeatable.
 pub const IGNORED_OPTIONS: &[&str] = &[
     "ioengine",
-    "direct",
-    "buffered",
     "filename",
     "directory",
     "description",
@@ -86,6 +84,11 @@ const SUPPORTED: &[(&str, &str)] = &[
     ("stonewall", "stonewall"),
     ("wait_for_previous", "stonewall"),
     ("kb_base", "kb_base"),
+    ("fsync", "fsync"),
+    ("fdatasync", "fsync"),
+    ("sync", "sync"),
+    ("direct", "direct"),
+    ("buffered", "direct"),
 ];
 
 /// fio's own limit on jobs (`REAL_MAX_JOBS`).
@@ -814,6 +817,31 @@ fn resolve(opts: &[&Opt], section_name: &str, at: &Origin, capacity: u64) -> Res
         .map(parse_percent)
         .transpose()?
         .unwrap_or(0);
+    // fio's `fsync=N` / `fdatasync=N`: a flush of the job's file after every N writes (both
+    // are one flush here: the file system's metadata is not modelled per file).
+    let sync_every = match get("fsync") {
+        None => 0,
+        Some(o) => parse_uint(o)?,
+    };
+    // `sync=1` opens the file O_SYNC (fio also takes `sync=sync` / `dsync`); `direct=1`
+    // (or `buffered=0`) O_DIRECT: under `[stack]` they bypass or flush the page cache.
+    let mut open_flags = 0u8;
+    if let Some(o) = get("sync") {
+        let v = o.value.as_deref().map(str::trim);
+        if matches!(v, Some("sync") | Some("dsync")) || o.flag()? {
+            open_flags |= crate::workload::FileAttrs::DSYNC;
+        }
+    }
+    if let Some(o) = get("direct") {
+        let direct = if o.key == "buffered" {
+            !o.flag()?
+        } else {
+            o.flag()?
+        };
+        if direct {
+            open_flags |= crate::workload::FileAttrs::DIRECT;
+        }
+    }
     let stonewall = match get("stonewall") {
         None => false,
         Some(o) => o.flag()?,
@@ -843,6 +871,8 @@ fn resolve(opts: &[&Opt], section_name: &str, at: &Origin, capacity: u64) -> Res
             dist,
             randommap,
             dedupe_pct,
+            sync_every,
+            open_flags,
         },
     })
 }

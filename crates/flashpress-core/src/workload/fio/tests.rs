@@ -520,3 +520,47 @@ mod props {
         }
     }
 }
+
+#[test]
+fn fsync_every_n_writes_and_open_flags() {
+    // fsync=3 on a 50% mix: a flush after every third write, whatever the reads between.
+    let mut st = load_text(
+        "[j]\nrw=randrw\nbs=4k\nsize=1m\nnumber_ios=200\nfsync=3\ndirect=1\nsync=1\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let reqs = take(&mut st[0], 1000);
+    let mut writes = 0;
+    let mut syncs = 0;
+    for r in &reqs {
+        assert!(r.attrs.direct() && r.attrs.dsync());
+        match r.op {
+            Op::Write => {
+                writes += 1;
+                assert!(writes - 3 * syncs <= 3, "a 4th write before the flush");
+            }
+            Op::Sync => {
+                syncs += 1;
+                assert_eq!(writes, 3 * syncs);
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        writes > 60 && syncs == writes / 3,
+        "{writes} writes, {syncs} flushes"
+    );
+    // Flushes are not I/Os: number_ios counts reads and writes only.
+    assert_eq!(reqs.len() - syncs, 200);
+    // fdatasync is the same flush; buffered=1 and the defaults leave both bits clear.
+    let mut st = load_text(
+        "[j]\nrw=write\nbs=4k\nsize=1m\nnumber_ios=10\nfdatasync=2\nbuffered=1\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let reqs = take(&mut st[0], 100);
+    assert_eq!(reqs.iter().filter(|r| r.op == Op::Sync).count(), 5);
+    assert!(reqs.iter().all(|r| !r.attrs.direct() && !r.attrs.dsync()));
+}

@@ -44,7 +44,7 @@ def config(
         # (under F2FS's default adaptive logging, thread logging absorbs these overwrites and
         # nothing is cleaned; the need-SSR rule is tested in the core's fs tests).
         "fs": {"partition_bytes": PARTITION, "fill_fraction": 0.85 if sc else 0.0, **({"mode": "lfs"} if sc else {})},
-        "ccsd": {"io_timeout_ms": 30000.0 * K, "thermal": {"tau_s": 573.0 * K}},
+        "ccsd": {"io_timeout_ms": 30000.0 * K, "thermal": {"tau_s": 564.7 * K}},
     }
     if policy in ("waltz_s", "waltz_p"):
         st["space"] = {

@@ -3,7 +3,8 @@ simulations on Dask and write figures and a Markdown report beside the seed's nu
 
 Layout: :mod:`.scale` (how big and long), :mod:`.experiments` (figures as lists of runs),
 :mod:`.runner` (resolve, dedupe, run on Dask), :mod:`.metrics` and :mod:`.claims` (the seed's
-statements and how they are checked), :mod:`.figures` (plots) and :mod:`.report` (Markdown).
+statements and how they are checked; :mod:`.causes` holds the measured cause of each claim that
+does not hold), :mod:`.figures` (plots) and :mod:`.report` (Markdown).
 
 The output directory holds ``report.md``, ``results.csv`` / ``results.parquet`` (one row per
 figure run), ``figures/<key>.png|svg``, ``scale.json`` and ``runs/NNNN/`` (config, summary and

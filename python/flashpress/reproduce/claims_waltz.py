@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from flashpress.reproduce.causes import WALTZ_CAUSES
 from flashpress.reproduce.claims import (
     HOLDS,
     INCONCLUSIVE,
@@ -27,6 +28,7 @@ from flashpress.reproduce.claims import (
     not_run,
     ordering,
     similar,
+    with_causes,
 )
 from flashpress.reproduce.experiments import CONTROLLED_START_C, PERSONALITY_ACCESS
 from flashpress.reproduce.metrics import metric, ok_rows, replicate
@@ -739,7 +741,7 @@ def waltz_claims() -> list[Claim]:
             WRITES,
         ),
     ]
-    return c + unrun_claims()
+    return with_causes(c + unrun_claims(), WALTZ_CAUSES)
 
 
 def unrun_claims() -> list[Claim]:

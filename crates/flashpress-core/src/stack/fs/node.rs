@@ -55,6 +55,9 @@ pub(super) struct Nodes {
     /// The hidden file whose block `nid` is node `nid`.
     pub file: u32,
     nids: HashMap<(u32, u32), u32>,
+    /// The last (file, node index) looked up and its nid: consecutive blocks share a node
+    /// (1,018 per direct node), so most lookups skip the hash map.
+    last: Option<((u32, u32), u32)>,
     free_nids: Vec<u32>,
     next_nid: u32,
     dirty: Vec<u32>,
@@ -104,6 +107,7 @@ impl Nodes {
             enabled,
             file: NONE,
             nids: HashMap::new(),
+            last: None,
             free_nids: Vec::new(),
             next_nid: 0,
             dirty: Vec::new(),
@@ -156,14 +160,21 @@ impl Fs {
         }
         let k = node_index(idx as u64);
         let n = &mut self.nodes;
-        let nid = match n.nids.get(&(fi, k)) {
-            Some(&nid) => nid,
-            None => {
-                let nid = n.free_nids.pop().unwrap_or_else(|| {
-                    n.next_nid += 1;
-                    n.next_nid - 1
-                });
-                n.nids.insert((fi, k), nid);
+        let nid = match n.last {
+            Some((key, nid)) if key == (fi, k) => nid,
+            _ => {
+                let nid = match n.nids.get(&(fi, k)) {
+                    Some(&nid) => nid,
+                    None => {
+                        let nid = n.free_nids.pop().unwrap_or_else(|| {
+                            n.next_nid += 1;
+                            n.next_nid - 1
+                        });
+                        n.nids.insert((fi, k), nid);
+                        nid
+                    }
+                };
+                n.last = Some(((fi, k), nid));
                 nid
             }
         };
@@ -174,6 +185,9 @@ impl Fs {
     pub(super) fn node_drop_file(&mut self, fi: u32) {
         if !self.nodes.enabled || fi == self.nodes.file {
             return;
+        }
+        if self.nodes.last.is_some_and(|((f, _), _)| f == fi) {
+            self.nodes.last = None;
         }
         let len = self.files[fi as usize].len();
         let last = if len == 0 { 0 } else { node_index(len - 1) };

@@ -161,6 +161,8 @@ def test_space_management_keys_name_the_key(fs: dict[str, Any], key: str, expect
         ("coco", {"tags": "f2fs"}, "stack.coco.tags"),
         ("coco", {"rest": "f2fs"}, "stack.coco.rest"),
         ("coco", {"rest": True}, "stack.coco.rest"),
+        ("cpu", {"ratio_speed": "yes"}, "stack.cpu.ratio_speed"),
+        ("cpu", {"ratio_speed": 1}, "stack.cpu.ratio_speed"),
     ],
 )
 def test_device_and_coco_keys_of_the_wrong_kind_name_the_key(table: str, value: dict[str, Any], key: str) -> None:

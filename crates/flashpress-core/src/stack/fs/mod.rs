@@ -1173,7 +1173,11 @@ impl Fs {
         }
         self.rflush(ctx)?;
         let bytes = data as u64 * BLOCK;
-        let size = self.cluster_size(ctx, fi, c0);
+        // The cluster's compressed size only matters when host time follows the ratio.
+        let size = match self.ratio_speed {
+            Some(_) => self.cluster_size(ctx, fi, c0),
+            None => None,
+        };
         let ns = self
             .host_cost
             .decompress_ns_scaled(bytes, self.host_factor(bytes, size, false))

@@ -536,3 +536,31 @@ def test_varmail_fsyncs_reach_the_stack(cache: bool) -> None:
         assert c["pages_written_back"] > 0
     else:
         assert s["stack"]["cache"] is None
+
+
+def cached_reads(cores: int) -> dict[str, Any]:
+    """Eight threads re-reading 4 KiB pages of a file the cache holds, on `cores` host cores."""
+    cfg = config("baseline", "rand-read", cpu={"cores": cores})
+    job = cfg["workload"]["jobs"][0]
+    job.update(direct=0, iodepth=1, size="1m", runtime="300ms")
+    # the first reads of each page miss and go to the device: measure after them
+    cfg["stats"]["warmup_ms"] = 100.0
+    cfg["stack"]["cache"] = {"enabled": True, "capacity_mib": 160, "op_cpu_us": 5.0, "page_copy_us": 1.0}
+    return run(cfg)
+
+
+def test_cached_reads_are_bounded_by_the_host_cores() -> None:
+    """A cached read is a system call that runs on a core: eight threads on fewer cores queue
+    for them, so the read rate is cores / (5 µs call + 1 µs copy), whatever the thread count,
+    and doubles with the cores (before, each thread ran its calls on a core of its own)."""
+    two, four = cached_reads(2), cached_reads(4)
+    for s, cores in ((two, 2), (four, 4)):
+        c = s["stack"]["cache"]
+        assert c["hit_ratio"] > 0.99, c
+        cpu = s["stack"]["cpu"]
+        # every core busy nearly all the measured time, and never more than all of them
+        assert 0.95 < cpu["utilization"] <= 1.0 + 1e-9, cpu
+        bound = cores / 6e-6
+        assert 0.9 * bound < s["read"]["iops"] <= bound * 1.001, (s["read"]["iops"], bound)
+    ratio = four["read"]["iops"] / two["read"]["iops"]
+    assert 1.9 < ratio < 2.1, ratio

@@ -4,7 +4,9 @@
 //!   one LRU list and are evicted from its cold end; dirty pages are not evictable (when
 //!   nothing clean is left, the oldest dirty file is written back first).
 //! - **Writes** dirty pages and return after the host CPU cost of the system call and the
-//!   copy ([`CacheConfig::op_cpu_us`], [`CacheConfig::page_copy_us`]): several small writes
+//!   copy ([`CacheConfig::op_cpu_us`], [`CacheConfig::page_copy_us`]), run on a host core
+//!   ([`Backend::on_core`]: threads beyond the cores wait, so cached I/O is bounded by the
+//!   host's cores as on a real machine): several small writes
 //!   into one page (one F2FS cluster) become one write-back. A write that covers part of a
 //!   page the cache does not hold but the file has on the disk reads the page first, as
 //!   Linux's `write_begin` does.
@@ -56,6 +58,9 @@ pub trait Backend {
     fn file_size(&self, key: u64) -> Option<u64>;
     /// Pages `[c0, c1)` of the compressed cluster holding page `page` of file `key`.
     fn compressed_cluster(&self, key: u64, page: u64) -> Option<(u64, u64)>;
+    /// Run `ns` of a system call's CPU time, ready at `at`, on a host core (waiting for one
+    /// when every core is busy); returns when it is done.
+    fn on_core(&mut self, at: SimTime, ns: u64) -> SimTime;
 }
 
 /// Page-cache counters (pages of 4 KiB unless named otherwise).
@@ -264,6 +269,12 @@ impl PageCache {
         self.op_ns + self.copy_ns * pages
     }
 
+    /// A system call that moves no data (an empty read or write, an fsync's entry) issued
+    /// at `now`: its CPU time on a core, and never less than the file system's call time.
+    fn call(&self, be: &mut dyn Backend, now: SimTime) -> SimTime {
+        be.on_core(now, self.op_ns).max(now + FS_CALL_NS)
+    }
+
     fn read(
         &mut self,
         be: &mut dyn Backend,
@@ -281,7 +292,7 @@ impl PageCache {
         let end = req.offset.saturating_add(req.len).min(size);
         if req.offset >= end {
             return Ok(FsDone {
-                done: now + self.op_ns.max(FS_CALL_NS),
+                done: self.call(be, now),
                 failed: false,
             });
         }
@@ -339,7 +350,7 @@ impl PageCache {
             p = q;
         }
         Ok(FsDone {
-            done: done + self.cpu_ns(p1 - p0),
+            done: be.on_core(done, self.cpu_ns(p1 - p0)),
             failed,
         })
     }
@@ -354,7 +365,7 @@ impl PageCache {
     ) -> Result<FsDone> {
         if req.len == 0 {
             return Ok(FsDone {
-                done: now + self.op_ns.max(FS_CALL_NS),
+                done: self.call(be, now),
                 failed: false,
             });
         }
@@ -420,7 +431,7 @@ impl PageCache {
         if let Some(m) = self.files.get_mut(&key) {
             m.size = m.size.max(end);
         }
-        let mut done = ready + self.cpu_ns(p1 - p0);
+        let mut done = be.on_core(ready, self.cpu_ns(p1 - p0));
         if req.attrs.dsync() {
             self.counters.dsync_writes += 1;
             let d = self.writeback(be, key, Some((p0, p1)), done, Why::Sync)?;
@@ -475,7 +486,7 @@ impl PageCache {
 
     fn fsync(&mut self, be: &mut dyn Backend, key: u64, now: SimTime) -> Result<FsDone> {
         self.counters.fsyncs += 1;
-        let mut done = now + self.op_ns.max(FS_CALL_NS);
+        let mut done = self.call(be, now);
         if !self.files.contains_key(&key) {
             return Ok(FsDone {
                 done,

@@ -99,6 +99,10 @@ impl Backend for FsBackend<'_> {
     fn compressed_cluster(&self, key: u64, page: u64) -> Option<(u64, u64)> {
         self.fs.compressed_cluster(key, page)
     }
+
+    fn on_core(&mut self, at: SimTime, ns: u64) -> SimTime {
+        self.cpu.syscall(at, ns)
+    }
 }
 
 /// The device's and the host cores' counters when the warm-up ended.
@@ -489,7 +493,7 @@ impl Stack {
         let host = f.compress_blocks_host + f.decompress_blocks_host;
         let all = host + f.compress_blocks_device + f.decompress_blocks_device;
         let cores = self.cpu.cores() as f64;
-        let busy_ns = c.compress_busy_ns + c.decompress_busy_ns;
+        let busy_ns = c.busy_ns();
         let busy_s = busy_ns as f64 * 1e-9;
         let host_cpu_j = if secs > 0.0 {
             cores * self.cfg.cpu.core_idle_w * secs
@@ -568,6 +572,7 @@ impl Stack {
                 cores: self.cpu.cores() as u32,
                 compress_busy_s: c.compress_busy_ns as f64 * 1e-9,
                 decompress_busy_s: c.decompress_busy_ns as f64 * 1e-9,
+                syscall_busy_s: c.syscall_busy_ns as f64 * 1e-9,
                 utilization: per_s(busy_s) / cores,
                 compute_progress: self.cpu.compute_progress(
                     self.cfg.cpu.compute_threads,
@@ -742,7 +747,9 @@ pub struct CpuSummary {
     pub compress_busy_s: f64,
     /// Core time decompressing (s).
     pub decompress_busy_s: f64,
-    /// Share of all core time the I/O stack's (de)compression used.
+    /// Core time of system calls the page cache served (s; 0 with the cache off).
+    pub syscall_busy_s: f64,
+    /// Share of all core time the I/O stack used: (de)compression and cached system calls.
     pub utilization: f64,
     /// Co-running CPU job's progress relative to running alone (`null` without one).
     pub compute_progress: Option<f64>,

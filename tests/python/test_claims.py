@@ -187,3 +187,22 @@ def test_every_seed_claim_has_a_kind_and_a_unique_quote(paper: str) -> None:
     for c in cs:
         if c.kind == "bound":
             assert c.seed_value is not None, c.seed
+
+
+def test_every_run_means_every_run_that_can_show_it() -> None:
+    from flashpress.reproduce.claims import every_run
+
+    def test(r: dict[str, Any]) -> tuple[bool, str] | None:
+        x = r.get("x")
+        return None if x is None or x != x else (x > 0, f"x={x}")
+
+    c = every_run("f", "x always", "x", test)
+    assert status_of(c, [{"x": 1.0}, {"x": 2.0}]) == "holds"
+    # a run without the figure (no timeline) is left out, not counted as holding
+    assert status_of(c, [{"x": 1.0}, {"x": None}]) == "holds"
+    v = c.check(table([{"x": 1.0}, {"x": 0.0, "run_id": "bad"}]), QUICK)
+    assert v.status == "fails"
+    assert "1 of 2" in v.why
+    assert "bad: x=0.0" in v.why
+    # no run can show it: missing, never a pass
+    assert status_of(c, [{"x": None}]) == "not run"

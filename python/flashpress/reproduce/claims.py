@@ -512,6 +512,41 @@ def extreme(
     return Claim(figure, seed, None, "%", "ordering", ev)
 
 
+#: A per-run check: ``(holds, detail)``, or None when the run does not show what it needs.
+RunTest = Callable[[Mapping[str, Any]], "tuple[bool, str] | None"]
+
+
+def every_run(
+    figure: str, seed: str, what: str, test: RunTest, figures: Sequence[str] | None = None, **labels: Any
+) -> Claim:
+    """Event over runs: ``what`` (checked by ``test`` on each matching run of ``figures``,
+    default ``figure`` alone) happens in *every* run that can show it; a run that cannot (no
+    timeline, say) is left out, and a claim no run can show is missing. The measured value is
+    the number of runs in which it happens."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        rows = [r for f in (figures or (figure,)) for r in ok_rows(table, f, **labels)]
+        checked = [(r, t) for r in rows if (t := test(r)) is not None]
+        if not checked:
+            return missing(f"{what} ({_describe(labels)})")
+        n = len({replicate(r) for r, _ in checked})
+        bad = [(r, d) for r, (ok, d) in checked if not ok]
+        if bad:
+            ids = "; ".join(f"{r['run_id']}: {d}" for r, d in bad[:3])
+            more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+            return Verdict(
+                FAILS,
+                float(len(checked) - len(bad)),
+                f"fails: {what} in {len(checked) - len(bad)} of {len(checked)} run(s); not in {ids}{more}",
+                n,
+            )
+        details = sorted({d for _, (_, d) in checked})
+        shown = "; ".join(details[:3]) + (f"; ... ({len(details)} distinct)" if len(details) > 3 else "")
+        return Verdict(HOLDS, float(len(checked)), f"holds: {what} in all {len(checked)} run(s) ({shown})", n)
+
+    return Claim(figure, seed, None, "runs", "event", ev)
+
+
 def not_run(figure: str, seed: str, kind: str, why: str, seed_value: float | None = None, unit: str = "") -> Claim:
     """A statement of the seed no experiment checks yet: listed, counted as not holding."""
 
@@ -589,6 +624,7 @@ __all__ = [
     "judge_ordering",
     "magnitude",
     "never",
+    "every_run",
     "not_run",
     "ordering",
     "similar",

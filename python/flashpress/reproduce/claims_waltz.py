@@ -10,6 +10,7 @@ from flashpress.reproduce.causes import WALTZ_CAUSES
 from flashpress.reproduce.claims import (
     HOLDS,
     INCONCLUSIVE,
+    NOISE_FLOOR_PCT,
     Claim,
     Measure,
     Verdict,
@@ -19,13 +20,13 @@ from flashpress.reproduce.claims import (
     change,
     changes,
     event,
+    every_run,
     extreme,
     judge_magnitude,
     judge_ordering,
     magnitude,
     missing,
     never,
-    not_run,
     ordering,
     similar,
     with_causes,
@@ -741,35 +742,96 @@ def waltz_claims() -> list[Claim]:
             WRITES,
         ),
     ]
-    return with_causes(c + unrun_claims(), WALTZ_CAUSES)
+    return with_causes(c + timeline_claims(), WALTZ_CAUSES)
 
 
-def unrun_claims() -> list[Claim]:
-    """Statements of the seed no experiment checks yet."""
+#: T_hard (°C, Waltz §4.5.2): Waltz_s moves compression to the host at it.
+T_HARD_C = 85.0
+#: How far below T_hard the hottest timeline row before the first host phase may be: the
+#: S.M.A.R.T. poll saw T_hard inside an interval whose end the row records (°C).
+T_HARD_SLACK_C = 0.1
+#: 'Negligible' (§2.2) read as within ±5%, as for COCO's 'negligible benefit'.
+NEGLIGIBLE_WHY = "the seed gives no tolerance for 'negligible'; ±5% is our reading"
+
+
+def _f(row: Any, key: str) -> float | None:
+    v = row.get(key)
+    return None if v is None or v != v else float(v)
+
+
+def stays_throttled(row: Any) -> tuple[bool, str] | None:
+    """§1: a throttle that started never lifts while the device runs (None: never throttled or
+    no timeline)."""
+    n = _f(row, "timeline.throttle_releases")
+    if n is None:
+        return None
+    return n == 0, f"throttle lifted {n:.0f} time(s) before shutdown or the end"
+
+
+def cools_in_host_phases(row: Any) -> tuple[bool, str] | None:
+    """§4.3: in each host phase (every (de)compression on F2FS) the temperature falls."""
+    phases, drop = _f(row, "timeline.host_phases"), _f(row, "timeline.host_phase_drop_c_min")
+    if phases is None:
+        return None
+    if phases == 0 or drop is None:
+        return False, "no complete host phase"
+    mean = _f(row, "timeline.host_phase_drop_c_mean") or 0.0
+    return drop > 0, f"{phases:.0f} host phase(s), smallest drop {drop:.3f} °C, mean {mean:.3f} °C"
+
+
+def cycles_at_t_hard(row: Any) -> tuple[bool, str] | None:
+    """§6.2: T_hard reached, then host phases with a throughput dip, then the device again."""
+    phases = _f(row, "timeline.host_phases")
+    if phases is None:
+        return None
+    peak, dip = _f(row, "timeline.max_c_before_host"), _f(row, "timeline.host_phase_dip_pct_min")
+    back = _f(row, "timeline.back_to_device")
+    if phases == 0 or peak is None or dip is None:
+        return False, "no complete host phase"
+    ok = peak >= T_HARD_C - T_HARD_SLACK_C and dip > NOISE_FLOOR_PCT and back == 1.0
+    return ok, (
+        f"{peak:.2f} °C before the first host phase, {phases:.0f} phase(s), throughput dip "
+        f"{dip:.0f}-{_f(row, 'timeline.host_phase_dip_pct_mean'):.0f}% (smallest-mean), "
+        f"{'back to the device after each' if back == 1.0 else 'stays on the host'}"
+    )
+
+
+def timeline_claims() -> list[Claim]:
+    """Statements read off timelines (Fig 3's and Fig 12/13's runs keep theirs)."""
+    waltz_s_writes = {"scheme": "Waltz_s", "pattern": WRITES}
     return [
-        not_run(
-            "§2.2",
+        similar(
+            "fig3",
             "Device compression at about 10 µs per block has negligible impact on performance",
-            "similar",
-            "needs Fig 3's throughput before the first throttle against the engine-off run",
+            "W/ Compr. (23 °C)",
+            "W/o Compr. (23 °C)",
+            "before_throttle",
+            tol_pct=5.0,
+            tol_why=NEGLIGIBLE_WHY,
+            key="variant",
         ),
-        not_run(
-            "§1",
+        every_run(
+            "fig3",
             "Once throttled, device compression stays off until a system restart",
-            "event",
-            "our CCSD re-enables the engine below throttle_release_c = 70 °C; no run checks the literal reading",
+            "the throttle never lifts while the device runs",
+            stays_throttled,
+            figures=("fig3", "fig12"),
         ),
-        not_run(
-            "§4.3",
+        every_run(
+            "fig12",
             "The CCSD temperature drops after Waltz_s schedules all (de)compression to F2FS",
-            "event",
-            "needs a timeline analysis of the Waltz_s write runs",
+            "the temperature falls in every host phase",
+            cools_in_host_phases,
+            figures=("fig12", "fig13"),
+            **waltz_s_writes,
         ),
-        not_run(
-            "§6.2",
+        every_run(
+            "fig12",
             "Waltz_s cycles: T_hard reached, host phase with a throughput dip, back to the device",
-            "event",
-            "needs a timeline analysis of the Waltz_s write runs",
+            "T_hard, then host phases with a throughput dip, then the device again",
+            cycles_at_t_hard,
+            figures=("fig12", "fig13"),
+            **waltz_s_writes,
         ),
     ]
 

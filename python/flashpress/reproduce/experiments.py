@@ -372,6 +372,11 @@ def scheme_filebench_run(
 # -- the Waltz figures --------------------------------------------------------------------
 
 
+#: Fig 3's runs in a 23 °C room, with and without the CCSD's compression.
+WITH_23C = "W/ Compr. (23 °C)"
+WITHOUT_23C = "W/o Compr. (23 °C)"
+
+
 def fig3(scale: Scale) -> Figure:
     base = (
         scheme_overrides("Baseline", scale),
@@ -381,10 +386,10 @@ def fig3(scale: Scale) -> Figure:
     )
     room = {"stack.ccsd.thermal.ambient_c": 23.0, "stack.ccsd.thermal.neighbour_c": 0.0}
     runs = (
-        _run("with/23C", _labels(scheme="Baseline", variant="W/ Compr. (23 °C)"), scale, *base, room, timeline=True),
+        _run("with/23C", _labels(scheme="Baseline", variant=WITH_23C), scale, *base, room, timeline=True),
         _run(
             "without/23C",
-            _labels(scheme="Baseline", variant="W/o Compr. (23 °C)"),
+            _labels(scheme="Baseline", variant=WITHOUT_23C),
             scale,
             *base,
             room,
@@ -683,7 +688,23 @@ def coco_figures(scale: Scale) -> list[Figure]:
         ),
         Figure("waf", "coco", "WAF of COCO's schemes", "waf_bars", runs, notes=(CONTROLLED_NOTE, COCO_NOTE)),
         coco_op_size(scale),
+        coco_motivation(scale),
     ]
+
+
+def coco_motivation(scale: Scale) -> Figure:
+    """COCO's "Power Consumption for CSD" slide: 128 KB sequential writes on the CSD with and
+    without compression, from a cold start. It is the experiment of Waltz Fig 3 (same device,
+    same runs: the 23 °C room)."""
+    runs = tuple(r for r in fig3(scale).runs if r.labels.get("variant") in (WITH_23C, WITHOUT_23C))
+    return Figure(
+        "motivation",
+        "coco",
+        "Temperature and write throughput of the CSD with and without compression (128 KiB sequential write)",
+        "thermal_timeline",
+        runs,
+        notes=("The runs of Waltz Fig 3 at 23 °C (the slides name no ambient temperature or ratio).",),
+    )
 
 
 def waltz_figures(scale: Scale) -> list[Figure]:

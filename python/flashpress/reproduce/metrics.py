@@ -65,6 +65,15 @@ def device_compress_share(row: Mapping[str, Any]) -> float | None:
     return dev / (dev + host)
 
 
+def power_rise(row: Mapping[str, Any]) -> float | None:
+    """How much the device's power rose while it heated (percent): the last tenth of the
+    intervals before the first throttle against the first tenth (``timeline_features``)."""
+    start, hot = _get(row, "timeline.device_w_start"), _get(row, "timeline.device_w_hot")
+    if start is None or hot is None or start <= 0:
+        return None
+    return 100.0 * (hot / start - 1.0)
+
+
 METRICS: dict[str, Any] = {
     "throughput": throughput,
     "power": power,
@@ -82,6 +91,8 @@ METRICS: dict[str, Any] = {
     "shutdown_s": lambda r: _get(r, "stack.temperature.shutdown_s"),
     "sc_count": lambda r: _get(r, "stack.fs.counters.cleaning_invocations"),
     "extra_rs_end": lambda r: _get(r, "stack.fs.extra_rs_fraction_end"),
+    "before_throttle": lambda r: _get(r, "timeline.write_mb_s_before_throttle"),
+    "power_rise": power_rise,
 }
 
 METRIC_LABELS = {
@@ -93,6 +104,7 @@ METRIC_LABELS = {
     "compute": "co-running job progress",
     "buffer": "host compression buffer, mean (bytes)",
     "host_share": "host share of (de)compression",
+    "before_throttle": "write throughput before the first throttle (MB/s)",
 }
 
 

@@ -45,8 +45,9 @@ RULES = (
 
 
 def _claim_row(c: Claim, v: Verdict) -> list[str]:
-    seed_v = "" if c.seed_value is None else f"{c.seed_value:g}{c.unit}"
-    measured = "-" if v.measured is None else f"{v.measured:.1f}{c.unit}"
+    unit = f" {c.unit}" if len(c.unit) > 1 and c.unit.isalpha() else c.unit
+    seed_v = "" if c.seed_value is None else f"{c.seed_value:g}{unit}"
+    measured = "-" if v.measured is None else f"{v.measured:.1f}{unit}"
     return [_cell(c.seed), c.kind, seed_v, measured, f"**{v.status}**", _cell(v.why)]
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from flashpress.config import Config
 from flashpress.errors import ConfigError, FlashpressError
 from flashpress.reproduce.experiments import LABEL_KEYS, PRESET, Figure, PresetValue, RunSpec
+from flashpress.reproduce.timeline_features import features as timeline_features
 from flashpress.sweep import dask_client, flatten
 
 if TYPE_CHECKING:
@@ -202,6 +203,8 @@ def execute(
                     row[col] = None
             if ref in summaries:
                 row.update(flatten(summaries[ref]))
+                if ref in timelines:
+                    row.update(timeline_features(timelines[ref], summaries[ref]))
         rows.append(row)
     table = pd.DataFrame(rows)
     return Outcome(

@@ -41,8 +41,10 @@ struct Series {
     throttled: Vec<f64>,
     extra_rs_fraction: Vec<f64>,
     host_share: Vec<f64>,
+    device_w: Vec<f64>,
     last_host: u64,
     last_all: u64,
+    last_heat: (SimTime, f64),
 }
 
 /// The storage stack.
@@ -385,6 +387,14 @@ impl Stack {
         });
         s.last_host = host;
         s.last_all = all;
+        let (at, j) = self.ccsd.heat();
+        let (at0, j0) = s.last_heat;
+        s.device_w.push(if at > at0 {
+            (j - j0) / ((at.0 - at0.0) as f64 * 1e-9)
+        } else {
+            f64::NAN
+        });
+        s.last_heat = (at, j);
     }
 
     fn partition_segments(&self) -> u64 {
@@ -444,6 +454,12 @@ impl Stack {
                 description:
                     "share of the blocks (de)compressed since the previous row handled on the host (NaN: none)",
                 values: fit(&s.host_share),
+            },
+            Column {
+                name: "device_w",
+                unit: "W",
+                description: "mean power heating the CCSD since the previous row (idle, leakage, NAND, engine, link; W)",
+                values: fit(&s.device_w),
             },
         ]
     }

@@ -175,6 +175,20 @@ fn a_stack_run_collapses_an_idle_gap_once_the_temperature_settles() {
         temp[k],
         temp[k - 1]
     );
+    // the power heating the device over the idle gap is the preset's idle power (5 W, no
+    // leakage), and the settled temperature is the first-order model's plateau
+    // T_env + R P (23 °C + 2.363 °C/W x 5 W)
+    let w = col(&rep, "device_w");
+    // (plus the second write's work, a few µJ spread over the 10^5 s)
+    assert!((w[k] - 5.0).abs() < 1e-3, "device_w {} over the gap", w[k]);
+    assert!(
+        (temp[k] - (23.0 + 2.363 * w[k])).abs() < 0.05,
+        "plateau {} vs {}",
+        temp[k],
+        23.0 + 2.363 * w[k]
+    );
+    // writing 128 KiB draws more than idling
+    assert!(w[0] > 5.0, "device_w {:?}", &w[..3]);
     // it moves one way towards the idle plateau (warming or cooling), without jumps
     let d: Vec<f64> = temp[1..=k].windows(2).map(|w| w[1] - w[0]).collect();
     assert!(

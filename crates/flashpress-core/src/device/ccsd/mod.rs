@@ -328,6 +328,12 @@ impl Ccsd {
         c
     }
 
+    /// The time the thermal model is integrated to and the energy it dissipated by then (J;
+    /// the power that heats the device, integrated).
+    pub fn heat(&self) -> (SimTime, f64) {
+        self.thermal.heat()
+    }
+
     /// Erased blocks ready for writing.
     pub fn free_blocks(&self) -> u64 {
         self.ftl.free_blocks()

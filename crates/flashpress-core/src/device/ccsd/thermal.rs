@@ -43,6 +43,9 @@ pub struct Thermal {
     pub idle_j: f64,
     /// Leakage energy (J).
     pub leak_j: f64,
+    /// Energy the model dissipated up to `last` (J): idle, leakage and booked work, as it
+    /// heats the device (booked work counts when it is spread, not when it is booked).
+    pub heat_j: f64,
 }
 
 impl Thermal {
@@ -79,6 +82,7 @@ impl Thermal {
             max_temp: initial,
             idle_j: 0.0,
             leak_j: 0.0,
+            heat_j: 0.0,
         };
         t.check(SimTime::ZERO);
         t
@@ -170,7 +174,9 @@ impl Thermal {
                 if self.throttled {
                     self.throttled_ns += h;
                 }
-                self.c.idle_w + leak + extra_w
+                let p = self.c.idle_w + leak + extra_w;
+                self.heat_j += p * hs;
+                p
             };
             self.temp = self.t_env + (self.temp - self.t_env) * a + r * p * (1.0 - a);
             t = t + h;
@@ -182,6 +188,11 @@ impl Thermal {
     /// Initial temperature.
     pub fn initial(&self) -> f64 {
         self.initial
+    }
+
+    /// The time the model is integrated to and the energy it dissipated by then (J).
+    pub fn heat(&self) -> (SimTime, f64) {
+        (self.last, self.heat_j)
     }
 }
 

@@ -318,3 +318,29 @@ def test_every_claim_the_committed_report_misses_has_a_measured_cause(paper: str
             assert "not run: " in line, line
         else:
             assert " Cause: " in line, line
+
+
+def test_with_sc_runs_trigger_segment_cleaning_and_adaptive_logging_would_not() -> None:
+    """The seed's with-SC figures are measured with segment cleaning triggered; under F2FS's
+    default adaptive logging a filled partition absorbs the overwrites by thread logging and
+    never cleans, so the with-SC runs mount F2FS with mode = lfs (experiments.SC_MODE)."""
+    import json
+
+    from flashpress.reproduce.experiments import SC_MODE, fig9
+    from flashpress.reproduce.runner import plan
+    from flashpress.run import simulate
+
+    filled = [p for p in plan([fig9(QUICK)]) if p.spec.labels.get("rs") is not None and p.config]
+    run = min(filled, key=lambda p: float(p.spec.labels["rs"]))
+    assert run.config is not None
+    cfg = run.config.to_dict()
+    assert cfg["stack"]["fs"]["mode"] == SC_MODE == "lfs"
+    assert cfg["stack"]["fs"]["fill_fraction"] > 0.5
+
+    def cleanings(mode: str) -> int:
+        c = run.config.with_overrides({"stack.fs.mode": mode}, source_name="test") if run.config else None
+        s = json.loads(simulate(c, progress=False).summary_json)
+        return int(s["stack"]["fs"]["counters"]["cleaning_invocations"])
+
+    assert cleanings("lfs") > 0
+    assert cleanings("adaptive") == 0

@@ -145,6 +145,13 @@ CLUSTER_REWRITES = (
     "against 0.64), webserver 10,209 (2.09 against 1.33)"
 )
 COCO_CAUSES = {
+    "Performance of F2FS with compression is similar to the performance with GC": (
+        "every random 4 KiB write lands in a 16 KiB compressed cluster, which F2FS reads, "
+        "decompresses, recompresses and rewrites (45,400 cluster rewrites in the 3.6-s window) on "
+        "its one writeback thread: 51 MB/s, against 1,001 MB/s for F2FS under cleaning and 3,276 "
+        "on an empty partition (a 64x drop; the Waltz seed, §3.2.1, measures a 50x drop for random "
+        "writes with F2FS compression)"
+    ),
     "128 KB sequential write: the temperature of the CSD rises with time, and so does its power": (
         "the temperature rises (23 to 76 °C before the throttle) but the power heating the device "
         "stays at 37.3 W (37.31 W over the first tenth of the intervals before the throttle, 37.30 "

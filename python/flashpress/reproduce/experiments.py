@@ -721,7 +721,50 @@ def coco_figures(scale: Scale) -> list[Figure]:
         Figure("waf", "coco", "WAF of COCO's schemes", "waf_bars", runs, notes=(CONTROLLED_NOTE, COCO_NOTE, SC_NOTE)),
         coco_op_size(scale),
         coco_motivation(scale),
+        coco_gc(scale),
     ]
+
+
+#: The runs of COCO's "GC for F2FS" slide.
+F2FS_NO_GC = "F2FS, empty"
+F2FS_GC = "F2FS with GC"
+F2FS_COMPRESSION = "F2FS with compression, empty"
+
+
+def coco_gc(scale: Scale) -> Figure:
+    """COCO's "GC for F2FS" slide: F2FS on the CSD with and without segment cleaning, and F2FS
+    with its own compression, under 4 KiB random writes before the CSD throttles (the slides
+    name no workload; a motivation slide like the power one, so a cold start)."""
+    workload = {"workload": fio_workload("rand-write", scale, paper_s=BEFORE_THROTTLE_S)}
+    runs = tuple(
+        _run(
+            f"gc/{key}",
+            _labels(scheme=scheme, pattern="rand-write", variant=variant, ratio=2),
+            scale,
+            scheme_overrides(scheme, scale),
+            fixed_ratio(2.0),
+            _sc(sc),
+            {"stack.cpu.cores": COCO_CORES},
+            workload,
+        )
+        for key, scheme, sc, variant in (
+            ("f2fs", "Baseline", False, F2FS_NO_GC),
+            ("f2fs-gc", "Baseline", True, F2FS_GC),
+            ("f2fsc", "F2FSC", False, F2FS_COMPRESSION),
+        )
+    )
+    return Figure(
+        "gc",
+        "coco",
+        "Throughput of F2FS on the CSD with and without segment cleaning, and with F2FS compression",
+        "variant_bars",
+        runs,
+        notes=(
+            "4 KiB random writes for 120 paper seconds from a cold start (before the CSD throttles); "
+            f"with GC the partition is filled to {SC_FILL:.0%}. The slides name no workload.",
+            SC_NOTE,
+        ),
+    )
 
 
 def coco_motivation(scale: Scale) -> Figure:

@@ -145,6 +145,20 @@ def _codec_bars(metric_name: str) -> Plotter:
     return plot
 
 
+def plot_variant_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    """Throughput per pattern, one bar per variant (the runs a slide compares side by side)."""
+    ok = _ok(rows)
+    groups = _order([r.get("pattern") for r in rows])
+    variants = _order([r.get("variant") for r in rows])
+
+    def value(g: Any, v: Any) -> float | None:
+        r = next((r for r in ok if r.get("pattern") == g and r.get("variant") == v), None)
+        return metric(r, "throughput") if r else None
+
+    _bars(ax, groups, variants, value)
+    ax.set_ylabel(METRIC_LABELS["throughput"])
+
+
 def plot_rs_sweep(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
     ok = [r for r in _ok(rows) if r.get("rs") is not None]
     ok.sort(key=lambda r: float(r["rs"]))
@@ -272,6 +286,7 @@ PLOTTERS: dict[str, Plotter] = {
     "waf_bars": _absolute_bars("waf"),
     "power_bars": _absolute_bars("power"),
     "corun_bars": plot_corun,
+    "variant_bars": plot_variant_bars,
 }
 
 

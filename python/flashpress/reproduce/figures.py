@@ -128,35 +128,24 @@ def plot_pattern_timelines(
     _legend(ax, fontsize="x-small", ncol=2)
 
 
-def _codec_bars(metric_name: str) -> Plotter:
+def _series_bars(series: str, metric_name: str) -> Plotter:
+    """``metric_name`` per pattern, one bar per value of the label ``series`` (a codec, or the
+    variants a slide compares side by side); CPU in percent."""
+
     def plot(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
         ok = _ok(rows)
         groups = _order([r.get("pattern") for r in rows])
-        codecs = _order([r.get("codec") for r in rows])
+        bars = _order([r.get(series) for r in rows])
 
-        def value(g: Any, c: Any) -> float | None:
-            r = next((r for r in ok if r.get("pattern") == g and r.get("codec") == c), None)
+        def value(g: Any, b: Any) -> float | None:
+            r = next((r for r in ok if r.get("pattern") == g and r.get(series) == b), None)
             v = metric(r, metric_name) if r else None
             return None if v is None else (100 * v if metric_name == "cpu" else v)
 
-        _bars(ax, groups, codecs, value)
+        _bars(ax, groups, bars, value)
         ax.set_ylabel("host CPU usage (%)" if metric_name == "cpu" else METRIC_LABELS[metric_name])
 
     return plot
-
-
-def plot_variant_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
-    """Throughput per pattern, one bar per variant (the runs a slide compares side by side)."""
-    ok = _ok(rows)
-    groups = _order([r.get("pattern") for r in rows])
-    variants = _order([r.get("variant") for r in rows])
-
-    def value(g: Any, v: Any) -> float | None:
-        r = next((r for r in ok if r.get("pattern") == g and r.get("variant") == v), None)
-        return metric(r, "throughput") if r else None
-
-    _bars(ax, groups, variants, value)
-    ax.set_ylabel(METRIC_LABELS["throughput"])
 
 
 def plot_rs_sweep(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
@@ -276,8 +265,8 @@ def _norm_to(rows: Rows, scheme: str, metric_name: str, ref: str) -> float | Non
 PLOTTERS: dict[str, Plotter] = {
     "thermal_timeline": plot_thermal_timeline,
     "pattern_timelines": plot_pattern_timelines,
-    "codec_throughput": _codec_bars("throughput"),
-    "codec_cpu": _codec_bars("cpu"),
+    "codec_throughput": _series_bars("codec", "throughput"),
+    "codec_cpu": _series_bars("codec", "cpu"),
     "rs_sweep": plot_rs_sweep,
     "rs_fill_sweep": plot_rs_fill_sweep,
     "task_share": plot_task_share,
@@ -286,7 +275,7 @@ PLOTTERS: dict[str, Plotter] = {
     "waf_bars": _absolute_bars("waf"),
     "power_bars": _absolute_bars("power"),
     "corun_bars": plot_corun,
-    "variant_bars": plot_variant_bars,
+    "variant_bars": _series_bars("variant", "throughput"),
 }
 
 

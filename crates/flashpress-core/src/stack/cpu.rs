@@ -147,10 +147,7 @@ impl Cpu {
     /// A decompression task of `ns` core time holding `bytes` of buffer, whose input is ready
     /// at `at`, on the first free core; returns when it is done.
     pub fn decompress(&mut self, at: SimTime, ns: u64, bytes: u64) -> SimTime {
-        let c = Self::earliest(&self.cores);
-        let start = at.max(self.cores[c]);
-        let end = start + ns;
-        self.cores[c] = end;
+        let (start, end) = self.any_core(at, ns);
         self.counters.decompress_busy_ns += ns;
         self.counters.decompress_tasks += 1;
         self.held(start, end, bytes);
@@ -161,22 +158,32 @@ impl Cpu {
     /// the first free core: callers beyond the host's cores wait for one, so cached I/O is
     /// bounded by the cores, not by how many threads issue it. Returns when it is done.
     pub fn syscall(&mut self, at: SimTime, ns: u64) -> SimTime {
+        let (_, end) = self.any_core(at, ns);
+        self.counters.syscall_busy_ns += ns;
+        self.counters.syscall_tasks += 1;
+        self.settle_buffers();
+        end
+    }
+
+    /// Reserve `ns` on the first free core for work ready at `at`: (start, end).
+    fn any_core(&mut self, at: SimTime, ns: u64) -> (SimTime, SimTime) {
         let c = Self::earliest(&self.cores);
         let start = at.max(self.cores[c]);
         let end = start + ns;
         self.cores[c] = end;
-        self.counters.syscall_busy_ns += ns;
-        self.counters.syscall_tasks += 1;
+        (start, end)
+    }
+
+    /// Fold buffer changes no task can precede any more (before the earliest free core).
+    fn settle_buffers(&mut self) {
         let frontier = self.cores[Self::earliest(&self.cores)];
         self.buffers.settle(frontier);
-        end
     }
 
     fn held(&mut self, start: SimTime, end: SimTime, bytes: u64) {
         self.counters.buffer_byte_ns += bytes * (end.0 - start.0);
         self.buffers.hold(start, end, bytes);
-        let frontier = self.cores[Self::earliest(&self.cores)];
-        self.buffers.settle(frontier);
+        self.settle_buffers();
     }
 
     /// Core time the I/O stack used (ns): (de)compression and cached system calls.

@@ -139,14 +139,22 @@ impl H {
         }
     }
 
-    fn submit(&mut self, stream: usize, req: &Request) -> FsDone {
+    /// Run `f` on the file system with a context over the harness's disk, cores, content
+    /// model and policy.
+    fn with_fs<R>(&mut self, f: impl FnOnce(&mut Fs, &mut FsCtx<'_>) -> R) -> R {
         let mut ctx = FsCtx {
             disk: &mut self.disk,
             cpu: &mut self.cpu,
             content: self.content.as_mut(),
             policy: &self.policy,
         };
-        let d = self.fs.submit(&mut ctx, stream, req, req.time).unwrap();
+        f(&mut self.fs, &mut ctx)
+    }
+
+    fn submit(&mut self, stream: usize, req: &Request) -> FsDone {
+        let d = self
+            .with_fs(|fs, ctx| fs.submit(ctx, stream, req, req.time))
+            .unwrap();
         assert!(d.done >= req.time);
         let key = if req.file == NO_FILE {
             NS_STREAM | stream as u64
@@ -556,13 +564,7 @@ fn enospc_is_counted_not_a_panic() {
 fn fill_reaches_the_fraction_and_new_checks_the_device_size() {
     let st = stack(64, 64, 0.05, 0.02);
     let mut h = H::new(st.clone(), 0, true, PolicyKind::Baseline);
-    let mut ctx = FsCtx {
-        disk: &mut h.disk,
-        cpu: &mut h.cpu,
-        content: h.content.as_mut(),
-        policy: &h.policy,
-    };
-    let n = h.fs.fill(&mut ctx, 0.6).unwrap();
+    let n = h.with_fs(|fs, ctx| fs.fill(ctx, 0.6)).unwrap();
     let target = (0.6 * h.fs.user_blocks() as f64) as u64;
     assert_eq!(n, target);
     // The fill ends with a checkpoint: the data plus one inode per 1024-block fill file (each
@@ -723,13 +725,7 @@ impl H {
     }
 
     fn tick(&mut self, t: u64) {
-        let mut ctx = FsCtx {
-            disk: &mut self.disk,
-            cpu: &mut self.cpu,
-            content: self.content.as_mut(),
-            policy: &self.policy,
-        };
-        self.fs.on_tick(&mut ctx, SimTime(t)).unwrap();
+        self.with_fs(|fs, ctx| fs.on_tick(ctx, SimTime(t))).unwrap();
     }
 }
 
@@ -934,15 +930,7 @@ fn each_dirtied_node_block_is_written_once_per_checkpoint() {
     for b in (0..5000u64).step_by(100) {
         assert!(!h.write(0, NO_FILE, b, 100, b, 0).failed);
     }
-    let sync = |h: &mut H, t: u64| {
-        let mut ctx = FsCtx {
-            disk: &mut h.disk,
-            cpu: &mut h.cpu,
-            content: h.content.as_mut(),
-            policy: &h.policy,
-        };
-        h.fs.sync(&mut ctx, SimTime(t)).unwrap()
-    };
+    let sync = |h: &mut H, t: u64| h.with_fs(|fs, ctx| fs.sync(ctx, SimTime(t))).unwrap();
     sync(&mut h, 1000);
     let c = h.fs.counters();
     assert_eq!(c.node_blocks_written, 6);
@@ -1101,13 +1089,7 @@ fn node_blocks_a_write_dirties_count_against_the_space_it_may_use() {
     let mut h = H::new(st, 0, false, PolicyKind::Baseline);
     let user = h.fs.user_blocks();
     let sync = |h: &mut H, t: u64| {
-        let mut ctx = FsCtx {
-            disk: &mut h.disk,
-            cpu: &mut h.cpu,
-            content: h.content.as_mut(),
-            policy: &h.policy,
-        };
-        h.fs.sync(&mut ctx, SimTime(t)).unwrap();
+        h.with_fs(|fs, ctx| fs.sync(ctx, SimTime(t))).unwrap();
         h.fs.check_invariants().unwrap();
     };
     // file 1 fills its inode's 923 addresses; file 2 fills the space but one block

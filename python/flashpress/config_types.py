@@ -27,6 +27,13 @@ class NandPowerDict(TypedDict):
     transfer_ma: float
 
 
+class PartialReadDict(TypedDict):
+    enabled: NotRequired[bool]
+    unit_bytes: int
+    latency_factor: float
+    current_factor: float
+
+
 class NandDict(TypedDict):
     channels: int
     chips_per_channel: int
@@ -41,6 +48,7 @@ class NandDict(TypedDict):
     erase_latency_us: float
     channel_mb_per_s: float
     power: NandPowerDict
+    partial_read: NotRequired[PartialReadDict]
 
 
 class PlacementDict(TypedDict):

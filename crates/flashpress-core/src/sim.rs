@@ -524,9 +524,11 @@ impl Simulation {
             host_write_bytes,
             host_trim_bytes: self.rec.trim.bytes,
             nand_program_bytes: n.programs * ps,
-            nand_read_bytes: n.reads * ps,
+            nand_read_bytes: (n.reads - n.partial_reads) * ps
+                + n.partial_reads * nand.partial_unit().unwrap_or(0) as u64,
             waf: (host_write_bytes > 0).then(|| (n.programs * ps) as f64 / host_write_bytes as f64),
             nand_reads: n.reads,
+            nand_partial_reads: n.partial_reads,
             nand_programs: n.programs,
             erases: n.erases,
             copybacks: n.copybacks,

@@ -11,6 +11,7 @@ const PRESETS: &[(&str, &str)] = &[
     ),
     ("tiny", include_str!("../../../../configs/tiny.toml")),
     ("waltz", include_str!("../../../../configs/waltz.toml")),
+    ("prssd", include_str!("../../../../configs/prssd.toml")),
 ];
 
 /// Names of the built-in presets.

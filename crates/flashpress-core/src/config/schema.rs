@@ -92,6 +92,42 @@ pub struct NandConfig {
     pub channel_mb_per_s: f64,
     /// Supply voltage and currents from which per-operation energy is computed (E = V * I * t).
     pub power: NandPower,
+    /// Partial (sub-page) reads: absent, every read senses and moves a whole page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_read: Option<PartialRead>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A partial read senses one unit of a page (its own ECC codeword) with fewer bit-lines
+/// active: shorter and at a lower current than a full read, and only the unit crosses the
+/// channel (Kim et al., ISSCC 2018; Siau et al., ISSCC 2019; PR-SSD Table 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartialRead {
+    /// Partial reads are used (default `true`; `false` keeps the table but reads whole pages,
+    /// so a preset's partial-read array can be compared with the same array without them).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Bytes of one partial unit; divides the page into at most 64 units.
+    pub unit_bytes: u32,
+    /// A partial read's array time as a fraction of a full read's of the same page type
+    /// (PR-SSD: 0.8, "20% faster").
+    pub latency_factor: f64,
+    /// A partial read's current as a fraction of `power.read_ma` (PR-SSD: 0.6, "40% less").
+    pub current_factor: f64,
+}
+
+impl NandConfig {
+    /// Bytes of a partial-read unit when partial reads are enabled.
+    pub fn partial_unit(&self) -> Option<u32> {
+        self.partial_read
+            .as_ref()
+            .filter(|p| p.enabled)
+            .map(|p| p.unit_bytes)
+    }
 }
 
 /// Datasheet-style supply figures; energy of an operation = `vcc_v * current * duration`.
@@ -538,6 +574,31 @@ impl SimConfig {
         }
         positive_f(n.erase_latency_us, src, "nand.erase_latency_us")?;
         positive_f(n.channel_mb_per_s, src, "nand.channel_mb_per_s")?;
+        if let Some(p) = n.partial_read.as_ref().filter(|p| p.enabled) {
+            let u = p.unit_bytes;
+            check(
+                u > 0
+                    && n.page_size.is_multiple_of(u)
+                    && n.page_size / u >= 2
+                    && n.page_size / u <= 64,
+                src,
+                "nand.partial_read.unit_bytes",
+                || {
+                    format!(
+                        "expected a unit that divides the {}-byte page into 2 to 64 units, got {u}",
+                        n.page_size
+                    )
+                },
+            )?;
+            for (k, v) in [
+                ("nand.partial_read.latency_factor", p.latency_factor),
+                ("nand.partial_read.current_factor", p.current_factor),
+            ] {
+                check(v.is_finite() && v > 0.0 && v <= 1.0, src, k, || {
+                    format!("expected a fraction in (0, 1] of a full read's, got {v}")
+                })?;
+            }
+        }
         for (k, v) in [
             ("nand.power.vcc_v", n.power.vcc_v),
             ("nand.power.read_ma", n.power.read_ma),

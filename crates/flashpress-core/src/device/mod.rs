@@ -96,6 +96,8 @@ struct Arrival {
     at: SimTime,
     ppn: Ppn,
     req: u32,
+    /// A read of one partial unit of the page (writes: false).
+    partial: bool,
 }
 
 /// The device: controller state, FTL, back end and NAND array.
@@ -108,6 +110,8 @@ pub struct Device {
     pub sched: Scheduler,
     page_size: u64,
     div_page: StrengthReducedU64,
+    /// Bytes of a partial-read unit (`nand.partial_read`), 0 when reads are whole pages.
+    partial_unit: u64,
     link_ns_per_kib: f64,
     overhead_ns: u64,
     link_to_device: SimTime,
@@ -138,6 +142,7 @@ impl Device {
         Device {
             page_size: cfg.nand.page_size as u64,
             div_page: StrengthReducedU64::new(cfg.nand.page_size as u64),
+            partial_unit: cfg.nand.partial_unit().map_or(0, u64::from),
             link_ns_per_kib: 1024.0 * 1e3 / cfg.host.link_mb_per_s,
             overhead_ns: cfg.host.command_overhead_ns,
             link_to_device: SimTime::ZERO,
@@ -245,10 +250,12 @@ impl Device {
                 for lpn in first..=last {
                     match self.ftl.lookup(Lpn(lpn as u32)) {
                         Some(ppn) => {
+                            let partial = self.one_unit(lpn, req.offset, req.offset + req.len);
                             self.arriving_reads.push_back(Arrival {
                                 at: cmd,
                                 ppn,
                                 req: slot,
+                                partial,
                             });
                             pages += 1;
                         }
@@ -306,12 +313,14 @@ impl Device {
                                 at: cmd,
                                 ppn: old,
                                 req: rmw,
+                                partial: false,
                             });
                         }
                         None => self.arriving_writes.push_back(Arrival {
                             at: arrived,
                             ppn,
                             req: slot,
+                            partial: false,
                         }),
                     }
                 }
@@ -344,6 +353,19 @@ impl Device {
         }
     }
 
+    /// Whether the bytes `[start, end)` of the request fall in a single partial-read unit of
+    /// logical page `lpn` (never without `nand.partial_read`).
+    #[inline]
+    fn one_unit(&self, lpn: u64, start: u64, end: u64) -> bool {
+        if self.partial_unit == 0 {
+            return false;
+        }
+        let page = lpn * self.page_size;
+        let lo = start.max(page) - page;
+        let hi = end.min(page + self.page_size) - page;
+        lo / self.partial_unit == (hi - 1) / self.partial_unit
+    }
+
     /// Time of the next page command reaching the controller, if any.
     #[inline]
     pub fn next_arrival(&self) -> Option<SimTime> {
@@ -368,7 +390,7 @@ impl Device {
                 (Some(r), w) if w.is_none_or(|w| r.at <= w.at) => {
                     self.arriving_reads.pop_front();
                     self.sched
-                        .enqueue_read(r.ppn, r.req, now, &mut self.nand, q);
+                        .enqueue_read(r.ppn, r.partial, r.req, now, &mut self.nand, q);
                 }
                 (_, Some(w)) => {
                     self.arriving_writes.pop_front();

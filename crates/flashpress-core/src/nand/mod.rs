@@ -22,8 +22,10 @@ use crate::units::{BlockId, PlaneId, Ppn, SimTime};
 /// Operation counts and energy, owned by the NAND array.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NandCounters {
-    /// Page reads from the array (count).
+    /// Page reads from the array (count), partial reads included.
     pub reads: u64,
+    /// Of `reads`, partial reads (one unit of a page sensed and moved; `nand.partial_read`).
+    pub partial_reads: u64,
     /// Page programs (count).
     pub programs: u64,
     /// Block erases (count).
@@ -78,6 +80,18 @@ struct Timing {
     erase_ma: f64,
     /// Page type of page `i` of a block, precomputed (LSB, CSB, MSB interleaved).
     type_of_page: Vec<u8>,
+    /// Partial reads (zero when the array has none).
+    partial: PartialTiming,
+}
+
+/// Durations and energies of a partial read, per page type.
+#[derive(Debug, Clone, Copy, Default)]
+struct PartialTiming {
+    unit_bytes: u32,
+    read_ns: [u64; 3],
+    read_pj: [u64; 3],
+    xfer_ns: u64,
+    xfer_pj: u64,
 }
 
 fn ns(us: f64) -> u64 {
@@ -101,7 +115,23 @@ impl Timing {
         // bytes / (MB/s) = bytes / (1e6 B/s) s = bytes * 1e3 / rate ns
         let page_xfer_ns = (c.page_size as f64 * 1e3 / c.channel_mb_per_s).round() as u64;
         let p = &c.power;
+        let partial =
+            c.partial_read
+                .as_ref()
+                .filter(|p| p.enabled)
+                .map_or(PartialTiming::default(), |pr| {
+                    let read_ns = read_ns.map(|t| (t as f64 * pr.latency_factor).round() as u64);
+                    let xfer_ns = (pr.unit_bytes as f64 * 1e3 / c.channel_mb_per_s).round() as u64;
+                    PartialTiming {
+                        unit_bytes: pr.unit_bytes,
+                        read_ns,
+                        read_pj: read_ns.map(|t| pj(p.vcc_v, p.read_ma * pr.current_factor, t)),
+                        xfer_ns,
+                        xfer_pj: pj(p.vcc_v, p.transfer_ma, xfer_ns),
+                    }
+                });
         Timing {
+            partial,
             read_ns,
             program_ns,
             erase_ns,
@@ -176,11 +206,65 @@ impl Nand {
         self.t.page_xfer_ns
     }
 
+    /// Bytes of a partial-read unit, or `None` when the array cannot read part of a page.
+    #[inline]
+    pub fn partial_unit(&self) -> Option<u32> {
+        (self.t.partial.unit_bytes > 0).then_some(self.t.partial.unit_bytes)
+    }
+
+    /// Array time of a read of `ppn`: a partial read (one unit) or a full one (ns).
+    #[inline]
+    pub fn read_ns_as(&self, ppn: Ppn, partial: bool) -> u64 {
+        if partial {
+            self.t.partial.read_ns[self.page_type(ppn)]
+        } else {
+            self.read_ns(ppn)
+        }
+    }
+
+    /// Channel time to move what a read sensed: one unit or one page (ns).
+    #[inline]
+    pub fn read_xfer_ns(&self, partial: bool) -> u64 {
+        if partial {
+            self.t.partial.xfer_ns
+        } else {
+            self.t.page_xfer_ns
+        }
+    }
+
     /// Book one page transfer on a channel.
     #[inline]
     pub fn count_transfer(&mut self) {
         self.counters.transfer_bytes += self.geo.page_size as u64;
         self.counters.transfer_energy_pj += self.t.page_xfer_pj;
+    }
+
+    /// Book the transfer of what a read sensed: one unit (partial) or one page.
+    #[inline]
+    pub fn count_read_transfer(&mut self, partial: bool) {
+        if partial {
+            self.counters.transfer_bytes += self.t.partial.unit_bytes as u64;
+            self.counters.transfer_energy_pj += self.t.partial.xfer_pj;
+        } else {
+            self.count_transfer();
+        }
+    }
+
+    /// Book one array read of `ppn`, partial (one unit, `nand.partial_read`) or full.
+    #[inline]
+    pub fn count_read_as(&mut self, ppn: Ppn, gc: bool, partial: bool) {
+        if !partial {
+            return self.count_read(ppn, gc);
+        }
+        debug_assert!(
+            self.t.partial.unit_bytes > 0,
+            "a partial read on an array without them"
+        );
+        let ty = self.page_type(ppn);
+        self.counters.reads += 1;
+        self.counters.partial_reads += 1;
+        self.counters.read_energy_pj += self.t.partial.read_pj[ty];
+        self.busy(self.t.partial.read_ns[ty], gc);
     }
 
     /// Book one array read of `ppn` (sensing only; the transfer is booked on its own).

@@ -191,6 +191,8 @@ pub struct Summary {
     pub waf: Option<f64>,
     /// NAND page reads.
     pub nand_reads: u64,
+    /// Of those, partial reads (one unit sensed and moved; `nand.partial_read`).
+    pub nand_partial_reads: u64,
     /// NAND page programs.
     pub nand_programs: u64,
     /// NAND block erases.
@@ -301,7 +303,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         (
             "nand_read_bytes",
             "B",
-            "bytes read from the NAND array (host, read-modify-write and GC)",
+            "bytes sensed in the NAND array (host, read-modify-write and GC; a partial read counts its unit)",
         ),
         (
             "waf",
@@ -309,6 +311,11 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "write amplification: NAND bytes programmed / host bytes written",
         ),
         ("nand_reads", "pages", "NAND page reads"),
+        (
+            "nand_partial_reads",
+            "reads",
+            "of nand_reads, partial reads: one unit of a page sensed and moved (nand.partial_read)",
+        ),
         ("nand_programs", "pages", "NAND page programs"),
         ("erases", "blocks", "NAND block erases"),
         (

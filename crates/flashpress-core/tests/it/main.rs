@@ -8,6 +8,7 @@ mod controller;
 mod determinism;
 mod gc_validity;
 mod lost_work;
+mod partial_read;
 mod timeline;
 mod waiting_streams;
 mod window;

@@ -249,7 +249,15 @@ impl Scheduler {
     }
 
     #[inline]
-    fn host_cmd(&mut self, pi: usize, ppn: Ppn, req: u32, buffered: bool, now: SimTime) -> HostCmd {
+    fn host_cmd(
+        &mut self,
+        pi: usize,
+        ppn: Ppn,
+        req: u32,
+        buffered: bool,
+        partial: bool,
+        now: SimTime,
+    ) -> HostCmd {
         let seq = self.next_seq();
         let pl = &self.planes[pi];
         HostCmd {
@@ -261,6 +269,7 @@ impl Scheduler {
             epoch: pl.epoch,
             had_gc: pl.has_gc(),
             buffered,
+            partial,
         }
     }
 
@@ -276,10 +285,12 @@ impl Scheduler {
             .expect("more programs in flight in one block than a u16 counts");
     }
 
-    /// Queue a host page read of `ppn` for request `req`, arriving at `now`.
+    /// Queue a host read of `ppn` (`partial`: of one unit of it) for request `req`, arriving
+    /// at `now`.
     pub fn enqueue_read(
         &mut self,
         ppn: Ppn,
+        partial: bool,
         req: u32,
         now: SimTime,
         nand: &mut Nand,
@@ -287,14 +298,14 @@ impl Scheduler {
     ) {
         self.now = now;
         let pi = self.geo.plane_of_ppn(ppn).0 as usize;
-        let cmd = self.host_cmd(pi, ppn, req, false, now);
+        let cmd = self.host_cmd(pi, ppn, req, false, partial, now);
         if self.free_now(pi, now) {
             self.start_read(pi, cmd, now, nand, q);
             return;
         }
         let pl = &mut self.planes[pi];
         pl.reads.push_back(cmd);
-        pl.queued_ns += nand.read_ns(ppn);
+        pl.queued_ns += nand.read_ns_as(ppn, partial);
         self.maybe_suspend(pi, now, q);
         self.kick(pi, now, nand, q);
     }
@@ -319,7 +330,7 @@ impl Scheduler {
     ) {
         self.now = now;
         let pi = self.geo.plane_of_ppn(ppn).0 as usize;
-        let cmd = self.host_cmd(pi, ppn, req, buffered, now);
+        let cmd = self.host_cmd(pi, ppn, req, buffered, false, now);
         if self.erases_queued[self.geo.block_of(ppn).0 as usize] != 0 {
             self.counters.programs_waiting_for_erase += 1;
         } else if self.free_now(pi, now) {
@@ -359,8 +370,9 @@ impl Scheduler {
         match act {
             Act::Idle => {}
             Act::ReadSense => {
-                let (_, end) = self.channel(pi, now);
-                nand.count_transfer();
+                let partial = self.planes[pi].cur.partial;
+                let (_, end) = self.channel_for(pi, now, nand.read_xfer_ns(partial));
+                nand.count_read_transfer(partial);
                 let pl = &mut self.planes[pi];
                 pl.act = Act::ReadOut;
                 pl.until = end;
@@ -456,9 +468,15 @@ impl Scheduler {
     /// Reserve plane `pi`'s channel for one page transfer requested at `now`.
     #[inline]
     fn channel(&mut self, pi: usize, now: SimTime) -> (SimTime, SimTime) {
+        self.channel_for(pi, now, self.xfer_ns)
+    }
+
+    /// Reserve plane `pi`'s channel for a transfer of `xfer_ns` requested at `now`.
+    #[inline]
+    fn channel_for(&mut self, pi: usize, now: SimTime, xfer_ns: u64) -> (SimTime, SimTime) {
         let ch = self.geo.channel_of(PlaneId(pi as u32)) as usize;
         let start = now.max(self.chan_free[ch]);
-        let end = start + self.xfer_ns;
+        let end = start + xfer_ns;
         self.chan_free[ch] = end;
         (start, end)
     }
@@ -561,7 +579,7 @@ impl Scheduler {
     fn dispatch(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
         if let Some(s) = self.planes[pi].suspended {
             if let Some(cmd) = self.planes[pi].reads.pop_front() {
-                self.planes[pi].queued_ns -= nand.read_ns(cmd.ppn);
+                self.planes[pi].queued_ns -= nand.read_ns_as(cmd.ppn, cmd.partial);
                 self.counters.reads_during_suspension += 1;
                 self.start_read(pi, cmd, now, nand, q);
                 return;
@@ -600,7 +618,7 @@ impl Scheduler {
         match self.choose(pi, now) {
             Pick::Read => {
                 let cmd = self.planes[pi].reads.pop_front().expect("picked a read");
-                self.planes[pi].queued_ns -= nand.read_ns(cmd.ppn);
+                self.planes[pi].queued_ns -= nand.read_ns_as(cmd.ppn, cmd.partial);
                 self.start_read(pi, cmd, now, nand, q);
             }
             Pick::Write => {
@@ -740,8 +758,8 @@ impl Scheduler {
         q: &mut EventQueue,
     ) {
         let split = self.split(pi, &cmd, now);
-        let t = nand.read_ns(cmd.ppn);
-        nand.count_read(cmd.ppn, false);
+        let t = nand.read_ns_as(cmd.ppn, cmd.partial);
+        nand.count_read_as(cmd.ppn, false, cmd.partial);
         let pl = &mut self.planes[pi];
         pl.cur = cmd;
         pl.cur_split = split;

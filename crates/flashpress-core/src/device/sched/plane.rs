@@ -25,6 +25,8 @@ pub(super) struct HostCmd {
     pub had_gc: bool,
     /// Releases a write-buffer slot when programmed.
     pub buffered: bool,
+    /// A partial read: one unit of the page is sensed and moved (`nand.partial_read`).
+    pub partial: bool,
 }
 
 /// How a host command's wait before dispatch divides.
@@ -174,6 +176,7 @@ impl Plane {
                 epoch: 0,
                 had_gc: false,
                 buffered: false,
+                partial: false,
             },
             cur_split: Split::default(),
             until: SimTime::ZERO,

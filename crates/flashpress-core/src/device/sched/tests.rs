@@ -104,7 +104,7 @@ fn a_read_on_an_idle_plane_takes_sense_transfer_and_ecc() {
     over["controller"]["ecc_decode_us"] = json!(7.0);
     let mut r = rig(over);
     let ppn = r.ppn(0, 3, 5);
-    r.s.enqueue_read(ppn, 1, SimTime(1_000), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(ppn, false, 1, SimTime(1_000), &mut r.nand, &mut r.q);
     r.s.done.clear();
     let out = r.run();
     assert_eq!(done_of(&out, 1), 1_000 + T_R + XFER + 7_000);
@@ -116,8 +116,8 @@ fn a_read_on_an_idle_plane_takes_sense_transfer_and_ecc() {
 fn reads_of_two_planes_on_one_channel_queue_for_the_bus_only() {
     let mut r = rig(controller("fcfs", false));
     let (a, b) = (r.ppn(0, 0, 0), r.ppn(1, 0, 0));
-    r.s.enqueue_read(a, 1, SimTime(0), &mut r.nand, &mut r.q);
-    r.s.enqueue_read(b, 2, SimTime(0), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(a, false, 1, SimTime(0), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(b, false, 2, SimTime(0), &mut r.nand, &mut r.q);
     let out = r.run();
     assert_eq!(done_of(&out, 1), T_R + XFER);
     assert_eq!(
@@ -134,7 +134,7 @@ fn a_read_suspends_a_program_and_the_program_resumes_with_its_remaining_time() {
     let mut out = Vec::new();
     r.program(w, 1, SimTime(0));
     r.run_to(SimTime(50_000), &mut out);
-    r.s.enqueue_read(rd, 2, SimTime(50_000), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(rd, false, 2, SimTime(50_000), &mut r.nand, &mut r.q);
     out.extend(r.run());
     // program: transfer 0..10.24 us, array from 10.24 us; the read at 50 us suspends it at
     // 150 us (100 us suspend latency) with 60.24 us left; the read senses 150..175 us and
@@ -157,7 +157,7 @@ fn resume_latency_is_charged_as_array_time() {
     let mut out = Vec::new();
     r.program(w, 1, SimTime(0));
     r.run_to(SimTime(50_000), &mut out);
-    r.s.enqueue_read(rd, 2, SimTime(50_000), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(rd, false, 2, SimTime(50_000), &mut r.nand, &mut r.q);
     let e0 = r.nand.counters.program_energy_pj;
     out.extend(r.run());
     let remaining = XFER + T_P - 150_000;
@@ -175,7 +175,7 @@ fn an_operation_that_would_end_before_the_suspend_point_is_not_suspended() {
     r.program(w, 1, SimTime(0));
     // 150 us in, 60.24 us left: shorter than the 100 us suspend latency
     r.run_to(SimTime(150_000), &mut out);
-    r.s.enqueue_read(rd, 2, SimTime(150_000), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(rd, false, 2, SimTime(150_000), &mut r.nand, &mut r.q);
     out.extend(r.run());
     assert_eq!(done_of(&out, 1), XFER + T_P);
     assert_eq!(done_of(&out, 2), XFER + T_P + T_R + XFER);
@@ -194,7 +194,7 @@ fn fcfs_serves_in_arrival_order_and_read_first_puts_reads_ahead() {
         let (w1, w3, rd) = (r.ppn(0, 0, 0), r.ppn(0, 0, 1), r.ppn(0, 5, 0));
         r.program(w1, 1, SimTime(0));
         r.program(w3, 3, SimTime(1));
-        r.s.enqueue_read(rd, 2, SimTime(2), &mut r.nand, &mut r.q);
+        r.s.enqueue_read(rd, false, 2, SimTime(2), &mut r.nand, &mut r.q);
         let mut out = r.run();
         out.extend(r.s.done.drain(..).map(|d| (d.req, d.done)));
         assert_eq!(done_of(&out, 2), read_done, "{policy}");
@@ -212,7 +212,7 @@ fn read_first_promotes_a_program_that_waited_past_the_starvation_bound() {
     r.program(w, 2, SimTime(0));
     for k in 0..10 {
         let rd = r.ppn(0, 5, k);
-        r.s.enqueue_read(rd, 100 + k, SimTime(0), &mut r.nand, &mut r.q);
+        r.s.enqueue_read(rd, false, 100 + k, SimTime(0), &mut r.nand, &mut r.q);
     }
     let out = r.run();
     // program 2 has waited 210.24 us > 60 us when program 1 ends: it goes before the reads
@@ -224,7 +224,7 @@ fn read_first_promotes_a_program_that_waited_past_the_starvation_bound() {
     r2.program(w, 2, SimTime(0));
     for k in 0..10 {
         let rd = r2.ppn(0, 5, k);
-        r2.s.enqueue_read(rd, 100 + k, SimTime(0), &mut r2.nand, &mut r2.q);
+        r2.s.enqueue_read(rd, false, 100 + k, SimTime(0), &mut r2.nand, &mut r2.q);
     }
     let out2 = r2.run();
     assert_eq!(
@@ -314,7 +314,7 @@ fn a_read_suspends_a_gc_erase() {
     let mut out = Vec::new();
     r.run_to(SimTime(100_000), &mut out);
     let rd = r.ppn(0, 5, 0);
-    r.s.enqueue_read(rd, 2, SimTime(100_000), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(rd, false, 2, SimTime(100_000), &mut r.nand, &mut r.q);
     out.extend(r.run());
     // suspended at 800 us (700 us erase suspend latency), read 800..835.24 us
     assert_eq!(done_of(&out, 2), 800_000 + T_R + XFER);
@@ -331,7 +331,7 @@ fn a_write_waiting_for_its_blocks_erase_lends_its_age_to_gc_under_the_starvation
     // 1000 reads queued on plane 0 at t = 0: 35.24 ms of plane time
     for k in 0..1000u32 {
         let rd = r.ppn(0, 10 + k / 32, k % 32);
-        r.s.enqueue_read(rd, 100 + k, SimTime(0), &mut r.nand, &mut r.q);
+        r.s.enqueue_read(rd, false, 100 + k, SimTime(0), &mut r.nand, &mut r.q);
     }
     gc_job(&mut r, 7, 8);
     r.open_block(7);
@@ -354,9 +354,9 @@ fn a_write_waiting_for_its_blocks_erase_lends_its_age_to_gc_under_the_starvation
 fn a_program_that_starts_with_reads_waiting_is_suspended_for_them() {
     let mut r = rig(controller("fcfs", true));
     let (r1, w, r2) = (r.ppn(0, 5, 0), r.ppn(0, 0, 0), r.ppn(0, 5, 1));
-    r.s.enqueue_read(r1, 1, SimTime(0), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(r1, false, 1, SimTime(0), &mut r.nand, &mut r.q);
     r.program(w, 2, SimTime(1));
-    r.s.enqueue_read(r2, 3, SimTime(2), &mut r.nand, &mut r.q);
+    r.s.enqueue_read(r2, false, 3, SimTime(2), &mut r.nand, &mut r.q);
     let out = r.run();
     // read 1: 0..35.24 us; the program (first in line) moves its data 35.24..45.48 us and
     // programs from 45.48 us; read 2, already waiting, suspends it 100 us into the array

@@ -12,6 +12,7 @@
 
 mod blocks;
 mod check;
+pub mod packed;
 pub mod placement;
 pub mod victim;
 

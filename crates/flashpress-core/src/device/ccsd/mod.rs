@@ -13,8 +13,6 @@
 //! per live chunk in all.
 
 pub mod engine;
-pub mod map;
-pub mod packed;
 pub mod thermal;
 
 use crate::codec::{CodecKind, CostModel};
@@ -25,7 +23,7 @@ use crate::nand::Nand;
 use crate::stack::bio::{Bio, BioDone, BioFlags, BioOp, Disk, Smart, SpaceReport, BLOCK};
 use crate::units::SimTime;
 use engine::Engine;
-use packed::Packed;
+use crate::ftl::packed::{map, Packed};
 use thermal::Thermal;
 
 /// What the CCSD counted since it was built or last reset. Energies are in joules.

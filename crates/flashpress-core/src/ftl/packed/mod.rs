@@ -1,5 +1,5 @@
-//! The packed FTL of the CCSD: variable-length chunks (compressed 4 KiB blocks, or raw ones)
-//! appended into flash pages in controller DRAM; full pages programmed striped across planes
+//! The packed (compressed-mapping) FTL: variable-length chunks (compressed logical blocks,
+//! or raw ones) appended into flash pages in controller DRAM; full pages programmed striped across planes
 //! (one open block per plane for host pages and one for GC); valid *bytes* per block;
 //! per-plane foreground GC that re-packs the valid chunks of a victim block into the plane's
 //! GC page buffer and erases it.
@@ -23,16 +23,53 @@
 //! block is erased) -- about 12 bytes per stored chunk -- plus per-block arrays
 //! (about 60 bytes per erase block), plus with straddling 4 bytes per flash page.
 
-use super::map::{self, Map, UNMAPPED};
+pub mod map;
+mod slots;
+
 use crate::config::{SimConfig, Striping, VictimPolicy};
-use crate::device::buffer::ReservedBuffer;
 use crate::error::{Error, Result};
 use crate::ftl::{self, victim, BlockState, Blocks};
 use crate::nand::{Geometry, Nand};
+use map::{Map, UNMAPPED};
+use slots::ReservedBuffer;
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
+
+/// The flash below the packed FTL, which times what the FTL decides: each call returns when
+/// its operation's data is where the next step needs it (a read: at the controller; a
+/// program or erase: done).
+pub trait PackedFlash {
+    /// When `plane` finishes the work given to it so far (least-busy allocation).
+    fn plane_busy_until(&self, plane: PlaneId) -> SimTime;
+    /// Read page `ppn` to the controller from `at`; `gc`: on behalf of GC.
+    fn read(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime;
+    /// Program page `ppn` with data ready at `at`; `gc`: on behalf of GC.
+    fn program(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime;
+    /// Erase `block` from `at`.
+    fn erase(&mut self, block: BlockId, at: SimTime) -> SimTime;
+}
+
+/// The NAND array's reservation interface (first come first served): the CCSD.
+impl PackedFlash for Nand {
+    #[inline]
+    fn plane_busy_until(&self, plane: PlaneId) -> SimTime {
+        Nand::plane_busy_until(self, plane)
+    }
+    #[inline]
+    fn read(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime {
+        Nand::read(self, ppn, at, gc)
+    }
+    #[inline]
+    fn program(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime {
+        Nand::program(self, ppn, at, gc)
+    }
+    #[inline]
+    fn erase(&mut self, block: BlockId, at: SimTime) -> SimTime {
+        Nand::erase(self, block, at)
+    }
+}
 
 /// No page / no block.
 const NONE: u32 = u32::MAX;
@@ -233,7 +270,7 @@ impl Packed {
         lba: u64,
         len: u32,
         ready: SimTime,
-        nand: &mut Nand,
+        nand: &mut impl PackedFlash,
     ) -> Result<(SimTime, Option<SimTime>)> {
         let mut programmed = None;
         if self.host.ppn != NONE && self.host.fill + len > self.page_size {
@@ -266,7 +303,7 @@ impl Packed {
         lba: u64,
         len: u32,
         ready: SimTime,
-        nand: &mut Nand,
+        nand: &mut impl PackedFlash,
     ) -> Result<(SimTime, Option<SimTime>)> {
         let mut full = std::mem::replace(&mut self.host, OpenPage::EMPTY);
         let off = full.fill;
@@ -293,11 +330,11 @@ impl Packed {
     }
 
     /// Program the open host page with its padding, if one is open; returns when done.
-    pub fn flush_host(&mut self, nand: &mut Nand) -> Option<SimTime> {
+    pub fn flush_host(&mut self, nand: &mut impl PackedFlash) -> Option<SimTime> {
         (self.host.ppn != NONE).then(|| self.program_host(nand))
     }
 
-    fn open_host(&mut self, ready: SimTime, nand: &mut Nand) -> Result<()> {
+    fn open_host(&mut self, ready: SimTime, nand: &mut impl PackedFlash) -> Result<()> {
         let plane = self.pick_plane(ready, nand)?;
         let ppn = self.take_page(plane, HOST)?;
         let slot_at = match self.buffer.as_mut() {
@@ -317,12 +354,12 @@ impl Packed {
         Ok(())
     }
 
-    fn program_host(&mut self, nand: &mut Nand) -> SimTime {
+    fn program_host(&mut self, nand: &mut impl PackedFlash) -> SimTime {
         let h = std::mem::replace(&mut self.host, OpenPage::EMPTY);
         self.program_host_page(h, nand)
     }
 
-    fn program_host_page(&mut self, h: OpenPage, nand: &mut Nand) -> SimTime {
+    fn program_host_page(&mut self, h: OpenPage, nand: &mut impl PackedFlash) -> SimTime {
         self.counters.pad_bytes += (self.page_size - h.fill) as u64;
         self.counters.pages_programmed_host += 1;
         let end = nand.program(Ppn(h.ppn), h.ready, false);
@@ -333,7 +370,7 @@ impl Packed {
         end
     }
 
-    fn program_gc(&mut self, plane: usize, nand: &mut Nand) -> SimTime {
+    fn program_gc(&mut self, plane: usize, nand: &mut impl PackedFlash) -> SimTime {
         let g = std::mem::replace(&mut self.gc[plane], OpenPage::EMPTY);
         self.counters.gc_pad_bytes += (self.page_size - g.fill) as u64;
         self.counters.pages_programmed_gc += 1;
@@ -429,7 +466,7 @@ impl Packed {
 
     /// Next plane in striping order whose host stream can take a page, running foreground
     /// GC where a new block is needed.
-    fn pick_plane(&mut self, at: SimTime, nand: &mut Nand) -> Result<PlaneId> {
+    fn pick_plane(&mut self, at: SimTime, nand: &mut impl PackedFlash) -> Result<PlaneId> {
         let n = self.stripe.len();
         if self.least_busy {
             let mut best = self.cursor;
@@ -484,7 +521,7 @@ impl Packed {
 
     /// Clean blocks of `plane` until it has `gc_threshold` free blocks or nothing is worth
     /// cleaning.
-    fn gc(&mut self, plane: PlaneId, at: SimTime, nand: &mut Nand) -> Result<()> {
+    fn gc(&mut self, plane: PlaneId, at: SimTime, nand: &mut impl PackedFlash) -> Result<()> {
         let first = self.geo.block(plane, 0).0;
         let mut cleaned = 0u32;
         // Bounded: packing differences could otherwise make a nearly full plane cycle.
@@ -513,7 +550,7 @@ impl Packed {
     }
 
     /// Re-pack a victim's valid chunks into its plane's GC page buffer and erase it.
-    fn clean(&mut self, v: BlockId, at: SimTime, nand: &mut Nand) -> Result<()> {
+    fn clean(&mut self, v: BlockId, at: SimTime, nand: &mut impl PackedFlash) -> Result<()> {
         let plane = self.geo.plane_of_block(v).0 as usize;
         let list = std::mem::take(&mut self.lbas[v.0 as usize]);
         self.page_read_at.iter_mut().for_each(|r| *r = None);
@@ -558,7 +595,7 @@ impl Packed {
     /// When page `p` is in controller memory for migrating chunks of victim `v`: a victim
     /// page is read once per cleaning, a page elsewhere (the other part of a straddling
     /// chunk) is read for its chunk, a page still in DRAM needs no read.
-    fn gc_read(&mut self, v: BlockId, p: u32, at: SimTime, nand: &mut Nand) -> SimTime {
+    fn gc_read(&mut self, v: BlockId, p: u32, at: SimTime, nand: &mut impl PackedFlash) -> SimTime {
         if self.geo.block_of(Ppn(p)) == v {
             let pi = self.geo.page_in_block(Ppn(p)) as usize;
             if let Some(r) = self.page_read_at[pi] {
@@ -582,7 +619,7 @@ impl Packed {
         lba: u64,
         len: u32,
         ready: SimTime,
-        nand: &mut Nand,
+        nand: &mut impl PackedFlash,
     ) -> Result<Option<SimTime>> {
         let mut programmed = None;
         if self.gc[plane].ppn != NONE && self.gc[plane].fill + len > self.page_size {
@@ -619,7 +656,7 @@ impl Packed {
         lba: u64,
         len: u32,
         ready: SimTime,
-        nand: &mut Nand,
+        nand: &mut impl PackedFlash,
     ) -> Result<SimTime> {
         let tail = self.take_page(PlaneId(plane as u32), GC)?;
         let (head, off) = (self.gc[plane].ppn, self.gc[plane].fill);

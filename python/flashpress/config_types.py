@@ -66,12 +66,22 @@ class GcDict(TypedDict):
     hard_floor: float
 
 
+class DeviceCompressionDict(TypedDict):
+    enabled: NotRequired[bool]
+    codec: str
+    min_saving: float
+    max_chunks_per_page: int
+    compress_us: float
+    decompress_us: float
+
+
 class FtlDict(TypedDict):
     op_ratio: float
     striping: Striping
     placement: PlacementDict
     gc: GcDict
     write_buffer_pages: int
+    compression: NotRequired[DeviceCompressionDict]
 
 
 SchedPolicy = Literal["fcfs", "read_first"]

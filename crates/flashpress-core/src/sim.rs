@@ -103,8 +103,8 @@ impl Simulation {
                 )
             }
             None => {
-                let mut device = Device::new(&cfg);
-                let p = precondition(&cfg, &mut device);
+                let mut device = Device::new(&cfg, content.as_mut())?;
+                let p = precondition(&cfg, &mut device, content.as_mut())?;
                 (Target::Ssd(Box::new(device)), p)
             }
         };
@@ -270,9 +270,18 @@ impl Simulation {
             ftl,
             dev,
             sched,
+            comp: self.compression_counters(),
         });
         if let Target::Stack(st) = &mut self.target {
             st.start_window(at);
+        }
+    }
+
+    /// The plain SSD's cumulative compression counters, when it compresses.
+    fn compression_counters(&self) -> Option<crate::device::compress::CompressionCounters> {
+        match &self.target {
+            Target::Ssd(d) => d.compression.as_ref().map(|c| c.counters()),
+            Target::Stack(_) => None,
         }
     }
 
@@ -429,7 +438,7 @@ impl Simulation {
         }
         if self.cfg.check.invariants {
             match &self.target {
-                Target::Ssd(d) => d.ftl.check_invariants()?,
+                Target::Ssd(d) => d.check_invariants()?,
                 Target::Stack(s) => s.check_invariants()?,
             }
         }
@@ -570,6 +579,12 @@ impl Simulation {
                 Target::Stack(st) => Some(st.summary(to)),
                 Target::Ssd(_) => None,
             },
+            compression: self.compression_counters().map(|c| {
+                match self.base.and_then(|b| b.comp) {
+                    Some(b) => minus(&c, &b, &[]),
+                    None => c,
+                }
+            }),
             controller: match &self.target {
                 Target::Ssd(d) => {
                     let quiet = d.sched.last_activity().max(to);
@@ -616,21 +631,25 @@ impl Simulation {
 /// Untimed steady-state fill: sequential writes over `fill_fraction` of the logical space,
 /// then `aging_fraction` x that many random single-page overwrites inside it. GC runs as
 /// usual, but no time passes; reservations and counters are reset afterwards, wear is kept.
-fn precondition(cfg: &SimConfig, dev: &mut Device) -> PreconditionSummary {
+fn precondition(
+    cfg: &SimConfig,
+    dev: &mut Device,
+    mut cm: Option<&mut ContentModel>,
+) -> Result<PreconditionSummary> {
     let p = &cfg.precondition;
-    let pages = (p.fill_fraction * dev.ftl.logical_pages() as f64).floor() as u64;
+    let pages = (p.fill_fraction * dev.logical_pages() as f64).floor() as u64;
     let aging = (p.aging_fraction * pages as f64).round() as u64;
     let mut content = PRECONDITION_CONTENT_BASE;
     for lpn in 0..pages {
         content += 1;
-        dev.write_untimed(Lpn(lpn as u32), content);
+        dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
     }
     if pages > 0 {
         let mut rng = Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x7072_6563_6f6e_6469);
         for _ in 0..aging {
             content += 1;
             let lpn = rng.random_range(0..pages);
-            dev.write_untimed(Lpn(lpn as u32), content);
+            dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
         }
     }
     let s = PreconditionSummary {
@@ -640,5 +659,5 @@ fn precondition(cfg: &SimConfig, dev: &mut Device) -> PreconditionSummary {
         gc_pages_migrated: dev.ftl.counters.gc_pages_migrated,
     };
     dev.reset_after_precondition();
-    s
+    Ok(s)
 }

@@ -120,6 +120,13 @@ pub struct PartialRead {
     pub current_factor: f64,
 }
 
+impl FtlConfig {
+    /// Device compression when enabled.
+    pub fn compression(&self) -> Option<&DeviceCompression> {
+        self.compression.as_ref().filter(|c| c.enabled)
+    }
+}
+
 impl NandConfig {
     /// Bytes of a partial-read unit when partial reads are enabled.
     pub fn partial_unit(&self) -> Option<u32> {
@@ -273,6 +280,35 @@ pub struct FtlConfig {
     pub gc: GcConfig,
     /// DRAM write buffer in pages (0 = none: a write completes when its pages are programmed).
     pub write_buffer_pages: u32,
+    /// Compression in the controller (a compression-support SSD): absent, pages are stored
+    /// as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<DeviceCompression>,
+}
+
+/// A compression-support SSD (PR-SSD section 2.2, Fig. 3a): each logical page is compressed
+/// by the controller; compressed pages are merged in a page-sized buffer and programmed
+/// together, a page that does not compress is written alone. GC moves flash pages whole.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceCompression {
+    /// Compression is used (default `true`; `false` keeps the table but stores pages as
+    /// written).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// The controller's codec, run on each logical page's bytes (the content model's).
+    pub codec: crate::codec::CodecKind,
+    /// A page is stored compressed only when compression saves at least this fraction of it
+    /// (PR-SSD: DPC fails below 10%).
+    pub min_saving: f64,
+    /// Most compressed pages merged into one flash page (PR-SSD: 20 in the conventional
+    /// compression-support SSD, 12 with DPC).
+    pub max_chunks_per_page: u32,
+    /// Controller time to compress one logical page (us; PR-SSD: LZ4 12, DPC 0.34, FPC 0.001).
+    pub compress_us: f64,
+    /// Controller time to decompress one compressed page after it is read (us; PR-SSD: LZ4
+    /// 12, DPC 0.038, FPC 0.001). One engine serves the device, first come first served.
+    pub decompress_us: f64,
 }
 
 /// Host interface (link and command overhead).
@@ -612,6 +648,63 @@ impl SimConfig {
         }
 
         let f = &self.ftl;
+        if let Some(c) = f.compression.as_ref().filter(|c| c.enabled) {
+            check(
+                n.page_size <= 32_768 && n.page_size.is_power_of_two() && n.page_size >= 4096,
+                src,
+                "ftl.compression",
+                || {
+                    format!(
+                        "compression needs a power-of-two page of 4096 to 32768 bytes (the codec's unit), got {}",
+                        n.page_size
+                    )
+                },
+            )?;
+            check(
+                c.min_saving.is_finite() && (0.0..1.0).contains(&c.min_saving),
+                src,
+                "ftl.compression.min_saving",
+                || format!("expected a fraction in [0, 1), got {}", c.min_saving),
+            )?;
+            check(
+                (1..=255).contains(&c.max_chunks_per_page),
+                src,
+                "ftl.compression.max_chunks_per_page",
+                || {
+                    format!(
+                        "expected 1 to 255 compressed pages per flash page (the map counts them in 8 bits), got {}",
+                        c.max_chunks_per_page
+                    )
+                },
+            )?;
+            for (k, v) in [
+                ("ftl.compression.compress_us", c.compress_us),
+                ("ftl.compression.decompress_us", c.decompress_us),
+            ] {
+                check(v.is_finite() && (0.0..=1e6).contains(&v), src, k, || {
+                    format!("expected a time in [0, 1e6] us, got {v}")
+                })?;
+            }
+            check(
+                f.write_buffer_pages >= 1,
+                src,
+                "ftl.write_buffer_pages",
+                || {
+                    "compression merges pages in the controller's DRAM: expected at least 1 buffer page, got 0".into()
+                },
+            )?;
+            check(
+                self.content.mode != ContentMode::Off,
+                src,
+                "content.mode",
+                || {
+                    "compression in the SSD needs the content model (mode = \"model\" or \"bytes\"): the sizes come from it".into()
+                },
+            )?;
+            check(self.stack.is_none(), src, "ftl.compression", || {
+                "a [stack] run compresses in its CCSD (stack.ccsd); ftl.compression is the plain SSD's".into()
+            })?;
+        }
         check(
             f.op_ratio.is_finite() && (0.0..1.0).contains(&f.op_ratio),
             src,

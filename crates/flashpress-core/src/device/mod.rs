@@ -10,9 +10,11 @@
 
 pub(crate) mod buffer;
 pub mod ccsd;
+pub mod compress;
 pub mod sched;
 
 use crate::config::SimConfig;
+use crate::content::ContentModel;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::Ftl;
@@ -20,6 +22,7 @@ use crate::nand::Nand;
 use crate::units::{Lpn, Ppn, SimTime};
 use crate::workload::{Op, Request};
 use buffer::{Waiter, WriteBuffer};
+use compress::{Compression, PageWrite};
 use sched::{Scheduler, Split, NO_REQ};
 use std::collections::VecDeque;
 use strength_reduce::StrengthReducedU64;
@@ -74,6 +77,12 @@ enum Kind {
         ppn: Ppn,
         arrived: SimTime,
     },
+    /// With compression: the read of a partial-page write's old data; then the page of
+    /// `parent`, compressed and in DRAM at `ready`, asks for its buffer page.
+    RmwChunk {
+        parent: u32,
+        ready: SimTime,
+    },
 }
 
 /// A request in flight.
@@ -88,6 +97,8 @@ struct Req {
     done: SimTime,
     split: Split,
     during_gc: bool,
+    /// Reads: compressed pages to decompress once the data is at the controller.
+    decompress: u32,
 }
 
 /// A page command on its way to the controller.
@@ -124,6 +135,12 @@ pub struct Device {
     arriving_reads: VecDeque<Arrival>,
     /// Write data pages, in arrival order (the host link is first come first served).
     arriving_writes: VecDeque<Arrival>,
+    /// With compression: logical pages of write requests reaching DRAM (time, request).
+    arriving_chunks: VecDeque<(SimTime, u32)>,
+    /// Compression in the controller (`ftl.compression`).
+    pub compression: Option<Compression>,
+    page_writes: Vec<PageWrite>,
+    released: Vec<(u32, SimTime)>,
     /// Requests completed since the caller last drained this.
     pub completed: Vec<Completed>,
     /// Counters since the last reset.
@@ -131,15 +148,27 @@ pub struct Device {
 }
 
 impl Device {
-    /// Build a fresh device for a validated config.
-    pub fn new(cfg: &SimConfig) -> Device {
+    /// Build a fresh device for a validated config; `content` gives compressed sizes when
+    /// `ftl.compression` is on (validation made sure the model is on then).
+    pub fn new(cfg: &SimConfig, content: Option<&mut ContentModel>) -> Result<Device> {
         let nand = Nand::new(&cfg.nand);
         let verify = cfg.check.verify;
         let ftl = Ftl::new(cfg, &nand.geo, verify);
         let mut sched = Scheduler::new(cfg, &nand);
         sched.reset(&ftl);
+        let compression = match (cfg.ftl.compression(), content) {
+            (None, _) => None,
+            (Some(_), Some(c)) => Some(Compression::new(cfg, ftl.logical_pages(), c)?),
+            (Some(_), None) => {
+                return Err(Error::config(
+                    "config",
+                    "content.mode",
+                    "compression in the SSD needs the content model".to_string(),
+                ))
+            }
+        };
         let lp = ftl.logical_pages() as usize;
-        Device {
+        Ok(Device {
             page_size: cfg.nand.page_size as u64,
             div_page: StrengthReducedU64::new(cfg.nand.page_size as u64),
             partial_unit: cfg.nand.partial_unit().map_or(0, u64::from),
@@ -156,17 +185,48 @@ impl Device {
             free_reqs: Vec::new(),
             arriving_reads: VecDeque::new(),
             arriving_writes: VecDeque::new(),
+            arriving_chunks: VecDeque::new(),
+            compression,
+            page_writes: Vec::new(),
+            released: Vec::new(),
             completed: Vec::new(),
             counters: DeviceCounters::default(),
             sched,
             nand,
             ftl,
+        })
+    }
+
+    /// Check the FTL's structures, and with compression the packer's and that every virtual
+    /// page holding data is mapped to flash unless it is still being filled.
+    pub fn check_invariants(&self) -> Result<()> {
+        self.ftl.check_invariants()?;
+        if let Some(c) = self.compression.as_ref() {
+            c.packer.check()?;
+            for (lpn, ch) in c.packer.mapped_chunks() {
+                if !c.packer.is_open(ch.vpn) && self.ftl.lookup(Lpn(ch.vpn)).is_none() {
+                    return Err(Error::Invariant(format!(
+                        "compressed mapping: logical page {lpn} is in virtual page {} that maps to no flash page",
+                        ch.vpn
+                    )));
+                }
+            }
         }
+        Ok(())
+    }
+
+    /// Logical pages exposed to the host (with compression, one fewer than the page FTL's:
+    /// the page being filled holds a virtual page of its own).
+    pub fn logical_pages(&self) -> u64 {
+        let vpns = self.ftl.logical_pages();
+        self.compression
+            .as_ref()
+            .map_or(vpns as u64, |c| c.logical_pages(vpns))
     }
 
     /// Logical capacity in bytes.
     pub fn capacity_bytes(&self) -> u64 {
-        self.ftl.logical_pages() as u64 * self.page_size
+        self.logical_pages() * self.page_size
     }
 
     /// Mapping unit (page size) in bytes.
@@ -216,6 +276,7 @@ impl Device {
         now: SimTime,
         stream: u32,
         q: &mut EventQueue,
+        cm: Option<&mut ContentModel>,
     ) -> Result<()> {
         let cmd = now + self.overhead_ns;
         let first = req.offset / self.div_page;
@@ -230,7 +291,18 @@ impl Device {
             done: SimTime::ZERO,
             split: Split::default(),
             during_gc: false,
+            decompress: 0,
         };
+        if self.compression.is_some() {
+            match req.op {
+                Op::Read => return self.read_compressed(req, base, cmd, first, last, q),
+                Op::Write => {
+                    let cm = cm.expect("validation: compression has the content model");
+                    return self.write_compressed(req, base, content, now, cmd, first, last, q, cm);
+                }
+                _ => {}
+            }
+        }
         match req.op {
             Op::Delete => Err(Error::Workload(format!(
                 "file {} delete: file operations need a file system (`[stack]`)",
@@ -333,7 +405,7 @@ impl Device {
                 let first_whole = req.offset.div_ceil(self.page_size);
                 let end_whole = end / self.page_size;
                 for lpn in first_whole..end_whole {
-                    self.ftl.trim(Lpn(lpn as u32), cmd);
+                    self.trim_page(lpn, cmd);
                     if let Some(s) = self.shadow.as_mut() {
                         s.expected[lpn as usize] = 0;
                     }
@@ -369,16 +441,24 @@ impl Device {
     /// Time of the next page command reaching the controller, if any.
     #[inline]
     pub fn next_arrival(&self) -> Option<SimTime> {
-        match (self.arriving_reads.front(), self.arriving_writes.front()) {
+        let flash = match (self.arriving_reads.front(), self.arriving_writes.front()) {
             (Some(r), Some(w)) => Some(r.at.min(w.at)),
             (Some(r), None) => Some(r.at),
             (None, Some(w)) => Some(w.at),
             (None, None) => None,
+        };
+        match (flash, self.arriving_chunks.front()) {
+            (Some(f), Some(&(c, _))) => Some(f.min(c)),
+            (f, c) => f.or(c.map(|&(t, _)| t)),
         }
     }
 
     /// Hand every page command that has reached the controller by `now` to the back end.
     pub fn process_arrivals(&mut self, now: SimTime, q: &mut EventQueue) {
+        while let Some(&(at, req)) = self.arriving_chunks.front().filter(|c| c.0 <= now) {
+            self.arriving_chunks.pop_front();
+            self.chunk_in_dram(req, at, q);
+        }
         loop {
             let r = self.arriving_reads.front().filter(|a| a.at <= now).copied();
             let w = self
@@ -415,6 +495,10 @@ impl Device {
         let r = self.reqs[slot as usize];
         match r.kind {
             Kind::Read => {
+                let now = match self.compression.as_mut() {
+                    Some(c) => c.decompress(r.decompress, now),
+                    None => now,
+                };
                 let start = now.max(self.link_to_host);
                 self.link_to_host = start + self.link_ns(r.len);
                 let mut r = r;
@@ -425,6 +509,10 @@ impl Device {
                 self.free_reqs.push(slot);
                 self.arrive_program(parent, ppn, now, q);
             }
+            Kind::RmwChunk { parent, .. } => {
+                self.free_reqs.push(slot);
+                self.chunk_in_dram(parent, now, q);
+            }
             Kind::Write => unreachable!("write requests complete without a request event"),
         }
         self.after_backend(now, q);
@@ -432,6 +520,13 @@ impl Device {
 
     #[inline]
     fn arrive_program(&mut self, req: u32, ppn: Ppn, now: SimTime, q: &mut EventQueue) {
+        if self.compression.is_some() {
+            // A closed page of the compression buffer: its logical pages were acknowledged
+            // from DRAM; its completion frees a buffer page.
+            self.sched
+                .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
+            return;
+        }
         match self.buffer.as_mut() {
             None => self
                 .sched
@@ -457,7 +552,9 @@ impl Device {
     fn after_backend(&mut self, now: SimTime, q: &mut EventQueue) {
         loop {
             if let Some(pd) = self.sched.done.pop() {
-                if pd.buffered {
+                if pd.buffered && self.compression.is_some() {
+                    self.compressed_page_programmed(now, q);
+                } else if pd.buffered {
                     let buf = self
                         .buffer
                         .as_mut()
@@ -502,6 +599,7 @@ impl Device {
             Kind::Write => self.complete(slot, &r),
             Kind::Read => q.push(r.done, Event::DeviceReq(slot)),
             Kind::Rmw { arrived, .. } => q.push(r.done.max(arrived), Event::DeviceReq(slot)),
+            Kind::RmwChunk { ready, .. } => q.push(r.done.max(ready), Event::DeviceReq(slot)),
         }
     }
 
@@ -523,7 +621,20 @@ impl Device {
     #[inline]
     fn verify_read(&mut self, lpn: Lpn) -> Result<()> {
         if let Some(s) = self.shadow.as_ref() {
-            let got = self.ftl.lookup(lpn).map_or(0, |p| self.ftl.content_at(p));
+            let got = match self.compression.as_ref() {
+                Some(c) => match c.packer.lookup(lpn.0 as u64) {
+                    None => 0,
+                    Some(ch) => {
+                        let flash = (!c.packer.is_open(ch.vpn)).then(|| {
+                            self.ftl
+                                .lookup(Lpn(ch.vpn))
+                                .map_or(0, |p| self.ftl.content_at(p))
+                        });
+                        c.read_id(lpn.0 as u64, ch, flash)?
+                    }
+                },
+                None => self.ftl.lookup(lpn).map_or(0, |p| self.ftl.content_at(p)),
+            };
             let want = s.expected[lpn.0 as usize];
             if got != want {
                 return Err(Error::Verify(format!(
@@ -537,13 +648,27 @@ impl Device {
     }
 
     /// Write pages without timing (preconditioning); the back end is reset afterwards.
-    pub fn write_untimed(&mut self, lpn: Lpn, content: u64) {
+    /// `cm` sizes the page when the device compresses.
+    pub fn write_untimed(
+        &mut self,
+        lpn: Lpn,
+        content: u64,
+        cm: Option<&mut ContentModel>,
+    ) -> Result<()> {
+        if self.compression.is_some() {
+            return self.write_compressed_untimed(
+                lpn,
+                content,
+                cm.expect("compression has the content model"),
+            );
+        }
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn.0 as usize] = content;
         }
         let ppn = self.ftl.write(lpn, content, SimTime::ZERO, &mut self.nand);
         self.nand.count_transfer();
         self.nand.count_program(ppn, false);
+        Ok(())
     }
 
     /// Change every remembered content id, so the next verified read fails (tests only).
@@ -564,6 +689,9 @@ impl Device {
         self.link_to_host = SimTime::ZERO;
         if let Some(b) = self.buffer.as_mut() {
             b.reset();
+        }
+        if let Some(c) = self.compression.as_mut() {
+            c.reset();
         }
     }
 }

@@ -350,7 +350,7 @@ impl Host {
         }
         match &mut *w.target {
             Target::Ssd(d) => {
-                d.submit(&req, content, now, tag, w.queue)?;
+                d.submit(&req, content, now, tag, w.queue, w.content.as_deref_mut())?;
                 drain_device(w);
             }
             Target::Stack(s) => {

@@ -241,6 +241,8 @@ pub struct Summary {
     pub content: Option<crate::content::ContentSummary>,
     /// The storage stack's figures (`null` without `[stack]`).
     pub stack: Option<crate::stack::StackSummary>,
+    /// The plain SSD's controller compression (`null` without `ftl.compression`).
+    pub compression: Option<crate::device::compress::CompressionCounters>,
     /// The plain SSD's controller back end (`null` in `[stack]` runs).
     pub controller: Option<ControllerSummary>,
 }
@@ -407,6 +409,32 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("read.during_gc.latency_us.p99", "us", "their 99th percentile latency"),
         ("read.during_gc.latency_us.p999", "us", "their 99.9th percentile latency"),
         ("read.during_gc.latency_us.max", "us", "their largest latency"),
+        ("compression.compressed_pages", "pages", "logical pages written compressed (ftl.compression)"),
+        (
+            "compression.raw_pages",
+            "pages",
+            "logical pages written as they were: compression failed or saved less than min_saving",
+        ),
+        ("compression.chunk_bytes", "B", "bytes of the compressed pages written"),
+        (
+            "compression.merged_pages",
+            "pages",
+            "merged pages of compressed data closed for writing (one flash program each)",
+        ),
+        ("compression.pad_bytes", "B", "bytes of merged pages left empty when they were closed"),
+        ("compression.decompressed_pages", "pages", "compressed pages decompressed for host reads"),
+        (
+            "compression.dram_page_reads",
+            "pages",
+            "logical page reads served from the page being filled in DRAM (no flash read)",
+        ),
+        (
+            "compression.buffer_full_waits",
+            "pages",
+            "logical pages whose write waited for a DRAM buffer page",
+        ),
+        ("compression.compress_busy_ns", "ns", "compression engine time"),
+        ("compression.decompress_busy_ns", "ns", "decompression engine time"),
         ("controller.program_suspensions", "count", "programs suspended for reads"),
         ("controller.erase_suspensions", "count", "erases suspended for reads"),
         (

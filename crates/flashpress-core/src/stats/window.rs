@@ -34,6 +34,8 @@ pub(crate) struct Base {
     pub dev: DeviceCounters,
     /// Back-end counters (plain SSD).
     pub sched: SchedCounters,
+    /// Controller compression counters (plain SSD with `ftl.compression`).
+    pub comp: Option<crate::device::compress::CompressionCounters>,
 }
 
 /// `summary.window`: the span of simulated time the summary's figures cover.

@@ -3,6 +3,7 @@
 mod support;
 
 mod ccsd;
+mod compression;
 mod content;
 mod controller;
 mod determinism;

@@ -19,11 +19,11 @@ use crate::codec::{CodecKind, CostModel};
 use crate::config::{SimConfig, StackConfig};
 use crate::content::{ContentModel, MeasureId};
 use crate::error::{Error, Result};
+use crate::ftl::packed::{map, Packed};
 use crate::nand::Nand;
 use crate::stack::bio::{Bio, BioDone, BioFlags, BioOp, Disk, Smart, SpaceReport, BLOCK};
 use crate::units::SimTime;
 use engine::Engine;
-use crate::ftl::packed::{map, Packed};
 use thermal::Thermal;
 
 /// What the CCSD counted since it was built or last reset. Energies are in joules.

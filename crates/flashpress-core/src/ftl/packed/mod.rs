@@ -24,17 +24,18 @@
 //! (about 60 bytes per erase block), plus with straddling 4 bytes per flash page.
 
 pub mod map;
+pub mod pages;
 mod slots;
 
 use crate::config::{SimConfig, Striping, VictimPolicy};
 use crate::error::{Error, Result};
 use crate::ftl::{self, victim, BlockState, Blocks};
 use crate::nand::{Geometry, Nand};
-use map::{Map, UNMAPPED};
-use slots::ReservedBuffer;
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
+use map::{Map, UNMAPPED};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
+use slots::ReservedBuffer;
 use std::collections::VecDeque;
 
 /// The flash below the packed FTL, which times what the FTL decides: each call returns when
@@ -73,6 +74,14 @@ impl PackedFlash for Nand {
 
 /// No page / no block.
 const NONE: u32 = u32::MAX;
+
+/// The packing rule every packed page follows: a chunk of `len` bytes joins a page holding
+/// `fill` bytes in `chunks` chunks if it fits the rest of the page and the page holds fewer
+/// than `max_chunks` chunks (0: no limit).
+#[inline]
+pub fn fits(fill: u32, chunks: u32, len: u32, page: u32, max_chunks: u32) -> bool {
+    fill + len <= page && (max_chunks == 0 || chunks < max_chunks)
+}
 /// Open-block stream of host pages.
 const HOST: usize = 0;
 /// Open-block stream of GC pages.
@@ -273,7 +282,7 @@ impl Packed {
         nand: &mut impl PackedFlash,
     ) -> Result<(SimTime, Option<SimTime>)> {
         let mut programmed = None;
-        if self.host.ppn != NONE && self.host.fill + len > self.page_size {
+        if self.host.ppn != NONE && !fits(self.host.fill, 0, len, self.page_size, 0) {
             if self.straddle {
                 return self.straddle_host(lba, len, ready, nand);
             }
@@ -622,7 +631,7 @@ impl Packed {
         nand: &mut impl PackedFlash,
     ) -> Result<Option<SimTime>> {
         let mut programmed = None;
-        if self.gc[plane].ppn != NONE && self.gc[plane].fill + len > self.page_size {
+        if self.gc[plane].ppn != NONE && !fits(self.gc[plane].fill, 0, len, self.page_size, 0) {
             if self.straddle {
                 return self.straddle_gc(plane, lba, len, ready, nand).map(Some);
             }

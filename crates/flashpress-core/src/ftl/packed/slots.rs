@@ -66,5 +66,4 @@ mod tests {
         // at 120 the slot released at 100 is free again
         assert_eq!(b.acquire(SimTime(120)), (SimTime(120), false));
     }
-
 }

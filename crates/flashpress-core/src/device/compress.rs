@@ -1,0 +1,563 @@
+//! Compression in the plain SSD's controller (`ftl.compression`; PR-SSD section 2.2): each
+//! logical page written is compressed by one engine, first come first served; compressed
+//! pages merge in a page buffer ([`PagePacker`]) whose full pages the page FTL writes as
+//! virtual pages, so GC moves them whole; a compressed page read from flash is decompressed
+//! by one engine before it goes to the host.
+//!
+//! Write acknowledgement: a logical page is written once its data is compressed and in the
+//! controller's DRAM, while fewer than `ftl.write_buffer_pages` closed pages wait for their
+//! programs; otherwise it waits (first come first served) until a program completes.
+
+use crate::config::SimConfig;
+use crate::content::{ContentModel, MeasureId};
+use crate::error::{Error, Result};
+use crate::ftl::packed::pages::{Chunk, Effects, PackerCounters, PagePacker};
+use crate::units::SimTime;
+use std::collections::VecDeque;
+
+/// Counters of the controller's compression.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CompressionCounters {
+    /// Packing (compressed and raw pages, merged pages, padding).
+    #[serde(flatten)]
+    pub packer: PackerCounters,
+    /// Compressed pages decompressed for host reads.
+    pub decompressed_pages: u64,
+    /// Logical page reads served from the page being filled in DRAM (no flash read).
+    pub dram_page_reads: u64,
+    /// Logical pages whose write waited for a buffer page.
+    pub buffer_full_waits: u64,
+    /// Engine time compressing (ns).
+    pub compress_busy_ns: u64,
+    /// Engine time decompressing (ns).
+    pub decompress_busy_ns: u64,
+}
+
+/// What verify mode keeps to check compressed reads: per virtual page, the chunks written
+/// into it (logical page, offset, content id) since it was last taken from the free pool,
+/// and the id the page FTL stored it under.
+struct Residents {
+    chunks: Vec<Vec<(u64, u32, u64)>>,
+    page_id: Vec<u64>,
+}
+
+/// The controller's compression state.
+pub struct Compression {
+    /// The packer (logical pages -> chunks of virtual pages).
+    pub packer: PagePacker,
+    measure: MeasureId,
+    page: u32,
+    blocks_per_page: u64,
+    max_len: u32,
+    compress_ns: u64,
+    decompress_ns: u64,
+    compress_free: SimTime,
+    decompress_free: SimTime,
+    /// The page being filled and when all its chunks are in DRAM.
+    open_ready: Option<(u32, SimTime)>,
+    buffer_pages: usize,
+    /// Closed pages whose program has not completed.
+    pub in_flight: usize,
+    waiters: VecDeque<(u32, SimTime)>,
+    /// Effects of the last packer call (kept to reuse its vectors).
+    pub fx: Effects,
+    residents: Option<Residents>,
+    next_page_id: u64,
+    /// Counters since the last reset.
+    pub counters: CompressionCounters,
+}
+
+/// A closed virtual page to write and when its data is all in DRAM.
+pub struct PageWrite {
+    pub vpn: u32,
+    pub ready: SimTime,
+    /// Id the page FTL stores it under (verify mode checks it on reads).
+    pub page_id: u64,
+}
+
+impl Compression {
+    /// For a validated config with `ftl.compression` on; `vpns` virtual pages (the page
+    /// FTL's logical pages), one fewer logical pages for the host.
+    pub fn new(cfg: &SimConfig, vpns: u32, content: &mut ContentModel) -> Result<Compression> {
+        let c = cfg.ftl.compression().expect("compression is on");
+        let page = cfg.nand.page_size;
+        let measure = content.add_measure(c.codec, page, "ftl.compression")?;
+        if vpns < 2 {
+            return Err(Error::config(
+                "config",
+                "ftl.op_ratio",
+                "compression needs at least 2 logical pages".to_string(),
+            ));
+        }
+        let ns = |us: f64| (us * 1e3).round() as u64;
+        Ok(Compression {
+            packer: PagePacker::new(page, c.max_chunks_per_page, vpns as u64 - 1, vpns),
+            measure,
+            page,
+            blocks_per_page: page as u64 / 4096,
+            max_len: ((page as f64) * (1.0 - c.min_saving)).floor() as u32,
+            compress_ns: ns(c.compress_us),
+            decompress_ns: ns(c.decompress_us),
+            compress_free: SimTime::ZERO,
+            decompress_free: SimTime::ZERO,
+            open_ready: None,
+            buffer_pages: cfg.ftl.write_buffer_pages as usize,
+            in_flight: 0,
+            waiters: VecDeque::new(),
+            fx: Effects::default(),
+            residents: cfg.check.verify.then(|| Residents {
+                chunks: vec![Vec::new(); vpns as usize],
+                page_id: vec![0; vpns as usize],
+            }),
+            next_page_id: 1 << 62,
+            counters: CompressionCounters::default(),
+        })
+    }
+
+    /// Logical pages exposed to the host.
+    pub fn logical_pages(&self, vpns: u32) -> u64 {
+        vpns as u64 - 1
+    }
+
+    /// Bytes logical page `lpn` is stored as: its content compressed, when that saves
+    /// enough, else the page. `first_block_id` is the content id of its first 4 KiB block.
+    pub fn stored_len(
+        &mut self,
+        content: &mut ContentModel,
+        stream: usize,
+        first_block_id: u64,
+    ) -> u32 {
+        let size = content.unit_size(
+            self.measure,
+            stream,
+            first_block_id,
+            self.blocks_per_page as usize,
+        );
+        if size <= self.max_len {
+            size.max(1)
+        } else {
+            self.page
+        }
+    }
+
+    /// Compress a logical page whose data reaches the controller at `arrived`; returns when
+    /// it is in DRAM.
+    #[inline]
+    pub fn compress(&mut self, arrived: SimTime) -> SimTime {
+        let start = arrived.max(self.compress_free);
+        self.compress_free = start + self.compress_ns;
+        self.counters.compress_busy_ns += self.compress_ns;
+        self.compress_free
+    }
+
+    /// Decompress `n` pages whose data is at the controller at `at`; returns when done.
+    #[inline]
+    pub fn decompress(&mut self, n: u32, at: SimTime) -> SimTime {
+        if n == 0 {
+            return at;
+        }
+        let start = at.max(self.decompress_free);
+        let d = self.decompress_ns * n as u64;
+        self.decompress_free = start + d;
+        self.counters.decompressed_pages += n as u64;
+        self.counters.decompress_busy_ns += d;
+        self.decompress_free
+    }
+
+    /// Place logical page `lpn` as `len` bytes whose data is in DRAM at `ready`, holding
+    /// content `id`. Returns its chunk and the pages this closed (in `out`); the VPNs it
+    /// freed are left in `self.fx.freed`.
+    pub fn place(
+        &mut self,
+        lpn: u64,
+        len: u32,
+        ready: SimTime,
+        id: u64,
+        out: &mut Vec<PageWrite>,
+    ) -> Result<Chunk> {
+        let prev = self.open_ready;
+        let mut fx = std::mem::take(&mut self.fx);
+        fx.write.clear();
+        fx.freed.clear();
+        let c = self.packer.write(lpn, len, &mut fx)?;
+        for &vpn in &fx.write {
+            let r = match prev {
+                Some((v, t)) if v == vpn && v == c.vpn => t.max(ready),
+                Some((v, t)) if v == vpn => t,
+                _ => ready,
+            };
+            self.next_page_id += 1;
+            out.push(PageWrite {
+                vpn,
+                ready: r,
+                page_id: self.next_page_id,
+            });
+        }
+        self.open_ready = if self.packer.is_open(c.vpn) {
+            Some(match prev {
+                Some((v, t)) if v == c.vpn => (v, t.max(ready)),
+                _ => (c.vpn, ready),
+            })
+        } else {
+            None
+        };
+        if let Some(r) = self.residents.as_mut() {
+            let fresh = prev.is_none_or(|(v, _)| v != c.vpn);
+            if fresh {
+                r.chunks[c.vpn as usize].clear();
+            }
+            r.chunks[c.vpn as usize].push((lpn, c.offset, id));
+            for w in out.iter() {
+                r.page_id[w.vpn as usize] = w.page_id;
+            }
+        }
+        self.fx = fx;
+        Ok(c)
+    }
+
+    /// Discard logical page `lpn`; the VPNs it freed are left in `self.fx.freed`.
+    pub fn trim(&mut self, lpn: u64) {
+        let mut fx = std::mem::take(&mut self.fx);
+        fx.write.clear();
+        fx.freed.clear();
+        self.packer.trim(lpn, &mut fx);
+        self.fx = fx;
+    }
+
+    /// A logical page's data reached DRAM: written now if a buffer page is free, else it
+    /// waits. Returns whether it is written.
+    #[inline]
+    pub fn admit(&mut self, req: u32, at: SimTime) -> bool {
+        if self.in_flight < self.buffer_pages && self.waiters.is_empty() {
+            true
+        } else {
+            self.counters.buffer_full_waits += 1;
+            self.waiters.push_back((req, at));
+            false
+        }
+    }
+
+    /// A closed page's program completed: the logical pages its buffer page lets in.
+    pub fn program_done(&mut self, out: &mut Vec<(u32, SimTime)>) {
+        self.in_flight -= 1;
+        while self.in_flight < self.buffer_pages {
+            match self.waiters.pop_front() {
+                Some(w) => out.push(w),
+                None => break,
+            }
+        }
+    }
+
+    /// The content id a read of `lpn` at `chunk` finds, checked against the page FTL's id
+    /// of the flash page (`flash_id`, `None` while the page is in DRAM). Verify mode only.
+    pub fn read_id(&self, lpn: u64, chunk: Chunk, flash_id: Option<u64>) -> Result<u64> {
+        let r = self
+            .residents
+            .as_ref()
+            .expect("verify mode keeps residents");
+        if let Some(f) = flash_id {
+            let want = r.page_id[chunk.vpn as usize];
+            if f != want {
+                return Err(Error::Verify(format!(
+                    "logical page {lpn}: its virtual page {} is on a flash page holding {f:#x}, not {want:#x}",
+                    chunk.vpn
+                )));
+            }
+        }
+        Ok(r.chunks[chunk.vpn as usize]
+            .iter()
+            .rev()
+            .find(|&&(l, off, _)| l == lpn && off == chunk.offset)
+            .map_or(0, |&(_, _, id)| id))
+    }
+
+    /// Forget times and counters (after preconditioning).
+    pub fn reset(&mut self) {
+        self.compress_free = SimTime::ZERO;
+        self.decompress_free = SimTime::ZERO;
+        if let Some((v, _)) = self.open_ready {
+            self.open_ready = Some((v, SimTime::ZERO));
+        }
+        self.in_flight = 0;
+        self.waiters.clear();
+        self.packer.reset_counters();
+        self.counters = CompressionCounters::default();
+    }
+
+    /// Counters, the packer's included.
+    pub fn counters(&self) -> CompressionCounters {
+        CompressionCounters {
+            packer: self.packer.counters,
+            ..self.counters
+        }
+    }
+}
+
+use super::sched::{Split, NO_REQ};
+use super::{Arrival, Device, Kind, Req};
+use crate::engine::{Event, EventQueue};
+use crate::host::ASYNC_TAG;
+use crate::units::{Lpn, Ppn};
+use crate::workload::Request;
+
+impl Device {
+    /// Discard logical page `lpn` (TRIM of a whole page).
+    pub(super) fn trim_page(&mut self, lpn: u64, at: SimTime) {
+        match self.compression.as_mut() {
+            None => self.ftl.trim(Lpn(lpn as u32), at),
+            Some(c) => {
+                c.trim(lpn);
+                for &v in &c.fx.freed {
+                    self.ftl.trim(Lpn(v), at);
+                }
+            }
+        }
+    }
+
+    /// A read with compression: one flash read per flash page the request's logical pages
+    /// are on (a partial read when they lie in one partial unit of it), none for pages still
+    /// in DRAM; the compressed pages are decompressed before the data goes to the host.
+    pub(super) fn read_compressed(
+        &mut self,
+        req: &Request,
+        base: Req,
+        cmd: SimTime,
+        first: u64,
+        last: u64,
+        q: &mut EventQueue,
+    ) -> Result<()> {
+        for lpn in first..=last {
+            self.verify_read(Lpn(lpn as u32))?;
+        }
+        let c = self.compression.as_mut().expect("compression is on");
+        let page = self.page_size;
+        let unit = self.partial_unit;
+        let end = req.offset + req.len;
+        // (flash page, partial units wanted) of this request, in first-touch order.
+        let mut reads: Vec<(Ppn, u64)> = Vec::new();
+        let mut decompress = 0u32;
+        for lpn in first..=last {
+            let Some(ch) = c.packer.lookup(lpn) else {
+                self.counters.unmapped_page_reads += 1;
+                continue;
+            };
+            if ch.compressed(page as u32) {
+                decompress += 1;
+            }
+            if c.packer.is_open(ch.vpn) {
+                c.counters.dram_page_reads += 1;
+                continue;
+            }
+            let ppn = self
+                .ftl
+                .lookup(Lpn(ch.vpn))
+                .expect("a closed virtual page is mapped");
+            let units = if unit == 0 {
+                1
+            } else if ch.compressed(page as u32) {
+                span(ch.offset as u64, (ch.offset + ch.len) as u64, unit)
+            } else {
+                let p0 = lpn * page;
+                span(req.offset.max(p0) - p0, end.min(p0 + page) - p0, unit)
+            };
+            match reads.iter_mut().find(|r| r.0 == ppn) {
+                Some(r) => r.1 |= units,
+                None => reads.push((ppn, units)),
+            }
+        }
+        let slot = self.alloc(Req { decompress, ..base });
+        for &(ppn, units) in &reads {
+            self.arriving_reads.push_back(Arrival {
+                at: cmd,
+                ppn,
+                req: slot,
+                partial: unit != 0 && units.count_ones() == 1,
+            });
+        }
+        let r = &mut self.reqs[slot as usize];
+        r.pages_left = reads.len() as u32;
+        r.done = cmd;
+        if reads.is_empty() {
+            q.push(cmd, Event::DeviceReq(slot));
+        }
+        Ok(())
+    }
+
+    /// A write with compression: each logical page is compressed once its data is at the
+    /// controller, placed by the packer, and acknowledged from DRAM; the pages the packer
+    /// closes are written to flash.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn write_compressed(
+        &mut self,
+        req: &Request,
+        base: Req,
+        content: u64,
+        now: SimTime,
+        cmd: SimTime,
+        first: u64,
+        last: u64,
+        q: &mut EventQueue,
+        cm: &mut ContentModel,
+    ) -> Result<()> {
+        let start = cmd.max(self.link_to_device);
+        let arrived = start + self.link_ns(req.len);
+        self.link_to_device = arrived;
+        let slot = self.alloc(Req {
+            kind: Kind::Write,
+            pages_left: (last - first + 1) as u32,
+            ..base
+        });
+        let stream = (base.stream & !ASYNC_TAG) as usize;
+        let end = req.offset + req.len;
+        let first_blk = req.offset / 4096;
+        let bpp = self.page_size / 4096;
+        for (i, lpn) in (first..=last).enumerate() {
+            let page_start = lpn * self.page_size;
+            let partial = req.offset > page_start || end < page_start + self.page_size;
+            let c = self.compression.as_mut().expect("compression is on");
+            // A partial-page write merges with the page's old data, read from flash first
+            // unless it is still in DRAM.
+            let old = partial
+                .then(|| c.packer.lookup(lpn))
+                .flatten()
+                .filter(|ch| !c.packer.is_open(ch.vpn))
+                .and_then(|ch| self.ftl.lookup(Lpn(ch.vpn)));
+            let id = content.wrapping_add(i as u64).max(1);
+            if let Some(s) = self.shadow.as_mut() {
+                s.expected[lpn as usize] = id;
+            }
+            let block_id = content.wrapping_add((lpn * bpp).max(first_blk) - first_blk);
+            let len = c.stored_len(cm, stream, block_id);
+            let ready = c.compress(arrived);
+            let mut writes = std::mem::take(&mut self.page_writes);
+            writes.clear();
+            c.place(lpn, len, ready, id, &mut writes)?;
+            self.flush_page_writes(&mut writes, now, q);
+            self.page_writes = writes;
+            match old {
+                Some(old) => {
+                    self.counters.rmw_page_reads += 1;
+                    let rmw = self.alloc(Req {
+                        kind: Kind::RmwChunk {
+                            parent: slot,
+                            ready,
+                        },
+                        pages_left: 1,
+                        ..base
+                    });
+                    self.arriving_reads.push_back(Arrival {
+                        at: cmd,
+                        ppn: old,
+                        req: rmw,
+                        partial: false,
+                    });
+                }
+                None => self.arriving_chunks.push_back((ready, slot)),
+            }
+        }
+        self.after_backend(now, q);
+        Ok(())
+    }
+
+    /// Give the page FTL the virtual pages the packer closed (their programs reach the back
+    /// end when their data is all in DRAM) and discard the ones it freed.
+    fn flush_page_writes(&mut self, writes: &mut [PageWrite], now: SimTime, q: &mut EventQueue) {
+        for w in writes.iter() {
+            let ppn = {
+                let mut be = self.sched.backend(&mut self.nand, q, now);
+                self.ftl.write(Lpn(w.vpn), w.page_id, now, &mut be)
+            };
+            self.sched.program_allocated(ppn);
+            let c = self.compression.as_mut().expect("compression is on");
+            c.in_flight += 1;
+            // Page commands reach the controller in order.
+            let at = self
+                .arriving_writes
+                .back()
+                .map_or(w.ready, |b| b.at.max(w.ready))
+                .max(now);
+            self.arriving_writes.push_back(Arrival {
+                at,
+                ppn,
+                req: NO_REQ,
+                partial: false,
+            });
+        }
+        let c = self.compression.as_mut().expect("compression is on");
+        let freed = std::mem::take(&mut c.fx.freed);
+        for &v in &freed {
+            self.ftl.trim(Lpn(v), now);
+        }
+        self.compression
+            .as_mut()
+            .expect("compression is on")
+            .fx
+            .freed = freed;
+    }
+
+    /// A logical page of write request `req` is compressed and in DRAM at `at`.
+    pub(super) fn chunk_in_dram(&mut self, req: u32, at: SimTime, q: &mut EventQueue) {
+        let c = self.compression.as_mut().expect("compression is on");
+        if c.admit(req, at) {
+            self.page_done(req, at, Split::default(), q);
+        }
+    }
+
+    /// A closed page's program completed at `now`: the logical pages waiting for a buffer
+    /// page go in.
+    pub(super) fn compressed_page_programmed(&mut self, now: SimTime, q: &mut EventQueue) {
+        let mut out = std::mem::take(&mut self.released);
+        out.clear();
+        self.compression
+            .as_mut()
+            .expect("compression is on")
+            .program_done(&mut out);
+        for &(req, since) in &out {
+            let split = Split {
+                queue_ns: now.0 - since.0,
+                ..Split::default()
+            };
+            self.page_done(req, now, split, q);
+        }
+        self.released = out;
+    }
+
+    /// Preconditioning with compression: place the page and write what the packer closes,
+    /// untimed.
+    pub(super) fn write_compressed_untimed(
+        &mut self,
+        lpn: Lpn,
+        content: u64,
+        cm: &mut ContentModel,
+    ) -> Result<()> {
+        if let Some(s) = self.shadow.as_mut() {
+            s.expected[lpn.0 as usize] = content;
+        }
+        let c = self.compression.as_mut().expect("compression is on");
+        let bpp = self.page_size / 4096;
+        let len = c.stored_len(cm, 0, content.wrapping_mul(bpp));
+        let mut writes = std::mem::take(&mut self.page_writes);
+        writes.clear();
+        c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;
+        for w in &writes {
+            let ppn = self
+                .ftl
+                .write(Lpn(w.vpn), w.page_id, SimTime::ZERO, &mut self.nand);
+            self.nand.count_transfer();
+            self.nand.count_program(ppn, false);
+        }
+        self.page_writes = writes;
+        let c = self.compression.as_mut().expect("compression is on");
+        for &v in &c.fx.freed {
+            self.ftl.trim(Lpn(v), SimTime::ZERO);
+        }
+        Ok(())
+    }
+}
+
+/// Bitmask of the partial units of size `unit` that bytes `[lo, hi)` of a page touch.
+#[inline]
+fn span(lo: u64, hi: u64, unit: u64) -> u64 {
+    let (a, b) = (lo / unit, (hi - 1) / unit);
+    (u64::MAX >> (63 - (b - a))) << a
+}

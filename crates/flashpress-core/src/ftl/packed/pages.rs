@@ -1,0 +1,386 @@
+//! Packing for a plain SSD that compresses in its controller (PR-SSD section 2.2, Fig. 3a;
+//! section 4.2.3): compressed logical pages are merged in a page-sized DRAM buffer and written
+//! together; a page that does not compress is written alone.
+//!
+//! The packer maps a logical page to a chunk of a *virtual page* (VPN): the page as the
+//! controller filled it. The page FTL ([`crate::ftl::Ftl`]) maps VPNs to flash pages and its
+//! GC moves a flash page whole, so a chunk keeps its VPN, offset and length for life and GC
+//! needs no reverse map of chunks: "if a single valid bit exists in the merged physical
+//! page, it should be copied to the free block". Per VPN the packer counts the chunks still
+//! mapped into it (the seed's valid bitmap, as a count); at zero the VPN is freed and the
+//! caller trims it in the page FTL, which invalidates its flash page.
+//!
+//! Memory: 8 bytes of map entry per logical page of a touched 64 Ki-page range
+//! ([`super::map`]) plus 5 bytes per VPN (a chunk count and a slot in the free pool).
+
+use super::fits;
+use super::map::{self, Map, UNMAPPED};
+use crate::error::{Error, Result};
+
+/// Counters of the packer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PackerCounters {
+    /// Logical pages written compressed.
+    pub compressed_pages: u64,
+    /// Logical pages written as they were (compression failed or saved too little).
+    pub raw_pages: u64,
+    /// Bytes of compressed chunks written.
+    pub chunk_bytes: u64,
+    /// Merged pages closed for writing (each one flash page program).
+    pub merged_pages: u64,
+    /// Bytes of merged pages left empty when they were closed.
+    pub pad_bytes: u64,
+}
+
+/// VPNs a call leaves for the caller: pages to write now (closed merged pages and raw pages),
+/// and pages whose last chunk went (trim them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// VPNs whose data is complete: write each to flash.
+    pub write: Vec<u32>,
+    /// VPNs no logical page maps into any more: discard each.
+    pub freed: Vec<u32>,
+}
+
+/// The page currently being filled in DRAM.
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    vpn: u32,
+    fill: u32,
+    chunks: u32,
+}
+
+/// Where a logical page's data is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk {
+    /// The virtual page holding it.
+    pub vpn: u32,
+    /// Byte offset in the page.
+    pub offset: u32,
+    /// Bytes (the page size for a page stored as written).
+    pub len: u32,
+}
+
+impl Chunk {
+    /// Stored compressed (shares its page with others or could).
+    #[inline]
+    pub fn compressed(&self, page: u32) -> bool {
+        self.len < page
+    }
+}
+
+/// The packer.
+pub struct PagePacker {
+    page: u32,
+    max_chunks: u32,
+    map: Map,
+    live: Vec<u8>,
+    free: Vec<u32>,
+    open: Option<Open>,
+    /// Logical pages mapped.
+    pub mapped: u64,
+    /// Counters since the last reset.
+    pub counters: PackerCounters,
+}
+
+impl PagePacker {
+    /// A packer of `logical` logical pages over `vpns` virtual pages of `page` bytes,
+    /// merging at most `max_chunks` compressed pages per page. Needs `vpns > logical`: every
+    /// mapped VPN holds a mapped logical page, except the open one.
+    pub fn new(page: u32, max_chunks: u32, logical: u64, vpns: u32) -> PagePacker {
+        assert!(
+            (vpns as u64) > logical && page < 1 << 16 && (1..=255).contains(&max_chunks),
+            "packer bounds are checked by config validation"
+        );
+        PagePacker {
+            page,
+            max_chunks,
+            map: Map::new(logical),
+            live: vec![0; vpns as usize],
+            // Lowest VPN first, so the page FTL sees its logical pages filled from 0.
+            free: (0..vpns).rev().collect(),
+            open: None,
+            mapped: 0,
+            counters: PackerCounters::default(),
+        }
+    }
+
+    /// Where logical page `lpn` is stored, if it is mapped.
+    #[inline]
+    pub fn lookup(&self, lpn: u64) -> Option<Chunk> {
+        let e = self.map.get(lpn);
+        (e != UNMAPPED).then(|| Chunk {
+            vpn: map::ppn(e),
+            offset: map::offset(e),
+            len: map::len(e),
+        })
+    }
+
+    /// Whether `vpn` is the page being filled (its data is still only in DRAM).
+    #[inline]
+    pub fn is_open(&self, vpn: u32) -> bool {
+        self.open.is_some_and(|o| o.vpn == vpn)
+    }
+
+    /// Write logical page `lpn` as `len` bytes: compressed (`len` < page) into the page being
+    /// filled, or as written (`len` = page) into a page of its own.
+    pub fn write(&mut self, lpn: u64, len: u32, fx: &mut Effects) -> Result<Chunk> {
+        debug_assert!(len > 0 && len <= self.page);
+        let chunk = if len == self.page {
+            self.counters.raw_pages += 1;
+            let vpn = self.take()?;
+            fx.write.push(vpn);
+            Chunk {
+                vpn,
+                offset: 0,
+                len,
+            }
+        } else {
+            self.counters.compressed_pages += 1;
+            self.counters.chunk_bytes += len as u64;
+            if let Some(o) = self.open {
+                if !fits(o.fill, o.chunks, len, self.page, self.max_chunks) {
+                    self.close(fx);
+                }
+            }
+            if self.open.is_none() {
+                let vpn = self.take()?;
+                self.open = Some(Open {
+                    vpn,
+                    fill: 0,
+                    chunks: 0,
+                });
+            }
+            let o = self.open.as_mut().expect("opened above");
+            let c = Chunk {
+                vpn: o.vpn,
+                offset: o.fill,
+                len,
+            };
+            o.fill += len;
+            o.chunks += 1;
+            if o.fill == self.page || o.chunks == self.max_chunks {
+                self.close(fx);
+            }
+            c
+        };
+        self.live[chunk.vpn as usize] += 1;
+        let old = self
+            .map
+            .set(lpn, map::pack(chunk.vpn, chunk.offset, chunk.len));
+        if old == UNMAPPED {
+            self.mapped += 1;
+        } else {
+            self.release(map::ppn(old), fx);
+        }
+        Ok(chunk)
+    }
+
+    /// Discard logical page `lpn`.
+    pub fn trim(&mut self, lpn: u64, fx: &mut Effects) {
+        let old = self.map.unmap(lpn);
+        if old != UNMAPPED {
+            self.mapped -= 1;
+            self.release(map::ppn(old), fx);
+        }
+    }
+
+    /// Close the page being filled, if any, for writing.
+    pub fn flush(&mut self, fx: &mut Effects) {
+        if self.open.is_some() {
+            self.close(fx);
+        }
+    }
+
+    fn close(&mut self, fx: &mut Effects) {
+        let o = self.open.take().expect("a page is open");
+        self.counters.merged_pages += 1;
+        self.counters.pad_bytes += (self.page - o.fill) as u64;
+        if self.live[o.vpn as usize] == 0 {
+            // Every chunk of it was overwritten while it filled: nothing to write.
+            self.free.push(o.vpn);
+        } else {
+            fx.write.push(o.vpn);
+        }
+    }
+
+    fn take(&mut self) -> Result<u32> {
+        self.free.pop().ok_or_else(|| {
+            Error::Invariant(format!(
+                "compressed mapping: no free virtual page with {} logical pages mapped",
+                self.mapped
+            ))
+        })
+    }
+
+    fn release(&mut self, vpn: u32, fx: &mut Effects) {
+        let l = &mut self.live[vpn as usize];
+        *l -= 1;
+        if *l == 0 && !self.is_open(vpn) {
+            self.free.push(vpn);
+            fx.freed.push(vpn);
+        }
+    }
+
+    /// Forget counters (after preconditioning).
+    pub fn reset_counters(&mut self) {
+        self.counters = PackerCounters::default();
+    }
+
+    /// Every mapped logical page with its chunk, in logical order.
+    pub fn mapped_chunks(&self) -> impl Iterator<Item = (u64, Chunk)> + '_ {
+        self.map.mapped().map(|(l, e)| {
+            (
+                l,
+                Chunk {
+                    vpn: map::ppn(e),
+                    offset: map::offset(e),
+                    len: map::len(e),
+                },
+            )
+        })
+    }
+
+    /// Check the map, the chunk counts and the free pool against each other: every VPN's
+    /// count equals the chunks mapped into it, chunks of one VPN do not overlap and fit the
+    /// page, and a VPN is free exactly when nothing maps into it and it is not open.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Invariant(format!("compressed mapping: {m}")));
+        let n = self.live.len();
+        let mut count = vec![0u32; n];
+        let mut spans: Vec<(u32, u32, u32)> = Vec::new();
+        let mut mapped = 0u64;
+        for (lpn, c) in self.mapped_chunks() {
+            if c.vpn as usize >= n || c.len == 0 || c.offset + c.len > self.page {
+                return bad(format!("logical page {lpn}: chunk {c:?} does not fit"));
+            }
+            count[c.vpn as usize] += 1;
+            spans.push((c.vpn, c.offset, c.offset + c.len));
+            mapped += 1;
+        }
+        if mapped != self.mapped {
+            return bad(format!(
+                "{mapped} pages mapped, the counter says {}",
+                self.mapped
+            ));
+        }
+        spans.sort_unstable();
+        for w in spans.windows(2) {
+            if w[0].0 == w[1].0 && w[1].1 < w[0].2 {
+                return bad(format!("chunks overlap in virtual page {}", w[0].0));
+            }
+        }
+        let mut free = vec![false; n];
+        for &v in &self.free {
+            if free[v as usize] {
+                return bad(format!("virtual page {v} twice in the free pool"));
+            }
+            free[v as usize] = true;
+        }
+        for v in 0..n {
+            if count[v] != self.live[v] as u32 {
+                return bad(format!(
+                    "virtual page {v}: {} chunks mapped, counted {}",
+                    count[v], self.live[v]
+                ));
+            }
+            let should_be_free = count[v] == 0 && !self.is_open(v as u32);
+            if free[v] != should_be_free {
+                return bad(format!(
+                    "virtual page {v}: free {} with {} chunks",
+                    free[v], count[v]
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+
+    /// The reference: pages as lists of (lpn, len) appended in order, a page closing when the
+    /// next chunk does not fit or it holds `max` chunks; a raw page is a page of its own.
+    #[test]
+    fn packing_matches_a_list_reference_and_counts_stay_consistent() {
+        for (page, max) in [(16_384u32, 12u32), (16_384, 20), (4096, 3), (8192, 255)] {
+            let logical = 500u64;
+            let mut p = PagePacker::new(page, max, logical, logical as u32 + 1);
+            let mut rng = Pcg64Mcg::seed_from_u64(page as u64 * max as u64);
+            let mut open: Vec<(u64, u32)> = Vec::new();
+            let mut closed = 0u64;
+            let mut pad = 0u64;
+            let mut last = vec![0u32; logical as usize];
+            for step in 0..20_000 {
+                let lpn = rng.random_range(0..logical);
+                let mut fx = Effects::default();
+                if rng.random_range(0..50) == 0 {
+                    p.trim(lpn, &mut fx);
+                    last[lpn as usize] = 0;
+                    assert!(fx.write.is_empty());
+                } else {
+                    let len = if rng.random_range(0..5) == 0 {
+                        page
+                    } else {
+                        rng.random_range(1..page)
+                    };
+                    let c = p.write(lpn, len, &mut fx).unwrap();
+                    last[lpn as usize] = len;
+                    if len == page {
+                        assert_eq!(c.offset, 0);
+                        assert!(fx.write.contains(&c.vpn));
+                    } else {
+                        let fill: u32 = open.iter().map(|x| x.1).sum();
+                        if !open.is_empty() && (fill + len > page || open.len() as u32 == max) {
+                            closed += 1;
+                            pad += (page - fill) as u64;
+                            open.clear();
+                        }
+                        let fill: u32 = open.iter().map(|x| x.1).sum();
+                        assert_eq!(c.offset, fill, "step {step}: offset");
+                        open.push((lpn, len));
+                        if fill + len == page || open.len() as u32 == max {
+                            closed += 1;
+                            pad += (page - fill - len) as u64;
+                            open.clear();
+                        }
+                    }
+                }
+                for v in &fx.freed {
+                    assert!(!p.is_open(*v));
+                }
+                if step % 997 == 0 {
+                    p.check().unwrap();
+                }
+            }
+            p.check().unwrap();
+            assert_eq!(p.counters.merged_pages, closed, "page {page} max {max}");
+            assert_eq!(p.counters.pad_bytes, pad);
+            for (lpn, &len) in last.iter().enumerate() {
+                assert_eq!(
+                    p.lookup(lpn as u64).map(|c| c.len),
+                    (len > 0).then_some(len)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_page_whose_chunks_all_went_is_freed_and_reused() {
+        let mut p = PagePacker::new(4096, 4, 10, 11);
+        let mut fx = Effects::default();
+        let a = p.write(0, 1000, &mut fx).unwrap();
+        p.write(1, 1000, &mut fx).unwrap();
+        p.flush(&mut fx);
+        assert_eq!(fx.write, vec![a.vpn]);
+        let mut fx = Effects::default();
+        p.write(0, 4096, &mut fx).unwrap();
+        assert!(fx.freed.is_empty(), "page 0 still holds logical page 1");
+        p.trim(1, &mut fx);
+        assert_eq!(fx.freed, vec![a.vpn]);
+        p.check().unwrap();
+    }
+}

@@ -1,0 +1,237 @@
+//! Compression in the plain SSD's controller (`ftl.compression`): every read returns what was
+//! last written through packing, partial-page writes, TRIM and GC (verify mode); compressed
+//! reads are partial exactly when their chunk lies in one partial unit, timed by hand; and
+//! bad settings are refused by name.
+
+use crate::support::config;
+use flashpress_core::config::SimConfig;
+use flashpress_core::sim::Simulation;
+use flashpress_core::units::SimTime;
+use flashpress_core::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
+use flashpress_core::Error;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+/// A small TLC device with 16 KiB pages, 4 KiB partial reads and LZ4 in the controller.
+const DEVICE: &str = r#"
+preset = "tiny"
+[nand]
+channels = 2
+chips_per_channel = 1
+dies_per_chip = 1
+planes_per_die = 2
+blocks_per_plane = 32
+pages_per_block = 48
+page_size = 16384
+cell = "tlc"
+read_latency_us = [56.0, 118.0, 180.0]
+program_latency_us = [700.0, 1050.0, 1400.0]
+erase_latency_us = 3500.0
+channel_mb_per_s = 833.0
+[nand.partial_read]
+unit_bytes = 4096
+latency_factor = 0.8
+current_factor = 0.6
+[ftl]
+op_ratio = 0.25
+write_buffer_pages = 4
+[ftl.compression]
+codec = "lz4"
+min_saving = 0.1
+max_chunks_per_page = 20
+compress_us = 12.0
+decompress_us = 12.0
+[controller]
+ecc_decode_us = 20.0
+[content]
+mode = "model"
+codec = "lz4"
+granularity = 16384
+"#;
+
+/// Requests in order, each at its time (used when the drive is open loop).
+struct Script(Vec<(Op, u64, u64, u64)>, usize);
+
+impl RequestSource for Script {
+    fn next_request(&mut self, _now: SimTime) -> flashpress_core::Result<Option<Request>> {
+        let Some(&(op, offset, len, t)) = self.0.get(self.1) else {
+            return Ok(None);
+        };
+        self.1 += 1;
+        Ok(Some(Request {
+            time: SimTime(t),
+            op,
+            offset,
+            len,
+            content: 0,
+            file: flashpress_core::workload::NO_FILE,
+            attrs: Default::default(),
+        }))
+    }
+}
+
+fn sim(cfg: &SimConfig, script: Vec<(Op, u64, u64, u64)>, drive: Drive) -> Simulation {
+    let stream = Stream {
+        name: "script".into(),
+        source: Box::new(Script(script, 0)),
+        drive,
+        group: 0,
+        content: ContentHints::default(),
+        layout_bytes: 0,
+    };
+    Simulation::with_streams(cfg.clone(), vec![stream]).unwrap()
+}
+
+/// Random whole-page and 4 KiB writes, reads and trims over a preconditioned device whose
+/// content compresses 1x to 5x (some pages fail compression, some merge many to a page):
+/// verify mode checks every read, the invariant check (packer and page FTL) passes at the
+/// end, GC ran, and pages were merged (and, for LZ4 and DPC, some written raw).
+#[test]
+fn every_read_returns_the_last_write_through_packing_trim_and_gc() {
+    for (codec, seed) in [("lz4", 1u64), ("dpc", 2), ("fpc", 3)] {
+        let text = format!(
+            "{DEVICE}\n[check]\nverify = true\ninvariants = true\n[content.ratio]\ntype = \"uniform\"\nmin = 1.0\nmax = 5.0\n"
+        )
+        .replace("codec = \"lz4\"\nmin_saving", &format!("codec = \"{codec}\"\nmin_saving"));
+        let cfg = config(&text);
+        let pages = flashpress_core::ftl::logical_pages(&cfg) - 1;
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let script: Vec<(Op, u64, u64, u64)> = (0..30_000)
+            .map(|_| {
+                let lpn = rng.random_range(0..pages);
+                let sub = rng.random_range(0..4u64) * 4096;
+                match rng.random_range(0..20) {
+                    0..=7 => (Op::Write, lpn * 16384, 16384, 0),
+                    8..=11 => (Op::Write, lpn * 16384 + sub, 4096, 0),
+                    12 => (Op::Trim, lpn * 16384, 16384, 0),
+                    13..=15 => (Op::Read, lpn * 16384 + sub, 4096, 0),
+                    _ => (Op::Read, lpn * 16384, 16384, 0),
+                }
+            })
+            .collect();
+        let s = sim(&cfg, script, Drive::Closed { depth: 8 })
+            .run()
+            .unwrap()
+            .summary;
+        assert_eq!(s.requests_completed, 30_000, "{codec}");
+        assert!(
+            s.verified_page_reads > 5_000,
+            "{codec}: {}",
+            s.verified_page_reads
+        );
+        assert!(s.gc_blocks_erased > 0, "{codec}: GC ran");
+        let c = s.compression.unwrap();
+        // FPC encodes the zero words of generated content, so nearly every page saves 10%.
+        if codec != "fpc" {
+            assert!(c.packer.raw_pages > 0, "{codec}: {c:?}");
+        }
+        assert!(
+            c.packer.compressed_pages > c.packer.merged_pages,
+            "{codec}: pages merged: {c:?}"
+        );
+    }
+}
+
+/// Logical pages written in order on a fresh device, then each read whole at queue depth 1:
+/// a read is partial exactly when the page's chunk lies inside one 4 KiB unit of its flash
+/// page (a rule applied here to the packer's placement), and its latency is command overhead,
+/// the (partial) sense of its page type, the transfer of a unit or a page, ECC, one
+/// decompression and the link, exactly.
+#[test]
+fn a_compressed_read_is_partial_when_its_chunk_lies_in_one_unit_and_is_timed_exactly() {
+    let text = format!(
+        "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"uniform\"\nmin = 2.0\nmax = 12.0\n"
+    );
+    let cfg = config(&text);
+    let n = 400u64;
+    // Writes 100 us apart, then (once every program is long done) reads 5 ms apart, each
+    // alone on the device; a few more writes close the page the last reads' chunks are in.
+    let mut script: Vec<(Op, u64, u64, u64)> = (0..n + 50)
+        .map(|l| (Op::Write, l * 16384, 16384, l * 100_000))
+        .collect();
+    script.extend((0..n).map(|l| (Op::Read, l * 16384, 16384, 1_000_000_000 + l * 5_000_000)));
+    let mut sim = sim(&cfg, script, Drive::Open);
+    // Run the writes, then look at where each page went.
+    while sim.progress().requests_completed < n + 50 {
+        assert!(!sim.step(1).unwrap());
+    }
+    let dev = sim.device().unwrap();
+    let c = dev.compression.as_ref().unwrap();
+    let g = &dev.nand.geo;
+    let ns = |x: f64| x.round() as u64;
+    let (mut sum, mut partial) = (0u64, 0u64);
+    for l in 0..n {
+        let ch = c.packer.lookup(l).unwrap();
+        let ppn = dev.ftl.lookup(flashpress_core::units::Lpn(ch.vpn)).unwrap();
+        let ty = (g.page_in_block(ppn) % 3) as usize;
+        let full = ns(cfg.nand.read_latency_us[ty] * 1e3);
+        let one_unit = ch.offset / 4096 == (ch.offset + ch.len - 1) / 4096;
+        let (sense, xfer) = if one_unit {
+            partial += 1;
+            (ns(full as f64 * 0.8), ns(4096.0 * 1e3 / 833.0))
+        } else {
+            (full, ns(16384.0 * 1e3 / 833.0))
+        };
+        let decompress = if ch.len < 16384 { 12_000 } else { 0 };
+        let link = ns(16384.0 * 1e3 / cfg.host.link_mb_per_s);
+        sum += cfg.host.command_overhead_ns + sense + xfer + 20_000 + decompress + link;
+    }
+    assert!(
+        partial > 50 && partial < n,
+        "a mix of partial and full reads: {partial}"
+    );
+    let s = sim.run().unwrap().summary;
+    assert_eq!(s.nand_partial_reads, partial);
+    let lat = s.read.latency_us.unwrap();
+    let want = sum as f64 / n as f64 * 1e-3;
+    assert!(
+        (lat.mean - want).abs() < 1e-9,
+        "mean read latency {} against {want}",
+        lat.mean
+    );
+}
+
+#[test]
+fn bad_compression_settings_are_refused_by_name() {
+    for (from, to, key) in [
+        (
+            "min_saving = 0.1",
+            "min_saving = 1.0",
+            "ftl.compression.min_saving",
+        ),
+        (
+            "max_chunks_per_page = 20",
+            "max_chunks_per_page = 0",
+            "ftl.compression.max_chunks_per_page",
+        ),
+        (
+            "max_chunks_per_page = 20",
+            "max_chunks_per_page = 256",
+            "ftl.compression.max_chunks_per_page",
+        ),
+        (
+            "decompress_us = 12.0",
+            "decompress_us = -1.0",
+            "ftl.compression.decompress_us",
+        ),
+        (
+            "write_buffer_pages = 4",
+            "write_buffer_pages = 0",
+            "ftl.write_buffer_pages",
+        ),
+        ("page_size = 16384", "page_size = 65536", "ftl.compression"),
+        ("mode = \"model\"", "mode = \"off\"", "content.mode"),
+    ] {
+        let text = DEVICE.replace(from, to);
+        assert_ne!(text, DEVICE, "{from}");
+        match SimConfig::from_toml_str(&text, "t.toml") {
+            Err(Error::Config { key: k, .. }) => assert_eq!(k, key, "{to}"),
+            other => panic!("{to}: expected a config error naming {key}, got {other:?}"),
+        }
+    }
+    let text = DEVICE.replace("codec = \"lz4\"\nmin_saving", "codec = \"lz5\"\nmin_saving");
+    assert!(
+        SimConfig::from_toml_str(&text, "t.toml").is_err(),
+        "an unknown codec"
+    );
+}

@@ -73,6 +73,7 @@ class DeviceCompressionDict(TypedDict):
     max_chunks_per_page: int
     compress_us: float
     decompress_us: float
+    zero_units: NotRequired[bool]
 
 
 class FtlDict(TypedDict):

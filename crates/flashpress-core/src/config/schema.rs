@@ -309,6 +309,11 @@ pub struct DeviceCompression {
     /// Controller time to decompress one compressed page after it is read (us; PR-SSD: LZ4
     /// 12, DPC 0.038, FPC 0.001). One engine serves the device, first come first served.
     pub decompress_us: f64,
+    /// Partial zeros (PR-SSD section 4.2.3): the all-zero 4 KiB units of a page are not
+    /// stored, a zero bitmap in the map restores them, and a read of only zero units needs
+    /// no flash read (default `false`).
+    #[serde(default)]
+    pub zero_units: bool,
 }
 
 /// Host interface (link and command overhead).

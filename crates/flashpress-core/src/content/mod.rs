@@ -329,6 +329,23 @@ impl ContentModel {
         }
     }
 
+    /// Which of the `n` (at most 64) consecutive 4 KiB blocks starting at content `id` hold
+    /// only zero bytes: bit `i` for block `id + i`. Generated blocks are zero when their
+    /// random share rounds to no byte; file blocks are read.
+    pub fn zero_mask(&self, stream: usize, id: u64, n: usize) -> u64 {
+        debug_assert!(n <= 64);
+        let mut m = 0u64;
+        for i in 0..n {
+            let id = id.wrapping_add(i as u64);
+            let zero = match &self.files {
+                Some(f) => f.block(self.seed, id).iter().all(|&b| b == 0),
+                None => (self.fraction(stream, id).clamp(0.0, 1.0) * BLOCK as f64).round() == 0.0,
+            };
+            m |= (zero as u64) << i;
+        }
+        m
+    }
+
     /// Blocks in the file corpus (`None` for generated content).
     pub fn corpus_blocks(&self) -> Option<u64> {
         self.files.as_ref().map(|f| f.blocks())

@@ -25,6 +25,13 @@ pub struct CompressionCounters {
     pub decompressed_pages: u64,
     /// Logical page reads served from the page being filled in DRAM (no flash read).
     pub dram_page_reads: u64,
+    /// Logical pages written compressed (the rest of the stored ones are stored as written:
+    /// compression failed or saved less than `min_saving`).
+    pub compressed_pages: u64,
+    /// All-zero 4 KiB units not stored (`zero_units`).
+    pub zero_units: u64,
+    /// Logical page reads that asked for zero units only (no flash read).
+    pub zero_reads: u64,
     /// Logical pages whose write waited for a buffer page.
     pub buffer_full_waits: u64,
     /// Engine time compressing (ns).
@@ -39,6 +46,8 @@ pub struct CompressionCounters {
 struct Residents {
     chunks: Vec<Vec<(u64, u32, u64)>>,
     page_id: Vec<u64>,
+    /// Per logical page stored as zeros only: the content id written.
+    zero: Vec<u64>,
 }
 
 /// The controller's compression state.
@@ -46,9 +55,12 @@ pub struct Compression {
     /// The packer (logical pages -> chunks of virtual pages).
     pub packer: PagePacker,
     measure: MeasureId,
-    page: u32,
     blocks_per_page: u64,
-    max_len: u32,
+    min_saving: f64,
+    zero_units: bool,
+    /// Per logical page: its zero bitmap (bits 0..8, one per 4 KiB unit) and whether it is
+    /// stored compressed (bit 8).
+    meta: Vec<u16>,
     compress_ns: u64,
     decompress_ns: u64,
     compress_free: SimTime,
@@ -93,9 +105,10 @@ impl Compression {
         Ok(Compression {
             packer: PagePacker::new(page, c.max_chunks_per_page, vpns as u64 - 1, vpns),
             measure,
-            page,
             blocks_per_page: page as u64 / 4096,
-            max_len: ((page as f64) * (1.0 - c.min_saving)).floor() as u32,
+            min_saving: c.min_saving,
+            zero_units: c.zero_units,
+            meta: vec![0; vpns as usize - 1],
             compress_ns: ns(c.compress_us),
             decompress_ns: ns(c.decompress_us),
             compress_free: SimTime::ZERO,
@@ -108,6 +121,7 @@ impl Compression {
             residents: cfg.check.verify.then(|| Residents {
                 chunks: vec![Vec::new(); vpns as usize],
                 page_id: vec![0; vpns as usize],
+                zero: vec![0; vpns as usize],
             }),
             next_page_id: 1 << 62,
             counters: CompressionCounters::default(),
@@ -119,25 +133,63 @@ impl Compression {
         vpns as u64 - 1
     }
 
-    /// Bytes logical page `lpn` is stored as: its content compressed, when that saves
-    /// enough, else the page. `first_block_id` is the content id of its first 4 KiB block.
-    pub fn stored_len(
+    /// How logical page `lpn` is stored, from its content (`first_block_id`: the content id
+    /// of its first 4 KiB block): its bytes, whether compressed, and (with `zero_units`) its
+    /// zero bitmap, whose units are not stored. The non-zero units are compressed run by run
+    /// of consecutive units; they are stored compressed when that saves `min_saving` of
+    /// their bytes, else as they are. Returns the stored length.
+    pub fn store(
         &mut self,
+        lpn: u64,
         content: &mut ContentModel,
         stream: usize,
         first_block_id: u64,
     ) -> u32 {
-        let size = content.unit_size(
-            self.measure,
-            stream,
-            first_block_id,
-            self.blocks_per_page as usize,
-        );
-        if size <= self.max_len {
-            size.max(1)
+        let n = self.blocks_per_page as usize;
+        let zeros = if self.zero_units {
+            content.zero_mask(stream, first_block_id, n) as u16
         } else {
-            self.page
-        }
+            0
+        };
+        let nonzero = n as u32 - zeros.count_ones();
+        self.counters.zero_units += zeros.count_ones() as u64;
+        let (len, compressed) = if nonzero == 0 {
+            (0, false)
+        } else {
+            let mut size = 0u32;
+            let mut i = 0;
+            while i < n {
+                if zeros >> i & 1 == 1 {
+                    i += 1;
+                    continue;
+                }
+                let run = (i..n).take_while(|&j| zeros >> j & 1 == 0).count();
+                let id = first_block_id.wrapping_add(i as u64);
+                size += content.unit_size(self.measure, stream, id, run);
+                i += run;
+            }
+            let raw = nonzero * 4096;
+            if (size as f64) <= raw as f64 * (1.0 - self.min_saving) {
+                (size.max(1), true)
+            } else {
+                (raw, false)
+            }
+        };
+        self.counters.compressed_pages += compressed as u64;
+        self.meta[lpn as usize] = zeros | (compressed as u16) << 8;
+        len
+    }
+
+    /// Zero bitmap of logical page `lpn` (bit `i`: 4 KiB unit `i` holds only zeros).
+    #[inline]
+    pub fn zeros(&self, lpn: u64) -> u16 {
+        self.meta[lpn as usize] & 0xFF
+    }
+
+    /// Whether logical page `lpn` is stored compressed.
+    #[inline]
+    pub fn compressed(&self, lpn: u64) -> bool {
+        self.meta[lpn as usize] >> 8 == 1
     }
 
     /// Compress a logical page whose data reaches the controller at `arrived`; returns when
@@ -193,15 +245,20 @@ impl Compression {
                 page_id: self.next_page_id,
             });
         }
-        self.open_ready = if self.packer.is_open(c.vpn) {
-            Some(match prev {
-                Some((v, t)) if v == c.vpn => (v, t.max(ready)),
-                _ => (c.vpn, ready),
-            })
-        } else {
-            None
+        // The page being filled: the one this page joined (its data is in once this page's
+        // is), or the one before if this page went elsewhere (zeros, a page of its own).
+        self.open_ready = match (self.packer.open_vpn(), prev) {
+            (None, _) => None,
+            (Some(v), Some((p, t))) if v == p && v == c.vpn => Some((v, t.max(ready))),
+            (Some(v), Some((p, t))) if v == p => Some((v, t)),
+            (Some(v), _) => {
+                debug_assert_eq!(v, c.vpn, "a new page opens only for this page");
+                Some((v, ready))
+            }
         };
-        if let Some(r) = self.residents.as_mut() {
+        if let Some(r) = self.residents.as_mut().filter(|_| c.zero()) {
+            r.zero[lpn as usize] = id;
+        } else if let Some(r) = self.residents.as_mut() {
             let fresh = prev.is_none_or(|(v, _)| v != c.vpn);
             if fresh {
                 r.chunks[c.vpn as usize].clear();
@@ -255,6 +312,9 @@ impl Compression {
             .residents
             .as_ref()
             .expect("verify mode keeps residents");
+        if chunk.zero() {
+            return Ok(r.zero[lpn as usize]);
+        }
         if let Some(f) = flash_id {
             let want = r.page_id[chunk.vpn as usize];
             if f != want {
@@ -341,7 +401,13 @@ impl Device {
                 self.counters.unmapped_page_reads += 1;
                 continue;
             };
-            if ch.compressed(page as u32) {
+            let p0 = lpn * page;
+            let wanted = span(req.offset.max(p0) - p0, end.min(p0 + page) - p0, 4096);
+            if ch.zero() || wanted & !(c.zeros(lpn) as u64) == 0 {
+                c.counters.zero_reads += 1;
+                continue;
+            }
+            if c.compressed(lpn) {
                 decompress += 1;
             }
             if c.packer.is_open(ch.vpn) {
@@ -354,10 +420,9 @@ impl Device {
                 .expect("a closed virtual page is mapped");
             let units = if unit == 0 {
                 1
-            } else if ch.compressed(page as u32) {
+            } else if ch.merged(page as u32) {
                 span(ch.offset as u64, (ch.offset + ch.len) as u64, unit)
             } else {
-                let p0 = lpn * page;
                 span(req.offset.max(p0) - p0, end.min(p0 + page) - p0, unit)
             };
             match reads.iter_mut().find(|r| r.0 == ppn) {
@@ -427,7 +492,7 @@ impl Device {
                 s.expected[lpn as usize] = id;
             }
             let block_id = content.wrapping_add((lpn * bpp).max(first_blk) - first_blk);
-            let len = c.stored_len(cm, stream, block_id);
+            let len = c.store(lpn, cm, stream, block_id);
             let ready = c.compress(arrived);
             let mut writes = std::mem::take(&mut self.page_writes);
             writes.clear();
@@ -535,7 +600,7 @@ impl Device {
         }
         let c = self.compression.as_mut().expect("compression is on");
         let bpp = self.page_size / 4096;
-        let len = c.stored_len(cm, 0, content.wrapping_mul(bpp));
+        let len = c.store(lpn.0 as u64, cm, 0, content.wrapping_mul(bpp));
         let mut writes = std::mem::take(&mut self.page_writes);
         writes.clear();
         c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;

@@ -204,7 +204,8 @@ impl Device {
         if let Some(c) = self.compression.as_ref() {
             c.packer.check()?;
             for (lpn, ch) in c.packer.mapped_chunks() {
-                if !c.packer.is_open(ch.vpn) && self.ftl.lookup(Lpn(ch.vpn)).is_none() {
+                if !ch.zero() && !c.packer.is_open(ch.vpn) && self.ftl.lookup(Lpn(ch.vpn)).is_none()
+                {
                     return Err(Error::Invariant(format!(
                         "compressed mapping: logical page {lpn} is in virtual page {} that maps to no flash page",
                         ch.vpn
@@ -625,7 +626,7 @@ impl Device {
                 Some(c) => match c.packer.lookup(lpn.0 as u64) {
                     None => 0,
                     Some(ch) => {
-                        let flash = (!c.packer.is_open(ch.vpn)).then(|| {
+                        let flash = (!ch.zero() && !c.packer.is_open(ch.vpn)).then(|| {
                             self.ftl
                                 .lookup(Lpn(ch.vpn))
                                 .map_or(0, |p| self.ftl.content_at(p))

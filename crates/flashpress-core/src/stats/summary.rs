@@ -409,11 +409,27 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("read.during_gc.latency_us.p99", "us", "their 99th percentile latency"),
         ("read.during_gc.latency_us.p999", "us", "their 99.9th percentile latency"),
         ("read.during_gc.latency_us.max", "us", "their largest latency"),
-        ("compression.compressed_pages", "pages", "logical pages written compressed (ftl.compression)"),
+        (
+            "compression.chunks",
+            "pages",
+            "logical pages stored in less than a page, merged with others (ftl.compression)",
+        ),
         (
             "compression.raw_pages",
             "pages",
-            "logical pages written as they were: compression failed or saved less than min_saving",
+            "logical pages stored in a page of their own (no zero unit, and compression failed or saved less than min_saving)",
+        ),
+        ("compression.zero_pages", "pages", "logical pages of zeros only: nothing stored"),
+        (
+            "compression.compressed_pages",
+            "pages",
+            "logical pages stored compressed (their reads are decompressed)",
+        ),
+        ("compression.zero_units", "units", "all-zero 4 KiB units not stored (zero_units)"),
+        (
+            "compression.zero_reads",
+            "pages",
+            "logical page reads of zero units only: no flash read",
         ),
         ("compression.chunk_bytes", "B", "bytes of the compressed pages written"),
         (

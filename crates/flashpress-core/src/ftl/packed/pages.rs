@@ -17,14 +17,19 @@ use super::fits;
 use super::map::{self, Map, UNMAPPED};
 use crate::error::{Error, Result};
 
+/// The VPN field of a logical page that holds only zeros (nothing stored).
+pub const ZERO_VPN: u32 = u32::MAX;
+
 /// Counters of the packer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PackerCounters {
-    /// Logical pages written compressed.
-    pub compressed_pages: u64,
-    /// Logical pages written as they were (compression failed or saved too little).
+    /// Logical pages stored in less than a page (merged with others).
+    pub chunks: u64,
+    /// Logical pages stored in a page of their own.
     pub raw_pages: u64,
-    /// Bytes of compressed chunks written.
+    /// Logical pages of zeros only: nothing stored.
+    pub zero_pages: u64,
+    /// Bytes of the chunks written.
     pub chunk_bytes: u64,
     /// Merged pages closed for writing (each one flash page program).
     pub merged_pages: u64,
@@ -62,10 +67,16 @@ pub struct Chunk {
 }
 
 impl Chunk {
-    /// Stored compressed (shares its page with others or could).
+    /// Stored in less than a page (shares its page with others or could).
     #[inline]
-    pub fn compressed(&self, page: u32) -> bool {
+    pub fn merged(&self, page: u32) -> bool {
         self.len < page
+    }
+
+    /// Nothing stored: the logical page holds only zeros.
+    #[inline]
+    pub fn zero(&self) -> bool {
+        self.vpn == ZERO_VPN
     }
 }
 
@@ -116,16 +127,36 @@ impl PagePacker {
         })
     }
 
+    /// The page being filled, if any.
+    #[inline]
+    pub fn open_vpn(&self) -> Option<u32> {
+        self.open.map(|o| o.vpn)
+    }
+
     /// Whether `vpn` is the page being filled (its data is still only in DRAM).
     #[inline]
     pub fn is_open(&self, vpn: u32) -> bool {
         self.open.is_some_and(|o| o.vpn == vpn)
     }
 
-    /// Write logical page `lpn` as `len` bytes: compressed (`len` < page) into the page being
-    /// filled, or as written (`len` = page) into a page of its own.
+    /// Write logical page `lpn` as `len` bytes: nothing (`len` = 0: zeros only), a chunk
+    /// (`len` < page) into the page being filled, or a page of its own (`len` = page).
     pub fn write(&mut self, lpn: u64, len: u32, fx: &mut Effects) -> Result<Chunk> {
-        debug_assert!(len > 0 && len <= self.page);
+        debug_assert!(len <= self.page);
+        if len == 0 {
+            self.counters.zero_pages += 1;
+            let old = self.map.set(lpn, map::pack(ZERO_VPN, 0, 0));
+            if old == UNMAPPED {
+                self.mapped += 1;
+            } else if map::ppn(old) != ZERO_VPN {
+                self.release(map::ppn(old), fx);
+            }
+            return Ok(Chunk {
+                vpn: ZERO_VPN,
+                offset: 0,
+                len: 0,
+            });
+        }
         let chunk = if len == self.page {
             self.counters.raw_pages += 1;
             let vpn = self.take()?;
@@ -136,7 +167,7 @@ impl PagePacker {
                 len,
             }
         } else {
-            self.counters.compressed_pages += 1;
+            self.counters.chunks += 1;
             self.counters.chunk_bytes += len as u64;
             if let Some(o) = self.open {
                 if !fits(o.fill, o.chunks, len, self.page, self.max_chunks) {
@@ -170,7 +201,7 @@ impl PagePacker {
             .set(lpn, map::pack(chunk.vpn, chunk.offset, chunk.len));
         if old == UNMAPPED {
             self.mapped += 1;
-        } else {
+        } else if map::ppn(old) != ZERO_VPN {
             self.release(map::ppn(old), fx);
         }
         Ok(chunk)
@@ -181,7 +212,9 @@ impl PagePacker {
         let old = self.map.unmap(lpn);
         if old != UNMAPPED {
             self.mapped -= 1;
-            self.release(map::ppn(old), fx);
+            if map::ppn(old) != ZERO_VPN {
+                self.release(map::ppn(old), fx);
+            }
         }
     }
 
@@ -251,12 +284,21 @@ impl PagePacker {
         let mut spans: Vec<(u32, u32, u32)> = Vec::new();
         let mut mapped = 0u64;
         for (lpn, c) in self.mapped_chunks() {
+            mapped += 1;
+            if c.zero() {
+                if c.len != 0 {
+                    return bad(format!(
+                        "logical page {lpn}: a zero page with {} bytes",
+                        c.len
+                    ));
+                }
+                continue;
+            }
             if c.vpn as usize >= n || c.len == 0 || c.offset + c.len > self.page {
                 return bad(format!("logical page {lpn}: chunk {c:?} does not fit"));
             }
             count[c.vpn as usize] += 1;
             spans.push((c.vpn, c.offset, c.offset + c.len));
-            mapped += 1;
         }
         if mapped != self.mapped {
             return bad(format!(
@@ -313,23 +355,25 @@ mod tests {
             let mut open: Vec<(u64, u32)> = Vec::new();
             let mut closed = 0u64;
             let mut pad = 0u64;
-            let mut last = vec![0u32; logical as usize];
+            let mut last = vec![u32::MAX; logical as usize];
             for step in 0..20_000 {
                 let lpn = rng.random_range(0..logical);
                 let mut fx = Effects::default();
                 if rng.random_range(0..50) == 0 {
                     p.trim(lpn, &mut fx);
-                    last[lpn as usize] = 0;
+                    last[lpn as usize] = u32::MAX;
                     assert!(fx.write.is_empty());
                 } else {
-                    let len = if rng.random_range(0..5) == 0 {
-                        page
-                    } else {
-                        rng.random_range(1..page)
+                    let len = match rng.random_range(0..10) {
+                        0 | 1 => page,
+                        2 => 0,
+                        _ => rng.random_range(1..page),
                     };
                     let c = p.write(lpn, len, &mut fx).unwrap();
                     last[lpn as usize] = len;
-                    if len == page {
+                    if len == 0 {
+                        assert!(c.zero() && fx.write.is_empty());
+                    } else if len == page {
                         assert_eq!(c.offset, 0);
                         assert!(fx.write.contains(&c.vpn));
                     } else {
@@ -362,7 +406,8 @@ mod tests {
             for (lpn, &len) in last.iter().enumerate() {
                 assert_eq!(
                     p.lookup(lpn as u64).map(|c| c.len),
-                    (len > 0).then_some(len)
+                    (len != u32::MAX).then_some(len),
+                    "logical page {lpn}"
                 );
             }
         }

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from flashpress import _core
 from flashpress.config_types import SimConfigDict
+from flashpress.errors import ConfigError
 
 PathLike = str | os.PathLike[str]
 
@@ -172,6 +173,14 @@ class Config:
         ``content.ratio = {"type": "zipf", ...}``, which are replaced whole.
         An unknown key raises ConfigError naming it.
         """
+        if "scheme" in overrides:
+            err = ConfigError(
+                f"{source_name}: config key `scheme`: a scheme is applied when a config is built "
+                '(its keys go between the preset and the config\'s own); write `scheme = "SEED/NAME"` '
+                "in the config file or pass it to Config.from_dict, not as an override"
+            )
+            err.key, err.source_name = "scheme", source_name
+            raise err
         data = self.to_dict()
         for key, value in overrides.items():
             _set_dotted(cast(dict[str, Any], data), str(key), value)

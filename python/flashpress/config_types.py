@@ -239,6 +239,7 @@ WorkloadDict = FioWorkloadDict | TraceWorkloadDict | FilebenchWorkloadDict
 class SimConfigDict(TypedDict):
     """A fully resolved config, as ``Config.to_dict()`` returns it."""
 
+    scheme: NotRequired[str]
     seed: int
     nand: NandDict
     ftl: FtlDict

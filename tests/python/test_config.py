@@ -151,3 +151,16 @@ def test_summary_states_the_measured_window() -> None:
     # steady: about half the requests, at the same rate
     assert s["read"]["requests"] == pytest.approx(2000, abs=2)
     assert s["read"]["iops"] == pytest.approx(whole["read"]["iops"], rel=2e-3)
+
+
+def test_a_scheme_is_chosen_when_a_config_is_built_not_as_an_override() -> None:
+    cfg = Config.from_dict({"scheme": "prssd/DP"})
+    assert cfg.get("scheme") == "prssd/DP"
+    assert cfg.get("nand.page_size") == 16384
+    assert cfg.get("ftl.compression.codec") == "dpc"
+    assert Config.from_json(cfg.to_json()) == cfg
+    with pytest.raises(ConfigError) as e:
+        Config.preset("prssd").with_overrides({"scheme": "prssd/S"})
+    assert e.value.key == "scheme"
+    with pytest.raises(ConfigError, match="split FTL"):
+        Config.from_dict({"scheme": "prssd/PR"})

@@ -579,6 +579,10 @@ impl Simulation {
                 Target::Stack(st) => Some(st.summary(to)),
                 Target::Ssd(_) => None,
             },
+            mapping_table_bytes: match &self.target {
+                Target::Ssd(_) => Some(crate::device::compress::mapping_table_bytes(&self.cfg)),
+                Target::Stack(_) => None,
+            },
             compression: self.compression_counters().map(|c| {
                 match self.base.and_then(|b| b.comp) {
                     Some(b) => minus(&c, &b, &[]),

@@ -11,7 +11,7 @@ mod presets;
 mod schema;
 mod stack;
 
-pub use presets::{preset_names, preset_text};
+pub use presets::{preset_names, preset_text, scheme_seeds, scheme_text};
 pub use schema::*;
 pub use stack::*;
 
@@ -58,6 +58,49 @@ fn toml_to_json(text: &str, source_name: &str) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| Error::config(source_name, "document", e.to_string()))
 }
 
+/// A named scheme `SEED/NAME` as `{preset, common, scheme}`: the seed's default preset, the
+/// keys every scheme of the seed shares, and the scheme's own keys.
+fn scheme_value(name: &str, source_name: &str) -> Result<Value> {
+    let err = |m: String| Error::config(source_name, "scheme", m);
+    let seeds = || scheme_seeds().collect::<Vec<_>>().join(", ");
+    let (seed, scheme) = name.split_once('/').ok_or_else(|| {
+        err(format!(
+            "expected SEED/NAME (seeds: {}), got {name:?}",
+            seeds()
+        ))
+    })?;
+    let text = scheme_text(seed).ok_or_else(|| {
+        err(format!(
+            "unknown seed {seed:?} (seeds with schemes: {})",
+            seeds()
+        ))
+    })?;
+    let v = toml_to_json(text, &format!("schemes of {seed}"))?;
+    let names: Vec<&str> = v
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(k, t)| t.is_object() && *k != "common")
+                .map(|(k, _)| k.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(t) = v.get(scheme).filter(|_| scheme != "common") else {
+        return Err(err(format!(
+            "unknown scheme {scheme:?} of {seed} (known: {})",
+            names.join(", ")
+        )));
+    };
+    if let Some(why) = t.get("unavailable").and_then(Value::as_str) {
+        return Err(err(format!("{name}: {why}")));
+    }
+    Ok(serde_json::json!({
+        "preset": v.get("preset").cloned().unwrap_or(Value::Null),
+        "common": v.get("common").cloned().unwrap_or(Value::Null),
+        "scheme": t.clone(),
+    }))
+}
+
 /// The preset a config is based on, as a JSON value.
 fn preset_value(name: &str) -> Result<Value> {
     let text = preset_text(name)?;
@@ -98,8 +141,24 @@ impl SimConfig {
                 "expected a table of config keys",
             ));
         };
+        let scheme = match user.remove("scheme") {
+            None => None,
+            Some(Value::String(s)) => Some((s.clone(), scheme_value(&s, source_name)?)),
+            Some(other) => {
+                return Err(Error::config(
+                    source_name,
+                    "scheme",
+                    format!("expected a scheme name string like \"prssd/DP\", got {other}"),
+                ));
+            }
+        };
         let preset = match user.remove("preset") {
-            None => "default".to_string(),
+            None => scheme
+                .as_ref()
+                .and_then(|(_, v)| v.get("preset"))
+                .and_then(Value::as_str)
+                .unwrap_or("default")
+                .to_string(),
             Some(Value::String(s)) => s,
             Some(other) => {
                 return Err(Error::config(
@@ -110,6 +169,14 @@ impl SimConfig {
             }
         };
         let mut base = preset_value(&preset)?;
+        if let Some((name, v)) = scheme {
+            for part in ["common", "scheme"] {
+                if let Some(t) = v.get(part) {
+                    merge(&mut base, t.clone(), "");
+                }
+            }
+            base["scheme"] = Value::String(name);
+        }
         merge(&mut base, Value::Object(user), "");
         Self::from_resolved_value(base, source_name, base_dir)
     }
@@ -202,6 +269,53 @@ mod tests {
         for ok in ["0.001", "1e12", "100.0"] {
             SimConfig::from_toml_str(&format!("[stats]\ninterval_ms = {ok}\n"), "t.toml")
                 .unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+    }
+
+    #[test]
+    fn a_scheme_sits_between_its_preset_and_the_users_keys() {
+        let c = |t: &str| SimConfig::from_toml_str(t, "t.toml");
+        let dp = c("scheme = \"prssd/DP\"\n").unwrap();
+        assert_eq!(dp.scheme.as_deref(), Some("prssd/DP"));
+        assert_eq!(dp.nand.page_size, 16384, "the prssd preset");
+        assert_eq!(dp.nand.partial_unit(), Some(4096));
+        let z = dp.ftl.compression().unwrap();
+        assert_eq!(
+            (z.max_chunks_per_page, z.min_saving, z.zero_units),
+            (12, 0.1, true)
+        );
+        assert_eq!(z.codec, crate::codec::CodecKind::Dpc);
+        let base = c("scheme = \"prssd/Baseline\"\n").unwrap();
+        assert!(base.ftl.compression().is_none() && base.nand.partial_unit().is_none());
+        let p = c("scheme = \"prssd/P\"\n").unwrap();
+        assert!(p.ftl.compression().is_none() && p.nand.partial_unit().is_some());
+        for (name, codec, chunks) in [("S", "lz4", 20), ("M", "fpc", 20), ("D", "dpc", 12)] {
+            let s = c(&format!("scheme = \"prssd/{name}\"\n")).unwrap();
+            let z = s.ftl.compression().unwrap();
+            assert_eq!(z.codec.to_string(), codec, "{name}");
+            assert_eq!(z.max_chunks_per_page, chunks, "{name}");
+            assert!(s.nand.partial_unit().is_none(), "{name} reads whole pages");
+            let sp = c(&format!("scheme = \"prssd/{name}P\"\n")).unwrap();
+            assert_eq!(sp.ftl.compression(), s.ftl.compression(), "{name}P");
+            assert!(sp.nand.partial_unit().is_some(), "{name}P reads partially");
+        }
+        // The user's keys win over the scheme's; a named preset replaces the scheme's.
+        let o = c("scheme = \"prssd/DP\"\n[ftl.compression]\nmax_chunks_per_page = 16\n").unwrap();
+        assert_eq!(o.ftl.compression().unwrap().max_chunks_per_page, 16);
+        for (text, says) in [
+            ("scheme = \"prssd/PR\"\n", "split FTL"),
+            ("scheme = \"prssd/X\"\n", "known: Baseline"),
+            ("scheme = \"cagc/X\"\n", "unknown seed"),
+            ("scheme = \"DP\"\n", "SEED/NAME"),
+            ("scheme = 3\n", "scheme name string"),
+        ] {
+            match c(text) {
+                Err(Error::Config { key, msg, .. }) => {
+                    assert_eq!(key, "scheme", "{text}");
+                    assert!(msg.contains(says), "{text}: {msg}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
         }
     }
 

@@ -14,6 +14,22 @@ const PRESETS: &[(&str, &str)] = &[
     ("prssd", include_str!("../../../../configs/prssd.toml")),
 ];
 
+/// Named device schemes of a seed (`scheme = "SEED/NAME"`), one file per seed.
+const SCHEMES: &[(&str, &str)] = &[(
+    "prssd",
+    include_str!("../../../../configs/schemes/prssd.toml"),
+)];
+
+/// TOML text of a seed's scheme file.
+pub fn scheme_text(seed: &str) -> Option<&'static str> {
+    SCHEMES.iter().find(|(n, _)| *n == seed).map(|(_, t)| *t)
+}
+
+/// Seeds with scheme files.
+pub fn scheme_seeds() -> impl Iterator<Item = &'static str> {
+    SCHEMES.iter().map(|(n, _)| *n)
+}
+
 /// Names of the built-in presets.
 pub fn preset_names() -> impl Iterator<Item = &'static str> {
     PRESETS.iter().map(|(n, _)| *n)

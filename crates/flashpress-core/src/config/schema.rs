@@ -12,6 +12,10 @@ pub use super::content::*;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
+    /// The named scheme the config was built from (`SEED/NAME`, e.g. `prssd/DP`): its keys
+    /// were merged over the preset and under the config's own (recorded, not re-applied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<String>,
     /// Seed of every random stream in the run.
     pub seed: u64,
     /// NAND array geometry, timing and power.

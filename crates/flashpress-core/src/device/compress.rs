@@ -50,6 +50,37 @@ struct Residents {
     zero: Vec<u64>,
 }
 
+/// Bytes of the mapping table a plain SSD of this config keeps in DRAM, counted the way
+/// PR-SSD section 4.4.1 counts it: per logical page its flash page number (32 bits, as
+/// flashpress stores it), with compression a compression flag and the location in the page
+/// (enough bits for `max_chunks_per_page` slots), with partial reads and compression a
+/// partial bitmap (a bit per unit), with zero units a zero bitmap (a bit per 4 KiB unit);
+/// per flash page the reverse map GC needs (a 32-bit logical page per slot) and, with
+/// compression, a count of merged pages and a valid bitmap (a bit per slot).
+pub fn mapping_table_bytes(cfg: &SimConfig) -> u64 {
+    let n = &cfg.nand;
+    let physical = crate::nand::Geometry::new(n).pages as u64;
+    let logical = crate::ftl::logical_pages(cfg);
+    let bits = |x: u32| 32 - x.saturating_sub(1).leading_zeros() as u64;
+    let (per_lpn, per_page) = match cfg.ftl.compression() {
+        None => (32, 32),
+        Some(c) => {
+            let slots = c.max_chunks_per_page as u64;
+            let units = n.partial_unit().map_or(0, |u| (n.page_size / u) as u64);
+            let zero = if c.zero_units {
+                (n.page_size / 4096) as u64
+            } else {
+                0
+            };
+            (
+                32 + 1 + bits(c.max_chunks_per_page) + units + zero,
+                bits(c.max_chunks_per_page + 1) + slots + 32 * slots,
+            )
+        }
+    };
+    (logical * per_lpn + physical * per_page).div_ceil(8)
+}
+
 /// The controller's compression state.
 pub struct Compression {
     /// The packer (logical pages -> chunks of virtual pages).
@@ -169,7 +200,7 @@ impl Compression {
                 i += run;
             }
             let raw = nonzero * 4096;
-            if (size as f64) <= raw as f64 * (1.0 - self.min_saving) {
+            if size < raw && (size as f64) <= raw as f64 * (1.0 - self.min_saving) {
                 (size.max(1), true)
             } else {
                 (raw, false)

@@ -243,6 +243,9 @@ pub struct Summary {
     pub stack: Option<crate::stack::StackSummary>,
     /// The plain SSD's controller compression (`null` without `ftl.compression`).
     pub compression: Option<crate::device::compress::CompressionCounters>,
+    /// The plain SSD's mapping table in DRAM, by PR-SSD's accounting (bytes; `null` in
+    /// `[stack]` runs).
+    pub mapping_table_bytes: Option<u64>,
     /// The plain SSD's controller back end (`null` in `[stack]` runs).
     pub controller: Option<ControllerSummary>,
 }
@@ -451,6 +454,11 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ),
         ("compression.compress_busy_ns", "ns", "compression engine time"),
         ("compression.decompress_busy_ns", "ns", "decompression engine time"),
+        (
+            "mapping_table_bytes",
+            "B",
+            "the plain SSD's mapping table in DRAM as PR-SSD section 4.4.1 counts it: per logical page its page number, compression flag, slot and bitmaps; per flash page the reverse map, merged count and valid bitmap",
+        ),
         ("controller.program_suspensions", "count", "programs suspended for reads"),
         ("controller.erase_suspensions", "count", "erases suspended for reads"),
         (

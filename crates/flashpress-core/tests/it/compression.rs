@@ -369,3 +369,28 @@ fn zero_units_are_not_stored_and_their_reads_need_no_flash() {
         host_page_reads
     );
 }
+
+/// The mapping table by PR-SSD's accounting on the Table 1 device, by hand: 33,554,432 flash
+/// pages, 31,205,621 logical pages (7% over-provisioning). Baseline: 32 + 32 bits. S: 38 bits
+/// per logical page (page number, flag, 5-bit slot of 20) and 665 per flash page (5-bit count,
+/// 20-bit valid bitmap, 20 reverse entries). DP: 45 bits (4-bit slot of 12, 4-bit partial and
+/// zero bitmaps) and 400 (4 + 12 + 12 x 32). The seed says PR-SSD's table is 37% smaller.
+#[test]
+fn mapping_table_sizes_follow_the_seeds_accounting() {
+    let bytes = |scheme: &str| {
+        let cfg = SimConfig::from_toml_str(&format!("scheme = \"prssd/{scheme}\"\n"), "t").unwrap();
+        flashpress_core::device::compress::mapping_table_bytes(&cfg)
+    };
+    let (l, p) = (31_205_621u64, 33_554_432u64);
+    assert_eq!(bytes("Baseline"), (l * 32 + p * 32).div_ceil(8));
+    assert_eq!(bytes("S"), (l * 38 + p * 665).div_ceil(8));
+    assert_eq!(bytes("M"), bytes("S"));
+    assert_eq!(bytes("DP"), (l * 45 + p * 400).div_ceil(8));
+    assert_eq!(
+        bytes("D"),
+        (l * 41 + p * 400).div_ceil(8),
+        "no partial bitmap without partial reads"
+    );
+    let change = bytes("DP") as f64 / bytes("S") as f64 - 1.0;
+    assert!((change - (-0.369)).abs() < 0.001, "DP against S: {change}");
+}

@@ -4,9 +4,11 @@
 //! virtual pages, so GC moves them whole; a compressed page read from flash is decompressed
 //! by one engine before it goes to the host.
 //!
-//! Write acknowledgement: a logical page is written once its data is compressed and in the
-//! controller's DRAM, while fewer than `ftl.write_buffer_pages` closed pages wait for their
-//! programs; otherwise it waits (first come first served) until a program completes.
+//! DRAM: a closed page is programmed from one of `ftl.write_buffer_pages` buffer pages, taken
+//! when its data is all in and given back when its program completes; a closed page that
+//! finds none waits for one, first come first served (as the plain write buffer's pages do).
+//! A logical page is written (acknowledged) once its data is compressed and in DRAM, unless
+//! closed pages are waiting for a buffer page: then it waits until none is.
 
 use crate::config::SimConfig;
 use crate::content::{ContentModel, MeasureId};
@@ -99,8 +101,11 @@ pub struct Compression {
     /// The page being filled and when all its chunks are in DRAM.
     open_ready: Option<(u32, SimTime)>,
     buffer_pages: usize,
-    /// Closed pages whose program has not completed.
-    pub in_flight: usize,
+    /// Buffer pages holding a closed page being programmed.
+    slots_used: usize,
+    /// Closed pages (flash page, since) waiting for a buffer page.
+    pages_waiting: VecDeque<(Ppn, SimTime)>,
+    /// Logical pages (request, since) waiting for the closed pages to find buffer pages.
     waiters: VecDeque<(u32, SimTime)>,
     /// Effects of the last packer call (kept to reuse its vectors).
     pub fx: Effects,
@@ -146,7 +151,8 @@ impl Compression {
             decompress_free: SimTime::ZERO,
             open_ready: None,
             buffer_pages: cfg.ftl.write_buffer_pages as usize,
-            in_flight: 0,
+            slots_used: 0,
+            pages_waiting: VecDeque::new(),
             waiters: VecDeque::new(),
             fx: Effects::default(),
             residents: cfg.check.verify.then(|| Residents {
@@ -312,11 +318,11 @@ impl Compression {
         self.fx = fx;
     }
 
-    /// A logical page's data reached DRAM: written now if a buffer page is free, else it
-    /// waits. Returns whether it is written.
+    /// A logical page's data reached DRAM: written now unless closed pages wait for buffer
+    /// pages (then it waits). Returns whether it is written.
     #[inline]
     pub fn admit(&mut self, req: u32, at: SimTime) -> bool {
-        if self.in_flight < self.buffer_pages && self.waiters.is_empty() {
+        if self.pages_waiting.is_empty() && self.waiters.is_empty() {
             true
         } else {
             self.counters.buffer_full_waits += 1;
@@ -325,15 +331,32 @@ impl Compression {
         }
     }
 
-    /// A closed page's program completed: the logical pages its buffer page lets in.
-    pub fn program_done(&mut self, out: &mut Vec<(u32, SimTime)>) {
-        self.in_flight -= 1;
-        while self.in_flight < self.buffer_pages {
-            match self.waiters.pop_front() {
-                Some(w) => out.push(w),
-                None => break,
-            }
+    /// A closed page's data is all in DRAM at `at`: whether it takes a buffer page and is
+    /// programmed now (else it waits for one).
+    #[inline]
+    pub fn page_closed(&mut self, ppn: Ppn, at: SimTime) -> bool {
+        if self.slots_used < self.buffer_pages && self.pages_waiting.is_empty() {
+            self.slots_used += 1;
+            true
+        } else {
+            self.pages_waiting.push_back((ppn, at));
+            false
         }
+    }
+
+    /// A closed page's program completed: the closed page that takes its buffer page (to be
+    /// programmed now), if one waits, and (in `out`) the logical pages written once no
+    /// closed page waits.
+    pub fn program_done(&mut self, out: &mut Vec<(u32, SimTime)>) -> Option<Ppn> {
+        self.slots_used -= 1;
+        let next = self.pages_waiting.pop_front().map(|(p, _)| {
+            self.slots_used += 1;
+            p
+        });
+        if self.pages_waiting.is_empty() {
+            out.extend(self.waiters.drain(..));
+        }
+        next
     }
 
     /// The content id a read of `lpn` at `chunk` finds, checked against the page FTL's id
@@ -369,7 +392,8 @@ impl Compression {
         if let Some((v, _)) = self.open_ready {
             self.open_ready = Some((v, SimTime::ZERO));
         }
-        self.in_flight = 0;
+        self.slots_used = 0;
+        self.pages_waiting.clear();
         self.waiters.clear();
         self.packer.reset_counters();
         self.counters = CompressionCounters::default();
@@ -564,8 +588,6 @@ impl Device {
                 self.ftl.write(Lpn(w.vpn), w.page_id, now, &mut be)
             };
             self.sched.program_allocated(ppn);
-            let c = self.compression.as_mut().expect("compression is on");
-            c.in_flight += 1;
             // Page commands reach the controller in order.
             let at = self
                 .arriving_writes
@@ -599,15 +621,30 @@ impl Device {
         }
     }
 
-    /// A closed page's program completed at `now`: the logical pages waiting for a buffer
-    /// page go in.
+    /// A closed page's data is all in DRAM at `now`: programmed from a buffer page, or
+    /// waiting for one.
+    pub(super) fn compressed_page_in(&mut self, ppn: Ppn, now: SimTime, q: &mut EventQueue) {
+        let c = self.compression.as_mut().expect("compression is on");
+        if c.page_closed(ppn, now) {
+            self.sched
+                .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
+        }
+    }
+
+    /// A closed page's program completed at `now`: a waiting closed page takes its buffer
+    /// page, and the logical pages waiting go in once no closed page waits.
     pub(super) fn compressed_page_programmed(&mut self, now: SimTime, q: &mut EventQueue) {
         let mut out = std::mem::take(&mut self.released);
         out.clear();
-        self.compression
+        let next = self
+            .compression
             .as_mut()
             .expect("compression is on")
             .program_done(&mut out);
+        if let Some(ppn) = next {
+            self.sched
+                .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
+        }
         for &(req, since) in &out {
             let split = Split {
                 queue_ns: now.0 - since.0,

@@ -522,11 +522,8 @@ impl Device {
     #[inline]
     fn arrive_program(&mut self, req: u32, ppn: Ppn, now: SimTime, q: &mut EventQueue) {
         if self.compression.is_some() {
-            // A closed page of the compression buffer: its logical pages were acknowledged
-            // from DRAM; its completion frees a buffer page.
-            self.sched
-                .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
-            return;
+            // A closed page of the compression buffer, programmed from a buffer page.
+            return self.compressed_page_in(ppn, now, q);
         }
         match self.buffer.as_mut() {
             None => self

@@ -394,3 +394,37 @@ fn mapping_table_sizes_follow_the_seeds_accounting() {
     let change = bytes("DP") as f64 / bytes("S") as f64 - 1.0;
     assert!((change - (-0.369)).abs() < 0.001, "DP against S: {change}");
 }
+
+/// The DRAM buffer bounds the programs in flight: with one buffer page, incompressible pages
+/// (each a page of its own) are programmed one at a time, so writes cannot go faster than
+/// one per shortest program time (700 us), whatever the queue depth; with 16 pages they do.
+#[test]
+fn one_buffer_page_programs_one_page_at_a_time() {
+    let rate = |pages: u32| {
+        let text = format!(
+            "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
+        )
+        .replace("write_buffer_pages = 4", &format!("write_buffer_pages = {pages}"));
+        let cfg = config(&text);
+        let script: Vec<(Op, u64, u64, u64)> = (0..3000)
+            .map(|l| (Op::Write, l * 16384, 16384, 0))
+            .collect();
+        let s = sim(&cfg, script, Drive::Closed { depth: 32 })
+            .run()
+            .unwrap()
+            .summary;
+        assert_eq!(s.compression.unwrap().packer.raw_pages, 3000);
+        s.write.iops
+    };
+    let one = rate(1);
+    assert!(
+        one <= 1e6 / 700.0 * 1.001,
+        "one buffer page: {one} writes/s"
+    );
+    assert!(
+        one >= 1e6 / 1400.0 * 0.9,
+        "one buffer page still writes: {one}"
+    );
+    let many = rate(16);
+    assert!(many > 3.0 * one, "16 buffer pages: {many} against {one}");
+}

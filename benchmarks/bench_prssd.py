@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Speed of the compressing plain SSD (issue 11), printing one JSON object on its last line.
+
+Device: the ``prssd`` preset (PR-SSD Table 1: TLC, 16 KiB pages, 4 KiB partial reads, 8
+channels x 2 chips x 2 dies x 2 planes, 512 pages per block) with 128 blocks per plane
+(64 GiB; fewer leave no room for the GC reserve at 7% over-provisioning), preconditioned by
+a sequential fill of 50% without aging, so that the untimed fill stays short (in ``bytes`` mode every filled page is generated and compressed too).
+Workload: ``--requests`` random 16 KiB requests, 70% reads, at queue depth 32.
+
+Set-up (building the device and the fill) is timed by the same run with one request; the
+request rate is ``requests / (wall - set-up)``.
+
+Schemes: ``prssd/Baseline`` (the plain page FTL), ``prssd/DP`` with the content model in
+``model`` mode (sizes read off DPC's measured size curve) and in ``bytes`` mode (every
+written page generated and compressed by our DPC). Each run is its own process (peak RSS
+is its own) and repeated ``--repeats`` times; the median wall time is reported, with every
+run kept.
+
+    python3 benchmarks/bench_prssd.py [--requests N] [--repeats K]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+RUN = r"""
+import json, resource, sys, time
+import flashpress
+scheme, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+cfg = flashpress.Config.from_dict({
+    "scheme": scheme,
+    "nand": {"blocks_per_plane": 128},
+    "precondition": {"fill_fraction": 0.5, "aging_fraction": 0.0},
+    "content": {"mode": mode},
+    "workload": {"type": "fio", "jobs": [
+        {"name": "randrw", "rw": "randrw", "rwmixread": 70, "bs": "16k", "iodepth": 32, "number_ios": n}]},
+})
+t0 = time.perf_counter()
+res = flashpress.simulate(cfg, progress=False)
+wall = time.perf_counter() - t0
+s = res.summary
+print(json.dumps({
+    "wall_s": wall,
+    "requests": s["requests_completed"],
+    "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "waf": s["waf"],
+    "read_mean_us": (s["read"]["latency_us"] or {}).get("mean"),
+}))
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--requests", type=int, default=1_000_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    out: dict[str, object] = {"requests": args.requests, "runs": {}}
+
+    def run(scheme: str, mode: str, n: int) -> dict[str, float]:
+        p = subprocess.run(
+            [sys.executable, "-c", RUN, scheme, mode, str(n)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+    for scheme, mode in [("prssd/Baseline", "model"), ("prssd/DP", "model"), ("prssd/DP", "bytes")]:
+        setup = statistics.median(run(scheme, mode, 1)["wall_s"] for _ in range(args.repeats))
+        runs = [run(scheme, mode, args.requests) for _ in range(args.repeats)]
+        wall = statistics.median(r["wall_s"] for r in runs)
+        key = f"{scheme} ({mode})"
+        out["runs"][key] = {  # type: ignore[index]
+            "median_wall_s": round(wall, 2),
+            "setup_s": round(setup, 2),
+            "requests_per_s": round(args.requests / max(wall - setup, 1e-9)),
+            "peak_rss_mib": round(max(r["rss_mib"] for r in runs)),
+            "all_wall_s": [round(r["wall_s"], 2) for r in runs],
+            "waf": runs[0]["waf"],
+            "read_mean_us": runs[0]["read_mean_us"],
+        }
+        print(key, out["runs"][key], file=sys.stderr)  # type: ignore[index]
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

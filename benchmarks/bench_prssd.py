@@ -4,7 +4,8 @@
 Device: the ``prssd`` preset (PR-SSD Table 1: TLC, 16 KiB pages, 4 KiB partial reads, 8
 channels x 2 chips x 2 dies x 2 planes, 512 pages per block) with 128 blocks per plane
 (64 GiB; fewer leave no room for the GC reserve at 7% over-provisioning), preconditioned by
-a sequential fill of 50% without aging, so that the untimed fill stays short (in ``bytes`` mode every filled page is generated and compressed too).
+a sequential fill of 50% without aging, so that the untimed fill stays short (in ``bytes``
+mode every filled page is generated and compressed too). No GC runs in this benchmark.
 Workload: ``--requests`` random 16 KiB requests, 70% reads, at queue depth 32.
 
 Set-up (building the device and the fill) is timed by the same run with one request; the

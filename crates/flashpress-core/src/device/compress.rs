@@ -171,20 +171,27 @@ impl Compression {
     }
 
     /// How logical page `lpn` is stored, from its content (`first_block_id`: the content id
-    /// of its first 4 KiB block): its bytes, whether compressed, and (with `zero_units`) its
-    /// zero bitmap, whose units are not stored. The non-zero units are compressed run by run
-    /// of consecutive units; they are stored compressed when that saves `min_saving` of
-    /// their bytes, else as they are. Returns the stored length.
+    /// of its first 4 KiB block, unit `i` holding `first_block_id + i`): its bytes, whether
+    /// compressed, and (with `zero_units`) its zero bitmap, whose units are not stored. Only
+    /// the units in `written` are new; the others keep their zero bits from `kept_zeros`
+    /// (a partial-page write). The non-zero units are compressed run by run of consecutive
+    /// units (an unwritten unit is sized by the same id sequence, as we have no other);
+    /// they are stored compressed when that saves `min_saving` of their bytes, else as they
+    /// are. Returns the stored length.
     pub fn store(
         &mut self,
         lpn: u64,
         content: &mut ContentModel,
         stream: usize,
         first_block_id: u64,
+        written: u16,
+        kept_zeros: u16,
     ) -> u32 {
         let n = self.blocks_per_page as usize;
+        let all = (1u16 << n) - 1;
         let zeros = if self.zero_units {
-            content.zero_mask(stream, first_block_id, n) as u16
+            let new = content.zero_mask(stream, first_block_id, n) as u16;
+            (new & written | kept_zeros & !written) & all
         } else {
             0
         };
@@ -540,14 +547,27 @@ impl Device {
             let old = partial
                 .then(|| c.packer.lookup(lpn))
                 .flatten()
-                .filter(|ch| !c.packer.is_open(ch.vpn))
+                .filter(|ch| !ch.zero() && !c.packer.is_open(ch.vpn))
                 .and_then(|ch| self.ftl.lookup(Lpn(ch.vpn)));
             let id = content.wrapping_add(i as u64).max(1);
             if let Some(s) = self.shadow.as_mut() {
                 s.expected[lpn as usize] = id;
             }
-            let block_id = content.wrapping_add((lpn * bpp).max(first_blk) - first_blk);
-            let len = c.store(lpn, cm, stream, block_id);
+            // Unit i of the page holds block lpn * bpp + i; the request's first block holds
+            // `content`.
+            let block_id = content.wrapping_add(lpn * bpp).wrapping_sub(first_blk);
+            let written = span(
+                req.offset.max(page_start) - page_start,
+                end.min(page_start + self.page_size) - page_start,
+                4096,
+            ) as u16;
+            // Units this write does not cover keep their old zero bits; a never-written
+            // page reads as zeros.
+            let kept = match c.packer.lookup(lpn) {
+                Some(_) => c.zeros(lpn),
+                None => u16::MAX,
+            };
+            let len = c.store(lpn, cm, stream, block_id, written, kept);
             let ready = c.compress(arrived);
             let mut writes = std::mem::take(&mut self.page_writes);
             writes.clear();
@@ -582,6 +602,17 @@ impl Device {
     /// Give the page FTL the virtual pages the packer closed (their programs reach the back
     /// end when their data is all in DRAM) and discard the ones it freed.
     fn flush_page_writes(&mut self, writes: &mut [PageWrite], now: SimTime, q: &mut EventQueue) {
+        // Discard first: a VPN freed by this write may also be the page it wrote.
+        let c = self.compression.as_mut().expect("compression is on");
+        let freed = std::mem::take(&mut c.fx.freed);
+        for &v in &freed {
+            self.ftl.trim(Lpn(v), now);
+        }
+        self.compression
+            .as_mut()
+            .expect("compression is on")
+            .fx
+            .freed = freed;
         for w in writes.iter() {
             let ppn = {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
@@ -601,16 +632,6 @@ impl Device {
                 partial: false,
             });
         }
-        let c = self.compression.as_mut().expect("compression is on");
-        let freed = std::mem::take(&mut c.fx.freed);
-        for &v in &freed {
-            self.ftl.trim(Lpn(v), now);
-        }
-        self.compression
-            .as_mut()
-            .expect("compression is on")
-            .fx
-            .freed = freed;
     }
 
     /// A logical page of write request `req` is compressed and in DRAM at `at`.
@@ -668,10 +689,14 @@ impl Device {
         }
         let c = self.compression.as_mut().expect("compression is on");
         let bpp = self.page_size / 4096;
-        let len = c.store(lpn.0 as u64, cm, 0, content.wrapping_mul(bpp));
+        let len = c.store(lpn.0 as u64, cm, 0, content.wrapping_mul(bpp), u16::MAX, 0);
         let mut writes = std::mem::take(&mut self.page_writes);
         writes.clear();
         c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;
+        // Discard first: a VPN freed by this write may also be the page it wrote.
+        for &v in &c.fx.freed {
+            self.ftl.trim(Lpn(v), SimTime::ZERO);
+        }
         for w in &writes {
             let ppn = self
                 .ftl
@@ -680,10 +705,6 @@ impl Device {
             self.nand.count_program(ppn, false);
         }
         self.page_writes = writes;
-        let c = self.compression.as_mut().expect("compression is on");
-        for &v in &c.fx.freed {
-            self.ftl.trim(Lpn(v), SimTime::ZERO);
-        }
         Ok(())
     }
 }

@@ -576,21 +576,11 @@ impl Device {
             self.page_writes = writes;
             match old {
                 Some(old) => {
-                    self.counters.rmw_page_reads += 1;
-                    let rmw = self.alloc(Req {
-                        kind: Kind::RmwChunk {
-                            parent: slot,
-                            ready,
-                        },
-                        pages_left: 1,
-                        ..base
-                    });
-                    self.arriving_reads.push_back(Arrival {
-                        at: cmd,
-                        ppn: old,
-                        req: rmw,
-                        partial: false,
-                    });
+                    let kind = Kind::RmwChunk {
+                        parent: slot,
+                        ready,
+                    };
+                    self.read_old_data(kind, base, cmd, old);
                 }
                 None => self.arriving_chunks.push_back((ready, slot)),
             }

@@ -372,22 +372,12 @@ impl Device {
                     self.sched.program_allocated(ppn);
                     match old {
                         Some(old) => {
-                            self.counters.rmw_page_reads += 1;
-                            let rmw = self.alloc(Req {
-                                kind: Kind::Rmw {
-                                    parent: slot,
-                                    ppn,
-                                    arrived,
-                                },
-                                pages_left: 1,
-                                ..base
-                            });
-                            self.arriving_reads.push_back(Arrival {
-                                at: cmd,
-                                ppn: old,
-                                req: rmw,
-                                partial: false,
-                            });
+                            let kind = Kind::Rmw {
+                                parent: slot,
+                                ppn,
+                                arrived,
+                            };
+                            self.read_old_data(kind, base, cmd, old);
                         }
                         None => self.arriving_writes.push_back(Arrival {
                             at: arrived,
@@ -424,6 +414,23 @@ impl Device {
                 Ok(())
             }
         }
+    }
+
+    /// A partial-page write first reads the page's old data from `old`; its command reaches
+    /// the controller at `cmd`, and `kind` says what follows the read.
+    fn read_old_data(&mut self, kind: Kind, base: Req, cmd: SimTime, old: Ppn) {
+        self.counters.rmw_page_reads += 1;
+        let rmw = self.alloc(Req {
+            kind,
+            pages_left: 1,
+            ..base
+        });
+        self.arriving_reads.push_back(Arrival {
+            at: cmd,
+            ppn: old,
+            req: rmw,
+            partial: false,
+        });
     }
 
     /// Whether the bytes `[start, end)` of the request fall in a single partial-read unit of

@@ -3,11 +3,9 @@
 //! reads are partial exactly when their chunk lies in one partial unit, timed by hand; and
 //! bad settings are refused by name.
 
-use crate::support::config;
+use crate::support::{config, script_sim};
 use flashpress_core::config::SimConfig;
-use flashpress_core::sim::Simulation;
-use flashpress_core::units::SimTime;
-use flashpress_core::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
+use flashpress_core::workload::{ContentHints, Drive, Op};
 use flashpress_core::Error;
 use rand::{Rng, RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -49,39 +47,6 @@ codec = "lz4"
 granularity = 16384
 "#;
 
-/// Requests in order, each at its time (used when the drive is open loop).
-struct Script(Vec<(Op, u64, u64, u64)>, usize);
-
-impl RequestSource for Script {
-    fn next_request(&mut self, _now: SimTime) -> flashpress_core::Result<Option<Request>> {
-        let Some(&(op, offset, len, t)) = self.0.get(self.1) else {
-            return Ok(None);
-        };
-        self.1 += 1;
-        Ok(Some(Request {
-            time: SimTime(t),
-            op,
-            offset,
-            len,
-            content: 0,
-            file: flashpress_core::workload::NO_FILE,
-            attrs: Default::default(),
-        }))
-    }
-}
-
-fn sim(cfg: &SimConfig, script: Vec<(Op, u64, u64, u64)>, drive: Drive) -> Simulation {
-    let stream = Stream {
-        name: "script".into(),
-        source: Box::new(Script(script, 0)),
-        drive,
-        group: 0,
-        content: ContentHints::default(),
-        layout_bytes: 0,
-    };
-    Simulation::with_streams(cfg.clone(), vec![stream]).unwrap()
-}
-
 /// Random whole-page and 4 KiB writes, reads and trims over a preconditioned device whose
 /// content compresses 1x to 5x (some pages fail compression, some merge many to a page):
 /// verify mode checks every read, the invariant check (packer and page FTL) passes at the
@@ -109,7 +74,7 @@ fn every_read_returns_the_last_write_through_packing_trim_and_gc() {
                 }
             })
             .collect();
-        let s = sim(&cfg, script, Drive::Closed { depth: 8 })
+        let s = script_sim(&cfg, script, Drive::Closed { depth: 8 })
             .run()
             .unwrap()
             .summary;
@@ -150,7 +115,7 @@ fn a_compressed_read_is_partial_when_its_chunk_lies_in_one_unit_and_is_timed_exa
         .map(|l| (Op::Write, l * 16384, 16384, l * 100_000))
         .collect();
     script.extend((0..n).map(|l| (Op::Read, l * 16384, 16384, 1_000_000_000 + l * 5_000_000)));
-    let mut sim = sim(&cfg, script, Drive::Open);
+    let mut sim = script_sim(&cfg, script, Drive::Open);
     // Run the writes, then look at where each page went.
     while sim.progress().requests_completed < n + 50 {
         assert!(!sim.step(1).unwrap());
@@ -326,7 +291,7 @@ fn zero_units_are_not_stored_and_their_reads_need_no_flash() {
             }
         })
         .collect();
-    let mut sim = sim(&cfg, script, Drive::Closed { depth: 4 });
+    let mut sim = script_sim(&cfg, script, Drive::Closed { depth: 4 });
     while !sim.step(1 << 12).unwrap() {}
     {
         let dev = sim.device().unwrap();
@@ -410,7 +375,7 @@ fn one_buffer_page_programs_one_page_at_a_time() {
         let script: Vec<(Op, u64, u64, u64)> = (0..3000)
             .map(|l| (Op::Write, l * 16384, 16384, 0))
             .collect();
-        let s = sim(&cfg, script, Drive::Closed { depth: 32 })
+        let s = script_sim(&cfg, script, Drive::Closed { depth: 32 })
             .run()
             .unwrap()
             .summary;
@@ -446,7 +411,7 @@ fn the_whole_space_rewritten_with_pages_that_barely_compress_never_runs_out_of_p
         let script: Vec<(Op, u64, u64, u64)> = (0..3 * pages)
             .map(|i| (Op::Write, (i % pages) * 16384, 16384, 0))
             .collect();
-        let s = sim(&cfg, script, Drive::Closed { depth: 4 })
+        let s = script_sim(&cfg, script, Drive::Closed { depth: 4 })
             .run()
             .unwrap()
             .summary;

@@ -2,33 +2,12 @@
 //! energy: a read that falls in one unit of a page senses that unit at the latency factor
 //! and the current factor and moves only the unit; any other read senses and moves the page.
 
-use crate::support::config;
+use crate::support::{config, script_sim};
 use flashpress_core::config::SimConfig;
 use flashpress_core::sim::Simulation;
-use flashpress_core::units::{Lpn, SimTime};
-use flashpress_core::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
+use flashpress_core::units::Lpn;
+use flashpress_core::workload::{Drive, Op};
 use flashpress_core::Error;
-
-/// Reads of (offset, length), in order.
-struct Reads(Vec<(u64, u64)>, usize);
-
-impl RequestSource for Reads {
-    fn next_request(&mut self, _now: SimTime) -> flashpress_core::Result<Option<Request>> {
-        let Some(&(offset, len)) = self.0.get(self.1) else {
-            return Ok(None);
-        };
-        self.1 += 1;
-        Ok(Some(Request {
-            time: SimTime::ZERO,
-            op: Op::Read,
-            offset,
-            len,
-            content: 0,
-            file: flashpress_core::workload::NO_FILE,
-            attrs: Default::default(),
-        }))
-    }
-}
 
 /// A small TLC device with 16 KiB pages and 4 KiB partial units, every page written.
 const DEVICE: &str = r#"
@@ -88,17 +67,10 @@ fn expected(cfg: &SimConfig, ty: usize, len: u64, partial: bool) -> (u64, u64, u
     (lat, ns(n.power.vcc_v * ma * t as f64), bytes)
 }
 
-/// A simulation of the reads at queue depth 1, built (preconditioned) but not run.
+/// A simulation of the reads (offset, length) at queue depth 1, built but not run.
 fn sim(cfg: &SimConfig, reads: &[(u64, u64)]) -> Simulation {
-    let stream = Stream {
-        name: "reads".into(),
-        source: Box::new(Reads(reads.to_vec(), 0)),
-        drive: Drive::Closed { depth: 1 },
-        group: 0,
-        content: ContentHints::default(),
-        layout_bytes: 0,
-    };
-    Simulation::with_streams(cfg.clone(), vec![stream]).unwrap()
+    let script = reads.iter().map(|&(o, l)| (Op::Read, o, l, 0)).collect();
+    script_sim(cfg, script, Drive::Closed { depth: 1 })
 }
 
 #[test]

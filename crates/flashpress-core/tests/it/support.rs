@@ -7,6 +7,45 @@ use flashpress_core::Result;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+/// Requests given in order as (operation, offset, length, time in ns); the time is used
+/// when the stream is open loop.
+pub struct Script(pub Vec<(Op, u64, u64, u64)>, pub usize);
+
+impl RequestSource for Script {
+    fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
+        let Some(&(op, offset, len, t)) = self.0.get(self.1) else {
+            return Ok(None);
+        };
+        self.1 += 1;
+        Ok(Some(Request {
+            time: SimTime(t),
+            op,
+            offset,
+            len,
+            content: 0,
+            file: flashpress_core::workload::NO_FILE,
+            attrs: Default::default(),
+        }))
+    }
+}
+
+/// A simulation of `script` driven by `drive`, built (preconditioned) but not run.
+pub fn script_sim(
+    cfg: &SimConfig,
+    script: Vec<(Op, u64, u64, u64)>,
+    drive: Drive,
+) -> flashpress_core::sim::Simulation {
+    let stream = Stream {
+        name: "script".into(),
+        source: Box::new(Script(script, 0)),
+        drive,
+        group: 0,
+        content: ContentHints::default(),
+        layout_bytes: 0,
+    };
+    flashpress_core::sim::Simulation::with_streams(cfg.clone(), vec![stream]).unwrap()
+}
+
 /// `n` single-page requests at uniformly random pages of `[0, pages)`; a fraction
 /// `read_fraction` of them reads, the rest writes.
 pub struct UniformPages {

@@ -162,5 +162,8 @@ def test_a_scheme_is_chosen_when_a_config_is_built_not_as_an_override() -> None:
     with pytest.raises(ConfigError) as e:
         Config.preset("prssd").with_overrides({"scheme": "prssd/S"})
     assert e.value.key == "scheme"
-    with pytest.raises(ConfigError, match="split FTL"):
-        Config.from_dict({"scheme": "prssd/PR"})
+    pr = Config.from_dict({"scheme": "prssd/PR"})
+    assert pr.get("ftl.compression.split.decision") == "bit"
+    with pytest.raises(ConfigError, match="known: Baseline") as e:
+        Config.from_dict({"scheme": "prssd/PR_all"})
+    assert e.value.key == "scheme"

@@ -585,10 +585,19 @@ impl Simulation {
             },
             compression: self.compression_counters().map(|c| {
                 match self.base.and_then(|b| b.comp) {
-                    Some(b) => minus(&c, &b, &[]),
+                    Some(b) => minus(&c, &b, &["split_live_max"]),
                     None => c,
                 }
             }),
+            split_table_bytes: self
+                .cfg
+                .ftl
+                .compression()
+                .filter(|c| c.split.is_some())
+                .zip(self.compression_counters())
+                .map(|(_, k)| {
+                    crate::device::compress::split_table_bytes(&self.cfg, k.packer.split_live_max)
+                }),
             controller: match &self.target {
                 Target::Ssd(d) => {
                     let quiet = d.sched.last_activity().max(to);

@@ -299,11 +299,23 @@ mod tests {
             assert_eq!(sp.ftl.compression(), s.ftl.compression(), "{name}P");
             assert!(sp.nand.partial_unit().is_some(), "{name}P reads partially");
         }
+        for (name, decision) in [
+            ("PR", crate::config::SplitDecision::Bit),
+            ("PR_LRU", crate::config::SplitDecision::Lru),
+            ("PR_SplitAll", crate::config::SplitDecision::All),
+        ] {
+            let pr = c(&format!("scheme = \"prssd/{name}\"\n")).unwrap();
+            let z = pr.ftl.compression().unwrap();
+            assert_eq!(z.split.as_ref().unwrap().decision, decision, "{name}");
+            let mut dp = dp.ftl.compression().unwrap().clone();
+            dp.split = z.split.clone();
+            assert_eq!(&dp, z, "{name} is DP with split");
+        }
         // The user's keys win over the scheme's; a named preset replaces the scheme's.
         let o = c("scheme = \"prssd/DP\"\n[ftl.compression]\nmax_chunks_per_page = 16\n").unwrap();
         assert_eq!(o.ftl.compression().unwrap().max_chunks_per_page, 16);
         for (text, says) in [
-            ("scheme = \"prssd/PR\"\n", "split FTL"),
+            ("scheme = \"prssd/PR_all\"\n", "known: Baseline"),
             ("scheme = \"prssd/X\"\n", "known: Baseline"),
             ("scheme = \"cagc/X\"\n", "unknown seed"),
             ("scheme = \"DP\"\n", "SEED/NAME"),

@@ -318,6 +318,45 @@ pub struct DeviceCompression {
     /// no flash read (default `false`).
     #[serde(default)]
     pub zero_units: bool,
+    /// PR-SSD's split FTL (section 4.3): pages that do not compress are split into their
+    /// partial-read units and stored as vertical packages on different channels (absent: no
+    /// split).
+    #[serde(default)]
+    pub split: Option<SplitConfig>,
+}
+
+/// How the split FTL decides which pages that did not compress to split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitDecision {
+    /// The split decision module with one bit per logical page: no split for host writes
+    /// larger than a page, nor for a page last read by a host read larger than a page.
+    Bit,
+    /// The split decision module with the read-size history of the `lru_entries` logical
+    /// pages read last (a page not among them has no history).
+    Lru,
+    /// Split every page that did not compress ("Split All", PR-SSD Fig. 19).
+    All,
+}
+
+/// The split FTL (PR-SSD section 4.3). A page splits into `page / unit` pieces (the
+/// partial-read unit of `nand.partial_read`); that many split pages are buffered in DRAM
+/// (64 KiB for 16 KiB pages) and written as as many flash pages on different channels whose
+/// page types match, flash page `i` holding unit `i` of each. Split pages that are later
+/// overwritten keep their flash pages until every page of their group is gone, so the split
+/// table's size (`max_split_pages`) is reserved from the logical space: `(pieces - 1)` flash
+/// pages per group of `pieces` split pages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitConfig {
+    /// Which pages split.
+    pub decision: SplitDecision,
+    /// Logical pages the LRU history remembers (`decision = "lru"` only).
+    #[serde(default)]
+    pub lru_entries: Option<u64>,
+    /// Most logical pages split at once (the split mapping table's capacity); when it is
+    /// full, pages are stored as written.
+    pub max_split_pages: u64,
 }
 
 /// Host interface (link and command overhead).
@@ -713,6 +752,73 @@ impl SimConfig {
             check(self.stack.is_none(), src, "ftl.compression", || {
                 "a [stack] run compresses in its CCSD (stack.ccsd); ftl.compression is the plain SSD's".into()
             })?;
+            if let Some(sp) = &c.split {
+                let unit = n.partial_unit();
+                check(unit.is_some(), src, "ftl.compression.split", || {
+                    "the split FTL reads split pages with partial reads: it needs nand.partial_read enabled".into()
+                })?;
+                let pieces = n.page_size / unit.unwrap_or(n.page_size);
+                check(
+                    (2..=8).contains(&pieces),
+                    src,
+                    "ftl.compression.split",
+                    || {
+                        format!(
+                        "a page splits into page_size / nand.partial_read.unit_bytes pieces, expected 2 to 8, got {pieces}"
+                    )
+                    },
+                )?;
+                check(n.channels >= pieces, src, "ftl.compression.split", || {
+                    format!(
+                        "a split page's {pieces} pieces go to {pieces} different channels: expected at least {pieces} channels, got {}",
+                        n.channels
+                    )
+                })?;
+                check(
+                    sp.max_split_pages >= pieces as u64,
+                    src,
+                    "ftl.compression.split.max_split_pages",
+                    || {
+                        format!(
+                            "expected at least one group of {pieces} split pages, got {}",
+                            sp.max_split_pages
+                        )
+                    },
+                )?;
+                let reserve = (sp.max_split_pages / pieces as u64) * (pieces as u64 - 1);
+                let logical = crate::ftl::logical_pages(self);
+                check(
+                    reserve <= logical / 2,
+                    src,
+                    "ftl.compression.split.max_split_pages",
+                    || {
+                        format!(
+                            "{} split pages reserve {reserve} flash pages, more than half of the {logical} logical pages: lower it",
+                            sp.max_split_pages
+                        )
+                    },
+                )?;
+                match (sp.decision, sp.lru_entries) {
+                    (SplitDecision::Lru, Some(e)) if (1..=1 << 32).contains(&e) => {}
+                    (SplitDecision::Lru, e) => {
+                        return Err(Error::config(
+                            src,
+                            "ftl.compression.split.lru_entries",
+                            format!(
+                                "decision = \"lru\" needs the history's size: expected 1 to 2^32 entries, got {e:?}"
+                            ),
+                        ))
+                    }
+                    (_, Some(_)) => {
+                        return Err(Error::config(
+                            src,
+                            "ftl.compression.split.lru_entries",
+                            "only decision = \"lru\" keeps an LRU history".to_string(),
+                        ))
+                    }
+                    (_, None) => {}
+                }
+            }
         }
         check(
             f.op_ratio.is_finite() && (0.0..1.0).contains(&f.op_ratio),

@@ -137,6 +137,8 @@ pub struct Device {
     arriving_writes: VecDeque<Arrival>,
     /// With compression: logical pages of write requests reaching DRAM (time, request).
     arriving_chunks: VecDeque<(SimTime, u32)>,
+    /// Old-data reads of the page being written (reused).
+    old_reads: Vec<(Ppn, bool)>,
     /// Compression in the controller (`ftl.compression`).
     pub compression: Option<Compression>,
     page_writes: Vec<PageWrite>,
@@ -186,6 +188,7 @@ impl Device {
             arriving_reads: VecDeque::new(),
             arriving_writes: VecDeque::new(),
             arriving_chunks: VecDeque::new(),
+            old_reads: Vec::new(),
             compression,
             page_writes: Vec::new(),
             released: Vec::new(),
@@ -222,7 +225,7 @@ impl Device {
         let vpns = self.ftl.logical_pages();
         self.compression
             .as_ref()
-            .map_or(vpns as u64, |c| c.logical_pages(vpns))
+            .map_or(vpns as u64, |c| c.logical_pages())
     }
 
     /// Logical capacity in bytes.
@@ -377,7 +380,7 @@ impl Device {
                                 ppn,
                                 arrived,
                             };
-                            self.read_old_data(kind, base, cmd, old);
+                            self.read_old_data(kind, base, cmd, &[(old, false)]);
                         }
                         None => self.arriving_writes.push_back(Arrival {
                             at: arrived,
@@ -416,21 +419,24 @@ impl Device {
         }
     }
 
-    /// A partial-page write first reads the page's old data from `old`; its command reaches
-    /// the controller at `cmd`, and `kind` says what follows the read.
-    fn read_old_data(&mut self, kind: Kind, base: Req, cmd: SimTime, old: Ppn) {
-        self.counters.rmw_page_reads += 1;
+    /// A partial-page write first reads the page's old data from the flash pages `olds`
+    /// (each with whether one partial unit of it is read); its command reaches the controller
+    /// at `cmd`, and `kind` says what follows the reads.
+    fn read_old_data(&mut self, kind: Kind, base: Req, cmd: SimTime, olds: &[(Ppn, bool)]) {
+        self.counters.rmw_page_reads += olds.len() as u64;
         let rmw = self.alloc(Req {
             kind,
-            pages_left: 1,
+            pages_left: olds.len() as u32,
             ..base
         });
-        self.arriving_reads.push_back(Arrival {
-            at: cmd,
-            ppn: old,
-            req: rmw,
-            partial: false,
-        });
+        for &(ppn, partial) in olds {
+            self.arriving_reads.push_back(Arrival {
+                at: cmd,
+                ppn,
+                req: rmw,
+                partial,
+            });
+        }
     }
 
     /// Whether the bytes `[start, end)` of the request fall in a single partial-read unit of
@@ -627,17 +633,7 @@ impl Device {
     fn verify_read(&mut self, lpn: Lpn) -> Result<()> {
         if let Some(s) = self.shadow.as_ref() {
             let got = match self.compression.as_ref() {
-                Some(c) => match c.packer.lookup(lpn.0 as u64) {
-                    None => 0,
-                    Some(ch) => {
-                        let flash = (!ch.zero() && !c.packer.is_open(ch.vpn)).then(|| {
-                            self.ftl
-                                .lookup(Lpn(ch.vpn))
-                                .map_or(0, |p| self.ftl.content_at(p))
-                        });
-                        c.read_id(lpn.0 as u64, ch, flash)?
-                    }
-                },
+                Some(_) => self.compressed_read_id(lpn.0 as u64)?,
                 None => self.ftl.lookup(lpn).map_or(0, |p| self.ftl.content_at(p)),
             };
             let want = s.expected[lpn.0 as usize];

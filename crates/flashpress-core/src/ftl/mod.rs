@@ -142,6 +142,8 @@ pub struct Ftl {
     bg_threshold: usize,
     background: bool,
     copyback: bool,
+    /// Page types of the cell (1 SLC ... 3 TLC), pages interleaved by type in a block.
+    page_types: u32,
     seal_counter: u64,
     /// Migrations of the GC job being built (reused).
     moves: Vec<(Ppn, Ppn)>,
@@ -184,6 +186,7 @@ impl Ftl {
                 .max(gc_threshold_blocks(cfg) as usize),
             background: cfg.ftl.gc.background,
             copyback: cfg.ftl.gc.copyback,
+            page_types: cfg.nand.cell.page_types() as u32,
             seal_counter: 0,
             moves: Vec::new(),
             content: track_content.then(|| vec![0; geo.pages as usize]),
@@ -248,6 +251,81 @@ impl Ftl {
         self.remap(lpn, ppn, content, at);
         self.counters.host_pages_written += 1;
         ppn
+    }
+
+    /// Map logical pages `lpns` (a split group's pages, PR-SSD section 4.3) to fresh
+    /// physical pages on as many different channels, all of one page type, so that reading
+    /// one piece of each takes the same time on every channel. The walk starts at the plane a
+    /// write would take next and goes in striping order, taking per channel the first plane
+    /// whose next page has the type and that needs no GC to take it; the first plane's type
+    /// is tried first, then the others. Returns `false`, with nothing mapped, when no type
+    /// has enough channels (the caller writes the pages one by one); else the physical pages
+    /// are in `out`, in the order of `lpns`.
+    pub fn write_group<F: FlashBackend>(
+        &mut self,
+        lpns: &[Lpn],
+        contents: &[u64],
+        at: SimTime,
+        flash: &mut F,
+        out: &mut Vec<Ppn>,
+    ) -> bool {
+        let stream = self.placement.stream_for(&PageCtx {
+            lpn: lpns[0],
+            origin: Origin::Host,
+        });
+        let first = self.pick_plane(stream, at, flash);
+        let n = self.stripe_order.len();
+        let start = (self.cursor + n - 1) % n;
+        let t0 = self.next_page_type(first, stream);
+        let mut planes: Vec<PlaneId> = Vec::with_capacity(lpns.len());
+        let mut last = self.cursor;
+        for t in (0..self.page_types).map(|d| (t0 + d) % self.page_types) {
+            planes.clear();
+            for k in 0..n {
+                let i = (start + k) % n;
+                let p = self.stripe_order[i];
+                let ch = self.geo.channel_of(p);
+                let open = self.open[p.0 as usize * self.streams + stream] != UNMAPPED;
+                let roomy =
+                    p == first || open || self.free[p.0 as usize].len() >= self.gc_threshold.max(2);
+                if roomy
+                    && self.next_page_type(p, stream) == t
+                    && planes.iter().all(|&q| self.geo.channel_of(q) != ch)
+                {
+                    planes.push(p);
+                    last = (i + 1) % n;
+                    if planes.len() == lpns.len() {
+                        break;
+                    }
+                }
+            }
+            if planes.len() == lpns.len() {
+                break;
+            }
+        }
+        if planes.len() < lpns.len() {
+            return false;
+        }
+        self.cursor = last;
+        out.clear();
+        for ((&lpn, &content), &plane) in lpns.iter().zip(contents).zip(&planes) {
+            let ppn = self.take_page(plane, stream, flash);
+            self.remap(lpn, ppn, content, at);
+            self.counters.host_pages_written += 1;
+            out.push(ppn);
+        }
+        true
+    }
+
+    /// Page type (LSB, CSB, MSB, ...) of the page `stream` writes next in `plane`.
+    fn next_page_type(&self, plane: PlaneId, stream: usize) -> u32 {
+        let b = self.open[plane.0 as usize * self.streams + stream];
+        let wp = if b == UNMAPPED {
+            0
+        } else {
+            self.blocks.write_ptr[b as usize]
+        };
+        wp % self.page_types
     }
 
     /// Discard a logical page (TRIM).

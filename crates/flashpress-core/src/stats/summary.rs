@@ -246,6 +246,9 @@ pub struct Summary {
     /// The plain SSD's mapping table in DRAM, by PR-SSD's accounting (bytes; `null` in
     /// `[stack]` runs).
     pub mapping_table_bytes: Option<u64>,
+    /// The split mapping table at its fullest (bytes; `null` without
+    /// `ftl.compression.split`).
+    pub split_table_bytes: Option<u64>,
     /// The plain SSD's controller back end (`null` in `[stack]` runs).
     pub controller: Option<ControllerSummary>,
 }
@@ -454,6 +457,53 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ),
         ("compression.compress_busy_ns", "ns", "compression engine time"),
         ("compression.decompress_busy_ns", "ns", "decompression engine time"),
+        (
+            "compression.split_pages",
+            "pages",
+            "logical pages written split, one partial unit on each of several channels (ftl.compression.split)",
+        ),
+        ("compression.split_groups", "groups", "groups of split pages written as vertical packages"),
+        (
+            "compression.unsplit_groups",
+            "groups",
+            "groups written as pages of their own: no pages of one page type on enough channels",
+        ),
+        (
+            "compression.split_live_max",
+            "pages",
+            "most logical pages split at once since the run's start (the split table's entries in use)",
+        ),
+        (
+            "compression.split_refused_size",
+            "pages",
+            "pages that did not compress and were not split: their host write was larger than a page",
+        ),
+        (
+            "compression.split_refused_history",
+            "pages",
+            "... not split: last read by a host read larger than a page",
+        ),
+        ("compression.split_refused_full", "pages", "... not split: the split table was full"),
+        (
+            "compression.reads_no_conflict",
+            "requests",
+            "host reads whose flash reads each used a channel of its own",
+        ),
+        (
+            "compression.reads_conflict_normal",
+            "requests",
+            "host reads with two flash reads on one channel, neither of a split piece",
+        ),
+        (
+            "compression.reads_conflict_split",
+            "requests",
+            "host reads with two flash reads on one channel, one of a split piece",
+        ),
+        (
+            "split_table_bytes",
+            "B",
+            "the split mapping table at its fullest (PR-SSD Fig. 13): per split page a flash page number and partial index per piece",
+        ),
         (
             "mapping_table_bytes",
             "B",

@@ -10,6 +10,7 @@ mod determinism;
 mod gc_validity;
 mod lost_work;
 mod partial_read;
+mod split;
 mod timeline;
 mod waiting_streams;
 mod window;

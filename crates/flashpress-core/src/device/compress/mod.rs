@@ -17,6 +17,12 @@ use crate::ftl::packed::pages::{Chunk, Effects, PackerCounters, PagePacker};
 use crate::units::SimTime;
 use std::collections::VecDeque;
 
+mod history;
+mod path;
+
+use crate::units::Ppn;
+use history::History;
+
 /// Counters of the controller's compression.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CompressionCounters {
@@ -40,6 +46,19 @@ pub struct CompressionCounters {
     pub compress_busy_ns: u64,
     /// Engine time decompressing (ns).
     pub decompress_busy_ns: u64,
+    /// Pages that did not compress and were not split: the host write was larger than a
+    /// page (split decision).
+    pub split_refused_size: u64,
+    /// ... or the page was last read by a host read larger than a page (split decision).
+    pub split_refused_history: u64,
+    /// ... or the split table was full.
+    pub split_refused_full: u64,
+    /// Host reads whose flash reads each went to a channel of their own (PR-SSD Fig. 19).
+    pub reads_no_conflict: u64,
+    /// Host reads with two flash reads on one channel, none of them of a split piece.
+    pub reads_conflict_normal: u64,
+    /// Host reads with two flash reads on one channel, one of them of a split piece.
+    pub reads_conflict_split: u64,
 }
 
 /// What verify mode keeps to check compressed reads: per virtual page, the chunks written
@@ -50,6 +69,8 @@ struct Residents {
     page_id: Vec<u64>,
     /// Per logical page stored as zeros only: the content id written.
     zero: Vec<u64>,
+    /// Logical pages (and content ids) that joined the split group being filled.
+    split: Vec<(u64, u64)>,
 }
 
 /// Bytes of the mapping table a plain SSD of this config keeps in DRAM, counted the way
@@ -74,13 +95,25 @@ pub fn mapping_table_bytes(cfg: &SimConfig) -> u64 {
             } else {
                 0
             };
+            let split = c.split.is_some() as u64;
             (
-                32 + 1 + bits(c.max_chunks_per_page) + units + zero,
+                32 + 1 + bits(c.max_chunks_per_page) + units + zero + split,
                 bits(c.max_chunks_per_page + 1) + slots + 32 * slots,
             )
         }
     };
     (logical * per_lpn + physical * per_page).div_ceil(8)
+}
+
+/// Bytes of the split mapping table (PR-SSD Fig. 13) for `pages` split logical pages: per
+/// piece a flash page number (32 bits) and the piece's partial index in it.
+pub fn split_table_bytes(cfg: &SimConfig, pages: u64) -> u64 {
+    let pieces = cfg
+        .nand
+        .partial_unit()
+        .map_or(1, |u| cfg.nand.page_size / u) as u64;
+    let index = 64 - (pieces - 1).leading_zeros() as u64;
+    (pages * pieces * (32 + index)).div_ceil(8)
 }
 
 /// The controller's compression state.
@@ -111,6 +144,12 @@ pub struct Compression {
     pub fx: Effects,
     residents: Option<Residents>,
     next_page_id: u64,
+    /// Split decision (with `split`).
+    history: Option<History>,
+    /// When the split group being filled is all in DRAM.
+    split_ready: SimTime,
+    /// Logical pages exposed to the host.
+    logical: u64,
     /// Counters since the last reset.
     pub counters: CompressionCounters,
 }
@@ -138,13 +177,28 @@ impl Compression {
             ));
         }
         let ns = |us: f64| (us * 1e3).round() as u64;
+        let split = c.split.as_ref().map(|s| {
+            let unit = cfg.nand.partial_unit().expect("validated");
+            let pieces = (page / unit) as u64;
+            (s, unit, (s.max_split_pages / pieces) * (pieces - 1))
+        });
+        // Every VPN in use holds a logical page, but for the open page and the pieces - 1
+        // VPNs a split group of one live page holds beyond it.
+        let logical = vpns as u64 - 1 - split.map_or(0, |s| s.2);
+        let mut packer = PagePacker::new(page, c.max_chunks_per_page, logical, vpns);
+        if let Some((s, unit, _)) = split {
+            packer = packer.with_split(unit, s.max_split_pages);
+        }
         Ok(Compression {
-            packer: PagePacker::new(page, c.max_chunks_per_page, vpns as u64 - 1, vpns),
+            history: split.map(|(s, _, _)| History::new(s, logical)),
+            split_ready: SimTime::ZERO,
+            logical,
+            packer,
             measure,
             blocks_per_page: page as u64 / 4096,
             min_saving: c.min_saving,
             zero_units: c.zero_units,
-            meta: vec![0; vpns as usize - 1],
+            meta: vec![0; logical as usize],
             compress_ns: ns(c.compress_us),
             decompress_ns: ns(c.decompress_us),
             compress_free: SimTime::ZERO,
@@ -159,15 +213,115 @@ impl Compression {
                 chunks: vec![Vec::new(); vpns as usize],
                 page_id: vec![0; vpns as usize],
                 zero: vec![0; vpns as usize],
+                split: Vec::new(),
             }),
             next_page_id: 1 << 62,
             counters: CompressionCounters::default(),
         })
     }
 
-    /// Logical pages exposed to the host.
-    pub fn logical_pages(&self, vpns: u32) -> u64 {
-        vpns as u64 - 1
+    /// Logical pages exposed to the host: one fewer than the virtual pages, and fewer still
+    /// by the split table's reserve.
+    pub fn logical_pages(&self) -> u64 {
+        self.logical
+    }
+
+    /// Whether a page of `lpn` that did not compress, written by a host write of `req_len`
+    /// bytes, is split (the split decision), counting why not.
+    pub fn split_decision(&mut self, lpn: u64, req_len: u64, page: u64) -> bool {
+        let Some(h) = self.history.as_mut() else {
+            return false;
+        };
+        if !matches!(h, History::All) {
+            if req_len > page {
+                self.counters.split_refused_size += 1;
+                return false;
+            }
+            if h.large(lpn) {
+                self.counters.split_refused_history += 1;
+                return false;
+            }
+        }
+        if !self.packer.can_split() {
+            self.counters.split_refused_full += 1;
+            return false;
+        }
+        true
+    }
+
+    /// A host read of `req_len` bytes read logical page `lpn` (the split decision's history).
+    #[inline]
+    pub fn record_read(&mut self, lpn: u64, req_len: u64, page: u64) {
+        if let Some(h) = self.history.as_mut() {
+            h.record(lpn, req_len > page);
+        }
+    }
+
+    /// Place logical page `lpn`, which did not compress, in the split group being filled; its
+    /// data is in DRAM at `ready` and holds content `id`. When the group closes its pages are
+    /// in `out` (and `self.fx.group` is set).
+    pub fn place_split(
+        &mut self,
+        lpn: u64,
+        ready: SimTime,
+        id: u64,
+        out: &mut Vec<PageWrite>,
+    ) -> Result<Chunk> {
+        let mut fx = std::mem::take(&mut self.fx);
+        fx.clear();
+        let c = self.packer.write_split(lpn, &mut fx)?;
+        self.split_ready = self.split_ready.max(ready);
+        if let Some(r) = self.residents.as_mut() {
+            r.split.push((lpn, id));
+        }
+        if fx.group.is_some() {
+            let members = self.packer.closed_members();
+            let unit = self.packer.piece(c, 0).len;
+            let k = members.len();
+            for &vpn in &fx.write[fx.write.len() - k..] {
+                self.next_page_id += 1;
+                out.push(PageWrite {
+                    vpn,
+                    ready: self.split_ready,
+                    page_id: self.next_page_id,
+                });
+                if let Some(r) = self.residents.as_mut() {
+                    let ids = &r.split;
+                    let list: Vec<(u64, u32, u64)> = members
+                        .iter()
+                        .enumerate()
+                        .map(|(slot, &m)| {
+                            let id = ids.iter().rev().find(|x| x.0 == m).expect("joined").1;
+                            (m, slot as u32 * unit, id)
+                        })
+                        .collect();
+                    r.chunks[vpn as usize] = list;
+                    r.page_id[vpn as usize] = self.next_page_id;
+                }
+            }
+            if let Some(r) = self.residents.as_mut() {
+                r.split.clear();
+            }
+            self.split_ready = SimTime::ZERO;
+        }
+        self.fx = fx;
+        Ok(c)
+    }
+
+    /// The group closed last goes to flash unsplit after all (no pages of one type on
+    /// different channels): member `k` is the whole of the group's `k`-th page.
+    pub fn unsplit(&mut self, writes: &[PageWrite]) {
+        if let Some(r) = self.residents.as_mut() {
+            for (w, &m) in writes.iter().zip(self.packer.closed_members()) {
+                let id = r.chunks[w.vpn as usize]
+                    .iter()
+                    .find(|x| x.0 == m)
+                    .expect("member")
+                    .2;
+                r.chunks[w.vpn as usize] = vec![(m, 0, id)];
+            }
+        }
+        self.packer.unsplit();
     }
 
     /// How logical page `lpn` is stored, from its content (`first_block_id`: the content id
@@ -273,8 +427,7 @@ impl Compression {
     ) -> Result<Chunk> {
         let prev = self.open_ready;
         let mut fx = std::mem::take(&mut self.fx);
-        fx.write.clear();
-        fx.freed.clear();
+        fx.clear();
         let c = self.packer.write(lpn, len, &mut fx)?;
         for &vpn in &fx.write {
             let r = match prev {
@@ -319,8 +472,7 @@ impl Compression {
     /// Discard logical page `lpn`; the VPNs it freed are left in `self.fx.freed`.
     pub fn trim(&mut self, lpn: u64) {
         let mut fx = std::mem::take(&mut self.fx);
-        fx.write.clear();
-        fx.freed.clear();
+        fx.clear();
         self.packer.trim(lpn, &mut fx);
         self.fx = fx;
     }
@@ -376,6 +528,10 @@ impl Compression {
         if chunk.zero() {
             return Ok(r.zero[lpn as usize]);
         }
+        if chunk.split() {
+            // In the split group being filled.
+            return Ok(r.split.iter().rev().find(|x| x.0 == lpn).map_or(0, |x| x.1));
+        }
         if let Some(f) = flash_id {
             let want = r.page_id[chunk.vpn as usize];
             if f != want {
@@ -413,295 +569,4 @@ impl Compression {
             ..self.counters
         }
     }
-}
-
-use super::sched::{Split, NO_REQ};
-use super::{Arrival, Device, Kind, Req};
-use crate::engine::{Event, EventQueue};
-use crate::host::ASYNC_TAG;
-use crate::units::{Lpn, Ppn};
-use crate::workload::Request;
-
-impl Device {
-    /// Discard logical page `lpn` (TRIM of a whole page).
-    pub(super) fn trim_page(&mut self, lpn: u64, at: SimTime) {
-        match self.compression.as_mut() {
-            None => self.ftl.trim(Lpn(lpn as u32), at),
-            Some(c) => {
-                c.trim(lpn);
-                for &v in &c.fx.freed {
-                    self.ftl.trim(Lpn(v), at);
-                }
-            }
-        }
-    }
-
-    /// A read with compression: one flash read per flash page the request's logical pages
-    /// are on (a partial read when they lie in one partial unit of it), none for pages still
-    /// in DRAM; the compressed pages are decompressed before the data goes to the host.
-    pub(super) fn read_compressed(
-        &mut self,
-        req: &Request,
-        base: Req,
-        cmd: SimTime,
-        first: u64,
-        last: u64,
-        q: &mut EventQueue,
-    ) -> Result<()> {
-        for lpn in first..=last {
-            self.verify_read(Lpn(lpn as u32))?;
-        }
-        let c = self.compression.as_mut().expect("compression is on");
-        let page = self.page_size;
-        let unit = self.partial_unit;
-        let end = req.offset + req.len;
-        // (flash page, partial units wanted) of this request, in first-touch order.
-        let mut reads: Vec<(Ppn, u64)> = Vec::new();
-        let mut decompress = 0u32;
-        for lpn in first..=last {
-            let Some(ch) = c.packer.lookup(lpn) else {
-                self.counters.unmapped_page_reads += 1;
-                continue;
-            };
-            let p0 = lpn * page;
-            let wanted = span(req.offset.max(p0) - p0, end.min(p0 + page) - p0, 4096);
-            if ch.zero() || wanted & !(c.zeros(lpn) as u64) == 0 {
-                c.counters.zero_reads += 1;
-                continue;
-            }
-            if c.compressed(lpn) {
-                decompress += 1;
-            }
-            if c.packer.is_open(ch.vpn) {
-                c.counters.dram_page_reads += 1;
-                continue;
-            }
-            let ppn = self
-                .ftl
-                .lookup(Lpn(ch.vpn))
-                .expect("a closed virtual page is mapped");
-            let units = if unit == 0 {
-                1
-            } else if ch.merged(page as u32) {
-                span(ch.offset as u64, (ch.offset + ch.len) as u64, unit)
-            } else {
-                span(req.offset.max(p0) - p0, end.min(p0 + page) - p0, unit)
-            };
-            match reads.iter_mut().find(|r| r.0 == ppn) {
-                Some(r) => r.1 |= units,
-                None => reads.push((ppn, units)),
-            }
-        }
-        let slot = self.alloc(Req { decompress, ..base });
-        for &(ppn, units) in &reads {
-            self.arriving_reads.push_back(Arrival {
-                at: cmd,
-                ppn,
-                req: slot,
-                partial: unit != 0 && units.count_ones() == 1,
-            });
-        }
-        let r = &mut self.reqs[slot as usize];
-        r.pages_left = reads.len() as u32;
-        r.done = cmd;
-        if reads.is_empty() {
-            q.push(cmd, Event::DeviceReq(slot));
-        }
-        Ok(())
-    }
-
-    /// A write with compression: each logical page is compressed once its data is at the
-    /// controller, placed by the packer, and acknowledged from DRAM; the pages the packer
-    /// closes are written to flash.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn write_compressed(
-        &mut self,
-        req: &Request,
-        base: Req,
-        content: u64,
-        now: SimTime,
-        cmd: SimTime,
-        first: u64,
-        last: u64,
-        q: &mut EventQueue,
-        cm: &mut ContentModel,
-    ) -> Result<()> {
-        let start = cmd.max(self.link_to_device);
-        let arrived = start + self.link_ns(req.len);
-        self.link_to_device = arrived;
-        let slot = self.alloc(Req {
-            kind: Kind::Write,
-            pages_left: (last - first + 1) as u32,
-            ..base
-        });
-        let stream = (base.stream & !ASYNC_TAG) as usize;
-        let end = req.offset + req.len;
-        let first_blk = req.offset / 4096;
-        let bpp = self.page_size / 4096;
-        for (i, lpn) in (first..=last).enumerate() {
-            let page_start = lpn * self.page_size;
-            let partial = req.offset > page_start || end < page_start + self.page_size;
-            let c = self.compression.as_mut().expect("compression is on");
-            // A partial-page write merges with the page's old data, read from flash first
-            // unless it is still in DRAM.
-            let old = partial
-                .then(|| c.packer.lookup(lpn))
-                .flatten()
-                .filter(|ch| !ch.zero() && !c.packer.is_open(ch.vpn))
-                .and_then(|ch| self.ftl.lookup(Lpn(ch.vpn)));
-            let id = content.wrapping_add(i as u64).max(1);
-            if let Some(s) = self.shadow.as_mut() {
-                s.expected[lpn as usize] = id;
-            }
-            // Unit i of the page holds block lpn * bpp + i; the request's first block holds
-            // `content`.
-            let block_id = content.wrapping_add(lpn * bpp).wrapping_sub(first_blk);
-            let written = span(
-                req.offset.max(page_start) - page_start,
-                end.min(page_start + self.page_size) - page_start,
-                4096,
-            ) as u16;
-            // Units this write does not cover keep their old zero bits; a never-written
-            // page reads as zeros.
-            let kept = match c.packer.lookup(lpn) {
-                Some(_) => c.zeros(lpn),
-                None => u16::MAX,
-            };
-            let len = c.store(lpn, cm, stream, block_id, written, kept);
-            let ready = c.compress(arrived);
-            let mut writes = std::mem::take(&mut self.page_writes);
-            writes.clear();
-            c.place(lpn, len, ready, id, &mut writes)?;
-            self.flush_page_writes(&mut writes, now, q);
-            self.page_writes = writes;
-            match old {
-                Some(old) => {
-                    let kind = Kind::RmwChunk {
-                        parent: slot,
-                        ready,
-                    };
-                    self.read_old_data(kind, base, cmd, old);
-                }
-                None => self.arriving_chunks.push_back((ready, slot)),
-            }
-        }
-        self.after_backend(now, q);
-        Ok(())
-    }
-
-    /// Give the page FTL the virtual pages the packer closed (their programs reach the back
-    /// end when their data is all in DRAM) and discard the ones it freed.
-    fn flush_page_writes(&mut self, writes: &mut [PageWrite], now: SimTime, q: &mut EventQueue) {
-        // Discard first: a VPN freed by this write may also be the page it wrote.
-        let c = self.compression.as_mut().expect("compression is on");
-        let freed = std::mem::take(&mut c.fx.freed);
-        for &v in &freed {
-            self.ftl.trim(Lpn(v), now);
-        }
-        self.compression
-            .as_mut()
-            .expect("compression is on")
-            .fx
-            .freed = freed;
-        for w in writes.iter() {
-            let ppn = {
-                let mut be = self.sched.backend(&mut self.nand, q, now);
-                self.ftl.write(Lpn(w.vpn), w.page_id, now, &mut be)
-            };
-            self.sched.program_allocated(ppn);
-            // Page commands reach the controller in order.
-            let at = self
-                .arriving_writes
-                .back()
-                .map_or(w.ready, |b| b.at.max(w.ready))
-                .max(now);
-            self.arriving_writes.push_back(Arrival {
-                at,
-                ppn,
-                req: NO_REQ,
-                partial: false,
-            });
-        }
-    }
-
-    /// A logical page of write request `req` is compressed and in DRAM at `at`.
-    pub(super) fn chunk_in_dram(&mut self, req: u32, at: SimTime, q: &mut EventQueue) {
-        let c = self.compression.as_mut().expect("compression is on");
-        if c.admit(req, at) {
-            self.page_done(req, at, Split::default(), q);
-        }
-    }
-
-    /// A closed page's data is all in DRAM at `now`: programmed from a buffer page, or
-    /// waiting for one.
-    pub(super) fn compressed_page_in(&mut self, ppn: Ppn, now: SimTime, q: &mut EventQueue) {
-        let c = self.compression.as_mut().expect("compression is on");
-        if c.page_closed(ppn, now) {
-            self.sched
-                .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
-        }
-    }
-
-    /// A closed page's program completed at `now`: a waiting closed page takes its buffer
-    /// page, and the logical pages waiting go in once no closed page waits.
-    pub(super) fn compressed_page_programmed(&mut self, now: SimTime, q: &mut EventQueue) {
-        let mut out = std::mem::take(&mut self.released);
-        out.clear();
-        let next = self
-            .compression
-            .as_mut()
-            .expect("compression is on")
-            .program_done(&mut out);
-        if let Some(ppn) = next {
-            self.sched
-                .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
-        }
-        for &(req, since) in &out {
-            let split = Split {
-                queue_ns: now.0 - since.0,
-                ..Split::default()
-            };
-            self.page_done(req, now, split, q);
-        }
-        self.released = out;
-    }
-
-    /// Preconditioning with compression: place the page and write what the packer closes,
-    /// untimed.
-    pub(super) fn write_compressed_untimed(
-        &mut self,
-        lpn: Lpn,
-        content: u64,
-        cm: &mut ContentModel,
-    ) -> Result<()> {
-        if let Some(s) = self.shadow.as_mut() {
-            s.expected[lpn.0 as usize] = content;
-        }
-        let c = self.compression.as_mut().expect("compression is on");
-        let bpp = self.page_size / 4096;
-        let len = c.store(lpn.0 as u64, cm, 0, content.wrapping_mul(bpp), u16::MAX, 0);
-        let mut writes = std::mem::take(&mut self.page_writes);
-        writes.clear();
-        c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;
-        // Discard first: a VPN freed by this write may also be the page it wrote.
-        for &v in &c.fx.freed {
-            self.ftl.trim(Lpn(v), SimTime::ZERO);
-        }
-        for w in &writes {
-            let ppn = self
-                .ftl
-                .write(Lpn(w.vpn), w.page_id, SimTime::ZERO, &mut self.nand);
-            self.nand.count_transfer();
-            self.nand.count_program(ppn, false);
-        }
-        self.page_writes = writes;
-        Ok(())
-    }
-}
-
-/// Bitmask of the partial units of size `unit` that bytes `[lo, hi)` of a page touch.
-#[inline]
-fn span(lo: u64, hi: u64, unit: u64) -> u64 {
-    let (a, b) = (lo / unit, (hi - 1) / unit);
-    (u64::MAX >> (63 - (b - a))) << a
 }

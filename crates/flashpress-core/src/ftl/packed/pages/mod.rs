@@ -14,11 +14,18 @@
 //! ([`super::map`]) plus 5 bytes per VPN (a chunk count and a slot in the free pool).
 
 use super::fits;
+
+mod split;
 use super::map::{self, Map, UNMAPPED};
 use crate::error::{Error, Result};
+use split::Groups;
 
 /// The VPN field of a logical page that holds only zeros (nothing stored).
 pub const ZERO_VPN: u32 = u32::MAX;
+
+/// The length field of a split logical page's map entry (above any page size); its VPN field
+/// holds its group and its offset field its slot in the group.
+const SPLIT_LEN: u32 = 0xFFFE;
 
 /// Counters of the packer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -35,6 +42,15 @@ pub struct PackerCounters {
     pub merged_pages: u64,
     /// Bytes of merged pages left empty when they were closed.
     pub pad_bytes: u64,
+    /// Logical pages written split (into groups written as vertical packages).
+    pub split_pages: u64,
+    /// Groups of split pages written split.
+    pub split_groups: u64,
+    /// Groups written as pages of their own because no flash pages of one page type on
+    /// different channels could take them.
+    pub unsplit_groups: u64,
+    /// Most logical pages split at once (the split mapping table's entries in use).
+    pub split_live_max: u64,
 }
 
 /// VPNs a call leaves for the caller: pages to write now (closed merged pages and raw pages),
@@ -45,6 +61,19 @@ pub struct Effects {
     pub write: Vec<u32>,
     /// VPNs no logical page maps into any more: discard each.
     pub freed: Vec<u32>,
+    /// A group of split pages closed: the last `pieces` VPNs of `write` are its flash pages,
+    /// piece `i` of every member in the `i`-th (write them on different channels, or call
+    /// [`PagePacker::unsplit`]).
+    pub group: Option<u32>,
+}
+
+impl Effects {
+    /// Empty the lists for the next call.
+    pub fn clear(&mut self) {
+        self.write.clear();
+        self.freed.clear();
+        self.group = None;
+    }
 }
 
 /// The page currently being filled in DRAM.
@@ -55,18 +84,25 @@ struct Open {
     chunks: u32,
 }
 
-/// Where a logical page's data is.
+/// Where a logical page's data is. A split page's chunk names its group (`vpn`) and its slot
+/// in it (`offset`); [`PagePacker::piece`] gives the chunk of each of its pieces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk {
-    /// The virtual page holding it.
+    /// The virtual page holding it (a split page: its group).
     pub vpn: u32,
-    /// Byte offset in the page.
+    /// Byte offset in the page (a split page: its slot in the group).
     pub offset: u32,
     /// Bytes (the page size for a page stored as written).
     pub len: u32,
 }
 
 impl Chunk {
+    /// Stored split: one piece in each VPN of a group.
+    #[inline]
+    pub fn split(&self) -> bool {
+        self.len == SPLIT_LEN
+    }
+
     /// Stored in less than a page (shares its page with others or could).
     #[inline]
     pub fn merged(&self, page: u32) -> bool {
@@ -88,6 +124,8 @@ pub struct PagePacker {
     live: Vec<u8>,
     free: Vec<u32>,
     open: Option<Open>,
+    groups: Option<Groups>,
+    logical: u64,
     /// Logical pages mapped.
     pub mapped: u64,
     /// Counters since the last reset.
@@ -111,6 +149,8 @@ impl PagePacker {
             // Lowest VPN first, so the page FTL sees its logical pages filled from 0.
             free: (0..vpns).rev().collect(),
             open: None,
+            groups: None,
+            logical,
             mapped: 0,
             counters: PackerCounters::default(),
         }
@@ -147,12 +187,7 @@ impl PagePacker {
         // logical page in a page of its own and the open page empty, all VPNs are in use.
         // A VPN freed here and taken again below is in both `fx.freed` and `fx.write`: the
         // caller discards before it writes.
-        let old = self.map.get(lpn);
-        if old == UNMAPPED {
-            self.mapped += 1;
-        } else if map::ppn(old) != ZERO_VPN {
-            self.release(map::ppn(old), fx);
-        }
+        self.drop_old(lpn, fx);
         let chunk = if len == 0 {
             self.counters.zero_pages += 1;
             Chunk {
@@ -211,10 +246,30 @@ impl PagePacker {
         let old = self.map.unmap(lpn);
         if old != UNMAPPED {
             self.mapped -= 1;
-            if map::ppn(old) != ZERO_VPN {
-                self.release(map::ppn(old), fx);
-            }
+            self.release_entry(old, fx);
         }
+    }
+
+    /// Release the old data of `lpn`, which is about to be written.
+    fn drop_old(&mut self, lpn: u64, fx: &mut Effects) {
+        let old = self.map.get(lpn);
+        if old == UNMAPPED {
+            self.mapped += 1;
+        } else {
+            self.release_entry(old, fx);
+        }
+    }
+
+    /// Release what a map entry holds: nothing for zeros, its share of a VPN for a chunk,
+    /// its slot of the pending group or its piece in each VPN of a closed group.
+    fn release_entry(&mut self, e: u64, fx: &mut Effects) {
+        if map::len(e) != SPLIT_LEN {
+            if map::ppn(e) != ZERO_VPN {
+                self.release(map::ppn(e), fx);
+            }
+            return;
+        }
+        self.release_split(e, fx);
     }
 
     /// Close the page being filled, if any, for writing.
@@ -282,8 +337,27 @@ impl PagePacker {
         let mut count = vec![0u32; n];
         let mut spans: Vec<(u32, u32, u32)> = Vec::new();
         let mut mapped = 0u64;
+        let mut members: Vec<Vec<(u32, u64)>> = Vec::new();
         for (lpn, c) in self.mapped_chunks() {
             mapped += 1;
+            if c.split() {
+                let Some(gr) = self.groups.as_ref().filter(|g| c.vpn < g.live.len() as u32) else {
+                    return bad(format!("logical page {lpn}: split into no group ({c:?})"));
+                };
+                members.resize(gr.live.len(), Vec::new());
+                members[c.vpn as usize].push((c.offset, lpn));
+                if gr.pending != Some(c.vpn) {
+                    for i in 0..gr.pieces {
+                        let p = self.piece(c, i);
+                        if p.vpn as usize >= n {
+                            return bad(format!("logical page {lpn}: piece {i} in no page"));
+                        }
+                        count[p.vpn as usize] += 1;
+                        spans.push((p.vpn, p.offset, p.offset + p.len));
+                    }
+                }
+                continue;
+            }
             if c.zero() {
                 if c.len != 0 {
                     return bad(format!(
@@ -304,6 +378,43 @@ impl PagePacker {
                 "{mapped} pages mapped, the counter says {}",
                 self.mapped
             ));
+        }
+        if let Some(gr) = &self.groups {
+            members.resize(gr.live.len(), Vec::new());
+            let mut split = 0u64;
+            for (g, m) in members.iter_mut().enumerate() {
+                m.sort_unstable();
+                split += m.len() as u64;
+                if m.len() != gr.live[g] as usize
+                    || m.iter()
+                        .enumerate()
+                        .any(|(i, x)| x.0 != i as u32 && gr.pending == Some(g as u32))
+                {
+                    return bad(format!(
+                        "split group {g}: members {m:?}, counted {}",
+                        gr.live[g]
+                    ));
+                }
+                if gr.pending == Some(g as u32) {
+                    let want: Vec<u64> = m.iter().map(|x| x.1).collect();
+                    if want != gr.members {
+                        return bad(format!(
+                            "pending group {g}: {want:?} against {:?}",
+                            gr.members
+                        ));
+                    }
+                }
+                let free = gr.free.contains(&(g as u32));
+                if free != (m.is_empty() && gr.pending != Some(g as u32)) {
+                    return bad(format!(
+                        "split group {g}: free {free} with {} members",
+                        m.len()
+                    ));
+                }
+            }
+            if split != gr.split_live {
+                return bad(format!("{split} pages split, counted {}", gr.split_live));
+            }
         }
         spans.sort_unstable();
         for w in spans.windows(2) {
@@ -338,125 +449,4 @@ impl PagePacker {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng};
-    use rand_pcg::Pcg64Mcg;
-
-    /// The reference: pages as lists of (lpn, len) appended in order, a page closing when the
-    /// next chunk does not fit or it holds `max` chunks; a raw page is a page of its own.
-    #[test]
-    fn packing_matches_a_list_reference_and_counts_stay_consistent() {
-        for (page, max) in [(16_384u32, 12u32), (16_384, 20), (4096, 3), (8192, 255)] {
-            let logical = 500u64;
-            let mut p = PagePacker::new(page, max, logical, logical as u32 + 1);
-            let mut rng = Pcg64Mcg::seed_from_u64(page as u64 * max as u64);
-            let mut open: Vec<(u64, u32)> = Vec::new();
-            let mut closed = 0u64;
-            let mut pad = 0u64;
-            let mut last = vec![u32::MAX; logical as usize];
-            for step in 0..20_000 {
-                let lpn = rng.random_range(0..logical);
-                let mut fx = Effects::default();
-                if rng.random_range(0..50) == 0 {
-                    p.trim(lpn, &mut fx);
-                    last[lpn as usize] = u32::MAX;
-                    assert!(fx.write.is_empty());
-                } else {
-                    let len = match rng.random_range(0..10) {
-                        0 | 1 => page,
-                        2 => 0,
-                        _ => rng.random_range(1..page),
-                    };
-                    let c = p.write(lpn, len, &mut fx).unwrap();
-                    last[lpn as usize] = len;
-                    if len == 0 {
-                        assert!(c.zero() && fx.write.is_empty());
-                    } else if len == page {
-                        assert_eq!(c.offset, 0);
-                        assert!(fx.write.contains(&c.vpn));
-                    } else {
-                        let fill: u32 = open.iter().map(|x| x.1).sum();
-                        if !open.is_empty() && (fill + len > page || open.len() as u32 == max) {
-                            closed += 1;
-                            pad += (page - fill) as u64;
-                            open.clear();
-                        }
-                        let fill: u32 = open.iter().map(|x| x.1).sum();
-                        assert_eq!(c.offset, fill, "step {step}: offset");
-                        open.push((lpn, len));
-                        if fill + len == page || open.len() as u32 == max {
-                            closed += 1;
-                            pad += (page - fill - len) as u64;
-                            open.clear();
-                        }
-                    }
-                }
-                // A freed page may be open only if this very write took it again.
-                for v in &fx.freed {
-                    assert!(
-                        !p.is_open(*v)
-                            || fx.freed.len() == 1 && p.lookup(lpn).is_some_and(|c| c.vpn == *v)
-                    );
-                }
-                if step % 997 == 0 {
-                    p.check().unwrap();
-                }
-            }
-            p.check().unwrap();
-            assert_eq!(p.counters.merged_pages, closed, "page {page} max {max}");
-            assert_eq!(p.counters.pad_bytes, pad);
-            for (lpn, &len) in last.iter().enumerate() {
-                assert_eq!(
-                    p.lookup(lpn as u64).map(|c| c.len),
-                    (len != u32::MAX).then_some(len),
-                    "logical page {lpn}"
-                );
-            }
-        }
-    }
-
-    /// One spare VPN is enough: the open page emptied by overwrites while every logical page
-    /// sits in a page of its own (the old data is released before new data takes a page).
-    #[test]
-    fn one_spare_virtual_page_is_enough() {
-        let mut p = PagePacker::new(4096, 4, 3, 4);
-        let mut fx = Effects::default();
-        p.write(0, 1000, &mut fx).unwrap();
-        for (lpn, len) in [
-            (0, 4096),
-            (1, 4096),
-            (2, 4096),
-            (1, 4096),
-            (2, 4096),
-            (0, 4096),
-        ] {
-            let mut fx = Effects::default();
-            let c = p.write(lpn, len, &mut fx).unwrap();
-            assert!(fx.write.contains(&c.vpn));
-            p.check().unwrap();
-        }
-        // With one chunk per page, a chunk closes its page at once and the page is written.
-        let mut p = PagePacker::new(4096, 1, 3, 4);
-        let mut fx = Effects::default();
-        let c = p.write(0, 1000, &mut fx).unwrap();
-        assert_eq!(fx.write, vec![c.vpn]);
-        p.check().unwrap();
-    }
-
-    #[test]
-    fn a_page_whose_chunks_all_went_is_freed_and_reused() {
-        let mut p = PagePacker::new(4096, 4, 10, 11);
-        let mut fx = Effects::default();
-        let a = p.write(0, 1000, &mut fx).unwrap();
-        p.write(1, 1000, &mut fx).unwrap();
-        p.flush(&mut fx);
-        assert_eq!(fx.write, vec![a.vpn]);
-        let mut fx = Effects::default();
-        p.write(0, 4096, &mut fx).unwrap();
-        assert!(fx.freed.is_empty(), "page 0 still holds logical page 1");
-        p.trim(1, &mut fx);
-        assert_eq!(fx.freed, vec![a.vpn]);
-        p.check().unwrap();
-    }
-}
+mod tests;

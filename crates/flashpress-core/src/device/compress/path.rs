@@ -1,0 +1,448 @@
+//! The controller's read and write paths with compression: reads gather the flash pages the
+//! request's logical pages (or split pieces) are on, writes compress, place and write the
+//! pages the packer closes (split groups on different channels).
+
+use super::PageWrite;
+use crate::content::ContentModel;
+use crate::device::sched::{Split, NO_REQ};
+use crate::device::{Arrival, Device, Kind, Req};
+use crate::engine::{Event, EventQueue};
+use crate::error::{Error, Result};
+use crate::host::ASYNC_TAG;
+use crate::units::SimTime;
+use crate::units::{Lpn, Ppn};
+use crate::workload::Request;
+
+impl Device {
+    /// Discard logical page `lpn` (TRIM of a whole page).
+    pub(in crate::device) fn trim_page(&mut self, lpn: u64, at: SimTime) {
+        match self.compression.as_mut() {
+            None => self.ftl.trim(Lpn(lpn as u32), at),
+            Some(c) => {
+                c.trim(lpn);
+                for &v in &c.fx.freed {
+                    self.ftl.trim(Lpn(v), at);
+                }
+            }
+        }
+    }
+
+    /// A read with compression: one flash read per flash page the request's logical pages
+    /// are on (a partial read when they lie in one partial unit of it), none for pages still
+    /// in DRAM; the compressed pages are decompressed before the data goes to the host.
+    pub(in crate::device) fn read_compressed(
+        &mut self,
+        req: &Request,
+        base: Req,
+        cmd: SimTime,
+        first: u64,
+        last: u64,
+        q: &mut EventQueue,
+    ) -> Result<()> {
+        for lpn in first..=last {
+            self.verify_read(Lpn(lpn as u32))?;
+        }
+        let c = self.compression.as_mut().expect("compression is on");
+        let page = self.page_size;
+        let unit = self.partial_unit;
+        let end = req.offset + req.len;
+        // (flash page, partial units wanted, a split piece) of this request, in first-touch
+        // order.
+        let mut reads: Vec<(Ppn, u64, bool)> = Vec::new();
+        let mut decompress = 0u32;
+        for lpn in first..=last {
+            c.record_read(lpn, req.len, page);
+            let Some(ch) = c.packer.lookup(lpn) else {
+                self.counters.unmapped_page_reads += 1;
+                continue;
+            };
+            let p0 = lpn * page;
+            let (lo, hi) = (req.offset.max(p0) - p0, end.min(p0 + page) - p0);
+            if ch.split() {
+                if c.packer.split_pending(ch) {
+                    c.counters.dram_page_reads += 1;
+                    continue;
+                }
+                // One partial read of each piece wanted, each on its own channel; pieces of
+                // several pages of the request in one flash page make it a full read.
+                let wanted = span(lo, hi, unit);
+                for i in 0..c.packer.pieces() {
+                    if wanted >> i & 1 == 0 {
+                        continue;
+                    }
+                    let p = c.packer.piece(ch, i);
+                    let ppn = self
+                        .ftl
+                        .lookup(Lpn(p.vpn))
+                        .expect("a closed group's pages are mapped");
+                    let bit = 1u64 << (p.offset as u64 / unit);
+                    match reads.iter_mut().find(|r| r.0 == ppn) {
+                        Some(r) => r.1 |= bit,
+                        None => reads.push((ppn, bit, true)),
+                    }
+                }
+                continue;
+            }
+            let wanted = span(lo, hi, 4096);
+            if ch.zero() || wanted & !(c.zeros(lpn) as u64) == 0 {
+                c.counters.zero_reads += 1;
+                continue;
+            }
+            if c.compressed(lpn) {
+                decompress += 1;
+            }
+            if c.packer.is_open(ch.vpn) {
+                c.counters.dram_page_reads += 1;
+                continue;
+            }
+            let ppn = self
+                .ftl
+                .lookup(Lpn(ch.vpn))
+                .expect("a closed virtual page is mapped");
+            let units = if unit == 0 {
+                1
+            } else if ch.merged(page as u32) {
+                span(ch.offset as u64, (ch.offset + ch.len) as u64, unit)
+            } else {
+                span(req.offset.max(p0) - p0, end.min(p0 + page) - p0, unit)
+            };
+            match reads.iter_mut().find(|r| r.0 == ppn) {
+                Some(r) => r.1 |= units,
+                None => reads.push((ppn, units, false)),
+            }
+        }
+        if !reads.is_empty() {
+            // Split conflicts (PR-SSD Fig. 19): two flash reads of the request on a channel.
+            let mut chans: Vec<(u32, bool)> = reads
+                .iter()
+                .map(|r| {
+                    (
+                        self.nand.geo.channel_of(self.nand.geo.plane_of_ppn(r.0)),
+                        r.2,
+                    )
+                })
+                .collect();
+            chans.sort_unstable();
+            let mut normal = false;
+            let mut split = false;
+            for w in chans.windows(2) {
+                if w[0].0 == w[1].0 {
+                    if w[0].1 || w[1].1 {
+                        split = true;
+                    } else {
+                        normal = true;
+                    }
+                }
+            }
+            let k = &mut c.counters;
+            match (split, normal) {
+                (true, _) => k.reads_conflict_split += 1,
+                (false, true) => k.reads_conflict_normal += 1,
+                _ => k.reads_no_conflict += 1,
+            }
+        }
+        let slot = self.alloc(Req { decompress, ..base });
+        for &(ppn, units, _) in &reads {
+            self.arriving_reads.push_back(Arrival {
+                at: cmd,
+                ppn,
+                req: slot,
+                partial: unit != 0 && units.count_ones() == 1,
+            });
+        }
+        let r = &mut self.reqs[slot as usize];
+        r.pages_left = reads.len() as u32;
+        r.done = cmd;
+        if reads.is_empty() {
+            q.push(cmd, Event::DeviceReq(slot));
+        }
+        Ok(())
+    }
+
+    /// A write with compression: each logical page is compressed once its data is at the
+    /// controller, placed by the packer, and acknowledged from DRAM; the pages the packer
+    /// closes are written to flash.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::device) fn write_compressed(
+        &mut self,
+        req: &Request,
+        base: Req,
+        content: u64,
+        now: SimTime,
+        cmd: SimTime,
+        first: u64,
+        last: u64,
+        q: &mut EventQueue,
+        cm: &mut ContentModel,
+    ) -> Result<()> {
+        let start = cmd.max(self.link_to_device);
+        let arrived = start + self.link_ns(req.len);
+        self.link_to_device = arrived;
+        let slot = self.alloc(Req {
+            kind: Kind::Write,
+            pages_left: (last - first + 1) as u32,
+            ..base
+        });
+        let stream = (base.stream & !ASYNC_TAG) as usize;
+        let end = req.offset + req.len;
+        let first_blk = req.offset / 4096;
+        let bpp = self.page_size / 4096;
+        for (i, lpn) in (first..=last).enumerate() {
+            let page_start = lpn * self.page_size;
+            let partial = req.offset > page_start || end < page_start + self.page_size;
+            let c = self.compression.as_mut().expect("compression is on");
+            let (lo, hi) = (
+                req.offset.max(page_start) - page_start,
+                end.min(page_start + self.page_size) - page_start,
+            );
+            // A partial-page write merges with the page's old data, read from flash first
+            // unless it is still in DRAM: the flash page holding it, or of a split page the
+            // pieces the write does not cover, each with a partial read.
+            let mut olds = std::mem::take(&mut self.old_reads);
+            olds.clear();
+            match partial.then(|| c.packer.lookup(lpn)).flatten() {
+                Some(ch) if ch.split() && !c.packer.split_pending(ch) => {
+                    let unit = self.partial_unit;
+                    for i in 0..c.packer.pieces() as u64 {
+                        if lo <= i * unit && (i + 1) * unit <= hi {
+                            continue;
+                        }
+                        let p = c.packer.piece(ch, i as u32);
+                        let ppn = self.ftl.lookup(Lpn(p.vpn)).expect("mapped");
+                        olds.push((ppn, true));
+                    }
+                }
+                Some(ch) if !ch.zero() && !ch.split() && !c.packer.is_open(ch.vpn) => {
+                    olds.extend(self.ftl.lookup(Lpn(ch.vpn)).map(|p| (p, false)));
+                }
+                _ => {}
+            }
+            let id = content.wrapping_add(i as u64).max(1);
+            if let Some(s) = self.shadow.as_mut() {
+                s.expected[lpn as usize] = id;
+            }
+            // Unit i of the page holds block lpn * bpp + i; the request's first block holds
+            // `content`.
+            let block_id = content.wrapping_add(lpn * bpp).wrapping_sub(first_blk);
+            let written = span(lo, hi, 4096) as u16;
+            // Units this write does not cover keep their old zero bits; a never-written
+            // page reads as zeros.
+            let kept = match c.packer.lookup(lpn) {
+                Some(_) => c.zeros(lpn),
+                None => u16::MAX,
+            };
+            let len = c.store(lpn, cm, stream, block_id, written, kept);
+            let ready = c.compress(arrived);
+            let split =
+                len as u64 == self.page_size && c.split_decision(lpn, req.len, self.page_size);
+            let mut writes = std::mem::take(&mut self.page_writes);
+            writes.clear();
+            if split {
+                c.place_split(lpn, ready, id, &mut writes)?;
+            } else {
+                c.place(lpn, len, ready, id, &mut writes)?;
+            }
+            self.flush_page_writes(&mut writes, now, q);
+            self.page_writes = writes;
+            if olds.is_empty() {
+                self.arriving_chunks.push_back((ready, slot));
+            } else {
+                let kind = Kind::RmwChunk {
+                    parent: slot,
+                    ready,
+                };
+                self.read_old_data(kind, base, cmd, &olds);
+            }
+            self.old_reads = olds;
+        }
+        self.after_backend(now, q);
+        Ok(())
+    }
+
+    /// Give the page FTL the virtual pages the packer closed (their programs reach the back
+    /// end when their data is all in DRAM) and discard the ones it freed.
+    fn flush_page_writes(&mut self, writes: &mut [PageWrite], now: SimTime, q: &mut EventQueue) {
+        // Discard first: a VPN freed by this write may also be the page it wrote.
+        let c = self.compression.as_mut().expect("compression is on");
+        let freed = std::mem::take(&mut c.fx.freed);
+        for &v in &freed {
+            self.ftl.trim(Lpn(v), now);
+        }
+        self.compression
+            .as_mut()
+            .expect("compression is on")
+            .fx
+            .freed = freed;
+        let c = self.compression.as_mut().expect("compression is on");
+        if c.fx.group.is_some() {
+            // A split group: its pages on different channels, of one page type, or else
+            // unsplit.
+            let vpns: Vec<Lpn> = writes.iter().map(|w| Lpn(w.vpn)).collect();
+            let ids: Vec<u64> = writes.iter().map(|w| w.page_id).collect();
+            let mut ppns = Vec::with_capacity(vpns.len());
+            let placed = {
+                let mut be = self.sched.backend(&mut self.nand, q, now);
+                self.ftl.write_group(&vpns, &ids, now, &mut be, &mut ppns)
+            };
+            if placed {
+                for (w, &ppn) in writes.iter().zip(&ppns) {
+                    self.queue_page_program(ppn, w.ready, now);
+                }
+                return;
+            }
+            self.compression
+                .as_mut()
+                .expect("compression is on")
+                .unsplit(writes);
+        }
+        for w in writes.iter() {
+            let ppn = {
+                let mut be = self.sched.backend(&mut self.nand, q, now);
+                self.ftl.write(Lpn(w.vpn), w.page_id, now, &mut be)
+            };
+            self.queue_page_program(ppn, w.ready, now);
+        }
+    }
+
+    /// A page of the compression buffer is mapped to `ppn`; its data is all in DRAM at
+    /// `ready`.
+    fn queue_page_program(&mut self, ppn: Ppn, ready: SimTime, now: SimTime) {
+        self.sched.program_allocated(ppn);
+        // Page commands reach the controller in order.
+        let at = self
+            .arriving_writes
+            .back()
+            .map_or(ready, |b| b.at.max(ready))
+            .max(now);
+        self.arriving_writes.push_back(Arrival {
+            at,
+            ppn,
+            req: NO_REQ,
+            partial: false,
+        });
+    }
+
+    /// A logical page of write request `req` is compressed and in DRAM at `at`.
+    pub(in crate::device) fn chunk_in_dram(&mut self, req: u32, at: SimTime, q: &mut EventQueue) {
+        let c = self.compression.as_mut().expect("compression is on");
+        if c.admit(req, at) {
+            self.page_done(req, at, Split::default(), q);
+        }
+    }
+
+    /// A closed page's data is all in DRAM at `now`: programmed from a buffer page, or
+    /// waiting for one.
+    pub(in crate::device) fn compressed_page_in(
+        &mut self,
+        ppn: Ppn,
+        now: SimTime,
+        q: &mut EventQueue,
+    ) {
+        let c = self.compression.as_mut().expect("compression is on");
+        if c.page_closed(ppn, now) {
+            self.sched
+                .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
+        }
+    }
+
+    /// A closed page's program completed at `now`: a waiting closed page takes its buffer
+    /// page, and the logical pages waiting go in once no closed page waits.
+    pub(in crate::device) fn compressed_page_programmed(
+        &mut self,
+        now: SimTime,
+        q: &mut EventQueue,
+    ) {
+        let mut out = std::mem::take(&mut self.released);
+        out.clear();
+        let next = self
+            .compression
+            .as_mut()
+            .expect("compression is on")
+            .program_done(&mut out);
+        if let Some(ppn) = next {
+            self.sched
+                .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
+        }
+        for &(req, since) in &out {
+            let split = Split {
+                queue_ns: now.0 - since.0,
+                ..Split::default()
+            };
+            self.page_done(req, now, split, q);
+        }
+        self.released = out;
+    }
+
+    /// Preconditioning with compression: place the page and write what the packer closes,
+    /// untimed.
+    pub(in crate::device) fn write_compressed_untimed(
+        &mut self,
+        lpn: Lpn,
+        content: u64,
+        cm: &mut ContentModel,
+    ) -> Result<()> {
+        if let Some(s) = self.shadow.as_mut() {
+            s.expected[lpn.0 as usize] = content;
+        }
+        let c = self.compression.as_mut().expect("compression is on");
+        let bpp = self.page_size / 4096;
+        let len = c.store(lpn.0 as u64, cm, 0, content.wrapping_mul(bpp), u16::MAX, 0);
+        let mut writes = std::mem::take(&mut self.page_writes);
+        writes.clear();
+        c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;
+        // Discard first: a VPN freed by this write may also be the page it wrote.
+        for &v in &c.fx.freed {
+            self.ftl.trim(Lpn(v), SimTime::ZERO);
+        }
+        for w in &writes {
+            let ppn = self
+                .ftl
+                .write(Lpn(w.vpn), w.page_id, SimTime::ZERO, &mut self.nand);
+            self.nand.count_transfer();
+            self.nand.count_program(ppn, false);
+        }
+        self.page_writes = writes;
+        Ok(())
+    }
+}
+
+impl Device {
+    /// The content id a read of logical page `lpn` finds (verify mode): its chunk's, or of a
+    /// split page every piece's, which must agree.
+    pub(in crate::device) fn compressed_read_id(&self, lpn: u64) -> Result<u64> {
+        let c = self.compression.as_ref().expect("compression is on");
+        let Some(ch) = c.packer.lookup(lpn) else {
+            return Ok(0);
+        };
+        let flash_id = |vpn: u32| {
+            self.ftl
+                .lookup(Lpn(vpn))
+                .map_or(0, |p| self.ftl.content_at(p))
+        };
+        if ch.split() && !c.packer.split_pending(ch) {
+            let mut id = None;
+            for i in 0..c.packer.pieces() {
+                let p = c.packer.piece(ch, i);
+                let got = c.read_id(lpn, p, Some(flash_id(p.vpn)))?;
+                if id.is_some_and(|x| x != got) {
+                    return Err(Error::Verify(format!(
+                        "logical page {lpn}: split piece {i} holds content {got:#x}, piece 0 {:#x}",
+                        id.unwrap_or(0)
+                    )));
+                }
+                id = Some(got);
+            }
+            return Ok(id.unwrap_or(0));
+        }
+        let flash =
+            (!ch.zero() && !ch.split() && !c.packer.is_open(ch.vpn)).then(|| flash_id(ch.vpn));
+        c.read_id(lpn, ch, flash)
+    }
+}
+
+/// Bitmask of the partial units of size `unit` that bytes `[lo, hi)` of a page touch.
+#[inline]
+fn span(lo: u64, hi: u64, unit: u64) -> u64 {
+    let (a, b) = (lo / unit, (hi - 1) / unit);
+    (u64::MAX >> (63 - (b - a))) << a
+}

@@ -74,6 +74,9 @@ pub(super) struct SourceSpec {
     pub randommap: bool,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
+    /// `percentage_random` per direction (read, write): the share of a random job's requests
+    /// at random offsets; the others continue from the end of the previous request.
+    pub pct_random: [u32; 2],
     /// `fsync=N` / `fdatasync=N`: a flush of the file after every N writes (0: never).
     pub sync_every: u64,
     /// Open flags (`sync`, `direct`): [`FileAttrs::DSYNC`] | [`FileAttrs::DIRECT`].
@@ -220,6 +223,7 @@ pub(super) struct FioSource {
     rng_bs: Pcg64Mcg,
     rng_off: Pcg64Mcg,
     rng_dedupe: Pcg64Mcg,
+    rng_seq: Pcg64Mcg,
     /// Next sequential position per direction, relative to the region start (fio's last_pos).
     last_pos: [u64; 2],
     start: Option<SimTime>,
@@ -283,6 +287,7 @@ impl FioSource {
             rng_bs: sub(2),
             rng_off,
             rng_dedupe: sub(4),
+            rng_seq: sub(5),
             last_pos: [0, 0],
             start: None,
             bytes: 0,
@@ -405,10 +410,15 @@ impl RequestSource for FioSource {
         let d = usize::from(!read);
         let len = self.next_len(d);
         let region = self.spec.region_len;
-        let rel = if self.spec.random {
+        let pct = self.spec.pct_random[d];
+        let random = self.spec.random
+            && (pct == 100 || pct > 0 && self.rng_seq.random_range(0..100u32) < pct);
+        let rel = if random {
             let off = self.next_block() * self.spec.min_bs;
             // A large block near the end moves back so it stays in the region.
-            off.min(region - len)
+            let off = off.min(region - len);
+            self.last_pos[d] = off + len;
+            off
         } else {
             let mut pos = self.last_pos[d];
             if pos + len > region {

@@ -17,7 +17,8 @@
 //! `bssplit` (`bs/percent:...`), `size` and `offset` (bytes or percent of the device),
 //! `io_size`/`io_limit` (bytes), `number_ios`, `iodepth`, `numjobs`, `runtime`/`timeout`
 //! (seconds unless suffixed `us`/`ms`/`s`/`m`/`h`/`d`), `time_based`, `random_distribution`
-//! (`random`, `zipf:θ`, `pareto:h`, `normal[:dev]`), `norandommap`, `randseed`, `randrepeat`,
+//! (`random`, `zipf:θ`, `pareto:h`, `normal[:dev]`), `percentage_random` (`read[,write]`),
+//! `norandommap`, `randseed`, `randrepeat`,
 //! `buffer_compress_percentage`, `dedupe_percentage`, `stonewall`/`wait_for_previous`,
 //! `kb_base` (1024 only), plus the ignored options in [`IGNORED_OPTIONS`]. Any other option is
 //! an error. Byte sizes take fio's suffixes `k`, `m`, `g`, `t`, `p` (optionally with `i`/`b`),
@@ -78,6 +79,7 @@ const SUPPORTED: &[(&str, &str)] = &[
     ("time_based", "time_based"),
     ("random_distribution", "random_distribution"),
     ("norandommap", "norandommap"),
+    ("percentage_random", "percentage_random"),
     ("randseed", "randseed"),
     ("buffer_compress_percentage", "buffer_compress_percentage"),
     ("dedupe_percentage", "dedupe_percentage"),
@@ -802,6 +804,34 @@ fn resolve(opts: &[&Opt], section_name: &str, at: &Origin, capacity: u64) -> Res
         None => Dist::Random,
         Some(o) => parse_distribution(o)?,
     };
+    // fio's `percentage_random=read[,write]`: that share of a random job's requests is random,
+    // the rest continue sequentially from the end of the direction's previous request.
+    let pct_random = match get("percentage_random") {
+        None => [100, 100],
+        Some(o) => {
+            let v = o.value()?;
+            let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+            let pct = |t: &str| -> Result<u32> {
+                t.parse::<u32>()
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(|| o.err(format!("expected a percentage in 0..=100, got `{t}`")))
+            };
+            match parts.as_slice() {
+                [a] => [pct(a)?, pct(a)?],
+                [a, b] => [pct(a)?, pct(b)?],
+                [a, b, _trim] => [pct(a)?, pct(b)?],
+                _ => return Err(o.err("expected `read[,write[,trim]]` percentages")),
+            }
+        }
+    };
+    if pct_random != [100, 100] && !random {
+        if let Some(o) = get("percentage_random") {
+            return Err(o.err(
+                "percentage_random applies to random jobs (rw = randread, randwrite or randrw)",
+            ));
+        }
+    }
     let randommap = match get("norandommap") {
         None => true,
         Some(o) => !o.flag()?,
@@ -871,6 +901,7 @@ fn resolve(opts: &[&Opt], section_name: &str, at: &Origin, capacity: u64) -> Res
             dist,
             randommap,
             dedupe_pct,
+            pct_random,
             sync_every,
             open_flags,
         },

@@ -564,3 +564,52 @@ fn fsync_every_n_writes_and_open_flags() {
     assert_eq!(reqs.iter().filter(|r| r.op == Op::Sync).count(), 5);
     assert!(reqs.iter().all(|r| !r.attrs.direct() && !r.attrs.dsync()));
 }
+
+/// `percentage_random=read,write`: that share of each direction's requests lands at random
+/// offsets; every other request starts where the previous request of its direction ended
+/// (fio's `last_pos`). Counted against the rule directly: a request is "sequential" when it
+/// starts at the end of the previous one of its direction.
+#[test]
+fn percentage_random_mixes_random_and_sequential_per_direction() {
+    let text = "[j]\nrw=randrw\nrwmixread=50\nbs=16k\npercentage_random=30,80\nnorandommap=1\nsize=1g\nnumber_ios=40000\n";
+    let mut st = load_text(text, 16 * GIB, 3).unwrap();
+    let reqs = take(&mut st[0], 40_000);
+    for (op, want) in [(Op::Read, 0.70), (Op::Write, 0.20)] {
+        let mut last: Option<u64> = None;
+        let (mut seq, mut n) = (0usize, 0usize);
+        for r in reqs.iter().filter(|r| r.op == op) {
+            if let Some(end) = last {
+                n += 1;
+                // A random offset can land at the previous end by chance (1 in 65,536 here).
+                seq += usize::from(r.offset == end || (end + 16384 > GIB && r.offset == 0));
+            }
+            last = Some(r.offset + r.len);
+        }
+        let share = seq as f64 / n as f64;
+        assert!((share - want).abs() < 0.02, "{op:?}: {share} sequential");
+    }
+    // Without the option every request is random; 100 is the same as absent.
+    let plain = take(
+        &mut load_text(&text.replace("percentage_random=30,80\n", ""), 16 * GIB, 3).unwrap()[0],
+        1000,
+    );
+    let hundred = take(
+        &mut load_text(&text.replace("30,80", "100"), 16 * GIB, 3).unwrap()[0],
+        1000,
+    );
+    assert_eq!(plain, hundred);
+    for (bad, says) in [
+        ("percentage_random=101", "0..=100"),
+        ("percentage_random=a", "0..=100"),
+        ("percentage_random=1,2,3,4", "read[,write"),
+    ] {
+        let e = load_text(&text.replace("percentage_random=30,80", bad), 16 * GIB, 3)
+            .err()
+            .unwrap_or_else(|| panic!("{bad} accepted"));
+        assert!(e.to_string().contains(says), "{bad}: {e}");
+    }
+    let e = load_text("[j]\nrw=read\npercentage_random=50\n", 16 * GIB, 3)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("random jobs"), "{e}");
+}

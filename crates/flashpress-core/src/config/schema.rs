@@ -343,9 +343,9 @@ pub enum SplitDecision {
 /// partial-read unit of `nand.partial_read`); that many split pages are buffered in DRAM
 /// (64 KiB for 16 KiB pages) and written as as many flash pages on different channels whose
 /// page types match, flash page `i` holding unit `i` of each. Split pages that are later
-/// overwritten keep their flash pages until every page of their group is gone, so the split
-/// table's size (`max_split_pages`) is reserved from the logical space: `(pieces - 1)` flash
-/// pages per group of `pieces` split pages.
+/// overwritten keep their flash pages until every page of their group is gone, so the page
+/// FTL maps `(pieces - 1)` pages more per group of `pieces` split pages the table can hold
+/// (`max_split_pages`); they come out of the over-provisioning, not the host's space.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SplitConfig {
@@ -785,19 +785,6 @@ impl SimConfig {
                         )
                     },
                 )?;
-                let reserve = (sp.max_split_pages / pieces as u64) * (pieces as u64 - 1);
-                let logical = crate::ftl::logical_pages(self);
-                check(
-                    reserve <= logical / 2,
-                    src,
-                    "ftl.compression.split.max_split_pages",
-                    || {
-                        format!(
-                            "{} split pages reserve {reserve} flash pages, more than half of the {logical} logical pages: lower it",
-                            sp.max_split_pages
-                        )
-                    },
-                )?;
                 match (sp.decision, sp.lru_entries) {
                     (SplitDecision::Lru, Some(e)) if (1..=1 << 32).contains(&e) => {}
                     (SplitDecision::Lru, e) => {
@@ -859,6 +846,18 @@ impl SimConfig {
         check(logical > 0, src, "ftl.op_ratio", || {
             "leaves no logical pages".into()
         })?;
+        let split = crate::ftl::split_reserve_pages(self);
+        check(
+            split == 0 || logical + split < usable,
+            src,
+            "ftl.compression.split.max_split_pages",
+            || {
+                format!(
+                    "the split table's reserve of {split} pages (3 per 4 split pages) and the {logical} logical pages \
+                     do not fit in the {usable} pages outside the GC reserve: lower it or raise ftl.op_ratio"
+                )
+            },
+        )?;
         // A CCSD's logical space is decoupled from its physical space; it checks its own.
         check(
             self.stack.is_some() || logical < usable,

@@ -52,6 +52,28 @@ pub fn logical_pages(cfg: &SimConfig) -> u64 {
     (phys as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64
 }
 
+/// Virtual pages the split FTL keeps beyond the host's logical pages (PR-SSD section 4.3): a
+/// group of split pages whose members were overwritten but one still holds all its flash
+/// pages, so each of the `max_split_pages / pieces` groups may hold `pieces - 1` pages more
+/// than its live logical pages. They come out of the over-provisioning, not the host's space.
+pub fn split_reserve_pages(cfg: &SimConfig) -> u64 {
+    match (
+        cfg.ftl.compression().and_then(|c| c.split.as_ref()),
+        cfg.nand.partial_unit(),
+    ) {
+        (Some(s), Some(unit)) => {
+            let pieces = (cfg.nand.page_size / unit).max(1) as u64;
+            (s.max_split_pages / pieces) * (pieces - 1)
+        }
+        _ => 0,
+    }
+}
+
+/// Pages the page FTL maps: the logical pages, plus with the split FTL its reserve.
+pub fn mapped_pages(cfg: &SimConfig) -> u64 {
+    logical_pages(cfg) + split_reserve_pages(cfg)
+}
+
 /// Counters owned by the FTL.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FtlCounters {
@@ -168,8 +190,8 @@ impl Ftl {
             .collect();
         let bpp = geo.blocks_per_plane as f64;
         Ftl {
-            logical_pages: logical_pages(cfg) as u32,
-            l2p: vec![UNMAPPED; logical_pages(cfg) as usize],
+            logical_pages: mapped_pages(cfg) as u32,
+            l2p: vec![UNMAPPED; mapped_pages(cfg) as usize],
             p2l: vec![UNMAPPED; geo.pages as usize],
             blocks: Blocks::new(geo.blocks as usize),
             free,
@@ -195,7 +217,7 @@ impl Ftl {
         }
     }
 
-    /// Logical pages exposed to the host.
+    /// Logical pages it maps (with compression: virtual pages, see [`mapped_pages`]).
     pub fn logical_pages(&self) -> u32 {
         self.logical_pages
     }

@@ -183,8 +183,10 @@ impl Compression {
             (s, unit, (s.max_split_pages / pieces) * (pieces - 1))
         });
         // Every VPN in use holds a logical page, but for the open page and the pieces - 1
-        // VPNs a split group of one live page holds beyond it.
+        // VPNs a split group of one live page holds beyond it (the page FTL maps that many
+        // more: ftl::split_reserve_pages).
         let logical = vpns as u64 - 1 - split.map_or(0, |s| s.2);
+        debug_assert_eq!(logical + 1, crate::ftl::logical_pages(cfg));
         let mut packer = PagePacker::new(page, c.max_chunks_per_page, logical, vpns);
         if let Some((s, unit, _)) = split {
             packer = packer.with_split(unit, s.max_split_pages);
@@ -220,8 +222,8 @@ impl Compression {
         })
     }
 
-    /// Logical pages exposed to the host: one fewer than the virtual pages, and fewer still
-    /// by the split table's reserve.
+    /// Logical pages exposed to the host: one fewer than the page FTL's logical pages (the
+    /// page being filled takes a virtual page of its own).
     pub fn logical_pages(&self) -> u64 {
         self.logical
     }

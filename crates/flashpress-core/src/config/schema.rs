@@ -775,24 +775,25 @@ impl SimConfig {
                     )
                 })?;
                 check(
-                    sp.max_split_pages >= pieces as u64,
+                    sp.max_split_pages >= pieces as u64 && sp.max_split_pages % pieces as u64 == 0,
                     src,
                     "ftl.compression.split.max_split_pages",
                     || {
                         format!(
-                            "expected at least one group of {pieces} split pages, got {}",
+                            "split pages go in groups of {pieces}: expected a positive multiple of {pieces}, got {}",
                             sp.max_split_pages
                         )
                     },
                 )?;
+                let logical = crate::ftl::logical_pages(self);
                 match (sp.decision, sp.lru_entries) {
-                    (SplitDecision::Lru, Some(e)) if (1..=1 << 32).contains(&e) => {}
+                    (SplitDecision::Lru, Some(e)) if (1..=logical).contains(&e) => {}
                     (SplitDecision::Lru, e) => {
                         return Err(Error::config(
                             src,
                             "ftl.compression.split.lru_entries",
                             format!(
-                                "decision = \"lru\" needs the history's size: expected 1 to 2^32 entries, got {e:?}"
+                                "decision = \"lru\" needs the history's size: expected 1 to the {logical} logical pages, got {e:?}"
                             ),
                         ))
                     }

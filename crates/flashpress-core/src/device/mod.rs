@@ -206,13 +206,27 @@ impl Device {
         self.ftl.check_invariants()?;
         if let Some(c) = self.compression.as_ref() {
             c.packer.check()?;
+            let unmapped = |lpn: u64, vpn: u32| {
+                Err(Error::Invariant(format!(
+                    "compressed mapping: logical page {lpn} is in virtual page {vpn} that maps to no flash page"
+                )))
+            };
             for (lpn, ch) in c.packer.mapped_chunks() {
-                if !ch.zero() && !c.packer.is_open(ch.vpn) && self.ftl.lookup(Lpn(ch.vpn)).is_none()
+                if ch.split() {
+                    // A split page's chunk names its group; a closed group's pieces are mapped.
+                    if !c.packer.split_pending(ch) {
+                        for i in 0..c.packer.pieces() {
+                            let p = c.packer.piece(ch, i);
+                            if self.ftl.lookup(Lpn(p.vpn)).is_none() {
+                                return unmapped(lpn, p.vpn);
+                            }
+                        }
+                    }
+                } else if !ch.zero()
+                    && !c.packer.is_open(ch.vpn)
+                    && self.ftl.lookup(Lpn(ch.vpn)).is_none()
                 {
-                    return Err(Error::Invariant(format!(
-                        "compressed mapping: logical page {lpn} is in virtual page {} that maps to no flash page",
-                        ch.vpn
-                    )));
+                    return unmapped(lpn, ch.vpn);
                 }
             }
         }

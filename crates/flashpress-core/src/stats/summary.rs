@@ -211,7 +211,8 @@ pub struct Summary {
     pub trimmed_pages: u64,
     /// Page reads of unwritten addresses (no NAND access).
     pub unmapped_page_reads: u64,
-    /// Read-modify-write page reads for partial-page writes.
+    /// Flash reads of old data for partial-page writes (of a split page, one partial read per
+    /// piece the write does not cover).
     pub rmw_page_reads: u64,
     /// Host pages that waited for a write-buffer slot.
     pub buffer_full_waits: u64,
@@ -351,8 +352,8 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ),
         (
             "rmw_page_reads",
-            "pages",
-            "page reads merging a partial-page write with old data",
+            "reads",
+            "flash reads of old data merged with a partial-page write (a split page: one per piece not covered)",
         ),
         (
             "buffer_full_waits",

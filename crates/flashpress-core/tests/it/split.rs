@@ -270,6 +270,71 @@ fn the_split_decision_follows_host_request_sizes() {
     assert!(bit.reads_conflict_split < 15, "{bit:?}");
 }
 
+/// The invariant check follows a split page to its pieces: a pending group's pages are in
+/// DRAM, a closed group's pieces are mapped, also after some of its pages were trimmed.
+#[test]
+fn the_invariant_check_follows_split_pages_to_their_pieces() {
+    let text = format!(
+        "{DEVICE}\n[check]\ninvariants = true\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
+    )
+    .replace("decision = \"bit\"", "decision = \"all\"");
+    let cfg = config(&text);
+    let mut script: Vec<(Op, u64, u64, u64)> =
+        (0..9).map(|l| (Op::Write, l * PAGE, PAGE, 0)).collect();
+    script.extend((0..4).map(|l| (Op::Trim, l * PAGE, PAGE, 0)));
+    let s = script_sim(&cfg, script, Drive::Closed { depth: 1 })
+        .run()
+        .unwrap()
+        .summary;
+    let c = s.compression.unwrap();
+    assert_eq!((c.packer.split_groups, c.packer.split_pages), (2, 8));
+}
+
+/// The LRU history remembers the pages read last: a write's decision does not make a page
+/// recent again (with two entries, a page read before two later reads is forgotten).
+#[test]
+fn the_lru_history_is_ordered_by_reads_only() {
+    let text = format!(
+        "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
+    )
+    .replace("decision = \"bit\"\n", "decision = \"lru\"\nlru_entries = 2\n");
+    let cfg = config(&text);
+    let script = vec![
+        (Op::Read, 0, 2 * PAGE, 0),     // pages 0 and 1 read by a large read
+        (Op::Write, 0, PAGE, 0),        // refused: page 0's history
+        (Op::Read, 10 * PAGE, PAGE, 0), // page 10 read: page 0 is the oldest of three
+        (Op::Write, 0, PAGE, 0),        // page 0 has no history left: split
+    ];
+    let s = script_sim(&cfg, script, Drive::Closed { depth: 1 })
+        .run()
+        .unwrap()
+        .summary;
+    let c = s.compression.unwrap();
+    assert_eq!(c.split_refused_history, 1, "{c:?}");
+}
+
+/// The size threshold follows the channels: with 8 channels and 4 pieces per page, the
+/// pieces of two pages are read at once, so writes of two pages split and of three do not.
+#[test]
+fn the_split_threshold_is_as_many_pages_as_the_channels_read_at_once() {
+    let text = format!(
+        "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
+    )
+    .replace("channels = 4", "channels = 8");
+    let cfg = config(&text);
+    let mut script: Vec<(Op, u64, u64, u64)> = (0..8)
+        .map(|i| (Op::Write, i * 2 * PAGE, 2 * PAGE, 0))
+        .collect();
+    script.extend((0..8).map(|i| (Op::Write, (100 + i * 3) * PAGE, 3 * PAGE, 0)));
+    let s = script_sim(&cfg, script, Drive::Closed { depth: 1 })
+        .run()
+        .unwrap()
+        .summary;
+    let c = s.compression.unwrap();
+    assert_eq!(c.packer.split_pages, 16, "{c:?}");
+    assert_eq!(c.split_refused_size, 24, "{c:?}");
+}
+
 #[test]
 fn bad_split_settings_are_refused_by_name() {
     for (from, to, key) in [
@@ -298,6 +363,16 @@ fn bad_split_settings_are_refused_by_name() {
             "decision = \"bit\"",
             "decision = \"lru\"",
             "ftl.compression.split.lru_entries",
+        ),
+        (
+            "decision = \"bit\"",
+            "decision = \"lru\"\nlru_entries = 4294967296",
+            "ftl.compression.split.lru_entries",
+        ),
+        (
+            "max_split_pages = 256",
+            "max_split_pages = 254",
+            "ftl.compression.split.max_split_pages",
         ),
         (
             "decision = \"bit\"",

@@ -48,10 +48,10 @@ impl History {
 
     /// Whether the page was last read by a host read larger than a page.
     #[inline]
-    pub(super) fn large(&mut self, lpn: u64) -> bool {
+    pub(super) fn large(&self, lpn: u64) -> bool {
         match self {
             History::Bit(b) => b[(lpn / 64) as usize] >> (lpn % 64) & 1 == 1,
-            History::Lru(c) => c.get(&lpn).copied().unwrap_or(false),
+            History::Lru(c) => c.peek(&lpn).copied().unwrap_or(false),
             History::All => false,
         }
     }

@@ -148,6 +148,10 @@ pub struct Compression {
     history: Option<History>,
     /// When the split group being filled is all in DRAM.
     split_ready: SimTime,
+    /// Largest host request (bytes) whose pages the split decision splits: as many pages as
+    /// the channels can read all pieces of at once (PR-SSD section 4.3.1: one page with four
+    /// channels and four pieces, two with eight).
+    split_limit: u64,
     /// Logical pages exposed to the host.
     logical: u64,
     /// Counters since the last reset.
@@ -194,6 +198,8 @@ impl Compression {
         Ok(Compression {
             history: split.map(|(s, _, _)| History::new(s, logical)),
             split_ready: SimTime::ZERO,
+            split_limit: page as u64
+                * split.map_or(1, |(_, unit, _)| (cfg.nand.channels / (page / unit)).max(1)) as u64,
             logical,
             packer,
             measure,
@@ -230,12 +236,12 @@ impl Compression {
 
     /// Whether a page of `lpn` that did not compress, written by a host write of `req_len`
     /// bytes, is split (the split decision), counting why not.
-    pub fn split_decision(&mut self, lpn: u64, req_len: u64, page: u64) -> bool {
+    pub fn split_decision(&mut self, lpn: u64, req_len: u64) -> bool {
         let Some(h) = self.history.as_mut() else {
             return false;
         };
         if !matches!(h, History::All) {
-            if req_len > page {
+            if req_len > self.split_limit {
                 self.counters.split_refused_size += 1;
                 return false;
             }
@@ -253,9 +259,9 @@ impl Compression {
 
     /// A host read of `req_len` bytes read logical page `lpn` (the split decision's history).
     #[inline]
-    pub fn record_read(&mut self, lpn: u64, req_len: u64, page: u64) {
+    pub fn record_read(&mut self, lpn: u64, req_len: u64) {
         if let Some(h) = self.history.as_mut() {
-            h.record(lpn, req_len > page);
+            h.record(lpn, req_len > self.split_limit);
         }
     }
 

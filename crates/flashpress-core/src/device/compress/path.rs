@@ -51,7 +51,7 @@ impl Device {
         let mut reads: Vec<(Ppn, u64, bool)> = Vec::new();
         let mut decompress = 0u32;
         for lpn in first..=last {
-            c.record_read(lpn, req.len, page);
+            c.record_read(lpn, req.len);
             let Some(ch) = c.packer.lookup(lpn) else {
                 self.counters.unmapped_page_reads += 1;
                 continue;
@@ -233,8 +233,7 @@ impl Device {
             };
             let len = c.store(lpn, cm, stream, block_id, written, kept);
             let ready = c.compress(arrived);
-            let split =
-                len as u64 == self.page_size && c.split_decision(lpn, req.len, self.page_size);
+            let split = len as u64 == self.page_size && c.split_decision(lpn, req.len);
             let mut writes = std::mem::take(&mut self.page_writes);
             writes.clear();
             if split {

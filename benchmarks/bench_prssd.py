@@ -11,7 +11,8 @@ Workload: ``--requests`` random 16 KiB requests, 70% reads, at queue depth 32.
 Set-up (building the device and the fill) is timed by the same run with one request; the
 request rate is ``requests / (wall - set-up)``.
 
-Schemes: ``prssd/Baseline`` (the plain page FTL), ``prssd/DP`` with the content model in
+Schemes: ``prssd/Baseline`` (the plain page FTL), ``prssd/DP`` and ``prssd/PR`` (DP with the
+split FTL; its split table scaled to the device: 32,768 split pages) with the content model in
 ``model`` mode (sizes read off DPC's measured size curve) and in ``bytes`` mode (every
 written page generated and compressed by our DPC). Each run is its own process (peak RSS
 is its own) and repeated ``--repeats`` times; the median wall time is reported, with every
@@ -32,7 +33,9 @@ RUN = r"""
 import json, resource, sys, time
 import flashpress
 scheme, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+split = {"ftl": {"compression": {"split": {"max_split_pages": 32768}}}} if scheme.startswith("prssd/PR") else {}
 cfg = flashpress.Config.from_dict({
+    **split,
     "scheme": scheme,
     "nand": {"blocks_per_plane": 128},
     "precondition": {"fill_fraction": 0.5, "aging_fraction": 0.0},
@@ -70,7 +73,13 @@ def main() -> None:
         )
         return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
-    for scheme, mode in [("prssd/Baseline", "model"), ("prssd/DP", "model"), ("prssd/DP", "bytes")]:
+    for scheme, mode in [
+        ("prssd/Baseline", "model"),
+        ("prssd/DP", "model"),
+        ("prssd/PR", "model"),
+        ("prssd/DP", "bytes"),
+        ("prssd/PR", "bytes"),
+    ]:
         setup = statistics.median(run(scheme, mode, 1)["wall_s"] for _ in range(args.repeats))
         runs = [run(scheme, mode, args.requests) for _ in range(args.repeats)]
         wall = statistics.median(r["wall_s"] for r in runs)

@@ -40,8 +40,70 @@ def test_runs_are_well_formed(paper: str, scale: str) -> None:
             )
 
 
+@pytest.mark.parametrize("scale", list(SCALES))
+def test_prssd_runs_are_well_formed(scale: str) -> None:
+    sc = get_scale(scale)
+    for fig in figures("prssd", sc):
+        ids = [r.run_id for r in fig.runs]
+        assert len(ids) == len(set(ids)), f"{fig.key}: duplicate run ids"
+        assert fig.kind in PLOTTERS
+        for r in fig.runs:
+            assert set(r.labels) == set(LABEL_KEYS)
+            assert r.overrides["scheme"] == f"prssd/{r.labels['scheme']}"
+            assert r.overrides["nand.blocks_per_plane"] == sc.prssd_blocks_per_plane
+            job = r.overrides["workload"]["jobs"][0]
+            assert job["number_ios"] == sc.prssd_requests and job["name"] == r.labels["workload"]
+
+
+def test_prssd_configs_validate_and_split_tables_scale_with_the_device() -> None:
+    from flashpress.reproduce.runner import plan
+
+    planned = plan(figures("prssd", QUICK))
+    assert all(p.config is not None for p in planned)
+    for p in planned:
+        assert p.config is not None
+        if p.spec.labels["scheme"].startswith("PR"):
+            ch = p.config.get("nand.channels")
+            # The seed's 262,144 split pages on 8 channels of 1024-block planes, scaled.
+            want = 262_144 * QUICK.prssd_blocks_per_plane // 1024 * ch // 8
+            assert p.config.get("ftl.compression.split.max_split_pages") == want
+
+
+def test_prssd_workloads_follow_table_2() -> None:
+    """Each workload's fio job as generated: its size mix averages Table 2's sizes (to the
+    4 KiB rounding of the large size), and a short run on a small device reads and writes in
+    Table 2's proportion with those mean sizes."""
+    import flashpress
+    from flashpress.reproduce.experiments_prssd import SMALL_MIX, TABLE2, workload
+
+    for name, (rr, rkb, wkb, rrand, wrand, _) in TABLE2.items():
+        job = workload(name, QUICK)["workload"]["jobs"][0]
+        assert job["rwmixread"] == round(100 * rr)
+        assert job["percentage_random"] == f"{round(100 * rrand)},{round(100 * wrand)}"
+        for split, mean in zip(job["bssplit"].split(","), (rkb, wkb)):
+            sizes = [(int(x.split("/")[0][:-1]), int(x.split("/")[1])) for x in split.split(":")]
+            assert sizes[: len(SMALL_MIX)] == list(SMALL_MIX)
+            got = sum(k * p for k, p in sizes) / 100
+            assert abs(got - mean) <= 0.3 * 2 + 1e-9, (name, got, mean)
+    for name in ("DB", "ML"):
+        rr, rkb, wkb, _, _, saving = TABLE2[name]
+        w = workload(name, QUICK)
+        w["workload"]["jobs"][0]["number_ios"] = 20_000
+        w["workload"]["jobs"][0]["size"] = "50%"
+        cfg = flashpress.Config.preset("tiny").with_overrides(
+            {**w, "nand.page_size": 16384, "content.granularity": 16384}
+        )
+        s = flashpress.simulate(cfg, progress=False).summary
+        nr, nw = s["read"]["requests"], s["write"]["requests"]
+        assert abs(nr / (nr + nw) - rr) < 0.02, name
+        assert s["read"]["bytes"] / nr / 1024 == pytest.approx(rkb, rel=0.08), name
+        assert s["write"]["bytes"] / nw / 1024 == pytest.approx(wkb, rel=0.08), name
+        # The ratio's spread is chosen so that the data saves Table 2's share overall.
+        assert s["content"]["saving"] == pytest.approx(saving, abs=0.02), name
+
+
 def test_quick_is_smaller_than_default_and_full() -> None:
-    for paper in ("waltz", "coco"):
+    for paper in ("waltz", "coco", "prssd"):
         n = {s: sum(d["runs"] for d in describe(paper, s)) for s in SCALES}
         assert n["quick"] < n["default"] <= n["full"]
 
@@ -279,6 +341,24 @@ def test_quick_end_to_end(tmp_path: Path) -> None:
     assert len(ok) >= len(table) - 1, table[["run_id", "status", "error"]]
     assert ok["stack.policy"].notna().all()
     assert (out / "runs" / "0000" / "timeline.csv").is_file()
+
+
+@pytest.mark.slow
+def test_prssd_quick_end_to_end(tmp_path: Path) -> None:
+    """PR-SSD's quick reproduction of Figs. 14 and 19: figures, Table 2 beside ours, claims."""
+    report = reproduce("prssd", tmp_path / "out", scale="quick", only=["14", "19"], workers=2)
+    text = report.read_text()
+    out = tmp_path / "out"
+    for key in ("fig14", "fig19"):
+        assert (out / "figures" / f"{key}.png").is_file()
+        assert f"## {key}" in text
+    assert "## Table 2: the seed's workloads beside ours" in text
+    assert "| Copy | 0.6 / " in text
+    table = pd.read_csv(out / "results.csv")
+    assert (table["status"] == "ok").all(), table[["run_id", "status", "error"]]
+    pr = table[(table["figure"] == "fig19") & (table["scheme"] == "PR")]
+    assert (pr["compression.split_pages"] > 0).any()
+    assert "PR-SSD can reduce the read response time by 18% on average" in text
 
 
 def test_webserver_at_the_default_scale_keeps_the_file_system_invariants() -> None:

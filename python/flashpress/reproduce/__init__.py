@@ -1,4 +1,4 @@
-"""``flashpress reproduce``: run a seed paper's evaluation (Waltz or COCO) as a grid of
+"""``flashpress reproduce``: run a seed paper's evaluation (Waltz, COCO or PR-SSD) as a grid of
 simulations on Dask and write figures and a Markdown report beside the seed's numbers.
 
 Layout: :mod:`.scale` (how big and long), :mod:`.experiments` (figures as lists of runs),
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from flashpress.reproduce import experiments
-from flashpress.reproduce.experiments import PRESET
+from flashpress.reproduce.experiments import PAPER_PRESETS
 from flashpress.reproduce.scale import SCALES, Scale, get_scale
 from flashpress.result import atomic_dir, check_out_dir
 
@@ -34,17 +34,19 @@ def reproduce(
     scheduler: str | None = None,
     workers: int | None = None,
     overwrite: bool = False,
-    preset: str = PRESET,
+    preset: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> Path:
-    """Run ``paper``'s evaluation (``waltz`` or ``coco``) and write the results under ``out``.
-    Returns the report's path. Every config is validated before any run starts."""
+    """Run ``paper``'s evaluation (``waltz``, ``coco`` or ``prssd``) and write the results under
+    ``out``. Returns the report's path. Every config is validated before any run starts.
+    ``preset``: the preset runs are merged over (default: the paper's)."""
     from flashpress.reproduce.figures import plot_figure
     from flashpress.reproduce.report import write_report
     from flashpress.reproduce.runner import execute, plan
 
     sc = get_scale(scale) if isinstance(scale, str) else scale
     figs = experiments.figures(paper, sc, only)
+    preset = preset or PAPER_PRESETS[paper]
     check_out_dir(out, overwrite=overwrite)  # fail before a long run, not after
     planned = plan(figs, preset)
     outcome = execute(planned, scheduler=scheduler, workers=workers, log=log)

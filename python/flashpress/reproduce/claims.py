@@ -588,7 +588,7 @@ def headline(counts: Mapping[str, int]) -> str:
 
 
 def claims(paper: str) -> list[Claim]:
-    """The seed's statements for ``paper`` (``waltz`` or ``coco``)."""
+    """The seed's statements for ``paper`` (``waltz``, ``coco`` or ``prssd``)."""
     if paper == "waltz":
         from flashpress.reproduce.claims_waltz import waltz_claims
 
@@ -597,7 +597,11 @@ def claims(paper: str) -> list[Claim]:
         from flashpress.reproduce.claims_coco import coco_claims
 
         return coco_claims()
-    raise ValueError(f"unknown paper {paper!r} (expected waltz or coco)")
+    if paper == "prssd":
+        from flashpress.reproduce.claims_prssd import prssd_claims
+
+        return prssd_claims()
+    raise ValueError(f"unknown paper {paper!r} (expected waltz, coco or prssd)")
 
 
 __all__ = [

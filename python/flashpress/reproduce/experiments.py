@@ -19,7 +19,20 @@ from flashpress.thermal_fit import RACK_NEIGHBOUR_C
 #: The preset every run is merged over (the seed's testbed, scaled to this machine).
 PRESET = "waltz"
 #: Label columns of the results table, in this order (None where a label does not apply).
-LABEL_KEYS = ("scheme", "pattern", "personality", "codec", "rs", "fill", "ratio", "sc", "variant", "rep")
+LABEL_KEYS = (
+    "scheme",
+    "pattern",
+    "personality",
+    "workload",
+    "channels",
+    "codec",
+    "rs",
+    "fill",
+    "ratio",
+    "sc",
+    "variant",
+    "rep",
+)
 
 #: Length of a run in the paper (Waltz §6.1: "All tests are run for 20 minutes").
 RUN_S = 1200.0
@@ -786,7 +799,16 @@ def waltz_figures(scale: Scale) -> list[Figure]:
     return [f(scale) for f in WALTZ_FIGURES]
 
 
-PAPERS = {"waltz": waltz_figures, "coco": coco_figures}
+def prssd_figures(scale: Scale) -> list[Figure]:
+    from flashpress.reproduce.experiments_prssd import prssd_figures as build
+
+    return build(scale)
+
+
+PAPERS = {"waltz": waltz_figures, "coco": coco_figures, "prssd": prssd_figures}
+#: The preset each paper's runs are merged over (PR-SSD's runs name their scheme, whose preset
+#: is ``prssd``).
+PAPER_PRESETS = {"waltz": PRESET, "coco": PRESET, "prssd": "prssd"}
 
 
 def normalise_figure_key(text: str) -> str:
@@ -819,7 +841,8 @@ def with_seeds(fig: Figure, seeds: int) -> Figure:
 
 
 def figures(paper: str, scale: Scale, only: Iterable[str] | None = None) -> list[Figure]:
-    """The figures of ``paper`` (``waltz`` or ``coco``) at ``scale``, optionally only some."""
+    """The figures of ``paper`` (``waltz``, ``coco`` or ``prssd``) at ``scale``, optionally only
+    some."""
     try:
         build = PAPERS[paper]
     except KeyError:
@@ -839,6 +862,7 @@ __all__ = [
     "COCO_SCHEMES",
     "COCO_SEED_SCHEMES",
     "LABEL_KEYS",
+    "PAPER_PRESETS",
     "PRESET",
     "WALTZ_SCHEMES",
     "Figure",

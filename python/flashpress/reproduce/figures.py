@@ -5,6 +5,7 @@ silently) and the timelines by run number."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,7 +65,7 @@ def _bars(ax: Any, groups: list[Any], series: list[Any], value: Callable[[Any, A
 
 
 def _group_key(r: dict[str, Any]) -> Any:
-    return r.get("pattern") or r.get("personality")
+    return r.get("pattern") or r.get("personality") or r.get("workload")
 
 
 def _find(rows: Rows, group: Any, **labels: Any) -> dict[str, Any] | None:
@@ -262,6 +263,35 @@ def _norm_to(rows: Rows, scheme: str, metric_name: str, ref: str) -> float | Non
     return None if v is None or not bv else v / bv
 
 
+def plot_channel_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    """PR against Baseline per channel count, averaged over the workloads (Fig. 17b)."""
+    ok = _ok(rows)
+
+    def ch_of(r: dict[str, Any]) -> int:
+        v = r.get("channels")
+        return 8 if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
+
+    channels = sorted({ch_of(r) for r in rows})
+    names = {"RRT": "read_rt", "WRT": "write_rt", "WC": "write_count"}
+
+    def value(ch: int, series: str) -> float | None:
+        vals = []
+        for w in _order([_group_key(r) for r in ok]):
+            at = [r for r in ok if ch_of(r) == ch and _group_key(r) == w]
+            pr = next((r for r in at if r.get("scheme") == "PR"), None)
+            base = next((r for r in at if r.get("scheme") == "Baseline"), None)
+            if pr and base:
+                v, b = metric(pr, names[series]), metric(base, names[series])
+                if v is not None and b:
+                    vals.append(v / b)
+        return sum(vals) / len(vals) if vals else None
+
+    _bars(ax, channels, list(names), value)
+    ax.set_xticklabels([f"{c} channels" for c in channels])
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("PR / Baseline (mean over workloads)")
+
+
 PLOTTERS: dict[str, Plotter] = {
     "thermal_timeline": plot_thermal_timeline,
     "pattern_timelines": plot_pattern_timelines,
@@ -276,6 +306,14 @@ PLOTTERS: dict[str, Plotter] = {
     "power_bars": _absolute_bars("power"),
     "corun_bars": plot_corun,
     "variant_bars": _series_bars("variant", "throughput"),
+    "read_rt_bars": _normalised_bars("read_rt", "read response time / Baseline"),
+    "write_count_bars": _normalised_bars("write_count", "flash programs / Baseline"),
+    "overall_rt_bars": _normalised_bars("overall_rt", "response time / Baseline"),
+    "read_count_bars": _normalised_bars("read_count", "flash reads / Baseline"),
+    "read_energy_bars": _normalised_bars("read_energy", "read energy / Baseline"),
+    "conflict_bars": _absolute_bars("conflict_share"),
+    "partial_read_bars": _absolute_bars("partial_reads"),
+    "channel_bars": plot_channel_bars,
 }
 
 

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 #: Label columns that pair a run with its reference run (everything but the scheme / codec);
 #: ``rep`` pairs runs of the same seed.
-PAIR_KEYS = ("pattern", "personality", "rs", "fill", "ratio", "sc", "variant", "rep")
+PAIR_KEYS = ("pattern", "personality", "workload", "channels", "rs", "fill", "ratio", "sc", "variant", "rep")
 
 
 def _get(row: Mapping[str, Any], *keys: str) -> float | None:
@@ -74,6 +74,41 @@ def power_rise(row: Mapping[str, Any]) -> float | None:
     return 100.0 * (hot / start - 1.0)
 
 
+def overall_rt(row: Mapping[str, Any]) -> float | None:
+    """Mean response time of all requests (us): reads and writes weighted by their counts."""
+    r, w = _get(row, "read.latency_us.mean"), _get(row, "write.latency_us.mean")
+    nr, nw = _get(row, "read.requests") or 0.0, _get(row, "write.requests") or 0.0
+    if nr + nw == 0:
+        return None
+    return ((r or 0.0) * nr + (w or 0.0) * nw) / (nr + nw)
+
+
+def _scaled(v: float | None, k: float) -> float | None:
+    return None if v is None else v * k
+
+
+def decompress_share(row: Mapping[str, Any]) -> float | None:
+    """The decompression engine's busy time over the sum of read response times."""
+    busy = _get(row, "compression.decompress_busy_ns")
+    n, mean = _get(row, "read.requests"), _get(row, "read.latency_us.mean")
+    if busy is None or not n or not mean:
+        return None
+    return busy / (n * mean * 1e3)
+
+
+def read_energy(row: Mapping[str, Any]) -> float | None:
+    """Energy of flash reads (J): the array's sensing (partial reads at their lower current)."""
+    return _get(row, "energy.nand_read_j")
+
+
+def _conflict(row: Mapping[str, Any], which: tuple[str, ...]) -> float | None:
+    keys = ("reads_no_conflict", "reads_conflict_normal", "reads_conflict_split")
+    counts = [_get(row, f"compression.{k}") for k in keys]
+    if any(c is None for c in counts) or not sum(c or 0.0 for c in counts):
+        return None
+    return sum(_get(row, f"compression.{k}") or 0.0 for k in which) / sum(c or 0.0 for c in counts)
+
+
 METRICS: dict[str, Any] = {
     "throughput": throughput,
     "power": power,
@@ -93,6 +128,21 @@ METRICS: dict[str, Any] = {
     "extra_rs_end": lambda r: _get(r, "stack.fs.extra_rs_fraction_end"),
     "before_throttle": lambda r: _get(r, "timeline.write_mb_s_before_throttle"),
     "power_rise": power_rise,
+    # PR-SSD (plain SSD with compression in the controller)
+    "read_rt": lambda r: _get(r, "read.latency_us.mean"),
+    "write_rt": lambda r: _get(r, "write.latency_us.mean"),
+    "overall_rt": overall_rt,
+    "write_count": lambda r: _get(r, "nand_programs"),
+    "read_count": lambda r: _get(r, "nand_reads"),
+    "partial_reads": lambda r: _get(r, "nand_partial_reads"),
+    "decompress_share": decompress_share,
+    "read_energy": read_energy,
+    "conflict_share": lambda r: _conflict(r, ("reads_conflict_normal", "reads_conflict_split")),
+    "conflict_split_share": lambda r: _conflict(r, ("reads_conflict_split",)),
+    "mapping_table": lambda r: _get(r, "mapping_table_bytes"),
+    "split_table_mib": lambda r: _scaled(_get(r, "split_table_bytes"), 2**-20),
+    "split_pages": lambda r: _get(r, "compression.split_pages"),
+    "lz4_saving": lambda r: _get(r, "content.saving"),
 }
 
 METRIC_LABELS = {
@@ -105,6 +155,15 @@ METRIC_LABELS = {
     "buffer": "host compression buffer, mean (bytes)",
     "host_share": "host share of (de)compression",
     "before_throttle": "write throughput before the first throttle (MB/s)",
+    "read_rt": "mean read response time (us)",
+    "write_rt": "mean write response time (us)",
+    "overall_rt": "mean response time (us)",
+    "write_count": "flash programs",
+    "read_count": "flash reads",
+    "read_energy": "read energy (J)",
+    "partial_reads": "partial reads",
+    "conflict_share": "host reads with a channel conflict",
+    "conflict_split_share": "host reads with a split conflict",
 }
 
 

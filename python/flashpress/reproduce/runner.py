@@ -74,14 +74,23 @@ class PlannedRun:
 def plan(figs: Sequence[Figure], preset: str = PRESET) -> list[PlannedRun]:
     """Resolve and validate every run's config before anything runs. A rejected config fails
     at once, naming the figure and run, unless the run is optional (then it is skipped)."""
-    base = Config.preset(preset)
-    base_dict = base.to_dict()
+    bases: dict[str | None, tuple[Config, dict[str, Any]]] = {}
+
+    def base_of(scheme: str | None) -> tuple[Config, dict[str, Any]]:
+        # A run that names a scheme starts from it (a scheme is chosen when a config is
+        # built, not overridden); the others from the preset.
+        if scheme not in bases:
+            c = Config.preset(preset) if scheme is None else Config.from_dict({"scheme": scheme})
+            bases[scheme] = (c, dict(c.to_dict()))
+        return bases[scheme]
+
     planned: list[PlannedRun] = []
     for fig in figs:
         for spec in fig.runs:
             where = f"{fig.key} run `{spec.run_id}`"
-            overrides = {k: v for k, v in spec.overrides.items() if k != "preset"}
+            overrides = {k: v for k, v in spec.overrides.items() if k not in ("preset", "scheme")}
             try:
+                base, base_dict = base_of(spec.overrides.get("scheme"))
                 resolved = resolve_values(overrides, base_dict, where)
                 cfg = base.with_overrides(resolved, source_name=where)
             except ConfigError as e:

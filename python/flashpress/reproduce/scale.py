@@ -32,6 +32,8 @@ PERSONALITIES = ("webserver", "varmail", "fileserver", "oltp")
 #: F2FS codecs of Fig 4/5 (the seed's ZSTD, LZ4 and LZO; our LZO is lzokay's LZO1X, see
 #: ``experiments.LZO_NOTE``).
 F2FS_CODECS = ("zstd-3", "lz4", "lzo")
+#: PR-SSD's eight workloads (Table 2).
+PRSSD_WORKLOADS = ("Ubuntu", "Window", "Compile", "Internet", "Office", "Copy", "DB", "ML")
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,15 @@ class Scale:
     #: Repeats of every run with a different seed (``seed`` 1, 2, ...): the spread between them
     #: is the noise band of the claim checks (COCO averages three runs).
     seeds: int = 1
+    #: PR-SSD: blocks per plane of the ``prssd`` device (the seed's is 1024; 128 is the
+    #: smallest whose 7% over-provisioning leaves room for the GC reserve).
+    prssd_blocks_per_plane: int = 128
+    #: PR-SSD: requests per run.
+    prssd_requests: int = 100_000
+    #: PR-SSD: Table 2's workloads run.
+    prssd_workloads: tuple[str, ...] = PRSSD_WORKLOADS
+    #: PR-SSD: channel counts of the channel study (Fig. 17b).
+    prssd_channels: tuple[int, ...] = (4, 8, 16)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,6 +95,9 @@ SCALES: dict[str, Scale] = {
         ratio_patterns=("seq-write",),
         personalities=("fileserver", "oltp"),
         seeds=1,
+        prssd_requests=10_000,
+        prssd_workloads=("Copy", "DB", "ML"),
+        prssd_channels=(4, 8),
     ),
     "default": Scale(
         name="default",
@@ -110,6 +124,8 @@ SCALES: dict[str, Scale] = {
         ratio_patterns=PATTERNS,
         personalities=PERSONALITIES,
         seeds=3,
+        prssd_blocks_per_plane=1024,
+        prssd_requests=1_000_000,
     ),
 }
 
@@ -122,4 +138,4 @@ def get_scale(name: str) -> Scale:
         raise ValueError(f"unknown scale {name!r} (expected one of: {', '.join(SCALES)})") from None
 
 
-__all__ = ["F2FS_CODECS", "PATTERNS", "PERSONALITIES", "SCALES", "Scale", "get_scale"]
+__all__ = ["F2FS_CODECS", "PATTERNS", "PRSSD_WORKLOADS", "PERSONALITIES", "SCALES", "Scale", "get_scale"]

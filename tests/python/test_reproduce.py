@@ -52,7 +52,8 @@ def test_prssd_runs_are_well_formed(scale: str) -> None:
             assert r.overrides["scheme"] == f"prssd/{r.labels['scheme']}"
             assert r.overrides["nand.blocks_per_plane"] == sc.prssd_blocks_per_plane
             job = r.overrides["workload"]["jobs"][0]
-            assert job["number_ios"] == sc.prssd_requests and job["name"] == r.labels["workload"]
+            assert job["number_ios"] == sc.prssd_requests
+            assert job["name"] == r.labels["workload"]
 
 
 def test_prssd_configs_validate_and_split_tables_scale_with_the_device() -> None:
@@ -80,7 +81,7 @@ def test_prssd_workloads_follow_table_2() -> None:
         job = workload(name, QUICK)["workload"]["jobs"][0]
         assert job["rwmixread"] == round(100 * rr)
         assert job["percentage_random"] == f"{round(100 * rrand)},{round(100 * wrand)}"
-        for split, mean in zip(job["bssplit"].split(","), (rkb, wkb)):
+        for split, mean in zip(job["bssplit"].split(","), (rkb, wkb), strict=True):
             sizes = [(int(x.split("/")[0][:-1]), int(x.split("/")[1])) for x in split.split(":")]
             assert sizes[: len(SMALL_MIX)] == list(SMALL_MIX)
             got = sum(k * p for k, p in sizes) / 100
@@ -384,7 +385,7 @@ def test_webserver_at_the_default_scale_keeps_the_file_system_invariants() -> No
     assert s["stack"]["fs"]["counters"]["enospc"] > 0  # the space really ran out
 
 
-@pytest.mark.parametrize("paper", ["waltz", "coco"])
+@pytest.mark.parametrize("paper", ["waltz", "coco", "prssd"])
 def test_every_claim_the_committed_report_misses_has_a_measured_cause(paper: str) -> None:
     """docs/reproduce/PAPER/report.md (the default-scale run): each claim that fails or is
     inconclusive names its measured cause; claims not run say why."""

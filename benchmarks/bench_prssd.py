@@ -18,7 +18,7 @@ written page generated and compressed by our DPC). Each run is its own process (
 is its own) and repeated ``--repeats`` times; the median wall time is reported, with every
 run kept.
 
-    python3 benchmarks/bench_prssd.py [--requests N] [--repeats K]
+    python3 benchmarks/bench_prssd.py [--requests N] [--repeats K] [--only SCHEME:MODE,...]
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--only", metavar="SCHEME:MODE[,...]", help="only these runs, e.g. prssd/Baseline:model")
     args = ap.parse_args()
     out: dict[str, object] = {"requests": args.requests, "runs": {}}
 
@@ -73,13 +74,20 @@ def main() -> None:
         )
         return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
-    for scheme, mode in [
+    runs = [
         ("prssd/Baseline", "model"),
         ("prssd/DP", "model"),
         ("prssd/PR", "model"),
         ("prssd/DP", "bytes"),
         ("prssd/PR", "bytes"),
-    ]:
+    ]
+    if args.only:
+        wanted = [tuple(x.split(":", 1)) for x in args.only.split(",")]
+        unknown = [w for w in wanted if w not in runs]
+        if unknown:
+            ap.error(f"unknown run {unknown[0]} (expected SCHEME:MODE of {runs})")
+        runs = [r for r in runs if r in wanted]
+    for scheme, mode in runs:
         setup = statistics.median(run(scheme, mode, 1)["wall_s"] for _ in range(args.repeats))
         runs = [run(scheme, mode, args.requests) for _ in range(args.repeats)]
         wall = statistics.median(r["wall_s"] for r in runs)

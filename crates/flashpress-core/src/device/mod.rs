@@ -77,11 +77,13 @@ enum Kind {
         ppn: Ppn,
         arrived: SimTime,
     },
-    /// With compression: the read of a partial-page write's old data; then the page of
-    /// `parent`, compressed and in DRAM at `ready`, asks for its buffer page.
+    /// With compression: the read of a partial-page write's old data (decompressed first when
+    /// it is stored compressed); then the page of `parent`, compressed and in DRAM at `ready`,
+    /// asks for its buffer page.
     RmwChunk {
         parent: u32,
         ready: SimTime,
+        decompress: bool,
     },
 }
 
@@ -537,6 +539,21 @@ impl Device {
                 self.free_reqs.push(slot);
                 self.arrive_program(parent, ppn, now, q);
             }
+            Kind::RmwChunk {
+                parent,
+                ready,
+                decompress: true,
+            } => {
+                // The old data is at the controller: decompress it, then merge.
+                let c = self.compression.as_mut().expect("compression is on");
+                let at = c.decompress(1, now).max(ready);
+                self.reqs[slot as usize].kind = Kind::RmwChunk {
+                    parent,
+                    ready,
+                    decompress: false,
+                };
+                q.push(at, Event::DeviceReq(slot));
+            }
             Kind::RmwChunk { parent, .. } => {
                 self.free_reqs.push(slot);
                 self.chunk_in_dram(parent, now, q);
@@ -624,6 +641,9 @@ impl Device {
             Kind::Write => self.complete(slot, &r),
             Kind::Read => q.push(r.done, Event::DeviceReq(slot)),
             Kind::Rmw { arrived, .. } => q.push(r.done.max(arrived), Event::DeviceReq(slot)),
+            Kind::RmwChunk {
+                decompress: true, ..
+            } => q.push(r.done, Event::DeviceReq(slot)),
             Kind::RmwChunk { ready, .. } => q.push(r.done.max(ready), Event::DeviceReq(slot)),
         }
     }

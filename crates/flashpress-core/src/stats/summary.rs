@@ -445,7 +445,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "merged pages of compressed data closed for writing (one flash program each)",
         ),
         ("compression.pad_bytes", "B", "bytes of merged pages left empty when they were closed"),
-        ("compression.decompressed_pages", "pages", "compressed pages decompressed for host reads"),
+        ("compression.decompressed_pages", "pages", "compressed pages decompressed for host reads and for merging partial-page writes"),
         (
             "compression.dram_page_reads",
             "pages",

@@ -418,3 +418,49 @@ fn the_whole_space_rewritten_with_pages_that_barely_compress_never_runs_out_of_p
         assert_eq!(s.requests_completed, 3 * pages, "seed {seed}");
     }
 }
+
+/// A partial-page write over a compressed page whose old data is on flash reads it and
+/// decompresses it before merging: on a quiet device each such write is acknowledged exactly
+/// the extra decompression time later when `decompress_us` grows by 100 us, and every one of
+/// them counts a decompressed page.
+#[test]
+fn old_data_of_a_partial_write_is_decompressed_before_it_merges() {
+    let run = |decompress_us: f64| {
+        let text = format!(
+            "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 3.0\n"
+        )
+        .replace("decompress_us = 12.0", &format!("decompress_us = {decompress_us}"));
+        let cfg = config(&text);
+        let n = 30u64;
+        // Whole pages (closing their merged pages with a few more), then one 4 KiB write
+        // into each, each alone on the device.
+        let mut script: Vec<(Op, u64, u64, u64)> = (0..n + 6)
+            .map(|l| (Op::Write, l * 16384, 16384, l * 5_000_000))
+            .collect();
+        script.extend((0..n).map(|l| {
+            (
+                Op::Write,
+                l * 16384 + 4096,
+                4096,
+                1_000_000_000 + l * 5_000_000,
+            )
+        }));
+        let s = script_sim(&cfg, script, Drive::Open).run().unwrap().summary;
+        let c = s.compression.unwrap();
+        (
+            s.write.latency_us.unwrap().mean,
+            c.decompressed_pages,
+            s.rmw_page_reads,
+            s.write.requests,
+        )
+    };
+    let (fast, d1, r1, w) = run(12.0);
+    let (slow, d2, r2, _) = run(112.0);
+    assert_eq!((d1, d2), (30, 30), "one decompression per old page read");
+    assert_eq!((r1, r2), (30, 30));
+    let want = 100.0 * 30.0 / w as f64;
+    assert!(
+        ((slow - fast) - want).abs() < 1e-6,
+        "mean write latency {slow} against {fast}: expected +{want} us"
+    );
+}

@@ -29,7 +29,7 @@ pub struct CompressionCounters {
     /// Packing (compressed and raw pages, merged pages, padding).
     #[serde(flatten)]
     pub packer: PackerCounters,
-    /// Compressed pages decompressed for host reads.
+    /// Compressed pages decompressed for host reads and for merging partial-page writes.
     pub decompressed_pages: u64,
     /// Logical page reads served from the page being filled in DRAM (no flash read).
     pub dram_page_reads: u64,

@@ -231,6 +231,8 @@ impl Device {
                 Some(_) => c.zeros(lpn),
                 None => u16::MAX,
             };
+            // Old data read from flash is decompressed before it merges, when stored so.
+            let old_compressed = !olds.is_empty() && c.compressed(lpn);
             let len = c.store(lpn, cm, stream, block_id, written, kept);
             let ready = c.compress(arrived);
             let split = len as u64 == self.page_size && c.split_decision(lpn, req.len);
@@ -249,6 +251,7 @@ impl Device {
                 let kind = Kind::RmwChunk {
                     parent: slot,
                     ready,
+                    decompress: old_compressed,
                 };
                 self.read_old_data(kind, base, cmd, &olds);
             }

@@ -546,7 +546,7 @@ impl Device {
             } => {
                 // The old data is at the controller: decompress it, then merge.
                 let c = self.compression.as_mut().expect("compression is on");
-                let at = c.decompress(1, now).max(ready);
+                let at = c.decompress_old(now).max(ready);
                 self.reqs[slot as usize].kind = Kind::RmwChunk {
                     parent,
                     ready,

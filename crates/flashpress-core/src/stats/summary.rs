@@ -445,7 +445,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "merged pages of compressed data closed for writing (one flash program each)",
         ),
         ("compression.pad_bytes", "B", "bytes of merged pages left empty when they were closed"),
-        ("compression.decompressed_pages", "pages", "compressed pages decompressed for host reads and for merging partial-page writes"),
+        ("compression.decompressed_pages", "pages", "compressed pages decompressed for host reads"),
         (
             "compression.dram_page_reads",
             "pages",
@@ -457,7 +457,17 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "logical pages whose write waited for a DRAM buffer page",
         ),
         ("compression.compress_busy_ns", "ns", "compression engine time"),
-        ("compression.decompress_busy_ns", "ns", "decompression engine time"),
+        ("compression.decompress_busy_ns", "ns", "decompression engine time for host reads"),
+        (
+            "compression.merge_decompressed_pages",
+            "pages",
+            "old data of partial-page writes decompressed before it merges",
+        ),
+        (
+            "compression.merge_decompress_busy_ns",
+            "ns",
+            "decompression engine time for that old data",
+        ),
         (
             "compression.split_pages",
             "pages",

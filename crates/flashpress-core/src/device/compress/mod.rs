@@ -29,8 +29,10 @@ pub struct CompressionCounters {
     /// Packing (compressed and raw pages, merged pages, padding).
     #[serde(flatten)]
     pub packer: PackerCounters,
-    /// Compressed pages decompressed for host reads and for merging partial-page writes.
+    /// Compressed pages decompressed for host reads.
     pub decompressed_pages: u64,
+    /// Old data of partial-page writes decompressed before it merges.
+    pub merge_decompressed_pages: u64,
     /// Logical page reads served from the page being filled in DRAM (no flash read).
     pub dram_page_reads: u64,
     /// Logical pages written compressed (the rest of the stored ones are stored as written:
@@ -46,6 +48,8 @@ pub struct CompressionCounters {
     pub compress_busy_ns: u64,
     /// Engine time decompressing (ns).
     pub decompress_busy_ns: u64,
+    /// Engine time decompressing old data for partial-page writes (ns).
+    pub merge_decompress_busy_ns: u64,
     /// Pages that did not compress and were not split: the host write was larger than a
     /// page (split decision).
     pub split_refused_size: u64,
@@ -414,11 +418,24 @@ impl Compression {
         if n == 0 {
             return at;
         }
-        let start = at.max(self.decompress_free);
-        let d = self.decompress_ns * n as u64;
-        self.decompress_free = start + d;
         self.counters.decompressed_pages += n as u64;
-        self.counters.decompress_busy_ns += d;
+        self.counters.decompress_busy_ns += self.decompress_ns * n as u64;
+        self.run_decompression(n, at)
+    }
+
+    /// Decompress the old data of a partial-page write, at the controller at `at`, before it
+    /// merges (the same engine as reads); returns when done.
+    #[inline]
+    pub fn decompress_old(&mut self, at: SimTime) -> SimTime {
+        self.counters.merge_decompressed_pages += 1;
+        self.counters.merge_decompress_busy_ns += self.decompress_ns;
+        self.run_decompression(1, at)
+    }
+
+    #[inline]
+    fn run_decompression(&mut self, n: u32, at: SimTime) -> SimTime {
+        let start = at.max(self.decompress_free);
+        self.decompress_free = start + self.decompress_ns * n as u64;
         self.decompress_free
     }
 

@@ -202,20 +202,20 @@ PRSSD_CAUSES = {
     ),
     "more improvements when combined with memory compression (MP)": (
         "FPC's chunks average 6,216-14,790 B, so MP reads partially almost never (0-302 partial reads per "
-        "run against P's 7,498-52,249): MP beats P only where merging saves flash reads (DB: 299.8 against "
-        "334.9 us) and loses elsewhere (Compile 276.5 against 258.9 us, Copy 300.9 against 272.0 us)"
+        "run against P's 7,498-52,249): MP beats P only where merging saves flash reads (DB: 299.0 against "
+        "334.9 us) and loses elsewhere (Compile 277.3 against 258.9 us, Copy 299.8 against 272.0 us)"
     ),
     "DPC (DP) outperforms the memory compression": (
         "our DPC saves less than FPC on generated content (chunks of 7,586-14,576 B against 6,216-14,790 B), "
-        "so DP merges fewer pages and neither reads partially; DP wins on Copy (279.0 against 300.9 us: "
+        "so DP merges fewer pages and neither reads partially; DP wins on Copy (279.2 against 299.8 us: "
         "97.7% of Copy's pages fail DPC's 10% rule and are stored whole, then read partially) and loses on "
-        "Window (293.4 against 266.7 us) and Office (304.2 against 284.0 us)"
+        "Window (294.1 against 267.4 us) and Office (304.8 against 284.6 us)"
     ),
     "PR-SSD reduces the response time more significantly (than DP)": (
         "only pages that do not compress are split, and on generated content with Table 2's savings they "
-        "are under 1% of the pages stored, except on Copy (92%); of Copy's, 277,231 were not split because "
+        "are under 1% of the pages stored, except on Copy (98%); of Copy's, 277,231 were not split because "
         "their host write was larger than two pages (the split decision's limit on 8 channels) and 15,952 "
-        "were. PR is 1.4% faster than DP on Copy (275.0 against 279.0 us) and within 0.5% on the others"
+        "were. PR is 1.4% faster than DP on Copy (275.4 against 279.2 us) and within 0.5% on the others"
     ),
     "Split All can increase the read response time (up to 10% in DB)": (
         "DB's pages all compress on our content (72 of about 2.5 million stored whole), so Split All splits "

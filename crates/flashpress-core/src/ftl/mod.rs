@@ -280,9 +280,10 @@ impl Ftl {
     /// one piece of each takes the same time on every channel. The walk starts at the plane a
     /// write would take next and goes in striping order, taking per channel the first plane
     /// whose next page has the type and that needs no GC to take it; the first plane's type
-    /// is tried first, then the others. Returns `false`, with nothing mapped, when no type
-    /// has enough channels (the caller writes the pages one by one); else the physical pages
-    /// are in `out`, in the order of `lpns`.
+    /// is tried first, then the others. Returns `false`, with nothing mapped and the striping
+    /// cursor where it was, when no type has enough channels (the caller writes the pages one
+    /// by one; GC the first plane needed may have run); else the physical pages are in `out`,
+    /// in the order of `lpns`.
     pub fn write_group<F: FlashBackend>(
         &mut self,
         lpns: &[Lpn],
@@ -295,6 +296,7 @@ impl Ftl {
             lpn: lpns[0],
             origin: Origin::Host,
         });
+        let cursor = self.cursor;
         let first = self.pick_plane(stream, at, flash);
         let n = self.stripe_order.len();
         let start = (self.cursor + n - 1) % n;
@@ -326,6 +328,8 @@ impl Ftl {
             }
         }
         if planes.len() < lpns.len() {
+            // The pages are written one by one from where this walk started.
+            self.cursor = cursor;
             return false;
         }
         self.cursor = last;

@@ -363,14 +363,7 @@ impl Device {
                 Ok(())
             }
             Op::Write => {
-                let start = cmd.max(self.link_to_device);
-                let arrived = start + self.link_ns(req.len);
-                self.link_to_device = arrived;
-                let slot = self.alloc(Req {
-                    kind: Kind::Write,
-                    pages_left: (last - first + 1) as u32,
-                    ..base
-                });
+                let (arrived, slot) = self.write_arrives(req, base, cmd, last - first + 1);
                 let end = req.offset + req.len;
                 for (i, lpn) in (first..=last).enumerate() {
                     let page_start = lpn * self.page_size;
@@ -433,6 +426,28 @@ impl Device {
                 Ok(())
             }
         }
+    }
+
+    /// A write request's data crosses the host link (first come first served) after its
+    /// command reaches the controller at `cmd`: returns when it has all arrived and the
+    /// request's slot, waiting for `pages` pages.
+    #[inline]
+    fn write_arrives(
+        &mut self,
+        req: &Request,
+        base: Req,
+        cmd: SimTime,
+        pages: u64,
+    ) -> (SimTime, u32) {
+        let start = cmd.max(self.link_to_device);
+        let arrived = start + self.link_ns(req.len);
+        self.link_to_device = arrived;
+        let slot = self.alloc(Req {
+            kind: Kind::Write,
+            pages_left: pages as u32,
+            ..base
+        });
+        (arrived, slot)
     }
 
     /// A partial-page write first reads the page's old data from the flash pages `olds`

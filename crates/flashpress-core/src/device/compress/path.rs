@@ -113,24 +113,26 @@ impl Device {
         }
         if !reads.is_empty() {
             // Split conflicts (PR-SSD Fig. 19): two flash reads of the request on a channel.
-            let mut chans: Vec<(u32, bool)> = reads
-                .iter()
-                .map(|r| {
-                    (
-                        self.nand.geo.channel_of(self.nand.geo.plane_of_ppn(r.0)),
-                        r.2,
-                    )
-                })
-                .collect();
-            chans.sort_unstable();
-            let mut normal = false;
-            let mut split = false;
-            for w in chans.windows(2) {
-                if w[0].0 == w[1].0 {
-                    if w[0].1 || w[1].1 {
-                        split = true;
-                    } else {
-                        normal = true;
+            // One flash read (the common case) cannot conflict: no sort, no allocation.
+            let (mut normal, mut split) = (false, false);
+            if reads.len() > 1 {
+                let mut chans: Vec<(u32, bool)> = reads
+                    .iter()
+                    .map(|r| {
+                        (
+                            self.nand.geo.channel_of(self.nand.geo.plane_of_ppn(r.0)),
+                            r.2,
+                        )
+                    })
+                    .collect();
+                chans.sort_unstable();
+                for w in chans.windows(2) {
+                    if w[0].0 == w[1].0 {
+                        if w[0].1 || w[1].1 {
+                            split = true;
+                        } else {
+                            normal = true;
+                        }
                     }
                 }
             }
@@ -175,14 +177,7 @@ impl Device {
         q: &mut EventQueue,
         cm: &mut ContentModel,
     ) -> Result<()> {
-        let start = cmd.max(self.link_to_device);
-        let arrived = start + self.link_ns(req.len);
-        self.link_to_device = arrived;
-        let slot = self.alloc(Req {
-            kind: Kind::Write,
-            pages_left: (last - first + 1) as u32,
-            ..base
-        });
+        let (arrived, slot) = self.write_arrives(req, base, cmd, last - first + 1);
         let stream = (base.stream & !ASYNC_TAG) as usize;
         let end = req.offset + req.len;
         let first_blk = req.offset / 4096;

@@ -4,18 +4,16 @@
 //! Content id `x` holds corpus block `(x + offset) mod n`, where `offset` comes from the run's
 //! seed: consecutive ids are consecutive blocks of the same file, so an F2FS-style cluster of
 //! consecutive blocks compresses as a real file's cluster would, and equal ids (dedup) give
-//! equal bytes. In model mode the codec's sizes are measured once on up to
-//! [`MODEL_SAMPLES`] units spread evenly over the corpus and drawn from by id.
+//! equal bytes. A unit's bytes are a function of its first corpus block and its length, so
+//! both modes measure each such unit once with the real codec and keep its size in a
+//! [`SizeTable`] (4 bytes per corpus block and unit length: 0.4% of the corpus at 16 KiB
+//! granularity); model mode on files is therefore exact, not a draw.
 
 use super::generate::{block_rng, BLOCK};
 use crate::codec::bench::Corpus;
-use crate::codec::{Codec, CodecKind};
 use crate::error::{Error, Result};
 use rand::RngCore;
 use std::path::PathBuf;
-
-/// Units measured to build model mode's size distribution.
-pub const MODEL_SAMPLES: usize = 4096;
 
 /// Files cut into 4 KiB blocks.
 #[derive(Debug, Clone)]
@@ -39,24 +37,6 @@ impl FileBlocks {
         }
         let blocks = (data.len() / BLOCK) as u64;
         Ok(FileBlocks { data, blocks })
-    }
-
-    /// Model mode: `codec`'s output bytes on up to [`MODEL_SAMPLES`] units of `granularity`
-    /// bytes spread evenly over the corpus.
-    pub fn sample_sizes(&self, codec: CodecKind, granularity: u32) -> Vec<u32> {
-        let mut c = Codec::new(codec);
-        let mut unit = vec![0u8; granularity as usize];
-        let mut out = Vec::new();
-        let units = self.blocks.min(MODEL_SAMPLES as u64);
-        (0..units)
-            .map(|i| {
-                let start = i * self.blocks / units;
-                for (j, blk) in unit.chunks_mut(BLOCK).enumerate() {
-                    blk.copy_from_slice(self.block_at((start + j as u64) % self.blocks));
-                }
-                c.compress(&unit, &mut out) as u32
-            })
-            .collect()
     }
 
     /// Blocks in the corpus.
@@ -83,10 +63,42 @@ impl FileBlocks {
         block_rng(seed, 0, 2).next_u64()
     }
 
-    /// Model mode: codec output bytes for a unit of `n` blocks at content `id`, drawn from
-    /// `sizes` measured on units of `gran_blocks` blocks (scaled for a partial unit).
-    pub fn model_size(sizes: &[u32], gran_blocks: u64, seed: u64, id: u64, n: usize) -> u32 {
-        let k = block_rng(seed, id, 3).next_u64() % sizes.len() as u64;
-        (sizes[k as usize] as u64 * n as u64).div_ceil(gran_blocks) as u32
+    /// Corpus block that content `id` holds.
+    #[inline]
+    pub fn index(&self, seed: u64, id: u64) -> u64 {
+        id.wrapping_add(Self::offset(seed)) % self.blocks
+    }
+}
+
+/// Codec output bytes of every unit of a corpus at one granularity, measured on first use:
+/// entry `block * gran_blocks + n - 1` is the unit of `n` blocks from corpus block `block`.
+#[derive(Debug, Clone)]
+pub struct SizeTable {
+    gran_blocks: usize,
+    sizes: Vec<u32>,
+}
+
+impl SizeTable {
+    const UNKNOWN: u32 = u32::MAX;
+
+    /// An empty table for `blocks` corpus blocks and units of up to `gran_blocks` blocks.
+    pub fn new(blocks: u64, gran_blocks: u64) -> SizeTable {
+        SizeTable {
+            gran_blocks: gran_blocks as usize,
+            sizes: vec![Self::UNKNOWN; blocks as usize * gran_blocks as usize],
+        }
+    }
+
+    /// The size of the `n`-block unit from corpus block `block`, if measured.
+    #[inline]
+    pub fn get(&self, block: u64, n: usize) -> Option<u32> {
+        let s = self.sizes[block as usize * self.gran_blocks + n - 1];
+        (s != Self::UNKNOWN).then_some(s)
+    }
+
+    /// Record a measured size.
+    #[inline]
+    pub fn set(&mut self, block: u64, n: usize, size: u32) {
+        self.sizes[block as usize * self.gran_blocks + n - 1] = size;
     }
 }

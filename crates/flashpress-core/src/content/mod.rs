@@ -15,9 +15,10 @@
 //! `granularity` are the primary measure, whose counts fill [`ContentSummary`]; a side that
 //! compresses differently adds its own ([`ContentModel::add_measure`]). In `bytes` mode the
 //! real codec runs on the real bytes and sizes are cached per (content, codec, granularity)
-//! unit; in `model` mode the size is read off a size curve measured on generated data, or
-//! drawn from sizes measured on a sample of the files, without making bytes. Both modes fill
-//! the same [`ContentSummary`].
+//! unit; in `model` mode the size is read off a size curve measured on generated data, without
+//! making bytes. On files both modes are exact: a unit's bytes are its first corpus block and
+//! its length, so each is compressed once with the real codec and its size kept in a table
+//! ([`files::SizeTable`]). Both modes fill the same [`ContentSummary`].
 
 pub mod files;
 pub mod generate;
@@ -112,8 +113,8 @@ struct Measure {
     gran_blocks: u64,
     /// Model mode on generated content: size per block against the random fraction.
     curve: Option<SizeCurve>,
-    /// Model mode on files: sizes measured on sampled units.
-    file_sizes: Vec<u32>,
+    /// Files (both modes): the size of every corpus unit, measured on first use.
+    table: Option<files::SizeTable>,
     /// Bytes mode: codec output bytes per (stream, first id, blocks) unit.
     cache: HashMap<u64, u32, FixedHasher>,
 }
@@ -239,10 +240,10 @@ impl ContentModel {
         let model = self.mode == ContentMode::Model;
         let curve = (model && self.files.is_none())
             .then(|| SizeCurve::measure(codec, gran_blocks as usize, self.chunk));
-        let file_sizes = match (&self.files, model) {
-            (Some(f), true) => f.sample_sizes(codec, g),
-            _ => Vec::new(),
-        };
+        let table = self
+            .files
+            .as_ref()
+            .map(|f| files::SizeTable::new(f.blocks(), gran_blocks));
         if self.unit.len() < g as usize {
             self.unit.resize(g as usize, 0);
         }
@@ -251,7 +252,7 @@ impl ContentModel {
             granularity: g,
             gran_blocks,
             curve,
-            file_sizes,
+            table,
             cache: HashMap::with_hasher(FixedHasher::default()),
         });
         Ok(MeasureId(self.measures.len() - 1))
@@ -291,6 +292,23 @@ impl ContentModel {
     /// Codec output bytes, under measure `m`, of the unit of `n` consecutive blocks (at most
     /// the measure's granularity) starting at content `id`.
     pub fn unit_size(&mut self, m: MeasureId, stream: usize, id: u64, n: usize) -> u32 {
+        if let Some(f) = &self.files {
+            // A unit of files is its first corpus block and its length, in both modes.
+            let block = f.index(self.seed, id);
+            let meas = &mut self.measures[m.0];
+            let table = meas.table.as_mut().expect("a measure of files has a table");
+            if let Some(s) = table.get(block, n) {
+                self.counters.cache_hits += 1;
+                return s;
+            }
+            let unit = &mut self.unit[..n * BLOCK];
+            for (i, blk) in unit.chunks_mut(BLOCK).enumerate() {
+                blk.copy_from_slice(f.block(self.seed, id.wrapping_add(i as u64)));
+            }
+            let size = meas.codec.compress(unit, &mut self.out) as u32;
+            table.set(block, n, size);
+            return size;
+        }
         if self.mode == ContentMode::Model {
             return self.model_size(m, stream, id, n);
         }
@@ -373,15 +391,6 @@ impl ContentModel {
 
     fn model_size(&self, m: MeasureId, stream: usize, id: u64, n: usize) -> u32 {
         let meas = &self.measures[m.0];
-        if self.files.is_some() {
-            return files::FileBlocks::model_size(
-                &meas.file_sizes,
-                meas.gran_blocks,
-                self.seed,
-                id,
-                n,
-            );
-        }
         let curve = meas.curve.as_ref().expect("model mode measures a curve");
         let total: f64 = (0..n as u64)
             .map(|i| curve.at(self.fraction(stream, id.wrapping_add(i))))

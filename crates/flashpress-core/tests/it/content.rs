@@ -5,7 +5,7 @@
 use crate::support::{config, uniform_stream};
 use flashpress_core::codec::{Codec, CodecKind};
 use flashpress_core::config::{ContentConfig, ContentMode, ContentSource, RatioDist};
-use flashpress_core::content::ContentModel;
+use flashpress_core::content::{ContentModel, ContentSummary};
 use flashpress_core::sim::Simulation;
 use flashpress_core::workload::ContentHints;
 use flashpress_core::Error;
@@ -269,20 +269,58 @@ fn real_files_compress_as_the_library_says() {
     let s = m.summary();
     assert_eq!(s.stored_bytes, reference);
 
-    // Model mode on the same file: drawn from the measured sizes, close to the same saving.
+    // Model mode on the same file is exact: a unit of files is its first corpus block and
+    // its length, measured once with the real codec. At 16 KiB granularity, every block
+    // twice more from a shifted start, in units of 1 to 3 blocks (wrapping at the corpus's
+    // end), in both modes: the same sizes, and the lz4 crate's on the same bytes.
+    let c16 = ContentConfig {
+        granularity: 16384,
+        ..c.clone()
+    };
     let mut mm = model(
         &ContentConfig {
             mode: ContentMode::Model,
-            ..c
+            ..c16.clone()
         },
         0,
         &[ContentHints::default()],
     );
-    for k in 0..4000 {
-        mm.on_write(0, k * 4096, 4096, 1 + k);
+    let mut bm = model(&c16, 0, &[ContentHints::default()]);
+    let mut unit_ref = 0u64;
+    let (mut k, mut n) = (0u64, 1u64);
+    while k < 2 * blocks {
+        let id = first + 5 + k;
+        mm.on_write(0, 0, n * 4096, id);
+        bm.on_write(0, 0, n * 4096, id);
+        let unit: Vec<u8> = (0..n)
+            .flat_map(|i| {
+                let b = ((5 + k + i) % blocks) as usize * 4096;
+                padded[b..b + 4096].iter().copied()
+            })
+            .collect();
+        let out = lz4::block::compress(&unit, None, false).unwrap();
+        unit_ref += out.len().min(unit.len()) as u64;
+        k += n;
+        n = n % 3 + 1;
     }
-    let (a, b) = (mm.summary().saving.unwrap(), s.saving.unwrap());
-    assert!((a - b).abs() < 0.03, "model saving {a} vs bytes {b}");
+    assert_eq!(
+        mm.summary(),
+        ContentSummary {
+            mode: ContentMode::Model,
+            ..bm.summary()
+        }
+    );
+    assert_eq!(bm.summary().stored_bytes, unit_ref);
+    // The same units again are all in the table: nothing new is measured.
+    let hits = mm.counters.cache_hits;
+    let units = mm.counters.units;
+    let (mut k, mut n) = (0u64, 1u64);
+    while k < 2 * blocks {
+        mm.on_write(0, 0, n * 4096, first + 5 + k);
+        k += n;
+        n = n % 3 + 1;
+    }
+    assert_eq!(mm.counters.cache_hits - hits, units);
 }
 
 #[test]

@@ -40,6 +40,9 @@ pub struct CompressionCounters {
     pub compressed_pages: u64,
     /// All-zero 4 KiB units not stored (`zero_units`).
     pub zero_units: u64,
+    /// Logical pages stored with some but not all units zero (`zero_units`; PR-SSD Fig. 6b's
+    /// partial zero pages).
+    pub partial_zero_pages: u64,
     /// Logical page reads that asked for zero units only (no flash read).
     pub zero_reads: u64,
     /// Logical pages whose write waited for a buffer page.
@@ -363,6 +366,7 @@ impl Compression {
         };
         let nonzero = n as u32 - zeros.count_ones();
         self.counters.zero_units += zeros.count_ones() as u64;
+        self.counters.partial_zero_pages += (zeros != 0 && zeros != all) as u64;
         let (len, compressed) = if nonzero == 0 {
             (0, false)
         } else {

@@ -55,7 +55,7 @@ test-python: develop testdata
 	$(BIN)/pytest tests/python -m "not slow" $(PYTEST_ARGS)
 
 ## test-slow: the slow Python tests (long runs, real job files on larger devices)
-test-slow: develop
+test-slow: develop testdata
 	$(BIN)/pytest tests/python -m slow $(PYTEST_ARGS)
 
 ## bench: the issue-2 speed benchmark (Rust core alone, then the Python path); prints JSON
@@ -71,8 +71,13 @@ codec-report: develop testdata
 	$(BIN)/python benchmarks/codec_report.py --testdata $(TESTDATA)
 
 ## testdata: real files for the codec tests: $(TESTDATA)/gcide.dict, ~40 MB of English
-## dictionary text from Debian's dict-gcide (dictzip is gzip-compatible), checked by SHA-256
-testdata: $(TESTDATA)/gcide.dict
+## dictionary text from Debian's dict-gcide (dictzip is gzip-compatible), checked by SHA-256;
+## and the PR-SSD workloads' ext4 images of real files ($(TESTDATA)/prssd, testdata/prssd.toml:
+## ~330 MB of pinned Debian and PyPI packages, each checked by SHA-256, then the images by theirs)
+testdata: $(TESTDATA)/gcide.dict $(TESTDATA)/prssd/images.json
+
+$(TESTDATA)/prssd/images.json: testdata/prssd.toml testdata/fetch.py
+	$(PYTHON) testdata/fetch.py --manifest testdata/prssd.toml --out $(TESTDATA)/prssd
 
 $(TESTDATA)/gcide.dict:
 	rm -rf $(TESTDATA)/gcide.tmp && mkdir -p $(TESTDATA)/gcide.tmp

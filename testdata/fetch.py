@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Build the real-data file-system images a manifest describes (``make testdata`` runs this).
+
+Each package of the manifest is downloaded at its pinned version (Debian packages with
+``apt-get download``, PyPI wheels with ``pip download``; no root needed), checked against its
+SHA-256 and unpacked. Each image then gets the files of its packages that match its globs (or
+the package files themselves), and ``mke2fs -d`` lays them out in an ext4 image a tenth larger
+than the data, with a fixed UUID, hash seed and clock, so the image is the same bytes on every
+machine with the same e2fsprogs. ``images.json`` beside the images says what each holds: its
+SHA-256, blocks, all-zero 4 KiB blocks and files; it is written last, so its presence means
+every image is complete.
+
+Standard library only (it runs before the project's virtualenv exists).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import hashlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zipfile
+from pathlib import Path
+from typing import Any
+
+BLOCK = 4096
+#: The clock, UUID and directory-hash seed of every image (any fixed values do).
+EPOCH = 1672531200  # 2023-01-01T00:00:00Z
+UUID = "6c9e7f6e-5a8d-4f57-9d0e-0c1a2b3c4d5e"
+HASH_SEED = "0b4e2f3a-7c61-4d8e-a9f0-123456789abc"
+#: Free space left in an image, as a share of its data.
+SLACK = 0.10
+
+
+class FetchError(Exception):
+    """A package that cannot be fetched or does not match the manifest."""
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _run(cmd: list[str], what: str, **kw: Any) -> None:
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise FetchError(f"{what}: `{' '.join(cmd)}` exited {p.returncode}: {p.stderr.strip() or p.stdout.strip()}")
+
+
+def download(name: str, spec: dict[str, Any], dest: Path, manifest: Path) -> Path:
+    """The package file of `spec` in `dest`, downloaded unless already there and intact."""
+    where = f"{manifest}: [packages.{name}]"
+    if ("apt" in spec) == ("pypi" in spec):
+        raise FetchError(f"{where}: expected exactly one of `apt` or `pypi`")
+    if "sha256" not in spec:
+        raise FetchError(f"{where}: expected `sha256`")
+    want = spec["sha256"]
+    for f in dest.glob(f"{name}.*"):
+        if f.suffix in (".deb", ".whl") and sha256_of(f) == want:
+            return f
+    with tempfile.TemporaryDirectory(dir=dest) as tmp:
+        if "apt" in spec:
+            what = f"{where}: apt-get download {spec['apt']}"
+            _run(["apt-get", "download", "-q", spec["apt"]], what + " (is this version still in Debian's archive?)", cwd=tmp)
+            suffix = ".deb"
+        else:
+            what = f"{where}: pip download {spec['pypi']}"
+            cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:"]
+            _run([*cmd, "-d", tmp, spec["pypi"]], what)
+            suffix = ".whl"
+        got = sorted(Path(tmp).iterdir())
+        if len(got) != 1 or got[0].suffix != suffix:
+            raise FetchError(f"{what}: expected one {suffix} file, got {[g.name for g in got]}")
+        digest = sha256_of(got[0])
+        if digest != want:
+            raise FetchError(f"{what}: SHA-256 {digest} of {got[0].name}, expected {want}")
+        out = dest / f"{name}{suffix}"
+        got[0].replace(out)
+        return out
+
+
+def unpack(pkg: Path, tree: Path) -> None:
+    if tree.exists():
+        shutil.rmtree(tree)
+    tmp = tree.with_name(tree.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    if pkg.suffix == ".deb":
+        _run(["dpkg-deb", "-x", str(pkg), str(tmp)], f"unpacking {pkg}")
+    else:
+        with zipfile.ZipFile(pkg) as z:
+            z.extractall(tmp)
+    tmp.replace(tree)
+
+
+def select(tree: Path, include: list[str], max_bytes: int | None) -> list[Path]:
+    """Regular files under `tree` matching a glob, in path order, while they fit `max_bytes`."""
+    files = sorted(
+        p for p in tree.rglob("*") if p.is_file() and not p.is_symlink() and _matches(p.relative_to(tree), include)
+    )
+    out, total = [], 0
+    for p in files:
+        size = p.stat().st_size
+        if max_bytes is not None and total + size > max_bytes:
+            break
+        out.append(p)
+        total += size
+    return out
+
+
+def _matches(rel: Path, include: list[str]) -> bool:
+    s = rel.as_posix()
+    return any(fnmatch.fnmatchcase(s, g) for g in include)
+
+
+def build_image(name: str, spec: dict[str, Any], pkgs: dict[str, Path], trees: Path, out: Path, manifest: Path) -> dict:
+    where = f"{manifest}: [images.{name}]"
+    for key in spec:
+        if key not in ("what", "from", "include", "raw", "max_bytes", "sha256"):
+            raise FetchError(f"{where}: unknown key `{key}` (expected what, from, include, raw, max_bytes, sha256)")
+    if "what" not in spec:
+        raise FetchError(f"{where}: expected `what`")
+    for p in [*spec.get("from", []), *spec.get("raw", [])]:
+        if p not in pkgs:
+            raise FetchError(f"{where}: unknown package `{p}` (expected one of {sorted(pkgs)})")
+    if spec.get("from") and not spec.get("include"):
+        raise FetchError(f"{where}: `from` needs `include` globs")
+    stage = out / f"{name}.stage"
+    if stage.exists():
+        shutil.rmtree(stage)
+    stage.mkdir()
+    budget = spec.get("max_bytes")
+    copied = []
+    for p in spec.get("from", []):
+        left = None if budget is None else budget - sum(f.stat().st_size for f in copied)
+        for f in select(trees / p, spec["include"], left):
+            dst = stage / p / f.relative_to(trees / p)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, dst)
+            copied.append(dst)
+    for p in spec.get("raw", []):
+        dst = stage / "raw" / pkgs[p].name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(pkgs[p], dst)
+        copied.append(dst)
+    if not copied:
+        raise FetchError(f"{where}: no file matched")
+    for d, dirs, files in os.walk(stage):
+        for x in [*dirs, *files]:
+            os.utime(Path(d) / x, (EPOCH, EPOCH))
+    os.utime(stage, (EPOCH, EPOCH))
+    sizes = [f.stat().st_size for f in copied]
+    data_blocks = sum(math.ceil(s / BLOCK) for s in sizes)
+    inodes = sum(1 + len(files) for _, _, files in os.walk(stage))
+    img = out / f"{name}.img"
+    tmp = out / f"{name}.img.tmp"
+    env = {**os.environ, "E2FSPROGS_FAKE_TIME": str(EPOCH)}
+    for grow in (1.0, 1.25, 1.5, 2.0):
+        blocks = math.ceil(data_blocks * (1 + SLACK) * grow) + 256
+        tmp.unlink(missing_ok=True)
+        cmd = ["mke2fs", "-q", "-F", "-t", "ext4", "-b", str(BLOCK), "-m", "0", "-U", UUID, "-O", "^has_journal"]
+        cmd += ["-N", str(2 * inodes + 64)]
+        cmd += ["-E", f"root_owner=0:0,hash_seed={HASH_SEED},lazy_itable_init=0,nodiscard"]
+        p = subprocess.run([*cmd, "-d", str(stage), str(tmp), str(blocks)], capture_output=True, text=True, env=env)
+        if p.returncode == 0:
+            break
+    else:
+        raise FetchError(f"{where}: mke2fs failed: {p.stderr.strip()}")
+    # mke2fs copies each file's ctime and atime, which no one can set to a fixed value
+    # beforehand; debugfs sets them in the image.
+    paths = ["/", "/lost+found"]
+    for d, dirs, files in os.walk(stage):
+        paths += ["/" + (Path(d) / x).relative_to(stage).as_posix() for x in [*dirs, *files]]
+    cmds = "".join(f'sif "{q}" {f} @{EPOCH}\n' for q in paths for f in ("ctime", "atime"))
+    p = subprocess.run(["debugfs", "-w", "-f", "-", str(tmp)], input=cmds, capture_output=True, text=True, env=env)
+    if p.returncode != 0 or "sif:" in p.stderr:
+        raise FetchError(f"{where}: debugfs failed: {p.stderr.strip()[:2000]}")
+    shutil.rmtree(stage)
+    raw = tmp.read_bytes()
+    zero = bytes(BLOCK)
+    zeros = sum(raw[i : i + BLOCK] == zero for i in range(0, len(raw), BLOCK))
+    digest = hashlib.sha256(raw).hexdigest()
+    if "sha256" in spec and digest != spec["sha256"]:
+        version = subprocess.run(["mke2fs", "-V"], capture_output=True, text=True).stderr.splitlines()[0]
+        raise FetchError(
+            f"{where}: the image's SHA-256 is {digest}, expected {spec['sha256']}; the packages matched, so "
+            f"this mke2fs ({version}) lays out files differently from e2fsprogs 1.47.0, which the hash was taken with"
+        )
+    tmp.replace(img)
+    return {
+        "file": img.name,
+        "sha256": digest,
+        "bytes": len(raw),
+        "blocks": len(raw) // BLOCK,
+        "zero_blocks": zeros,
+        "files": len(copied),
+        "data_bytes": sum(sizes),
+        "what": spec["what"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--manifest", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True, help="folder for the images and images.json")
+    a = ap.parse_args(argv)
+    try:
+        with a.manifest.open("rb") as f:
+            m = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        print(f"fetch.py: {a.manifest}: {e}", file=sys.stderr)
+        return 1
+    out = a.out
+    (out / "packages").mkdir(parents=True, exist_ok=True)
+    (out / "trees").mkdir(exist_ok=True)
+    (out / "images.json").unlink(missing_ok=True)
+    try:
+        pkgs = {n: download(n, s, out / "packages", a.manifest) for n, s in m.get("packages", {}).items()}
+        for n, f in pkgs.items():
+            unpack(f, out / "trees" / n)
+        images = {n: build_image(n, s, pkgs, out / "trees", out, a.manifest) for n, s in m.get("images", {}).items()}
+    except FetchError as e:
+        print(f"fetch.py: {e}", file=sys.stderr)
+        return 1
+    shutil.rmtree(out / "trees")
+    tmp = out / "images.json.tmp"
+    tmp.write_text(json.dumps(images, indent=2, sort_keys=True) + "\n")
+    tmp.replace(out / "images.json")
+    for n, i in images.items():
+        print(f"{n}: {i['blocks']} blocks, {i['zero_blocks'] / i['blocks']:.1%} all-zero, {i['files']} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,9 +14,11 @@ request rate is ``requests / (wall - set-up)``.
 Schemes: ``prssd/Baseline`` (the plain page FTL), ``prssd/DP`` and ``prssd/PR`` (DP with the
 split FTL; its split table scaled to the device: 32,768 split pages) with the content model in
 ``model`` mode (sizes read off DPC's measured size curve) and in ``bytes`` mode (every
-written page generated and compressed by our DPC). Each run is its own process (peak RSS
-is its own) and repeated ``--repeats`` times; the median wall time is reported, with every
-run kept.
+written page generated and compressed by our DPC), and ``files``: the pages hold the blocks
+of the PR-SSD Ubuntu workload's ext4 image (``make testdata``), each distinct unit of which
+our DPC compresses once (model and bytes mode are the same on files). Each run is its own
+process (peak RSS is its own) and repeated ``--repeats`` times; the median wall time is
+reported, with every run kept.
 
     python3 benchmarks/bench_prssd.py [--requests N] [--repeats K] [--only SCHEME:MODE,...]
 """
@@ -33,13 +35,17 @@ RUN = r"""
 import json, resource, sys, time
 import flashpress
 scheme, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+content = {"mode": mode}
+if mode == "files":
+    from flashpress.reproduce import testdata
+    content = {"mode": "bytes", "source": {"type": "files", "paths": [str(testdata.image("prssd", "Ubuntu"))]}}
 split = {"ftl": {"compression": {"split": {"max_split_pages": 32768}}}} if scheme.startswith("prssd/PR") else {}
 cfg = flashpress.Config.from_dict({
     **split,
     "scheme": scheme,
     "nand": {"blocks_per_plane": 128},
     "precondition": {"fill_fraction": 0.5, "aging_fraction": 0.0},
-    "content": {"mode": mode},
+    "content": content,
     "workload": {"type": "fio", "jobs": [
         {"name": "randrw", "rw": "randrw", "rwmixread": 70, "bs": "16k", "iodepth": 32, "number_ios": n}]},
 })
@@ -80,6 +86,8 @@ def main() -> None:
         ("prssd/PR", "model"),
         ("prssd/DP", "bytes"),
         ("prssd/PR", "bytes"),
+        ("prssd/DP", "files"),
+        ("prssd/PR", "files"),
     ]
     if args.only:
         wanted = [tuple(x.split(":", 1)) for x in args.only.split(",")]

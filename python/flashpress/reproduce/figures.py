@@ -313,6 +313,7 @@ PLOTTERS: dict[str, Plotter] = {
     "read_energy_bars": _normalised_bars("read_energy", "read energy / Baseline"),
     "conflict_bars": _absolute_bars("conflict_share"),
     "partial_read_bars": _absolute_bars("partial_reads"),
+    "partial_zero_bars": _absolute_bars("partial_zero_share"),
     "channel_bars": plot_channel_bars,
 }
 

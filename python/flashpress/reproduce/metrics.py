@@ -101,6 +101,15 @@ def read_energy(row: Mapping[str, Any]) -> float | None:
     return _get(row, "energy.nand_read_j")
 
 
+def partial_zero_share(row: Mapping[str, Any]) -> float | None:
+    """Logical pages stored with some but not all 4 KiB units zero, over the pages stored."""
+    stored = [_get(row, f"compression.{k}") for k in ("chunks", "raw_pages", "zero_pages", "split_pages")]
+    partial = _get(row, "compression.partial_zero_pages")
+    if partial is None or any(v is None for v in stored) or not sum(v or 0.0 for v in stored):
+        return None
+    return partial / sum(v or 0.0 for v in stored)
+
+
 def _conflict(row: Mapping[str, Any], which: tuple[str, ...]) -> float | None:
     keys = ("reads_no_conflict", "reads_conflict_normal", "reads_conflict_split")
     counts = [_get(row, f"compression.{k}") for k in keys]
@@ -143,6 +152,7 @@ METRICS: dict[str, Any] = {
     "split_table_mib": lambda r: _scaled(_get(r, "split_table_bytes"), 2**-20),
     "split_pages": lambda r: _get(r, "compression.split_pages"),
     "lz4_saving": lambda r: _get(r, "content.saving"),
+    "partial_zero_share": partial_zero_share,
 }
 
 METRIC_LABELS = {
@@ -164,6 +174,7 @@ METRIC_LABELS = {
     "partial_reads": "partial reads",
     "conflict_share": "host reads with a channel conflict",
     "conflict_split_share": "host reads with a split conflict",
+    "partial_zero_share": "pages written with partial zeros",
 }
 
 

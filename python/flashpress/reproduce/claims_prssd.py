@@ -4,7 +4,7 @@ kind of each statement and how it is checked (the rules are in
 
 Averages ("on average") are the mean over the workloads run of each workload's change against
 Baseline, as the seed's "AVG" bars are. "Up to" figures are not scored: a maximum over eight
-traces we do not have says little about generated workloads.
+traces we do not have says little about our workloads (fio jobs on real files of each kind).
 """
 
 from __future__ import annotations

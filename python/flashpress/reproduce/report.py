@@ -25,7 +25,8 @@ TESTBED = {
     "waltz": "The seed's testbed is a real CCSD and kernel, ours a scaled simulation.",
     "coco": "The seed's testbed is a real CCSD and kernel, ours a scaled simulation.",
     "prssd": "The seed's results come from its own SSD simulator replaying QEMU traces with real data; ours "
-    "replay generated workloads with Table 2's parameters on a scaled Table 1 device.",
+    "run fio jobs with Table 2's parameters writing real files of each workload's kind (ext4 images) on a "
+    "scaled Table 1 device.",
 }
 #: Metrics shown in each figure's table of measured values.
 SHOWN = (

@@ -50,8 +50,13 @@ def reproduce(
     check_out_dir(out, overwrite=overwrite)  # fail before a long run, not after
     planned = plan(figs, preset)
     outcome = execute(planned, scheduler=scheduler, workers=workers, log=log)
+    studies = [row for f in figs if f.analysis is not None for row in f.analysis(sc)]
     with atomic_dir(out, overwrite=overwrite) as tmp:
         table = outcome.table
+        if studies:
+            import pandas as pd
+
+            table = pd.concat([table, pd.DataFrame(studies)], ignore_index=True)
         table.to_csv(tmp / "results.csv", index=False)
         table.astype({c: "string" for c in ("error",) if c in table.columns}).to_parquet(
             tmp / "results.parquet", index=False

@@ -9,7 +9,8 @@ Run labels follow the papers (``Baseline``, ``F2FSC``, ``FPC``, ``TCS``, ``Waltz
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -185,6 +186,9 @@ class Figure:
     kind: str
     runs: tuple[RunSpec, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: A study of data rather than a simulation (no runs): makes the figure's result rows (with
+    #: ``figure``, ``run_id``, ``status`` and its labels) from the scale.
+    analysis: Callable[[Scale], list[dict[str, Any]]] | None = None
 
 
 # -- building blocks ----------------------------------------------------------------------
@@ -812,12 +816,12 @@ PAPER_PRESETS = {"waltz": PRESET, "coco": PRESET, "prssd": "prssd"}
 
 
 def normalise_figure_key(text: str) -> str:
-    """``14``, ``fig14``, ``Fig 14`` -> ``fig14``; other keys (``power``) lower-cased."""
+    """``14``, ``fig14``, ``Fig 14`` -> ``fig14``; ``6a`` -> ``fig6a``, ``17b`` -> ``fig17b``;
+    other keys (``power``) lower-cased."""
     t = text.strip().lower().replace(" ", "")
-    if t.isdigit():
-        return f"fig{int(t)}"
-    if t.startswith("fig") and t[3:].isdigit():
-        return f"fig{int(t[3:])}"
+    m = re.fullmatch(r"(?:fig)?0*(\d+)([a-z]?)", t)
+    if m:
+        return f"fig{int(m.group(1))}{m.group(2)}"
     return t
 
 

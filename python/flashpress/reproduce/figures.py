@@ -292,6 +292,49 @@ def plot_channel_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, 
     ax.set_ylabel("PR / Baseline (mean over workloads)")
 
 
+def plot_dominant_lines(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    """Fig. 6a: the mean dominant-pattern share over the workloads against the granule size,
+    one line per pattern size (solid: first pattern, dashed: second)."""
+    ok = _ok(rows)
+    granules = sorted({int(r["variant"]) for r in ok})
+    for i, size in enumerate(_order([r.get("scheme") for r in ok])):
+        for m, style in (("dominant_first", "-"), ("dominant_second", "--")):
+            ys = []
+            for g in granules:
+                vals = [metric(r, m) for r in ok if r.get("scheme") == size and int(r["variant"]) == g]
+                got = [v for v in vals if v is not None]
+                ys.append(sum(got) / len(got) if got else float("nan"))
+            ax.plot(
+                granules,
+                ys,
+                style,
+                color=f"C{i}",
+                marker="o",
+                label=f"{size} pattern" if m == "dominant_first" else None,
+            )
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(granules, [str(g) for g in granules])
+    ax.set_xlabel("granule (bytes)")
+    ax.set_ylabel("share of the granule's words")
+    _legend(ax)
+
+
+def plot_config_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    """Fig. 8: the mean saving over the workloads per configuration, in the order run."""
+    ok = _ok(rows)
+    names = _order([r.get("scheme") for r in ok])
+    means = []
+    for n in names:
+        got = [v for v in (metric(r, "data_saving") for r in ok if r.get("scheme") == n) if v is not None]
+        means.append(100 * sum(got) / len(got) if got else 0.0)
+    colors = [
+        "C1" if str(n).startswith("DPC 128 B, 1x1") else "C0" if str(n).startswith("DPC") else "C2" for n in names
+    ]
+    ax.bar(range(len(names)), means, color=colors)
+    ax.set_xticks(range(len(names)), [str(n).replace("DPC ", "") for n in names], rotation=90, fontsize=5)
+    ax.set_ylabel("saving per 16 KiB page (%)")
+
+
 PLOTTERS: dict[str, Plotter] = {
     "thermal_timeline": plot_thermal_timeline,
     "pattern_timelines": plot_pattern_timelines,
@@ -314,6 +357,8 @@ PLOTTERS: dict[str, Plotter] = {
     "conflict_bars": _absolute_bars("conflict_share"),
     "partial_read_bars": _absolute_bars("partial_reads"),
     "partial_zero_bars": _absolute_bars("partial_zero_share"),
+    "dominant_lines": plot_dominant_lines,
+    "config_bars": plot_config_bars,
     "channel_bars": plot_channel_bars,
 }
 

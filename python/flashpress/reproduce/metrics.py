@@ -153,6 +153,10 @@ METRICS: dict[str, Any] = {
     "split_pages": lambda r: _get(r, "compression.split_pages"),
     "lz4_saving": lambda r: _get(r, "content.saving"),
     "partial_zero_share": partial_zero_share,
+    # PR-SSD's data studies (Figs. 6a and 8)
+    "data_saving": lambda r: _get(r, "data_saving"),
+    "dominant_first": lambda r: _get(r, "dominant_first"),
+    "dominant_second": lambda r: _get(r, "dominant_second"),
 }
 
 METRIC_LABELS = {
@@ -175,6 +179,8 @@ METRIC_LABELS = {
     "conflict_share": "host reads with a channel conflict",
     "conflict_split_share": "host reads with a split conflict",
     "partial_zero_share": "pages written with partial zeros",
+    "data_saving": "saving per 16 KiB page",
+    "dominant_first": "share of the most frequent pattern",
 }
 
 

@@ -51,8 +51,17 @@ SHOWN = (
     "split_pages",
     "split_table_mib",
     "lz4_saving",
+    "partial_zero_share",
+    "data_saving",
+    "dominant_first",
+    "dominant_second",
 )
 TIME_METRICS = {"first_throttle_s", "shutdown_s"}
+
+
+def _mean(vals: list[float | None]) -> float | None:
+    got = [v for v in vals if v is not None]
+    return sum(got) / len(got) if got else None
 
 
 def _cell(v: Any, fmt: str = ".3g") -> str:
@@ -239,6 +248,22 @@ def write_report(
         recs = [{str(k): val for k, val in r.items()} for r in rows.to_dict("records")]
         shown = [m for m in SHOWN if any(metric(r, m) is not None for r in recs)]
         labels = [k for k in LABEL_KEYS if any(r.get(k) is not None for r in recs)]
+        if fig.analysis is not None:
+            # A data study has a row per workload and configuration: the mean over the workloads.
+            groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+            for r in recs:
+                groups.setdefault((r.get("scheme"), r.get("variant")), []).append(r)
+            recs = [
+                {
+                    "run_id": "mean of " + ", ".join(str(x.get("workload")) for x in rs),
+                    "scheme": k[0],
+                    "variant": k[1],
+                    "status": "ok",
+                    **{m: _mean([metric(x, m) for x in rs]) for m in shown},
+                }
+                for k, rs in groups.items()
+            ]
+            labels = [k for k in ("scheme", "variant") if any(r.get(k) is not None for r in recs)]
         mrows = []
         for r in recs:
             vals = []

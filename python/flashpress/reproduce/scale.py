@@ -69,6 +69,8 @@ class Scale:
     prssd_workloads: tuple[str, ...] = PRSSD_WORKLOADS
     #: PR-SSD: channel counts of the channel study (Fig. 17b).
     prssd_channels: tuple[int, ...] = (4, 8, 16)
+    #: PR-SSD: 16 KiB pages per workload image read by the data studies (Figs. 6a and 8).
+    prssd_data_pages: int = 512
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,6 +100,7 @@ SCALES: dict[str, Scale] = {
         prssd_requests=10_000,
         prssd_workloads=("Copy", "DB", "ML"),
         prssd_channels=(4, 8),
+        prssd_data_pages=64,
     ),
     "default": Scale(
         name="default",
@@ -126,6 +129,7 @@ SCALES: dict[str, Scale] = {
         seeds=3,
         prssd_blocks_per_plane=1024,
         prssd_requests=1_000_000,
+        prssd_data_pages=4096,
     ),
 }
 

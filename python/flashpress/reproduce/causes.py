@@ -200,6 +200,28 @@ PRSSD_CAUSES = {
         "is partial only when its chunk lies in one 4 KiB unit. SP makes 4,695-56,058 partial reads per run "
         "against P's 7,505-52,420 (Compile 19,660 against 51,690); P reads every uncompressed page partially"
     ),
+    "The ratio of the most dominant pattern is almost 45% for the 1-byte pattern size": (
+        "our images hold much already-compressed data with few repeated bytes: the most frequent byte "
+        "covers 44.3% of a 32 B granule on Window (DLLs) and 36.2% on Compile but 5.9% on Copy (xz archives), "
+        "10.2% on Office (PDFs) and 12.9% on ML (float weights); the mean over the eight is 22.4%. Counting "
+        "the all-zero 4 KiB units that DPC's zero filter drops (we do not) raises it to 31.6%"
+    ),
+    **{
+        "as the granularity increases, the ratios of the dominant patterns also decrease "
+        f"(32 B against 1024 B granules, {size} B patterns)": (
+            "we count a word as a pattern only when it occurs at least twice in its granule, and a granule of "
+            "32 B has only 4 to 16 words of 2-8 B, so a repeat is rare there: the 8 B share is 6.9% at 32 B "
+            "and 8.4% at 1024 B (mean over the workloads). Counted once, as every granule's most frequent "
+            "word, it falls from 29.9% to 8.8%, the seed's direction; the seed does not say which it counts"
+        )
+        for size in (2, 4, 8)
+    },
+    "we select only the most dominant pattern, and 1-byte pattern size, and 128-byte compression granularity "
+    "because this configuration shows the best compression ratio": (
+        "one 1-byte pattern saves 20.3-20.8% at every granule from 64 to 1024 B (mean over the workloads; "
+        "128 B: 20.7%, 512 B and 1024 B: 20.8%), so the selected configuration ties the best, inside the 1% "
+        "band, and beats every 2-8 B pattern configuration"
+    ),
     "S increases the read response time by 11% on average": (
         "compression cuts the flash programs so much on our preconditioned device (WAF 2.2-3.2 for Baseline, "
         "0.34-1.44 for S: S programs 55-85% fewer pages) that reads wait less behind programs and GC than "

@@ -11,25 +11,9 @@ use rand::{Rng, RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 /// A small TLC device with 16 KiB pages, 4 KiB partial reads and LZ4 in the controller.
-const DEVICE: &str = r#"
-preset = "tiny"
-[nand]
-channels = 2
-chips_per_channel = 1
-dies_per_chip = 1
-planes_per_die = 2
-blocks_per_plane = 32
-pages_per_block = 48
-page_size = 16384
-cell = "tlc"
-read_latency_us = [56.0, 118.0, 180.0]
-program_latency_us = [700.0, 1050.0, 1400.0]
-erase_latency_us = 3500.0
-channel_mb_per_s = 833.0
-[nand.partial_read]
-unit_bytes = 4096
-latency_factor = 0.8
-current_factor = 0.6
+const DEVICE: &str = concat!(
+    tlc_device!(2, 1, 32),
+    r#"
 [ftl]
 op_ratio = 0.25
 write_buffer_pages = 4
@@ -39,13 +23,12 @@ min_saving = 0.1
 max_chunks_per_page = 20
 compress_us = 12.0
 decompress_us = 12.0
-[controller]
-ecc_decode_us = 20.0
 [content]
 mode = "model"
 codec = "lz4"
 granularity = 16384
-"#;
+"#
+);
 
 /// Random whole-page and 4 KiB writes, reads and trims over a preconditioned device whose
 /// content compresses 1x to 5x (some pages fail compression, some merge many to a page):

@@ -1,5 +1,6 @@
 //! Integration tests of flashpress-core, one binary named after behaviours.
 
+#[macro_use]
 mod support;
 
 mod ccsd;

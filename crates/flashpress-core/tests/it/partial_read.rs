@@ -10,37 +10,20 @@ use flashpress_core::workload::{Drive, Op};
 use flashpress_core::Error;
 
 /// A small TLC device with 16 KiB pages and 4 KiB partial units, every page written.
-const DEVICE: &str = r#"
-preset = "tiny"
-[nand]
-channels = 2
-chips_per_channel = 1
-dies_per_chip = 1
-planes_per_die = 2
-blocks_per_plane = 32
-pages_per_block = 48
-page_size = 16384
-cell = "tlc"
-read_latency_us = [56.0, 118.0, 180.0]
-program_latency_us = [700.0, 1050.0, 1400.0]
-erase_latency_us = 3500.0
-channel_mb_per_s = 833.0
+const DEVICE: &str = concat!(
+    tlc_device!(2, 1, 32),
+    r#"
 [nand.power]
 vcc_v = 3.3
 read_ma = 25.0
 transfer_ma = 10.0
-[nand.partial_read]
-unit_bytes = 4096
-latency_factor = 0.8
-current_factor = 0.6
-[controller]
-ecc_decode_us = 20.0
 [ftl]
 op_ratio = 0.25
 [precondition]
 fill_fraction = 1.0
 aging_fraction = 0.0
-"#;
+"#
+);
 
 fn ns(x: f64) -> u64 {
     x.round() as u64

@@ -14,25 +14,9 @@ use rand_pcg::Pcg64Mcg;
 
 /// A small TLC device: 4 channels of 4 planes, 16 KiB pages, 4 KiB partial reads, DPC in the controller,
 /// split with the decision bit.
-const DEVICE: &str = r#"
-preset = "tiny"
-[nand]
-channels = 4
-chips_per_channel = 2
-dies_per_chip = 1
-planes_per_die = 2
-blocks_per_plane = 16
-pages_per_block = 48
-page_size = 16384
-cell = "tlc"
-read_latency_us = [56.0, 118.0, 180.0]
-program_latency_us = [700.0, 1050.0, 1400.0]
-erase_latency_us = 3500.0
-channel_mb_per_s = 833.0
-[nand.partial_read]
-unit_bytes = 4096
-latency_factor = 0.8
-current_factor = 0.6
+const DEVICE: &str = concat!(
+    tlc_device!(4, 2, 16),
+    r#"
 [ftl]
 op_ratio = 0.25
 write_buffer_pages = 8
@@ -46,13 +30,12 @@ zero_units = true
 [ftl.compression.split]
 decision = "bit"
 max_split_pages = 256
-[controller]
-ecc_decode_us = 20.0
 [content]
 mode = "model"
 codec = "dpc"
 granularity = 16384
-"#;
+"#
+);
 
 const PAGE: u64 = 16384;
 

@@ -7,6 +7,28 @@ use flashpress_core::Result;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+/// The TOML of a small TLC device in the shape of PR-SSD's Table 1 (16 KiB pages, 4 KiB
+/// partial reads, its read and program latencies per page type, its bus and ECC decode), with
+/// `channels` channels of `chips` chips of one die of two planes and `blocks` blocks per plane
+/// of 48 pages. A string literal: a test appends its own tables with `concat!`.
+macro_rules! tlc_device {
+    ($channels:literal, $chips:literal, $blocks:literal) => {
+        concat!(
+            "preset = \"tiny\"\n[nand]\nchannels = ",
+            $channels,
+            "\nchips_per_channel = ",
+            $chips,
+            "\ndies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = ",
+            $blocks,
+            "\npages_per_block = 48\npage_size = 16384\ncell = \"tlc\"\n",
+            "read_latency_us = [56.0, 118.0, 180.0]\nprogram_latency_us = [700.0, 1050.0, 1400.0]\n",
+            "erase_latency_us = 3500.0\nchannel_mb_per_s = 833.0\n",
+            "[nand.partial_read]\nunit_bytes = 4096\nlatency_factor = 0.8\ncurrent_factor = 0.6\n",
+            "[controller]\necc_decode_us = 20.0\n",
+        )
+    };
+}
+
 /// Requests given in order as (operation, offset, length, time in ns); the time is used
 /// when the stream is open loop.
 pub struct Script(pub Vec<(Op, u64, u64, u64)>, pub usize);

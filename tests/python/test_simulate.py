@@ -217,3 +217,42 @@ def test_finishing_before_the_end_raises() -> None:
     assert not sim.step(5)
     with pytest.raises(errors.FlashpressError, match="before the run ended"):
         sim.finish()
+
+
+def test_sequential_requests_are_counted_per_job_and_direction() -> None:
+    """A request is sequential when it starts where its job's previous request of the same
+    direction ended: a sequential reader is all sequential but its first request, two
+    sequential writers sharing nothing are each sequential, and fio's percentage_random = 30
+    leaves 70% sequential (the random 30% almost never land on the previous end)."""
+
+    def run(jobs: list[dict[str, object]]) -> dict[str, int]:
+        cfg = Config.preset("tiny").with_overrides({"workload": {"type": "fio", "jobs": jobs}})
+        s = flashpress.simulate(cfg, progress=False).summary
+        return {k: s[k] for k in ("sequential_reads", "sequential_writes")} | {
+            "reads": s["read"]["requests"],
+            "writes": s["write"]["requests"],
+        }
+
+    r = run([{"name": "r", "rw": "read", "bs": "16k", "size": "8m"}])
+    assert r["sequential_reads"] == r["reads"] - 1 == 511
+    assert r["sequential_writes"] == 0
+    w = run([{"name": f"w{i}", "rw": "write", "bs": "4k", "size": "4m"} for i in range(2)])
+    assert w["sequential_writes"] == w["writes"] - 2 == 2046
+    m = run(
+        [
+            {
+                "name": "m",
+                "rw": "randrw",
+                "rwmixread": 50,
+                "bs": "4k",
+                "size": "16m",
+                "io_size": "100m",
+                "number_ios": 20000,
+                "norandommap": 1,
+                "percentage_random": "30",
+            }
+        ]
+    )
+    assert m["reads"] + m["writes"] == 20000
+    assert 1 - m["sequential_reads"] / m["reads"] == pytest.approx(0.30, abs=0.02)
+    assert 1 - m["sequential_writes"] / m["writes"] == pytest.approx(0.30, abs=0.02)

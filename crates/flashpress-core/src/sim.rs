@@ -266,6 +266,7 @@ impl Simulation {
             issued: self.host.counters.issued,
             completed: self.host.counters.completed,
             out_of_order: self.host.counters.out_of_order,
+            sequential: self.host.counters.sequential,
             nand,
             ftl,
             dev,
@@ -504,10 +505,11 @@ impl Simulation {
             }
         };
         let (mut n, mut f, mut c, mut sched) = self.counters();
-        let (mut issued, mut completed, mut out_of_order) = (
+        let (mut issued, mut completed, mut out_of_order, mut sequential) = (
             self.host.counters.issued,
             self.host.counters.completed,
             self.host.counters.out_of_order,
+            self.host.counters.sequential,
         );
         if let Some(b) = &self.base {
             n = minus(&n, &b.nand, &[]);
@@ -517,6 +519,10 @@ impl Simulation {
             issued -= b.issued;
             completed -= b.completed;
             out_of_order -= b.out_of_order;
+            sequential = [
+                sequential[0] - b.sequential[0],
+                sequential[1] - b.sequential[1],
+            ];
         }
         let ec = nand.erase_counts();
         Summary {
@@ -551,6 +557,8 @@ impl Simulation {
             buffer_full_waits: c.buffer_full_waits,
             verified_page_reads: c.verified_page_reads,
             arrivals_out_of_order: out_of_order,
+            sequential_reads: sequential[0],
+            sequential_writes: sequential[1],
             read: self.op_summary(Op::Read, secs),
             write: self.op_summary(Op::Write, secs),
             trim: OpSummary::new(&self.rec.trim, None, secs),

@@ -548,6 +548,10 @@ pub struct CcsdConfig {
     /// only flushes of partial pages pad; false: a chunk that does not fit the rest of the
     /// open page closes it and the rest is padding.
     pub straddle: bool,
+    /// Most compressed chunks one flash page holds (the reverse map's entries per page:
+    /// PR-SSD's conventional compression SSD keeps 20); a page that reaches it is closed and
+    /// the rest is padding. 0: no limit but the page's bytes.
+    pub max_chunks_per_page: u32,
     /// Temperature at which the device throttles its engine (°C).
     pub throttle_c: f64,
     /// Engine throughput while throttled, as a fraction of full speed (Waltz §3.1: about 0.1).
@@ -573,6 +577,7 @@ impl Default for CcsdConfig {
             cost: None,
             logical_ratio: 2.0,
             straddle: false,
+            max_chunks_per_page: 0,
             throttle_c: 76.0,
             throttle_speed: 0.1,
             throttle_power: 1.0,

@@ -97,6 +97,8 @@ struct StreamState {
     pending: Option<Request>,
     origin: Option<SimTime>,
     last_arrival: SimTime,
+    /// End offset of its last read and of its last write (`u64::MAX` before the first).
+    last_end: [u64; 2],
 }
 
 /// Host-side counters.
@@ -108,6 +110,9 @@ pub struct HostCounters {
     pub completed: u64,
     /// Open-loop arrivals earlier than their predecessor.
     pub out_of_order: u64,
+    /// Reads and writes that start where their stream's previous request of the same op
+    /// ended (fio's sequential); the rest are random.
+    pub sequential: [u64; 2],
 }
 
 /// Streams and their progress.
@@ -154,6 +159,7 @@ impl Host {
                     pending: None,
                     origin: None,
                     last_arrival: SimTime::ZERO,
+                    last_end: [u64::MAX; 2],
                 })
                 .collect(),
             group: 0,
@@ -364,8 +370,17 @@ impl Host {
                 w.queue.push(out.done, Event::Completion(tag));
             }
         }
-        self.streams[i].in_flight += 1;
+        let s = &mut self.streams[i];
+        s.in_flight += 1;
         self.counters.issued += 1;
+        if let Some(k) = match req.op {
+            Op::Read => Some(0),
+            Op::Write => Some(1),
+            _ => None,
+        } {
+            self.counters.sequential[k] += (s.last_end[k] == req.offset) as u64;
+            s.last_end[k] = req.offset + req.len;
+        }
         Ok(())
     }
 

@@ -220,6 +220,10 @@ pub struct Summary {
     pub verified_page_reads: u64,
     /// Open-loop arrivals whose timestamp was earlier than the previous one (issued in order).
     pub arrivals_out_of_order: u64,
+    /// Reads issued that start where their stream's previous read ended (fio's sequential).
+    pub sequential_reads: u64,
+    /// Writes issued that start where their stream's previous write ended.
+    pub sequential_writes: u64,
     /// Reads.
     pub read: OpSummary,
     /// Writes.
@@ -369,6 +373,16 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "arrivals_out_of_order",
             "requests",
             "open-loop arrivals stamped earlier than their predecessor",
+        ),
+        (
+            "sequential_reads",
+            "requests",
+            "reads issued that start where their stream's previous read ended",
+        ),
+        (
+            "sequential_writes",
+            "requests",
+            "writes issued that start where their stream's previous write ended",
         ),
         ("read.requests", "requests", "requests of this op completed"),
         ("read.bytes", "B", "bytes of this op"),

@@ -26,6 +26,8 @@ pub(crate) struct Base {
     pub completed: u64,
     /// Open-loop arrivals out of order.
     pub out_of_order: u64,
+    /// Sequential reads and writes.
+    pub sequential: [u64; 2],
     /// NAND counters.
     pub nand: NandCounters,
     /// FTL counters (the CCSD's, in a `[stack]` run).

@@ -232,7 +232,7 @@ impl Ccsd {
                 ),
             ));
         }
-        let ftl = Packed::new(cfg, g, logical_blocks, d.straddle)?;
+        let ftl = Packed::new(cfg, g, logical_blocks, d.straddle, d.max_chunks_per_page)?;
         let measure = match content {
             Some(c) => Some(c.add_measure(codec, BLOCK as u32, "stack.ccsd")?),
             None => None,

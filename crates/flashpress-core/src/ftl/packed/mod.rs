@@ -94,6 +94,8 @@ const STREAMS: usize = 2;
 struct OpenPage {
     ppn: u32,
     fill: u32,
+    /// Chunks that start or end in it.
+    chunks: u32,
     /// When all its data is in DRAM (the program can start).
     ready: SimTime,
 }
@@ -102,6 +104,7 @@ impl OpenPage {
     const EMPTY: OpenPage = OpenPage {
         ppn: NONE,
         fill: 0,
+        chunks: 0,
         ready: SimTime::ZERO,
     };
 }
@@ -159,6 +162,8 @@ pub struct Packed {
     seal_counter: u64,
     /// Chunks may straddle two pages.
     straddle: bool,
+    /// Most chunks per page (0: no limit).
+    max_chunks: u32,
     /// A full host page held in DRAM while the next one opens (straddling), else `NONE`.
     held: u32,
     /// Per physical page (straddling only): the page holding the tail of its last chunk when
@@ -180,6 +185,7 @@ impl Packed {
         geo: &Geometry,
         logical_blocks: u64,
         straddle: bool,
+        max_chunks: u32,
     ) -> Result<Packed> {
         let block_bytes = geo.pages_per_block as u64 * geo.page_size as u64;
         let gc_threshold = ftl::gc_threshold_blocks(cfg) as usize;
@@ -231,6 +237,7 @@ impl Packed {
             page_read_at: vec![None; geo.pages_per_block as usize],
             seal_counter: 0,
             straddle,
+            max_chunks,
             held: NONE,
             next: if straddle {
                 vec![NONE; geo.pages as usize]
@@ -282,7 +289,17 @@ impl Packed {
         nand: &mut impl PackedFlash,
     ) -> Result<(SimTime, Option<SimTime>)> {
         let mut programmed = None;
-        if self.host.ppn != NONE && !fits(self.host.fill, 0, len, self.page_size, 0) {
+        // An open page has room for one more chunk (it is closed when it reaches the most),
+        // so only its bytes can refuse this one.
+        if self.host.ppn != NONE
+            && !fits(
+                self.host.fill,
+                self.host.chunks,
+                len,
+                self.page_size,
+                self.max_chunks,
+            )
+        {
             if self.straddle {
                 return self.straddle_host(lba, len, ready, nand);
             }
@@ -294,10 +311,11 @@ impl Packed {
         let h = &mut self.host;
         let (ppn, off) = (h.ppn, h.fill);
         h.fill += len;
+        h.chunks += 1;
         h.ready = h.ready.max(ready);
         self.place(lba, ppn, off, len, ready);
         let ack = ready.max(self.host_slot_at);
-        if self.host.fill == self.page_size {
+        if self.full(&self.host) {
             let end = self.program_host(nand);
             programmed = Some(programmed.map_or(end, |p: SimTime| p.max(end)));
         }
@@ -329,13 +347,20 @@ impl Packed {
         let mut programmed = self.program_host_page(full, nand);
         let h = &mut self.host;
         h.fill = off + len - self.page_size;
+        h.chunks = 1;
         h.ready = h.ready.max(ready);
         self.place(lba, full.ppn, off, len, ready);
         let ack = ready.max(self.host_slot_at);
-        if self.host.fill == self.page_size {
+        if self.full(&self.host) {
             programmed = programmed.max(self.program_host(nand));
         }
         Ok((ack, Some(programmed)))
+    }
+
+    /// An open page that takes no more chunks: all its bytes used, or its most chunks.
+    #[inline]
+    fn full(&self, p: &OpenPage) -> bool {
+        p.fill == self.page_size || p.chunks == self.max_chunks
     }
 
     /// Program the open host page with its padding, if one is open; returns when done.
@@ -357,6 +382,7 @@ impl Packed {
         self.host = OpenPage {
             ppn,
             fill: 0,
+            chunks: 0,
             ready: slot_at,
         };
         self.host_slot_at = slot_at;
@@ -631,7 +657,15 @@ impl Packed {
         nand: &mut impl PackedFlash,
     ) -> Result<Option<SimTime>> {
         let mut programmed = None;
-        if self.gc[plane].ppn != NONE && !fits(self.gc[plane].fill, 0, len, self.page_size, 0) {
+        if self.gc[plane].ppn != NONE
+            && !fits(
+                self.gc[plane].fill,
+                self.gc[plane].chunks,
+                len,
+                self.page_size,
+                self.max_chunks,
+            )
+        {
             if self.straddle {
                 return self.straddle_gc(plane, lba, len, ready, nand).map(Some);
             }
@@ -642,15 +676,17 @@ impl Packed {
             self.gc[plane] = OpenPage {
                 ppn,
                 fill: 0,
+                chunks: 0,
                 ready,
             };
         }
         let g = &mut self.gc[plane];
         let (ppn, off) = (g.ppn, g.fill);
         g.fill += len;
+        g.chunks += 1;
         g.ready = g.ready.max(ready);
         self.place(lba, ppn, off, len, ready);
-        if self.gc[plane].fill == self.page_size {
+        if self.full(&self.gc[plane]) {
             let end = self.program_gc(plane, nand);
             programmed = Some(programmed.map_or(end, |p: SimTime| p.max(end)));
         }
@@ -677,10 +713,11 @@ impl Packed {
         self.gc[plane] = OpenPage {
             ppn: tail,
             fill: off + len - self.page_size,
+            chunks: 1,
             ready,
         };
         self.place(lba, head, off, len, ready);
-        if self.gc[plane].fill == self.page_size {
+        if self.full(&self.gc[plane]) {
             programmed = programmed.max(self.program_gc(plane, nand));
         }
         Ok(programmed)
@@ -822,6 +859,15 @@ mod tests {
     use rand::Rng;
 
     fn setup(page_size: u32, buffer_pages: u32, straddle: bool) -> (Packed, Nand) {
+        setup_chunks(page_size, buffer_pages, straddle, 0)
+    }
+
+    fn setup_chunks(
+        page_size: u32,
+        buffer_pages: u32,
+        straddle: bool,
+        max_chunks: u32,
+    ) -> (Packed, Nand) {
         let text = format!(
             "preset = \"tiny\"\n[nand]\npage_size = {page_size}\n\
              [ftl]\nwrite_buffer_pages = {buffer_pages}\n"
@@ -829,7 +875,7 @@ mod tests {
         let cfg = SimConfig::from_toml_str(&text, "test").unwrap();
         let nand = Nand::new(&cfg.nand);
         (
-            Packed::new(&cfg, &nand.geo, logical(&nand), straddle).unwrap(),
+            Packed::new(&cfg, &nand.geo, logical(&nand), straddle, max_chunks).unwrap(),
             nand,
         )
     }
@@ -1032,5 +1078,40 @@ mod tests {
             pages[0] < pages[1],
             "straddling programs fewer pages: {pages:?}"
         );
+    }
+
+    /// The most chunks per page (the reverse map's entries, PR-SSD's 20): 1,000-byte chunks
+    /// into 16 KiB pages close a page every `max` chunks, with or without straddling, and the
+    /// rest of each page is padding; without a limit only bytes close pages.
+    #[test]
+    fn a_page_closes_at_its_most_chunks() {
+        for straddle in [false, true] {
+            for (max, n) in [(3u32, 30u64), (16, 32), (0, 32)] {
+                let (mut f, mut nand) = setup_chunks(16384, 0, straddle, max);
+                for i in 0..n {
+                    f.write_host(i, 1000, SimTime::ZERO, &mut nand).unwrap();
+                }
+                // 16 x 1000 <= 16384 < 17 x 1000. A page at its most chunks closes at once; one
+                // full by bytes closes when the next chunk does not fit (or, straddling, when
+                // its last byte is written).
+                let per_page = if max == 0 { 16 } else { max as u64 };
+                let want = match (max, straddle) {
+                    (0, true) => n * 1000 / 16384,
+                    (0, false) => (n - 1) / per_page,
+                    _ => n / per_page,
+                };
+                assert_eq!(
+                    f.counters.pages_programmed_host, want,
+                    "straddle {straddle}, max {max}"
+                );
+                if !straddle || max != 0 {
+                    assert_eq!(
+                        f.counters.pad_bytes,
+                        want * (16384 - per_page * 1000),
+                        "straddle {straddle}, max {max}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -10,7 +10,8 @@ machine with the same e2fsprogs. ``images.json`` beside the images says what eac
 SHA-256, blocks, all-zero 4 KiB blocks and files; it is written last, so its presence means
 every image is complete.
 
-Standard library only (it runs before the project's virtualenv exists).
+Standard library only (it runs before the project's virtualenv exists); it needs apt-get,
+dpkg-deb, pip (for the wheel), mke2fs and debugfs (e2fsprogs).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ BLOCK = 4096
 EPOCH = 1672531200  # 2023-01-01T00:00:00Z
 UUID = "6c9e7f6e-5a8d-4f57-9d0e-0c1a2b3c4d5e"
 HASH_SEED = "0b4e2f3a-7c61-4d8e-a9f0-123456789abc"
+#: mke2fs's settings (not the machine's /etc/mke2fs.conf).
+MKE2FS_CONFIG = Path(__file__).with_name("mke2fs.conf")
 #: Free space left in an image, as a share of its data.
 SLACK = 0.10
 
@@ -156,16 +159,23 @@ def build_image(name: str, spec: dict[str, Any], pkgs: dict[str, Path], trees: P
         copied.append(dst)
     if not copied:
         raise FetchError(f"{where}: no file matched")
+    # Owner, mode and times do not depend on who builds: mode 0644 files and 0755 folders
+    # here (umask aside), owner root and ctime/atime set by debugfs below.
     for d, dirs, files in os.walk(stage):
+        for x in dirs:
+            os.chmod(Path(d) / x, 0o755)
+        for x in files:
+            os.chmod(Path(d) / x, 0o644)
         for x in [*dirs, *files]:
             os.utime(Path(d) / x, (EPOCH, EPOCH))
+    os.chmod(stage, 0o755)
     os.utime(stage, (EPOCH, EPOCH))
     sizes = [f.stat().st_size for f in copied]
     data_blocks = sum(math.ceil(s / BLOCK) for s in sizes)
     inodes = sum(1 + len(files) for _, _, files in os.walk(stage))
     img = out / f"{name}.img"
     tmp = out / f"{name}.img.tmp"
-    env = {**os.environ, "E2FSPROGS_FAKE_TIME": str(EPOCH)}
+    env = {**os.environ, "E2FSPROGS_FAKE_TIME": str(EPOCH), "MKE2FS_CONFIG": str(MKE2FS_CONFIG)}
     for grow in (1.0, 1.25, 1.5, 2.0):
         blocks = math.ceil(data_blocks * (1 + SLACK) * grow) + 256
         tmp.unlink(missing_ok=True)
@@ -177,12 +187,14 @@ def build_image(name: str, spec: dict[str, Any], pkgs: dict[str, Path], trees: P
             break
     else:
         raise FetchError(f"{where}: mke2fs failed: {p.stderr.strip()}")
-    # mke2fs copies each file's ctime and atime, which no one can set to a fixed value
-    # beforehand; debugfs sets them in the image.
+    # mke2fs copies each file's owner, ctime and atime; the owner is the builder's and the
+    # ctimes are now, so debugfs sets them in the image.
     paths = ["/", "/lost+found"]
     for d, dirs, files in os.walk(stage):
         paths += ["/" + (Path(d) / x).relative_to(stage).as_posix() for x in [*dirs, *files]]
-    cmds = "".join(f'sif "{q}" {f} @{EPOCH}\n' for q in paths for f in ("ctime", "atime"))
+    cmds = "".join(
+        f'sif "{q}" ctime @{EPOCH}\nsif "{q}" atime @{EPOCH}\nsif "{q}" uid 0\nsif "{q}" gid 0\n' for q in paths
+    )
     p = subprocess.run(["debugfs", "-w", "-f", "-", str(tmp)], input=cmds, capture_output=True, text=True, env=env)
     if p.returncode != 0 or "sif:" in p.stderr:
         raise FetchError(f"{where}: debugfs failed: {p.stderr.strip()[:2000]}")
@@ -195,7 +207,8 @@ def build_image(name: str, spec: dict[str, Any], pkgs: dict[str, Path], trees: P
         version = subprocess.run(["mke2fs", "-V"], capture_output=True, text=True).stderr.splitlines()[0]
         raise FetchError(
             f"{where}: the image's SHA-256 is {digest}, expected {spec['sha256']}; the packages matched, so "
-            f"this mke2fs ({version}) lays out files differently from e2fsprogs 1.47.0, which the hash was taken with"
+            f"this mke2fs ({version}) lays out files differently from e2fsprogs 1.47.0, which the hash was taken with "
+            "(owner, modes, times and mke2fs.conf are fixed by fetch.py)"
         )
     tmp.replace(img)
     return {

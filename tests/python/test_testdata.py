@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import sys
 import tomllib
@@ -82,9 +83,13 @@ def test_an_image_is_the_same_bytes_every_build_and_holds_the_files(tmp_path: Pa
     (tree / "usr" / "share" / "skip.bin").write_bytes(b"\xff" * 5000)
     spec = {"what": "a test", "from": ["pkg"], "include": ["*.txt"]}
     digests = []
-    for out in ("a", "b"):
+    for out, umask in (("a", 0o022), ("b", 0o007)):  # the builder's umask does not matter
         (tmp_path / out).mkdir()
-        info = fetch.build_image("T", spec, {"pkg": tree}, tmp_path / "trees", tmp_path / out, Path("m.toml"))
+        old = os.umask(umask)
+        try:
+            info = fetch.build_image("T", spec, {"pkg": tree}, tmp_path / "trees", tmp_path / out, Path("m.toml"))
+        finally:
+            os.umask(old)
         digests.append(info["sha256"])
         assert info["files"] == 1
         assert info["data_bytes"] == len(text)

@@ -49,8 +49,9 @@ def reproduce(
     preset = preset or PAPER_PRESETS[paper]
     check_out_dir(out, overwrite=overwrite)  # fail before a long run, not after
     planned = plan(figs, preset)
-    outcome = execute(planned, scheduler=scheduler, workers=workers, log=log)
+    # The data studies are quick and can fail on missing data: before the runs, not after.
     studies = [row for f in figs if f.analysis is not None for row in f.analysis(sc)]
+    outcome = execute(planned, scheduler=scheduler, workers=workers, log=log)
     with atomic_dir(out, overwrite=overwrite) as tmp:
         table = outcome.table
         if studies:

@@ -147,7 +147,9 @@ def _row(figure: str, name: str, workload: str, **values: Any) -> dict[str, Any]
 
 
 @functools.lru_cache(maxsize=2)
-def _study(workloads: tuple[str, ...], pages: int) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
+def _study(
+    workloads: tuple[str, ...], pages: int, root: str
+) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
     """Fig. 6a's and Fig. 8's rows, from one pass over each workload's sample: the word counts
     of each (granule, pattern size) serve both figures and both pattern counts."""
     from flashpress.codec import codec_bench
@@ -188,12 +190,12 @@ def _study(workloads: tuple[str, ...], pages: int) -> tuple[tuple[dict[str, Any]
 
 def fig6a_rows(workloads: tuple[str, ...], pages: int) -> list[dict[str, Any]]:
     """One row per workload, granule (``variant``) and pattern size (``scheme``)."""
-    return [dict(r) for r in _study(tuple(workloads), pages)[0]]
+    return [dict(r) for r in _study(tuple(workloads), pages, str(testdata.root()))[0]]
 
 
 def fig8_rows(workloads: tuple[str, ...], pages: int) -> list[dict[str, Any]]:
     """One row per workload and configuration (``scheme`` label), ``data_saving`` its saving."""
-    return [dict(r) for r in _study(tuple(workloads), pages)[1]]
+    return [dict(r) for r in _study(tuple(workloads), pages, str(testdata.root()))[1]]
 
 
 __all__ = ["dominant_ratios", "dpc_sizes", "pattern_counts", "fig6a_rows", "fig8_rows", "sample_pages", "saving"]

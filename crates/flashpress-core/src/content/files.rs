@@ -92,6 +92,7 @@ impl SizeTable {
     /// The size of the `n`-block unit from corpus block `block`, if measured.
     #[inline]
     pub fn get(&self, block: u64, n: usize) -> Option<u32> {
+        debug_assert!((1..=self.gran_blocks).contains(&n), "unit of {n} blocks");
         let s = self.sizes[block as usize * self.gran_blocks + n - 1];
         (s != Self::UNKNOWN).then_some(s)
     }
@@ -99,6 +100,7 @@ impl SizeTable {
     /// Record a measured size.
     #[inline]
     pub fn set(&mut self, block: u64, n: usize, size: u32) {
+        debug_assert!((1..=self.gran_blocks).contains(&n), "unit of {n} blocks");
         self.sizes[block as usize * self.gran_blocks + n - 1] = size;
     }
 }

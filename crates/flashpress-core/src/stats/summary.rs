@@ -448,6 +448,11 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ),
         ("compression.zero_units", "units", "all-zero 4 KiB units not stored (zero_units)"),
         (
+            "compression.partial_zero_pages",
+            "pages",
+            "logical pages stored with some but not all 4 KiB units zero (zero_units)",
+        ),
+        (
             "compression.zero_reads",
             "pages",
             "logical page reads of zero units only: no flash read",

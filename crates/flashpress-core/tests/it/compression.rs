@@ -303,6 +303,13 @@ fn zero_units_are_not_stored_and_their_reads_need_no_flash() {
     assert!(c.zero_units > 1000, "{c:?}");
     assert!(c.zero_reads > 100, "{c:?}");
     assert!(c.packer.zero_pages > 0, "{c:?}");
+    // Every zero unit is in an all-zero page (4 each) or a partial-zero page (1 to 3 each).
+    assert!(c.partial_zero_pages > 100, "{c:?}");
+    assert!(
+        c.partial_zero_pages + 4 * c.packer.zero_pages <= c.zero_units
+            && c.zero_units <= 3 * c.partial_zero_pages + 4 * c.packer.zero_pages,
+        "{c:?}"
+    );
     assert!(s.verified_page_reads > 5000);
     assert!(s.gc_blocks_erased > 0, "GC ran");
     // No flash read for a read of zero units only: flash reads are at most the reads that

@@ -1110,8 +1110,22 @@ mod tests {
                         want * (16384 - per_page * 1000),
                         "straddle {straddle}, max {max}"
                     );
+                } else {
+                    assert_eq!(f.counters.pad_bytes, 0);
                 }
             }
+        }
+        // 7,000-byte chunks, at most 3 per page, straddling: chunk 3 straddles pages 1 and 2
+        // and chunk 5 pages 2 and 3, each counting in both; page 3 closes at chunk 7, its
+        // third (2,232 + 2 x 7,000 = 16,232 bytes, 152 of padding). Without straddling, a
+        // page takes two chunks and pads 2,384 bytes.
+        for (straddle, pad) in [(true, 152), (false, 3 * 2384)] {
+            let (mut f, mut nand) = setup_chunks(16384, 0, straddle, 3);
+            for i in 0..7 {
+                f.write_host(i, 7000, SimTime::ZERO, &mut nand).unwrap();
+            }
+            assert_eq!(f.counters.pages_programmed_host, 3, "straddle {straddle}");
+            assert_eq!(f.counters.pad_bytes, pad, "straddle {straddle}");
         }
     }
 }

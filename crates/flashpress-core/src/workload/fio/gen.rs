@@ -74,6 +74,10 @@ pub(super) struct SourceSpec {
     pub randommap: bool,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
+    /// `dedupe_mode=working_set`: duplicates are drawn from a working set of this many 4 KiB
+    /// blocks (`dedupe_working_set_percentage` of `size`), the job's first content ids;
+    /// `None` (`dedupe_mode=repeat`, fio's default): from every block the job wrote before.
+    pub dedupe_working_set: Option<u64>,
     /// `percentage_random` per direction (read, write): the share of a random job's requests
     /// at random offsets; the others continue from the end of the previous request.
     pub pct_random: [u32; 2],
@@ -293,7 +297,8 @@ impl FioSource {
             bytes: 0,
             ios: 0,
             content_base: (stream_index.wrapping_add(1)) << 40,
-            issued: 0,
+            // Fresh ids start after the working set's.
+            issued: spec.dedupe_working_set.unwrap_or(0),
             unsynced: 0,
         }
     }
@@ -359,15 +364,21 @@ impl FioSource {
     }
 
     /// Content id of a write of `len` bytes: fresh ids, or with probability
-    /// `dedupe_pct / 100` a run starting at an id issued earlier by this stream.
+    /// `dedupe_pct / 100` a run of ids that repeats earlier content: in `repeat` mode a run
+    /// this stream issued before, in `working_set` mode a run inside the working set (ids
+    /// `1..=W`, which fresh ids never use).
     fn next_content(&mut self, len: u64) -> u64 {
         let blocks = len.div_ceil(4096).max(1);
+        let pool = match self.spec.dedupe_working_set {
+            Some(w) => w,
+            None => self.issued,
+        };
         let dedupe = self.spec.dedupe_pct > 0
-            && self.issued >= blocks
+            && pool >= blocks
             && self.rng_dedupe.random_range(0..100u32) < self.spec.dedupe_pct;
         let first = if dedupe {
-            // Uniform over issued ids whose run of `blocks` ids was entirely issued too.
-            self.rng_dedupe.random_range(1..=self.issued - blocks + 1)
+            // Uniform over the pool's runs of `blocks` ids.
+            self.rng_dedupe.random_range(1..=pool - blocks + 1)
         } else {
             let first = self.issued + 1;
             self.issued += blocks;

@@ -19,7 +19,8 @@
 //! (seconds unless suffixed `us`/`ms`/`s`/`m`/`h`/`d`), `time_based`, `random_distribution`
 //! (`random`, `zipf:θ`, `pareto:h`, `normal[:dev]`), `percentage_random` (`read[,write]`),
 //! `norandommap`, `randseed`, `randrepeat`,
-//! `buffer_compress_percentage`, `dedupe_percentage`, `stonewall`/`wait_for_previous`,
+//! `buffer_compress_percentage`, `dedupe_percentage`, `dedupe_mode` (`repeat`,
+//! `working_set`), `dedupe_working_set_percentage`, `stonewall`/`wait_for_previous`,
 //! `kb_base` (1024 only), plus the ignored options in [`IGNORED_OPTIONS`]. Any other option is
 //! an error. Byte sizes take fio's suffixes `k`, `m`, `g`, `t`, `p` (optionally with `i`/`b`),
 //! all powers of 1024 (fio's default `kb_base=1024`).
@@ -83,6 +84,11 @@ const SUPPORTED: &[(&str, &str)] = &[
     ("randseed", "randseed"),
     ("buffer_compress_percentage", "buffer_compress_percentage"),
     ("dedupe_percentage", "dedupe_percentage"),
+    ("dedupe_mode", "dedupe_mode"),
+    (
+        "dedupe_working_set_percentage",
+        "dedupe_working_set_percentage",
+    ),
     ("stonewall", "stonewall"),
     ("wait_for_previous", "stonewall"),
     ("kb_base", "kb_base"),
@@ -847,6 +853,44 @@ fn resolve(opts: &[&Opt], section_name: &str, at: &Origin, capacity: u64) -> Res
         .map(parse_percent)
         .transpose()?
         .unwrap_or(0);
+    // fio's `dedupe_mode`: `repeat` (the default) repeats earlier writes; `working_set`
+    // draws duplicates from a working set of `dedupe_working_set_percentage` (default 5) of
+    // `size`, which fio requires to be set, and refuses a working set and dedupe share that
+    // add up to more than 100% (the working set's blocks are unique).
+    let working_set = match get("dedupe_mode") {
+        None => false,
+        Some(o) => match o.value()?.trim() {
+            "repeat" => false,
+            "working_set" => true,
+            v => {
+                return Err(o.err(format!(
+                    "unknown dedupe_mode `{v}` (expected repeat or working_set)"
+                )))
+            }
+        },
+    };
+    let ws_pct = get("dedupe_working_set_percentage")
+        .map(parse_percent)
+        .transpose()?;
+    let dedupe_working_set = if working_set && dedupe_pct > 0 {
+        let o = get("dedupe_mode").expect("dedupe_mode is set");
+        if get("size").is_none() {
+            return Err(o.err(
+                "dedupe_mode=working_set needs `size` (fio pregenerates the working set from it)",
+            ));
+        }
+        let pct = ws_pct.unwrap_or(5);
+        if pct + dedupe_pct > 100 {
+            let at = get("dedupe_working_set_percentage").unwrap_or(o);
+            return Err(at.err(format!(
+                "dedupe_working_set_percentage={pct} plus dedupe_percentage={dedupe_pct} exceeds 100 \
+                 (the working set's blocks are unique)"
+            )));
+        }
+        Some((size * pct as u64 / 100 / 4096).max(1))
+    } else {
+        None
+    };
     // fio's `fsync=N` / `fdatasync=N`: a flush of the job's file after every N writes (both
     // are one flush here: the file system's metadata is not modelled per file).
     let sync_every = match get("fsync") {
@@ -901,6 +945,7 @@ fn resolve(opts: &[&Opt], section_name: &str, at: &Origin, capacity: u64) -> Res
             dist,
             randommap,
             dedupe_pct,
+            dedupe_working_set,
             pct_random,
             sync_every,
             open_flags,

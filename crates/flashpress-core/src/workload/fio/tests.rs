@@ -293,6 +293,74 @@ fn dedupe_percentage_repeats_ids() {
     assert_eq!(b[0].content >> 40, 2);
 }
 
+/// fio's `dedupe_mode=working_set`: duplicates come from a working set of
+/// `dedupe_working_set_percentage` of `size` (ids 1..=W of the job), fresh writes never use
+/// it; fio's own checks (size set, working set + dedupe <= 100%) are errors.
+#[test]
+fn dedupe_working_set_draws_duplicates_from_its_set() {
+    let mut st = load_text(
+        "[j]\nrw=randwrite\nsize=400m\ndedupe_percentage=40\ndedupe_mode=working_set\ndedupe_working_set_percentage=10\n",
+        16 * GIB,
+        4,
+    )
+    .unwrap();
+    let w = 400 * 1024 * 1024 / 10 / 4096; // 10,240 blocks
+    let reqs = take(&mut st[0], 20_000);
+    let mut in_set = 0;
+    for r in &reqs {
+        let id = r.content & ((1 << 40) - 1);
+        if id <= w {
+            in_set += 1;
+        }
+    }
+    let frac = in_set as f64 / reqs.len() as f64;
+    assert!((frac - 0.4).abs() < 0.02, "{frac}");
+    // Fresh ids start after the working set: the first fresh write is id W + 1.
+    let first_fresh = reqs
+        .iter()
+        .map(|r| r.content & ((1 << 40) - 1))
+        .find(|&id| id > w);
+    assert_eq!(first_fresh, Some(w + 1));
+    // repeat (the default) and an explicit repeat give the same requests.
+    let reqs_of = |text: &str| take(&mut load_text(text, 16 * GIB, 4).unwrap()[0], 500);
+    let base = "[j]\nrw=randwrite\nsize=400m\ndedupe_percentage=40\n";
+    let a = reqs_of(base);
+    let b = reqs_of(&format!("{base}dedupe_mode=repeat\n"));
+    assert_eq!(
+        a.iter().map(|r| (r.offset, r.content)).collect::<Vec<_>>(),
+        b.iter().map(|r| (r.offset, r.content)).collect::<Vec<_>>()
+    );
+    for (text, msg) in [
+        (
+            "dedupe_mode=sometimes\n",
+            "unknown dedupe_mode `sometimes` (expected repeat or working_set)",
+        ),
+        (
+            "dedupe_mode=working_set\ndedupe_working_set_percentage=70\n",
+            "exceeds 100",
+        ),
+        (
+            "dedupe_working_set_percentage=101\n",
+            "expected a percentage",
+        ),
+    ] {
+        let e = load_text(&format!("{base}{text}"), 16 * GIB, 4)
+            .err()
+            .expect("an error")
+            .to_string();
+        assert!(e.contains(msg), "{text}: {e}");
+    }
+    let e = load_text(
+        "[j]\nrw=randwrite\ndedupe_percentage=40\ndedupe_mode=working_set\n",
+        16 * GIB,
+        4,
+    )
+    .err()
+    .expect("an error")
+    .to_string();
+    assert!(e.contains("needs `size`"), "{e}");
+}
+
 #[test]
 fn determinism() {
     let text = "[j]\nrw=randrw\nbsrange=4k-64k\nrandom_distribution=pareto:0.3\nnumjobs=2\n[k]\nrw=randread\nrandom_distribution=normal:20\n";

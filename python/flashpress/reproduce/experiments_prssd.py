@@ -146,21 +146,30 @@ def fig4(scale: Scale) -> Figure:
     )
 
 
+def _study(key: str, title: str, kind: str, rows: Any, note: str) -> Figure:
+    """A data study on each workload's image: ``rows(workloads, pages)`` makes its result rows."""
+    return Figure(
+        key,
+        "prssd",
+        title,
+        kind,
+        (),
+        (note,),
+        analysis=lambda sc: rows(sc.prssd_workloads, sc.prssd_data_pages),
+    )
+
+
 def fig6a(scale: Scale) -> Figure:
     from flashpress.reproduce.data_prssd import fig6a_rows
 
-    return Figure(
+    return _study(
         "fig6a",
-        "prssd",
         "Dominant patterns: mean share of a granule's words that are its most (and second most) frequent word",
         "dominant_lines",
-        (),
-        (
-            f"{scale.prssd_data_pages} pages of 16 KiB spread evenly over each workload's image; granules of the "
-            "non-zero 4 KiB units (the zero filter drops the others); a word is a pattern when it occurs at least "
-            "twice in its granule (our reading: the seed does not say). Solid: first pattern, dashed: second.",
-        ),
-        analysis=lambda sc: fig6a_rows(sc.prssd_workloads, sc.prssd_data_pages),
+        fig6a_rows,
+        f"{scale.prssd_data_pages} pages of 16 KiB spread evenly over each workload's image; granules of the "
+        "non-zero 4 KiB units (the zero filter drops the others); a word is a pattern when it occurs at least "
+        "twice in its granule (our reading: the seed does not say). Solid: first pattern, dashed: second.",
     )
 
 
@@ -178,19 +187,15 @@ def fig6b(scale: Scale) -> Figure:
 def fig8(scale: Scale) -> Figure:
     from flashpress.reproduce.data_prssd import fig8_rows
 
-    return Figure(
+    return _study(
         "fig8",
-        "prssd",
         "Compression (saving) of DPC's configurations and of LZ4, FPC and BDI per 16 KiB page",
         "config_bars",
-        (),
-        (
-            f"{scale.prssd_data_pages} pages of 16 KiB spread evenly over each workload's image. DPC's configurations "
-            "are sized by DPC's procedure with their granule, pattern count and pattern size (our codec's output "
-            "length for the selected 128 B, 1 x 1 B); LZ4, FPC and BDI are the real codecs on the same pages. "
-            "Bars: the mean over the workloads.",
-        ),
-        analysis=lambda sc: fig8_rows(sc.prssd_workloads, sc.prssd_data_pages),
+        fig8_rows,
+        f"{scale.prssd_data_pages} pages of 16 KiB spread evenly over each workload's image. DPC's configurations "
+        "are sized by DPC's procedure with their granule, pattern count and pattern size (our codec's output "
+        "length for the selected 128 B, 1 x 1 B); LZ4, FPC and BDI are the real codecs on the same pages. "
+        "Bars: the mean over the workloads.",
     )
 
 

@@ -15,16 +15,20 @@ use crate::error::{Error, Result};
 use rand::RngCore;
 use std::path::PathBuf;
 
-/// Files cut into 4 KiB blocks.
+/// Files cut into 4 KiB blocks, laid out for one run's seed.
 #[derive(Debug, Clone)]
 pub struct FileBlocks {
     data: Vec<u8>,
     blocks: u64,
+    /// The seed's id offset (see the module docs).
+    offset: u64,
+    /// Bit `i`: corpus block `i` holds only zeros (found once, at load).
+    zero: Vec<u64>,
 }
 
 impl FileBlocks {
-    /// Load the corpus.
-    pub fn load(paths: &[PathBuf], max_bytes: Option<u64>) -> Result<FileBlocks> {
+    /// Load the corpus for a run with `seed`.
+    pub fn load(paths: &[PathBuf], max_bytes: Option<u64>, seed: u64) -> Result<FileBlocks> {
         let corpus = Corpus::load(paths, max_bytes).map_err(|e| match e {
             Error::Config { msg, .. } => Error::config("config", "content.source.paths", msg),
             other => other,
@@ -36,7 +40,19 @@ impl FileBlocks {
             data.resize(data.len().next_multiple_of(BLOCK), 0);
         }
         let blocks = (data.len() / BLOCK) as u64;
-        Ok(FileBlocks { data, blocks })
+        let mut zero = vec![0u64; (blocks as usize).div_ceil(64)];
+        for (i, b) in data.chunks_exact(BLOCK).enumerate() {
+            if b.iter().all(|&x| x == 0) {
+                zero[i / 64] |= 1 << (i % 64);
+            }
+        }
+        let offset = block_rng(seed, 0, 2).next_u64();
+        Ok(FileBlocks {
+            data,
+            blocks,
+            offset,
+            zero,
+        })
     }
 
     /// Blocks in the corpus.
@@ -44,29 +60,28 @@ impl FileBlocks {
         self.blocks
     }
 
-    fn block_at(&self, i: u64) -> &[u8] {
-        let s = i as usize * BLOCK;
-        &self.data[s..s + BLOCK]
+    /// Corpus block that content `id` holds.
+    #[inline]
+    pub fn index(&self, id: u64) -> u64 {
+        id.wrapping_add(self.offset) % self.blocks
     }
 
     /// The bytes of content `id`.
-    pub fn block(&self, seed: u64, id: u64) -> &[u8] {
-        self.block_at(id.wrapping_add(Self::offset(seed)) % self.blocks)
+    pub fn block(&self, id: u64) -> &[u8] {
+        let s = self.index(id) as usize * BLOCK;
+        &self.data[s..s + BLOCK]
+    }
+
+    /// Whether content `id` holds only zeros.
+    #[inline]
+    pub fn is_zero(&self, id: u64) -> bool {
+        let i = self.index(id) as usize;
+        self.zero[i / 64] >> (i % 64) & 1 == 1
     }
 
     /// The content id whose bytes are corpus block `i` (the smallest such id).
-    pub fn id_of_block(&self, seed: u64, i: u64) -> u64 {
-        (i + self.blocks - Self::offset(seed) % self.blocks) % self.blocks
-    }
-
-    fn offset(seed: u64) -> u64 {
-        block_rng(seed, 0, 2).next_u64()
-    }
-
-    /// Corpus block that content `id` holds.
-    #[inline]
-    pub fn index(&self, seed: u64, id: u64) -> u64 {
-        id.wrapping_add(Self::offset(seed)) % self.blocks
+    pub fn id_of_block(&self, i: u64) -> u64 {
+        (i + self.blocks - self.offset % self.blocks) % self.blocks
     }
 }
 

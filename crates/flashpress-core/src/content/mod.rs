@@ -176,7 +176,7 @@ impl ContentModel {
                 (chunk, Some(Calibration::measure(c.calibrate, chunk)), None)
             }
             ContentSource::Files { paths, max_bytes } => {
-                let fb = files::FileBlocks::load(paths, *max_bytes)?;
+                let fb = files::FileBlocks::load(paths, *max_bytes, seed)?;
                 (BLOCK, None, Some(fb))
             }
         };
@@ -294,7 +294,7 @@ impl ContentModel {
     pub fn unit_size(&mut self, m: MeasureId, stream: usize, id: u64, n: usize) -> u32 {
         if let Some(f) = &self.files {
             // A unit of files is its first corpus block and its length, in both modes.
-            let block = f.index(self.seed, id);
+            let block = f.index(id);
             let meas = &mut self.measures[m.0];
             let table = meas.table.as_mut().expect("a measure of files has a table");
             if let Some(s) = table.get(block, n) {
@@ -303,7 +303,7 @@ impl ContentModel {
             }
             let unit = &mut self.unit[..n * BLOCK];
             for (i, blk) in unit.chunks_mut(BLOCK).enumerate() {
-                blk.copy_from_slice(f.block(self.seed, id.wrapping_add(i as u64)));
+                blk.copy_from_slice(f.block(id.wrapping_add(i as u64)));
             }
             let size = meas.codec.compress(unit, &mut self.out) as u32;
             table.set(block, n, size);
@@ -339,7 +339,7 @@ impl ContentModel {
         for (i, blk) in out.chunks_mut(BLOCK).enumerate() {
             let id = id.wrapping_add(i as u64);
             if let Some(f) = &self.files {
-                blk.copy_from_slice(f.block(self.seed, id));
+                blk.copy_from_slice(f.block(id));
             } else {
                 let fr = self.fraction(stream, id);
                 fill_block(&mut block_rng(self.seed, id, 0), fr, self.chunk, blk);
@@ -356,7 +356,7 @@ impl ContentModel {
         for i in 0..n {
             let id = id.wrapping_add(i as u64);
             let zero = match &self.files {
-                Some(f) => f.block(self.seed, id).iter().all(|&b| b == 0),
+                Some(f) => f.is_zero(id),
                 None => (self.fraction(stream, id).clamp(0.0, 1.0) * BLOCK as f64).round() == 0.0,
             };
             m |= (zero as u64) << i;
@@ -371,7 +371,7 @@ impl ContentModel {
 
     /// Content id whose bytes are corpus block `i` (files source; `None` otherwise).
     pub fn id_of_block(&self, i: u64) -> Option<u64> {
-        self.files.as_ref().map(|f| f.id_of_block(self.seed, i))
+        self.files.as_ref().map(|f| f.id_of_block(i))
     }
 
     /// Target ratio of block `id` in `stream` (generated content).

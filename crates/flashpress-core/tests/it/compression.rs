@@ -3,7 +3,7 @@
 //! reads are partial exactly when their chunk lies in one partial unit, timed by hand; and
 //! bad settings are refused by name.
 
-use crate::support::{config, script_sim};
+use crate::support::{config, script_sim, NO_PRECONDITION};
 use flashpress_core::config::SimConfig;
 use flashpress_core::workload::{ContentHints, Drive, Op};
 use flashpress_core::Error;
@@ -88,7 +88,7 @@ fn every_read_returns_the_last_write_through_packing_trim_and_gc() {
 #[test]
 fn a_compressed_read_is_partial_when_its_chunk_lies_in_one_unit_and_is_timed_exactly() {
     let text = format!(
-        "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"uniform\"\nmin = 2.0\nmax = 12.0\n"
+        "{DEVICE}\n{NO_PRECONDITION}[content.ratio]\ntype = \"uniform\"\nmin = 2.0\nmax = 12.0\n"
     );
     let cfg = config(&text);
     let n = 400u64;
@@ -357,10 +357,12 @@ fn mapping_table_sizes_follow_the_seeds_accounting() {
 #[test]
 fn one_buffer_page_programs_one_page_at_a_time() {
     let rate = |pages: u32| {
-        let text = format!(
-            "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
-        )
-        .replace("write_buffer_pages = 4", &format!("write_buffer_pages = {pages}"));
+        let text =
+            format!("{DEVICE}\n{NO_PRECONDITION}[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n")
+                .replace(
+                    "write_buffer_pages = 4",
+                    &format!("write_buffer_pages = {pages}"),
+                );
         let cfg = config(&text);
         let script: Vec<(Op, u64, u64, u64)> = (0..3000)
             .map(|l| (Op::Write, l * 16384, 16384, 0))
@@ -392,7 +394,7 @@ fn one_buffer_page_programs_one_page_at_a_time() {
 fn the_whole_space_rewritten_with_pages_that_barely_compress_never_runs_out_of_pages() {
     for seed in 1..=3u64 {
         let text = format!(
-            "{DEVICE}\n[check]\nverify = true\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"uniform\"\nmin = 1.0\nmax = 1.3\n"
+            "{DEVICE}\n[check]\nverify = true\n{NO_PRECONDITION}[content.ratio]\ntype = \"uniform\"\nmin = 1.0\nmax = 1.3\n"
         )
         .replace("preset = \"tiny\"\n", &format!("preset = \"tiny\"\nseed = {seed}\n"))
         .replace("min_saving = 0.1", "min_saving = 0.0");
@@ -416,10 +418,12 @@ fn the_whole_space_rewritten_with_pages_that_barely_compress_never_runs_out_of_p
 #[test]
 fn old_data_of_a_partial_write_is_decompressed_before_it_merges() {
     let run = |decompress_us: f64| {
-        let text = format!(
-            "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 3.0\n"
-        )
-        .replace("decompress_us = 12.0", &format!("decompress_us = {decompress_us}"));
+        let text =
+            format!("{DEVICE}\n{NO_PRECONDITION}[content.ratio]\ntype = \"fixed\"\nratio = 3.0\n")
+                .replace(
+                    "decompress_us = 12.0",
+                    &format!("decompress_us = {decompress_us}"),
+                );
         let cfg = config(&text);
         let n = 30u64;
         // Whole pages (closing their merged pages with a few more), then one 4 KiB write

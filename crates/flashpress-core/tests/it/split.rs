@@ -4,7 +4,7 @@
 //! partial writes, trims and GC; the split decision and split conflicts behave as the seed
 //! describes; bad settings are refused by name.
 
-use crate::support::{config, script_sim};
+use crate::support::{config, script_sim, NO_PRECONDITION};
 use flashpress_core::config::SimConfig;
 use flashpress_core::units::Lpn;
 use flashpress_core::workload::{Drive, Op};
@@ -121,10 +121,9 @@ fn every_read_returns_the_last_write_through_splits_trims_and_gc() {
 /// share their four flash pages: four full reads.
 #[test]
 fn a_split_page_is_read_by_parallel_partial_reads_timed_exactly() {
-    let text = format!(
-        "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
-    )
-    .replace("decision = \"bit\"", "decision = \"all\"");
+    let text =
+        format!("{DEVICE}\n{NO_PRECONDITION}[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n")
+            .replace("decision = \"bit\"", "decision = \"all\"");
     let cfg = config(&text);
     let n = 64u64;
     let mut script: Vec<(Op, u64, u64, u64)> = (0..n)
@@ -210,10 +209,12 @@ fn a_split_page_is_read_by_parallel_partial_reads_timed_exactly() {
 #[test]
 fn the_split_decision_follows_host_request_sizes() {
     let run = |decision: &str, lru: &str| {
-        let text = format!(
-            "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
-        )
-        .replace("decision = \"bit\"\n", &format!("decision = \"{decision}\"\n{lru}"));
+        let text =
+            format!("{DEVICE}\n{NO_PRECONDITION}[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n")
+                .replace(
+                    "decision = \"bit\"\n",
+                    &format!("decision = \"{decision}\"\n{lru}"),
+                );
         let cfg = config(&text);
         let mut script = Vec::new();
         // Pages 0..32 written by 4-page writes, read by 4-page reads, then rewritten by
@@ -258,7 +259,7 @@ fn the_split_decision_follows_host_request_sizes() {
 #[test]
 fn the_invariant_check_follows_split_pages_to_their_pieces() {
     let text = format!(
-        "{DEVICE}\n[check]\ninvariants = true\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
+        "{DEVICE}\n[check]\ninvariants = true\n{NO_PRECONDITION}[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
     )
     .replace("decision = \"bit\"", "decision = \"all\"");
     let cfg = config(&text);
@@ -277,10 +278,12 @@ fn the_invariant_check_follows_split_pages_to_their_pieces() {
 /// recent again (with two entries, a page read before two later reads is forgotten).
 #[test]
 fn the_lru_history_is_ordered_by_reads_only() {
-    let text = format!(
-        "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
-    )
-    .replace("decision = \"bit\"\n", "decision = \"lru\"\nlru_entries = 2\n");
+    let text =
+        format!("{DEVICE}\n{NO_PRECONDITION}[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n")
+            .replace(
+                "decision = \"bit\"\n",
+                "decision = \"lru\"\nlru_entries = 2\n",
+            );
     let cfg = config(&text);
     let script = vec![
         (Op::Read, 0, 2 * PAGE, 0),     // pages 0 and 1 read by a large read
@@ -300,10 +303,9 @@ fn the_lru_history_is_ordered_by_reads_only() {
 /// pieces of two pages are read at once, so writes of two pages split and of three do not.
 #[test]
 fn the_split_threshold_is_as_many_pages_as_the_channels_read_at_once() {
-    let text = format!(
-        "{DEVICE}\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n"
-    )
-    .replace("channels = 4", "channels = 8");
+    let text =
+        format!("{DEVICE}\n{NO_PRECONDITION}[content.ratio]\ntype = \"fixed\"\nratio = 1.0\n")
+            .replace("channels = 4", "channels = 8");
     let cfg = config(&text);
     let mut script: Vec<(Op, u64, u64, u64)> = (0..8)
         .map(|i| (Op::Write, i * 2 * PAGE, 2 * PAGE, 0))

@@ -29,6 +29,9 @@ macro_rules! tlc_device {
     };
 }
 
+/// A config table for a device that starts empty: no preconditioning fill or aging.
+pub const NO_PRECONDITION: &str = "[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n";
+
 /// Requests given in order as (operation, offset, length, time in ns); the time is used
 /// when the stream is open loop.
 pub struct Script(pub Vec<(Op, u64, u64, u64)>, pub usize);

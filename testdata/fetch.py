@@ -246,6 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     except FetchError as e:
         print(f"fetch.py: {e}", file=sys.stderr)
         return 1
+    except FileNotFoundError as e:
+        if e.filename in ("apt-get", "dpkg-deb", "mke2fs", "debugfs"):
+            print(f"fetch.py: `{e.filename}` is not installed (apt-get/dpkg-deb: apt; mke2fs/debugfs: e2fsprogs)",
+                  file=sys.stderr)
+            return 1
+        raise
     shutil.rmtree(out / "trees")
     tmp = out / "images.json.tmp"
     tmp.write_text(json.dumps(images, indent=2, sort_keys=True) + "\n")

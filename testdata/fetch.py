@@ -74,7 +74,11 @@ def download(name: str, spec: dict[str, Any], dest: Path, manifest: Path) -> Pat
     with tempfile.TemporaryDirectory(dir=dest) as tmp:
         if "apt" in spec:
             what = f"{where}: apt-get download {spec['apt']}"
-            _run(["apt-get", "download", "-q", spec["apt"]], what + " (is this version still in Debian's archive?)", cwd=tmp)
+            _run(
+                ["apt-get", "download", "-q", spec["apt"]],
+                what + " (is this version still in Debian's archive?)",
+                cwd=tmp,
+            )
             suffix = ".deb"
         else:
             what = f"{where}: pip download {spec['pypi']}"
@@ -248,8 +252,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except FileNotFoundError as e:
         if e.filename in ("apt-get", "dpkg-deb", "mke2fs", "debugfs"):
-            print(f"fetch.py: `{e.filename}` is not installed (apt-get/dpkg-deb: apt; mke2fs/debugfs: e2fsprogs)",
-                  file=sys.stderr)
+            print(
+                f"fetch.py: `{e.filename}` is not installed (apt-get/dpkg-deb: apt; mke2fs/debugfs: e2fsprogs)",
+                file=sys.stderr,
+            )
             return 1
         raise
     shutil.rmtree(out / "trees")

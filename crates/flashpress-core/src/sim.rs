@@ -272,9 +272,18 @@ impl Simulation {
             dev,
             sched,
             comp: self.compression_counters(),
+            dedup: self.dedup_counters(),
         });
         if let Target::Stack(st) = &mut self.target {
             st.start_window(at);
+        }
+    }
+
+    /// The plain SSD's cumulative dedup counters, when it deduplicates.
+    fn dedup_counters(&self) -> Option<crate::ftl::dedup::DedupCounters> {
+        match &self.target {
+            Target::Ssd(d) => d.dedup_counters(),
+            Target::Stack(_) => None,
         }
     }
 
@@ -597,6 +606,21 @@ impl Simulation {
                     None => c,
                 }
             }),
+            dedup: match &self.target {
+                Target::Ssd(d) => d
+                    .ftl
+                    .dedup
+                    .as_ref()
+                    .zip(self.dedup_counters())
+                    .map(|(m, c)| {
+                        let c = match self.base.and_then(|b| b.dedup) {
+                            Some(b) => c.minus(&b),
+                            None => c,
+                        };
+                        crate::ftl::dedup::DedupSummary::new(c, m)
+                    }),
+                Target::Stack(_) => None,
+            },
             split_table_bytes: self
                 .cfg
                 .ftl

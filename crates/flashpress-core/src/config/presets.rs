@@ -12,13 +12,20 @@ const PRESETS: &[(&str, &str)] = &[
     ("tiny", include_str!("../../../../configs/tiny.toml")),
     ("waltz", include_str!("../../../../configs/waltz.toml")),
     ("prssd", include_str!("../../../../configs/prssd.toml")),
+    ("cagc", include_str!("../../../../configs/cagc.toml")),
 ];
 
 /// Named device schemes of a seed (`scheme = "SEED/NAME"`), one file per seed.
-const SCHEMES: &[(&str, &str)] = &[(
-    "prssd",
-    include_str!("../../../../configs/schemes/prssd.toml"),
-)];
+const SCHEMES: &[(&str, &str)] = &[
+    (
+        "prssd",
+        include_str!("../../../../configs/schemes/prssd.toml"),
+    ),
+    (
+        "cagc",
+        include_str!("../../../../configs/schemes/cagc.toml"),
+    ),
+];
 
 /// TOML text of a seed's scheme file.
 pub fn scheme_text(seed: &str) -> Option<&'static str> {

@@ -129,6 +129,11 @@ impl FtlConfig {
     pub fn compression(&self) -> Option<&DeviceCompression> {
         self.compression.as_ref().filter(|c| c.enabled)
     }
+
+    /// Deduplication when enabled.
+    pub fn dedup(&self) -> Option<&DedupConfig> {
+        self.dedup.as_ref().filter(|d| d.enabled)
+    }
 }
 
 impl NandConfig {
@@ -288,6 +293,52 @@ pub struct FtlConfig {
     /// as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compression: Option<DeviceCompression>,
+    /// Deduplication in the controller (CAGC's Inline-Dedupe and CAGC): absent, every
+    /// written page is stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<DedupConfig>,
+}
+
+/// Where the controller finds duplicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DedupMode {
+    /// On the write path: every written page is hashed and looked up before it is
+    /// acknowledged; a duplicate is mapped to the stored page and not programmed.
+    Inline,
+    /// Inside GC (CAGC, Wu et al., ICCD '21): writes are stored as they come; GC hashes the
+    /// valid pages it meets (reading them out to the controller) and does not rewrite a page
+    /// whose content is already stored, only its map entry and count.
+    Gc,
+}
+
+/// Deduplication in the controller. The fingerprint of a page is its content id: fio and
+/// the host number distinct blocks, a FIU trace gives each block's MD5 (its first 64 bits).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupConfig {
+    /// Deduplication is used (default `true`).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Inline or inside GC.
+    pub mode: DedupMode,
+    /// Controller time to fingerprint one page (us; CAGC Table I: 14).
+    pub hash_us: f64,
+    /// Pages the controller hashes at once (hash engine lanes, first come first served).
+    #[serde(default = "one")]
+    pub hash_lanes: u32,
+    /// Reference-count placement (CAGC section III-C): GC writes pages whose count is above
+    /// `cold_threshold` to a cold region (an open block of their own per plane), the rest to
+    /// the hot region (default `false`).
+    #[serde(default)]
+    pub regions: bool,
+    /// With `regions`: pages with a count above this go to the cold region (CAGC: 1).
+    #[serde(default = "one")]
+    pub cold_threshold: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// A compression-support SSD (PR-SSD section 2.2, Fig. 3a): each logical page is compressed
@@ -807,6 +858,48 @@ impl SimConfig {
                     (_, None) => {}
                 }
             }
+        }
+        if let Some(d) = f.dedup() {
+            check(
+                d.hash_us.is_finite() && (0.0..=1e6).contains(&d.hash_us),
+                src,
+                "ftl.dedup.hash_us",
+                || format!("expected a time in [0, 1e6] us, got {}", d.hash_us),
+            )?;
+            check(
+                (1..=1024).contains(&d.hash_lanes),
+                src,
+                "ftl.dedup.hash_lanes",
+                || format!("expected 1 to 1024 hash lanes, got {}", d.hash_lanes),
+            )?;
+            check(
+                d.cold_threshold >= 1,
+                src,
+                "ftl.dedup.cold_threshold",
+                || {
+                    "expected a reference count of at least 1 (pages above it go to the cold region), got 0".into()
+                },
+            )?;
+            check(f.compression().is_none(), src, "ftl.dedup", || {
+                "deduplication and ftl.compression cannot be combined: the dedup map shares whole \
+                 flash pages, the compressed map packs pages into them"
+                    .into()
+            })?;
+            check(self.stack.is_none(), src, "ftl.dedup", || {
+                "a [stack] run's CCSD has its own packed FTL, which does not deduplicate; \
+                 ftl.dedup is the plain SSD's"
+                    .into()
+            })?;
+            check(
+                d.mode != DedupMode::Gc || !f.gc.copyback,
+                src,
+                "ftl.gc.copyback",
+                || {
+                    "ftl.dedup.mode = \"gc\" hashes the pages GC moves at the controller, so they \
+                     cannot stay on the die: set ftl.gc.copyback = false"
+                        .into()
+                },
+            )?;
         }
         check(
             f.op_ratio.is_finite() && (0.0..1.0).contains(&f.op_ratio),

@@ -27,6 +27,9 @@ use sched::{Scheduler, Split, NO_REQ};
 use std::collections::VecDeque;
 use strength_reduce::StrengthReducedU64;
 
+/// The "flash page" of a write that inline dedup found stored: nothing is programmed.
+const DUPLICATE: u32 = u32::MAX;
+
 /// Counters owned by the controller.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceCounters {
@@ -235,6 +238,17 @@ impl Device {
         Ok(())
     }
 
+    /// Cumulative dedup counters with the hash engine's time (`ftl.dedup`).
+    pub fn dedup_counters(&self) -> Option<crate::ftl::dedup::DedupCounters> {
+        let d = self.ftl.dedup.as_ref()?;
+        let mut c = d.counters;
+        if let Some(h) = self.sched.hash.as_ref() {
+            c.hash_busy_ns = h.busy_ns;
+            c.hash_wait_ns = h.wait_ns;
+        }
+        Some(c)
+    }
+
     /// Logical pages exposed to the host (with compression, one fewer than the page FTL's:
     /// the page being filled holds a virtual page of its own).
     pub fn logical_pages(&self) -> u64 {
@@ -377,6 +391,10 @@ impl Device {
                     if let Some(s) = self.shadow.as_mut() {
                         s.expected[lpn as usize] = c;
                     }
+                    if self.ftl.dedup.is_some() {
+                        self.write_dedup_page(lpn, c, old, slot, base, cmd, arrived, now, q);
+                        continue;
+                    }
                     let ppn = {
                         let mut be = self.sched.backend(&mut self.nand, q, now);
                         self.ftl.write(Lpn(lpn as u32), c, now, &mut be)
@@ -425,6 +443,58 @@ impl Device {
                 });
                 Ok(())
             }
+        }
+    }
+
+    /// With deduplication: map one page of a write whose data is at the controller at
+    /// `arrived`. Inline dedup hashes it first (the hash engine, in data-arrival order; a
+    /// partial page is hashed then too, before its old data is merged in) and a duplicate
+    /// completes when its hash does, with no program (a partial one after its old data is
+    /// read). In gc mode the page is stored as written.
+    #[allow(clippy::too_many_arguments)]
+    fn write_dedup_page(
+        &mut self,
+        lpn: u64,
+        c: u64,
+        old: Option<Ppn>,
+        slot: u32,
+        base: Req,
+        cmd: SimTime,
+        arrived: SimTime,
+        now: SimTime,
+        q: &mut EventQueue,
+    ) {
+        let inline = !self.sched.gc_hashes();
+        let arrived = match self.sched.hash.as_mut() {
+            Some(h) if inline => h.run(arrived),
+            _ => arrived,
+        };
+        let ppn = {
+            let mut be = self.sched.backend(&mut self.nand, q, now);
+            self.ftl.write_dedup(Lpn(lpn as u32), c, c, now, &mut be)
+        };
+        let ppn = match ppn {
+            Some(p) => {
+                self.sched.program_allocated(p);
+                p
+            }
+            None => Ppn(DUPLICATE),
+        };
+        match old {
+            Some(old) => {
+                let kind = Kind::Rmw {
+                    parent: slot,
+                    ppn,
+                    arrived,
+                };
+                self.read_old_data(kind, base, cmd, &[(old, false)]);
+            }
+            None => self.arriving_writes.push_back(Arrival {
+                at: arrived,
+                ppn,
+                req: slot,
+                partial: false,
+            }),
         }
     }
 
@@ -580,6 +650,10 @@ impl Device {
 
     #[inline]
     fn arrive_program(&mut self, req: u32, ppn: Ppn, now: SimTime, q: &mut EventQueue) {
+        if ppn.0 == DUPLICATE {
+            // Inline dedup found the page stored: nothing to program.
+            return self.page_done(req, now, Split::default(), q);
+        }
         if self.compression.is_some() {
             // A closed page of the compression buffer, programmed from a buffer page.
             return self.compressed_page_in(ppn, now, q);
@@ -715,6 +789,16 @@ impl Device {
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn.0 as usize] = content;
         }
+        if self.ftl.dedup.is_some() {
+            let p = self
+                .ftl
+                .write_dedup(lpn, content, content, SimTime::ZERO, &mut self.nand);
+            if let Some(ppn) = p {
+                self.nand.count_transfer();
+                self.nand.count_program(ppn, false);
+            }
+            return Ok(());
+        }
         let ppn = self.ftl.write(lpn, content, SimTime::ZERO, &mut self.nand);
         self.nand.count_transfer();
         self.nand.count_program(ppn, false);
@@ -734,6 +818,9 @@ impl Device {
         self.nand.reset_time_and_counters();
         self.sched.reset(&self.ftl);
         self.ftl.counters = Default::default();
+        if let Some(d) = self.ftl.dedup.as_mut() {
+            d.counters = Default::default();
+        }
         self.counters = DeviceCounters::default();
         self.link_to_device = SimTime::ZERO;
         self.link_to_host = SimTime::ZERO;

@@ -43,7 +43,7 @@ impl Ftl {
                         ppn - first
                     ));
                 }
-                if lpn >= self.logical_pages || self.l2p[lpn as usize] != ppn {
+                if lpn as usize >= self.l2p.len() || self.l2p[lpn as usize] != ppn {
                     return fail(format!(
                         "ppn {ppn} claims lpn {lpn}, which does not map back to it"
                     ));
@@ -73,6 +73,15 @@ impl Ftl {
             return fail(format!(
                 "{mapped} mapped logical pages but {valid_total} valid physical pages"
             ));
+        }
+        if let Some(d) = self.dedup.as_ref() {
+            d.check(|v| self.l2p[v as usize] != UNMAPPED)?;
+            if d.stored() != mapped {
+                return fail(format!(
+                    "dedup: {} stored pages but the page map maps {mapped}",
+                    d.stored()
+                ));
+            }
         }
         let mut on_free_list = vec![false; self.geo.blocks as usize];
         for (p, list) in self.free.iter().enumerate() {

@@ -12,13 +12,14 @@
 
 mod blocks;
 mod check;
+pub mod dedup;
 pub mod packed;
 pub mod placement;
 pub mod victim;
 
 pub use blocks::{BlockState, Blocks};
 
-use crate::config::{SimConfig, Striping, VictimPolicy};
+use crate::config::{DedupMode, SimConfig, Striping, VictimPolicy};
 use crate::nand::{Geometry, Nand};
 use crate::units::{BlockId, Lpn, PlaneId, Ppn, SimTime};
 use placement::{Origin, PageCtx, Placement};
@@ -35,9 +36,15 @@ pub fn gc_threshold_blocks(cfg: &SimConfig) -> u64 {
     ((cfg.ftl.gc.threshold * cfg.nand.blocks_per_plane as f64).ceil() as u64).max(2)
 }
 
+/// Open-block streams per plane: the placement policy's, plus CAGC's cold region when
+/// `ftl.dedup.regions` is on.
+pub fn streams(cfg: &SimConfig) -> usize {
+    placement::streams_of(cfg.ftl.placement) + cfg.ftl.dedup().is_some_and(|d| d.regions) as usize
+}
+
 /// Blocks per plane kept out of the data space: the GC threshold plus one open block per stream.
 pub fn reserve_blocks_per_plane(cfg: &SimConfig) -> u64 {
-    gc_threshold_blocks(cfg) + placement::streams_of(cfg.ftl.placement) as u64
+    gc_threshold_blocks(cfg) + streams(cfg) as u64
 }
 
 /// Logical pages exposed to the host: `floor(physical pages * (1 - op_ratio))`.
@@ -69,8 +76,12 @@ pub fn split_reserve_pages(cfg: &SimConfig) -> u64 {
     }
 }
 
-/// Pages the page FTL maps: the logical pages, plus with the split FTL its reserve.
+/// Pages the page FTL maps: the logical pages, plus with the split FTL its reserve; with
+/// deduplication the nodes of its map ([`dedup::Dedup::nodes_for`]).
 pub fn mapped_pages(cfg: &SimConfig) -> u64 {
+    if cfg.ftl.dedup().is_some() {
+        return dedup::Dedup::nodes_for(logical_pages(cfg));
+    }
     logical_pages(cfg) + split_reserve_pages(cfg)
 }
 
@@ -109,7 +120,9 @@ pub trait FlashBackend {
     /// When `plane`'s queued and running work would end (least-busy allocation steers by it).
     fn plane_load(&self, plane: PlaneId) -> SimTime;
     /// Migrate `moves` (source, destination; same plane) and then erase `victim`. The FTL has
-    /// already remapped the pages and put `victim` on its plane's free list.
+    /// already remapped the pages and put `victim` on its plane's free list. A destination of
+    /// `Ppn(UNMAPPED)` is a page read out only (deduplication in GC hashed it and found it
+    /// stored elsewhere); such jobs never use copyback.
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind);
     /// A free block became an open block (programs will go to it).
     fn block_opened(&mut self, block: BlockId);
@@ -126,7 +139,10 @@ impl FlashBackend for Nand {
     }
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, _: GcKind) {
         for &(src, dst) in moves {
-            if copyback {
+            if dst.0 == UNMAPPED {
+                self.count_read(src, true);
+                self.count_transfer();
+            } else if copyback {
                 self.count_copyback(src, dst, true);
             } else {
                 self.count_read(src, true);
@@ -146,7 +162,6 @@ impl FlashBackend for Nand {
 /// The page-mapping FTL.
 pub struct Ftl {
     geo: Geometry,
-    logical_pages: u32,
     l2p: Vec<u32>,
     p2l: Vec<u32>,
     blocks: Blocks,
@@ -171,6 +186,14 @@ pub struct Ftl {
     moves: Vec<(Ppn, Ppn)>,
     /// Content id stored in each physical page (verify mode only).
     content: Option<Vec<u64>>,
+    /// Deduplication (`ftl.dedup`): the page map above holds its nodes.
+    pub dedup: Option<dedup::Dedup>,
+    /// Logical pages exposed (the page map's size without dedup).
+    host_pages: u32,
+    /// Dedup in gc mode: GC hashes valid pages.
+    gc_hash: bool,
+    /// Dedup regions: pages above this count go to the cold stream (the last one).
+    cold_threshold: Option<u32>,
     /// Counters since the last reset.
     pub counters: FtlCounters,
 }
@@ -180,7 +203,8 @@ impl Ftl {
     /// physical page so verify mode can check reads.
     pub fn new(cfg: &SimConfig, geo: &Geometry, track_content: bool) -> Ftl {
         let placement = placement::build(cfg.ftl.placement);
-        let streams = placement.streams();
+        let streams = streams(cfg);
+        let dd = cfg.ftl.dedup();
         let free = (0..geo.planes)
             .map(|p| {
                 (0..geo.blocks_per_plane)
@@ -190,7 +214,6 @@ impl Ftl {
             .collect();
         let bpp = geo.blocks_per_plane as f64;
         Ftl {
-            logical_pages: mapped_pages(cfg) as u32,
             l2p: vec![UNMAPPED; mapped_pages(cfg) as usize],
             p2l: vec![UNMAPPED; geo.pages as usize],
             blocks: Blocks::new(geo.blocks as usize),
@@ -212,21 +235,79 @@ impl Ftl {
             seal_counter: 0,
             moves: Vec::new(),
             content: track_content.then(|| vec![0; geo.pages as usize]),
+            dedup: dd.map(|_| dedup::Dedup::new(logical_pages(cfg), mapped_pages(cfg))),
+            host_pages: match dd {
+                Some(_) => logical_pages(cfg) as u32,
+                None => mapped_pages(cfg) as u32,
+            },
+            gc_hash: dd.is_some_and(|d| d.mode == DedupMode::Gc),
+            cold_threshold: dd.filter(|d| d.regions).map(|d| d.cold_threshold),
             counters: FtlCounters::default(),
             geo: geo.clone(),
         }
     }
 
-    /// Logical pages it maps (with compression: virtual pages, see [`mapped_pages`]).
+    /// Logical pages it maps (with compression: virtual pages, see [`mapped_pages`]; with
+    /// deduplication the host's logical pages, not the nodes the page map holds).
     pub fn logical_pages(&self) -> u32 {
-        self.logical_pages
+        self.host_pages
     }
 
     /// Physical page holding a logical page, if mapped.
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
-        let p = self.l2p[lpn.0 as usize];
+        let v = match self.dedup.as_ref() {
+            Some(d) => d.resolve(lpn.0)?,
+            None => lpn.0,
+        };
+        let p = self.l2p[v as usize];
         (p != UNMAPPED).then_some(Ppn(p))
+    }
+
+    /// With deduplication: map logical page `lpn`, whose content has fingerprint `fp`, at
+    /// `at`. Inline mode hashes it and looks it up: a duplicate maps to the stored page and
+    /// `None` is returned (nothing to program). Otherwise a new stored page is placed and
+    /// returned for the caller to program (gc mode never looks up on the write path).
+    pub fn write_dedup<F: FlashBackend>(
+        &mut self,
+        lpn: Lpn,
+        fp: u64,
+        content: u64,
+        at: SimTime,
+        flash: &mut F,
+    ) -> Option<Ppn> {
+        let inline = !self.gc_hash;
+        let d = self.dedup.as_mut().expect("write_dedup without ftl.dedup");
+        if inline {
+            d.counters.inline_hashed += 1;
+            if let Some(r) = d.find(fp) {
+                d.counters.inline_duplicates += 1;
+                if let Some(z) = d.link(lpn.0, r) {
+                    self.drop_node(z, at);
+                }
+                return None;
+            }
+        }
+        // As the page FTL does, the new page is placed (and any GC that needs runs) while
+        // the old one is still valid; then the old reference goes.
+        let old = d.detach(lpn.0);
+        let v = d.store(lpn.0, fp, inline);
+        let ppn = self.write(Lpn(v), content, at, flash);
+        let d = self.dedup.as_mut().expect("checked");
+        if let Some(z) = d.drop_detached(old) {
+            self.drop_node(z, at);
+        }
+        Some(ppn)
+    }
+
+    /// A node of the dedup map lost its last reference (or merged away): its flash page, if
+    /// any, is invalid.
+    fn drop_node(&mut self, v: u32, at: SimTime) {
+        let old = self.l2p[v as usize];
+        if old != UNMAPPED {
+            self.invalidate(old, at);
+            self.l2p[v as usize] = UNMAPPED;
+        }
     }
 
     /// Content id stored in a physical page (verify mode), 0 if not tracked.
@@ -356,6 +437,15 @@ impl Ftl {
 
     /// Discard a logical page (TRIM).
     pub fn trim(&mut self, lpn: Lpn, at: SimTime) {
+        if let Some(d) = self.dedup.as_mut() {
+            if d.resolve(lpn.0).is_some() {
+                self.counters.trimmed_pages += 1;
+                if let Some(z) = d.release(lpn.0) {
+                    self.drop_node(z, at);
+                }
+            }
+            return;
+        }
         let old = self.l2p[lpn.0 as usize];
         if old != UNMAPPED {
             self.invalidate(old, at);
@@ -480,10 +570,26 @@ impl Ftl {
             if lpn == UNMAPPED {
                 continue;
             }
-            let stream = self.placement.stream_for(&PageCtx {
+            let mut stream = self.placement.stream_for(&PageCtx {
                 lpn: Lpn(lpn),
                 origin: Origin::Gc,
             });
+            if let Some(d) = self.dedup.as_mut() {
+                match d.gc_page(lpn, self.gc_hash, self.cold_threshold) {
+                    dedup::GcAction::Drop => {
+                        // Merged into the stored copy: read (for its hash), not rewritten.
+                        self.drop_node(lpn, at);
+                        moves.push((Ppn(src), Ppn(UNMAPPED)));
+                        continue;
+                    }
+                    dedup::GcAction::Promote { other } => {
+                        self.drop_node(other, at);
+                        stream = self.streams - 1;
+                    }
+                    dedup::GcAction::Migrate { cold: true } => stream = self.streams - 1,
+                    dedup::GcAction::Migrate { cold: false } => {}
+                }
+            }
             let dst = self.take_page(plane, stream, flash);
             self.migrate(Lpn(lpn), Ppn(src), dst, at);
             moves.push((Ppn(src), dst));

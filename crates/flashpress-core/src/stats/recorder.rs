@@ -58,6 +58,9 @@ struct Sample {
     free_blocks: u64,
     array_busy_ns: u64,
     gc_busy_ns: u64,
+    /// With `ftl.dedup`: logical pages mapped and pages stored.
+    dedup_mapped: u64,
+    dedup_stored: u64,
 }
 
 /// Statistics gathered during a run.
@@ -102,6 +105,8 @@ pub struct Recorder {
     pending: VecDeque<(u64, Interval)>,
     /// Cumulative counters at the end of sampled intervals, by interval index, increasing.
     samples: Vec<(u64, Sample)>,
+    /// The device deduplicates: the timeline gets its dedup columns.
+    dedup_columns: bool,
 }
 
 impl Recorder {
@@ -131,6 +136,7 @@ impl Recorder {
             intervals: Vec::new(),
             pending: VecDeque::new(),
             samples: Vec::new(),
+            dedup_columns: false,
         }
     }
 
@@ -257,6 +263,11 @@ impl Recorder {
             dev.ftl.counters.gc_pages_migrated,
             dev.ftl.free_blocks(),
         );
+        if let (Some(d), Some(last)) = (dev.ftl.dedup.as_ref(), self.samples.last_mut()) {
+            self.dedup_columns = true;
+            last.1.dedup_mapped = d.mapped();
+            last.1.dedup_stored = d.stored();
+        }
     }
 
     /// Take the sample of interval `interval` from NAND counters, units migrated by GC and
@@ -283,6 +294,8 @@ impl Recorder {
                 free_blocks,
                 array_busy_ns: nand.array_busy_ns,
                 gc_busy_ns: nand.gc_busy_ns,
+                dedup_mapped: 0,
+                dedup_stored: 0,
             },
         ));
         while self.pending.front().is_some_and(|&(j, _)| j <= interval) {
@@ -472,6 +485,7 @@ impl Recorder {
             }
         };
         let (mut ri, mut si) = (0usize, 0usize);
+        let mut dedup: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
         for &i in &rows {
             let start = i.saturating_mul(self.interval_ns);
             let stop = start
@@ -516,6 +530,36 @@ impl Recorder {
             for (c, v) in cols.iter_mut().zip(vals) {
                 c.3.push(v);
             }
+            if self.dedup_columns {
+                dedup.0.push(cur.dedup_mapped as f64);
+                dedup.1.push(cur.dedup_stored as f64);
+            }
+        }
+        if self.dedup_columns {
+            let ratio = dedup
+                .0
+                .iter()
+                .zip(&dedup.1)
+                .map(|(&m, &s)| if s > 0.0 { m / s } else { f64::NAN })
+                .collect();
+            cols.push((
+                "dedup_mapped_pages",
+                "pages",
+                "logical pages mapped at the end of the interval (ftl.dedup)",
+                dedup.0,
+            ));
+            cols.push((
+                "dedup_stored_pages",
+                "pages",
+                "distinct pages stored at the end of the interval (ftl.dedup)",
+                dedup.1,
+            ));
+            cols.push((
+                "dedup_ratio",
+                "x",
+                "logical pages mapped per page stored at the end of the interval (ftl.dedup)",
+                ratio,
+            ));
         }
         let cols = cols
             .into_iter()

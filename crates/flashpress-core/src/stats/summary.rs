@@ -248,6 +248,8 @@ pub struct Summary {
     pub stack: Option<crate::stack::StackSummary>,
     /// The plain SSD's controller compression (`null` without `ftl.compression`).
     pub compression: Option<crate::device::compress::CompressionCounters>,
+    /// The plain SSD's deduplication (`null` without `ftl.dedup`).
+    pub dedup: Option<crate::ftl::dedup::DedupSummary>,
     /// The plain SSD's mapping table in DRAM, by PR-SSD's accounting (bytes; `null` in
     /// `[stack]` runs).
     pub mapping_table_bytes: Option<u64>,
@@ -534,6 +536,63 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "B",
             "the split mapping table at its fullest (PR-SSD Fig. 13): per split page a flash page number and partial index per piece",
         ),
+        (
+            "dedup.inline_hashed",
+            "pages",
+            "host pages hashed on the write path (ftl.dedup, inline mode)",
+        ),
+        (
+            "dedup.inline_duplicates",
+            "pages",
+            "of those, pages already stored: mapped to the stored page, not programmed",
+        ),
+        ("dedup.gc_hashed", "pages", "valid pages GC read out and hashed (gc mode)"),
+        (
+            "dedup.gc_duplicates",
+            "pages",
+            "of those, pages already stored elsewhere: merged into it, not rewritten",
+        ),
+        (
+            "dedup.gc_cold_migrations",
+            "pages",
+            "GC migrations into the cold region (count above ftl.dedup.cold_threshold)",
+        ),
+        (
+            "dedup.gc_promoted",
+            "pages",
+            "stored hot pages made invalid because their duplicate in a victim moved to the cold region in their place",
+        ),
+        (
+            "dedup.dropped_by_count",
+            "pages",
+            "logical pages dropped (overwritten or trimmed) by the reference count their content had then: counts 1 to 7, then 8 or more",
+        ),
+        (
+            "dedup.pages_freed",
+            "pages",
+            "stored pages whose reference count reached 0 (their flash page became invalid)",
+        ),
+        (
+            "dedup.compactions",
+            "count",
+            "compactions of the dedup map's node space (forwarding stubs freed)",
+        ),
+        ("dedup.hash_busy_ns", "ns", "hash engine time, summed over lanes"),
+        ("dedup.hash_wait_ns", "ns", "time pages waited for a free hash lane"),
+        ("dedup.mapped_pages", "pages", "logical pages mapped at the end"),
+        ("dedup.stored_pages", "pages", "distinct pages stored at the end"),
+        ("dedup.ratio", "x", "logical pages mapped per page stored, at the end"),
+        (
+            "dedup.dropped_count1_share",
+            "fraction",
+            "of the logical pages dropped, the share whose content had reference count 1 (CAGC Fig. 6)",
+        ),
+        (
+            "dedup.map_bytes",
+            "B",
+            "the dedup map (logical map, nodes with fingerprint, count, links and forward, fingerprint index) and the page map of its nodes, at the end",
+        ),
+        ("dedup.map_bytes_per_mapped_page", "B", "map_bytes per logical page mapped"),
         (
             "mapping_table_bytes",
             "B",

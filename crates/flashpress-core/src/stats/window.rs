@@ -38,6 +38,8 @@ pub(crate) struct Base {
     pub sched: SchedCounters,
     /// Controller compression counters (plain SSD with `ftl.compression`).
     pub comp: Option<crate::device::compress::CompressionCounters>,
+    /// Dedup counters (plain SSD with `ftl.dedup`).
+    pub dedup: Option<crate::ftl::dedup::DedupCounters>,
 }
 
 /// `summary.window`: the span of simulated time the summary's figures cover.

@@ -60,6 +60,18 @@ fn every_summary_field_has_a_unit_and_description() {
     let rep = Simulation::new(cfg).unwrap().run().unwrap();
     let v: serde_json::Value = serde_json::from_str(&rep.summary_json()).unwrap();
     leaves("", &v, &mut keys);
+    // Deduplication on, so the `dedup.*` fields are present too.
+    let cfg = config(
+        "preset = \"tiny\"\n[ftl.gc]\ncopyback = false\n[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\n",
+    );
+    let stream = uniform_stream(&cfg, 2000, 0.5, 4, 1);
+    let rep = Simulation::with_streams(cfg, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&rep.summary_json()).unwrap();
+    assert!(v["dedup"].is_object());
+    leaves("", &v, &mut keys);
     let described: Vec<&str> = flashpress_core::stats::stat_descriptions()
         .iter()
         .map(|d| d.0)

@@ -7,6 +7,7 @@ mod ccsd;
 mod compression;
 mod content;
 mod controller;
+mod dedup;
 mod determinism;
 mod gc_validity;
 mod lost_work;

@@ -34,7 +34,10 @@
 //! Known simplification: programs of one block may run out of page order when host writes
 //! and GC migrations share an open block and the policy reorders them.
 
+mod hash;
 mod plane;
+
+pub use hash::HashEngine;
 
 use crate::config::{SchedPolicy, SimConfig};
 use crate::engine::{Event, EventQueue};
@@ -111,6 +114,16 @@ impl Params {
     }
 }
 
+/// Program time of a GC destination; a page read out only for its hash has none.
+#[inline]
+fn program_ns(nand: &Nand, dst: Ppn) -> u64 {
+    if dst.0 == NONE {
+        0
+    } else {
+        nand.program_ns(dst)
+    }
+}
+
 fn ns(us: f64) -> u64 {
     (us * 1e3).round() as u64
 }
@@ -136,6 +149,10 @@ pub struct Scheduler {
     seq: u64,
     now: SimTime,
     xfer_ns: u64,
+    /// The hash engine (`ftl.dedup`); in gc mode GC reads out pages to it.
+    pub hash: Option<HashEngine>,
+    /// Dedup in GC: a migrated page goes back in only once its hash is known.
+    gc_hash: bool,
     /// Page operations of host requests that finished since the caller last drained this.
     pub done: Vec<PageDone>,
     /// Planes that went idle with nothing queued (for background GC), since last drained.
@@ -175,11 +192,24 @@ impl Scheduler {
             seq: 0,
             now: SimTime::ZERO,
             xfer_ns: nand.xfer_ns(),
+            hash: cfg
+                .ftl
+                .dedup()
+                .map(|d| HashEngine::new(ns(d.hash_us), d.hash_lanes)),
+            gc_hash: cfg
+                .ftl
+                .dedup()
+                .is_some_and(|d| d.mode == crate::config::DedupMode::Gc),
             done: Vec::new(),
             idle: Vec::new(),
             counters: SchedCounters::default(),
             geo: geo.clone(),
         }
+    }
+
+    /// Whether GC hashes the pages it reads out (dedup in GC).
+    pub fn gc_hashes(&self) -> bool {
+        self.gc_hash
     }
 
     /// Forget all timing (after preconditioning) and take the free-block counts from `ftl`.
@@ -203,6 +233,9 @@ impl Scheduler {
         self.done.clear();
         self.idle.clear();
         self.counters = SchedCounters::default();
+        if let Some(h) = self.hash.as_mut() {
+            h.reset();
+        }
     }
 
     /// Whether a plane has queued or running GC work (tests and statistics).
@@ -404,16 +437,37 @@ impl Scheduler {
                 });
             }
             Act::GcSense { dst } => {
-                let (_, end) = self.channel(pi, now);
+                let (_, out) = self.channel(pi, now);
                 nand.count_transfer();
-                // The page goes back in once the controller has decoded it.
-                let end = end + self.p.ecc_ns;
+                // The page goes back in once the controller has decoded it (and, with dedup
+                // in GC, hashed it); a page only read for its hash frees the plane once out.
+                let mut end = out + self.p.ecc_ns;
+                if self.gc_hash {
+                    // Hashed in parallel with the migration: the page goes back in without
+                    // waiting, the victim's erase waits for the hash.
+                    let h = self.hash.as_mut().expect("dedup in GC has a hash engine");
+                    let hashed = h.run(end);
+                    let pl = &mut self.planes[pi];
+                    pl.hash_ready = pl.hash_ready.max(hashed);
+                    if dst.0 == NONE {
+                        end = out;
+                    }
+                }
                 let pl = &mut self.planes[pi];
                 pl.act = Act::GcOut { dst };
                 pl.until = end;
                 pl.gc_end = end;
                 self.arm(pi, end, q);
                 return;
+            }
+            Act::GcOut { dst } if dst.0 == NONE => {
+                let pl = &mut self.planes[pi];
+                pl.act = Act::Idle;
+                pl.until = now;
+                pl.gc_since = now;
+                if matches!(pl.gc.front(), Some(e) if matches!(e.op, GcOp::Erase(_))) {
+                    pl.step_left = 0;
+                }
             }
             Act::GcOut { dst } => {
                 #[cfg(debug_assertions)]
@@ -850,9 +904,11 @@ impl Scheduler {
                 pl.gc.pop_front();
                 nand.count_erase(b, true);
                 pl.queued_ns -= nand.erase_ns();
-                until = now + nand.erase_ns();
+                // Dedup in GC: not before the victim's pages are all hashed.
+                let start = now.max(pl.hash_ready);
+                until = start + nand.erase_ns();
                 pl.act = Act::GcArray {
-                    array_start: now,
+                    array_start: start,
                     ops: 1,
                     erase: b.0,
                     suspendable: p.suspend,
@@ -864,7 +920,7 @@ impl Scheduler {
                 pl.step_left -= 1;
                 let t = nand.read_ns(src);
                 nand.count_read(src, true);
-                pl.queued_ns -= t + nand.program_ns(dst);
+                pl.queued_ns -= t + program_ns(nand, dst);
                 until = now + t;
                 pl.act = Act::GcSense { dst };
             }
@@ -1025,7 +1081,7 @@ impl FlashBackend for Backend<'_> {
         {
             // (A job queued whole runs in FIFO order as one stretch; its pages are not
             // tracked one by one.)
-            for &(_, dst) in moves.iter().filter(|_| !whole) {
+            for &(_, dst) in moves.iter().filter(|m| !whole && m.1 .0 != NONE) {
                 s.lives.allocated(dst, s.geo.block_of(dst).0 as usize);
             }
             s.lives.queued[victim.0 as usize] += 1;
@@ -1058,7 +1114,7 @@ impl FlashBackend for Backend<'_> {
                     background,
                     copyback,
                 });
-                queued += self.nand.read_ns(src) + self.nand.program_ns(dst);
+                queued += self.nand.read_ns(src) + program_ns(self.nand, dst);
             }
             if !whole {
                 pl.gc.push_back(GcEntry {

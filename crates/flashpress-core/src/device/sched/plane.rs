@@ -151,6 +151,10 @@ pub(super) struct Plane {
     pub gc_closed: u64,
     pub gc_start: SimTime,
     pub gc_end: SimTime,
+    /// Dedup in GC: when the hashes of the pages GC has read out are all known; the erase
+    /// of a victim waits for them (a page may be discarded only once it is known to be a
+    /// duplicate).
+    pub hash_ready: SimTime,
     /// Free blocks whose erase has run (programs may go there at once).
     pub erased_free: u32,
     /// Nominal time of the queued commands (ns), for least-busy allocation.
@@ -192,6 +196,7 @@ impl Plane {
             gc_closed: 0,
             gc_start: SimTime::ZERO,
             gc_end: SimTime::ZERO,
+            hash_ready: SimTime::ZERO,
             erased_free: 0,
             queued_ns: 0,
         }

@@ -1,0 +1,368 @@
+//! Deduplication in the controller (`ftl.dedup`): the map's counts against a brute-force
+//! model of the same requests, inline and in-GC deduplication through GC and TRIM with verify
+//! mode, CAGC's placement, and its timing.
+
+use crate::support::{config, NO_PRECONDITION};
+use flashpress_core::config::SimConfig;
+use flashpress_core::sim::Simulation;
+use flashpress_core::stats::Summary;
+use flashpress_core::units::SimTime;
+use flashpress_core::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
+use flashpress_core::Result;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Single-page writes (and some TRIMs and reads) of uniformly random pages whose content is
+/// drawn from a pool of `pool` contents (a small pool: many duplicates). The model keeps
+/// what every page holds.
+struct Pool {
+    pages: u64,
+    left: u64,
+    pool: u64,
+    trim_fraction: f64,
+    read_fraction: f64,
+    rng: Pcg64Mcg,
+    model: Model,
+}
+
+impl RequestSource for Pool {
+    fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let page = self.rng.random_range(0..self.pages);
+        let x: f64 = self.rng.random();
+        let (op, content) = if x < self.trim_fraction {
+            self.model.lock().unwrap().remove(&page);
+            (Op::Trim, 0)
+        } else if x < self.trim_fraction + self.read_fraction {
+            (Op::Read, 0)
+        } else {
+            let c = 1 + self.rng.random_range(0..self.pool);
+            self.model.lock().unwrap().insert(page, c);
+            (Op::Write, c)
+        };
+        Ok(Some(Request {
+            time: SimTime::ZERO,
+            op,
+            offset: page * 4096,
+            len: 4096,
+            content,
+            file: flashpress_core::workload::NO_FILE,
+            attrs: Default::default(),
+        }))
+    }
+}
+
+/// What every logical page holds, as the requests left the source.
+type Model = std::sync::Arc<std::sync::Mutex<BTreeMap<u64, u64>>>;
+
+fn pool_sim(
+    cfg: &SimConfig,
+    n: u64,
+    pool: u64,
+    trim: f64,
+    read: f64,
+    seed: u64,
+) -> (Simulation, Model) {
+    let model: Model = Default::default();
+    let stream = Stream {
+        name: "pool".into(),
+        source: Box::new(Pool {
+            pages: flashpress_core::ftl::logical_pages(cfg),
+            left: n,
+            pool,
+            trim_fraction: trim,
+            read_fraction: read,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            model: model.clone(),
+        }),
+        drive: Drive::Closed { depth: 8 },
+        group: 0,
+        content: ContentHints::default(),
+        layout_bytes: 0,
+    };
+    (
+        Simulation::with_streams(cfg.clone(), vec![stream]).unwrap(),
+        model,
+    )
+}
+
+/// Run to the end, keeping the simulation (its device) for inspection.
+fn run_all(mut sim: Simulation) -> Simulation {
+    while !sim.step(1 << 20).unwrap() {}
+    sim
+}
+
+const TINY: &str = "preset = \"tiny\"\n[ftl.gc]\ncopyback = false\n[check]\nverify = true\n";
+
+fn with(mode: &str) -> String {
+    with_victim(mode, "greedy")
+}
+
+fn with_victim(mode: &str, victim: &str) -> String {
+    let tiny = TINY.replace(
+        "copyback = false\n",
+        &format!("copyback = false\nvictim = \"{victim}\"\n"),
+    );
+    format!("{tiny}{NO_PRECONDITION}[ftl.dedup]\n{mode}\n")
+}
+
+/// Stored pages, mapped pages and the model's distinct contents after a run.
+fn counts(sim: &Simulation, model: &Model) -> (u64, u64, u64, u64) {
+    let d = sim.device().unwrap();
+    d.check_invariants().unwrap();
+    let dd = d.ftl.dedup.as_ref().unwrap();
+    let m = model.lock().unwrap();
+    let distinct = m.values().collect::<BTreeSet<_>>().len() as u64;
+    (dd.stored(), dd.mapped(), m.len() as u64, distinct)
+}
+
+#[test]
+fn inline_dedup_stores_each_distinct_content_once_through_gc_and_trim() {
+    let cfg = config(&with("mode = \"inline\"\nhash_us = 14.0"));
+    // 40,000 page operations over 3,481 logical pages with 20,000 contents: GC runs many
+    // times (the device is small) and a fifth of the writes or so are duplicates.
+    let (sim, model) = pool_sim(&cfg, 40_000, 20_000, 0.1, 0.2, 7);
+    let sim = run_all(sim);
+    let (stored, mapped, model_mapped, distinct) = counts(&sim, &model);
+    assert_eq!(mapped, model_mapped);
+    assert_eq!(stored, distinct, "inline dedup keeps one copy per content");
+    let s = sim.finish().unwrap().summary;
+    let dd = s.dedup.unwrap();
+    assert!(s.gc_blocks_erased > 0, "the run must exercise GC");
+    assert!(s.verified_page_reads > 1000);
+    assert!(dd.counters.inline_duplicates > 0);
+    assert_eq!(dd.counters.gc_hashed, 0);
+    assert!(s.trimmed_pages > 0);
+    // Every written page was hashed; those not duplicates were programmed.
+    assert_eq!(
+        dd.counters.inline_hashed - dd.counters.inline_duplicates,
+        s.nand_programs - s.gc_pages_migrated
+    );
+}
+
+#[test]
+fn dedup_in_gc_merges_duplicates_it_meets_and_keeps_counts_exact() {
+    for (regions, victim) in [
+        (false, "greedy"),
+        (true, "greedy"),
+        (true, "random"),
+        (true, "cost_benefit"),
+    ] {
+        let cfg = config(&with_victim(
+            &format!("mode = \"gc\"\nhash_us = 14.0\nregions = {regions}\ncold_threshold = 1"),
+            victim,
+        ));
+        let (sim, model) = pool_sim(&cfg, 40_000, 3_000, 0.1, 0.2, 7);
+        let sim = run_all(sim);
+        let (stored, mapped, model_mapped, distinct) = counts(&sim, &model);
+        assert_eq!(mapped, model_mapped);
+        assert!(stored >= distinct);
+        assert!(
+            stored < mapped,
+            "GC met duplicates: {stored} stored for {mapped} mapped (regions {regions})"
+        );
+        let s = sim.finish().unwrap().summary;
+        let dd = s.dedup.unwrap();
+        assert!(dd.counters.gc_duplicates > 0);
+        assert_eq!(dd.counters.inline_hashed, 0);
+        // Every valid page GC met was hashed: migrated, or dropped as a duplicate.
+        assert_eq!(
+            dd.counters.gc_hashed,
+            s.gc_pages_migrated + dd.counters.gc_duplicates - dd.counters.gc_promoted
+        );
+        assert_eq!(dd.counters.gc_cold_migrations > 0, regions);
+        assert!(s.verified_page_reads > 1000);
+    }
+}
+
+#[test]
+fn without_duplicates_dedup_in_gc_equals_the_baseline() {
+    // Unique content: nothing merges and every count is 1, so CAGC's GC moves the same pages
+    // to the same places; with a hash engine that keeps up, the timing is the same too.
+    let base = format!("{TINY}{NO_PRECONDITION}");
+    let cagc = format!(
+        "{base}[ftl.dedup]\nmode = \"gc\"\nhash_us = 0.5\nhash_lanes = 8\nregions = true\n"
+    );
+    let run = |toml: &str| -> Summary {
+        let cfg = config(toml);
+        let (sim, _) = pool_sim(&cfg, 30_000, u64::MAX / 4, 0.05, 0.2, 3);
+        sim.run().unwrap().summary
+    };
+    let a = run(&base);
+    let b = run(&cagc);
+    assert!(a.gc_blocks_erased > 0);
+    assert_eq!(b.dedup.unwrap().counters.gc_duplicates, 0);
+    assert_eq!(a.gc_pages_migrated, b.gc_pages_migrated);
+    assert_eq!(a.erases, b.erases);
+    assert_eq!(a.write, b.write);
+    assert_eq!(a.read, b.read);
+    assert_eq!(a.sim_time_s, b.sim_time_s);
+}
+
+#[test]
+fn inline_hashing_lengthens_writes_by_the_hash_time() {
+    // One write at a time on an idle device: the latency grows by exactly hash_us.
+    let base = format!("{TINY}{NO_PRECONDITION}");
+    let inline = format!("{base}[ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n");
+    let run = |toml: &str| -> Summary {
+        let cfg = config(toml);
+        let stream = Stream {
+            name: "w".into(),
+            source: Box::new(crate::support::Script(
+                (0..50).map(|i| (Op::Write, i * 4096, 4096, 0)).collect(),
+                0,
+            )),
+            drive: Drive::Closed { depth: 1 },
+            group: 0,
+            content: ContentHints::default(),
+            layout_bytes: 0,
+        };
+        Simulation::with_streams(cfg, vec![stream])
+            .unwrap()
+            .run()
+            .unwrap()
+            .summary
+    };
+    let a = run(&base).write.latency_us.unwrap();
+    let b = run(&inline).write.latency_us.unwrap();
+    assert!(
+        (b.mean - a.mean - 14.0).abs() < 1e-6,
+        "{} vs {}",
+        b.mean,
+        a.mean
+    );
+}
+
+#[test]
+fn a_duplicate_write_completes_after_its_hash_without_a_program() {
+    // Page 0 and page 1 get the same content: the second is mapped, not programmed.
+    let toml = format!("{TINY}{NO_PRECONDITION}[ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n");
+    let cfg = config(&toml);
+    struct Two(u32);
+    impl RequestSource for Two {
+        fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
+            self.0 += 1;
+            Ok((self.0 <= 3).then(|| Request {
+                time: SimTime::ZERO,
+                op: if self.0 == 3 { Op::Read } else { Op::Write },
+                offset: if self.0 == 3 {
+                    4096
+                } else {
+                    (self.0 as u64 - 1) * 4096
+                },
+                len: 4096,
+                content: if self.0 == 3 { 0 } else { 42 },
+                file: flashpress_core::workload::NO_FILE,
+                attrs: Default::default(),
+            }))
+        }
+    }
+    let stream = Stream {
+        name: "two".into(),
+        source: Box::new(Two(0)),
+        drive: Drive::Closed { depth: 1 },
+        group: 0,
+        content: ContentHints::default(),
+        layout_bytes: 0,
+    };
+    let s = Simulation::with_streams(cfg, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap()
+        .summary;
+    assert_eq!(s.nand_programs, 1);
+    assert_eq!(
+        s.verified_page_reads, 1,
+        "page 1 reads the content written to page 0"
+    );
+    assert_eq!(s.nand_reads, 1);
+    let d = s.dedup.unwrap();
+    assert_eq!((d.mapped_pages, d.stored_pages), (2, 1));
+    assert_eq!(d.ratio, Some(2.0));
+    // The second write (the shorter of two): command overhead 1 us, 4 KiB over the link
+    // (1.04 us at 3940 MB/s), then the 14 us hash.
+    let l = s.write.latency_us.unwrap();
+    let second = 2.0 * l.mean - l.max;
+    assert!((second - (1.0 + 1.04 + 14.0)).abs() < 1e-6, "{second}");
+}
+
+#[test]
+fn overwrites_and_trims_are_counted_by_the_count_their_content_had() {
+    // Three pages share content 7, one page holds 9; then every page is trimmed.
+    let toml = format!("{TINY}{NO_PRECONDITION}[ftl.dedup]\nmode = \"inline\"\nhash_us = 1.0\n");
+    let cfg = config(&toml);
+    let mut script = vec![];
+    for (p, c) in [(0u64, 7u64), (1, 7), (2, 7), (3, 9)] {
+        script.push((Op::Write, p, c));
+    }
+    for p in 0..4u64 {
+        script.push((Op::Trim, p, 0));
+    }
+    struct S(Vec<(Op, u64, u64)>, usize);
+    impl RequestSource for S {
+        fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
+            let Some(&(op, p, c)) = self.0.get(self.1) else {
+                return Ok(None);
+            };
+            self.1 += 1;
+            Ok(Some(Request {
+                time: SimTime::ZERO,
+                op,
+                offset: p * 4096,
+                len: 4096,
+                content: c,
+                file: flashpress_core::workload::NO_FILE,
+                attrs: Default::default(),
+            }))
+        }
+    }
+    let stream = Stream {
+        name: "s".into(),
+        source: Box::new(S(script, 0)),
+        drive: Drive::Closed { depth: 1 },
+        group: 0,
+        content: ContentHints::default(),
+        layout_bytes: 0,
+    };
+    let s = Simulation::with_streams(cfg, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap()
+        .summary;
+    let d = s.dedup.unwrap();
+    // Trims of pages 0, 1, 2 see counts 3, 2, 1; page 3's content had count 1.
+    assert_eq!(d.counters.dropped_by_count[..3], [2, 1, 1]);
+    assert_eq!(d.counters.pages_freed, 2);
+    assert_eq!(d.dropped_count1_share, Some(0.5));
+    assert_eq!((d.mapped_pages, d.stored_pages, d.ratio), (0, 0, None));
+}
+
+#[test]
+fn dedup_configuration_errors_name_the_key() {
+    let err = |extra: &str| -> String {
+        SimConfig::from_toml_str(&format!("preset = \"tiny\"\n{extra}"), "t.toml")
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err("[ftl.gc]\ncopyback = false\n[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\ncold_threshold = 0\n");
+    assert!(
+        e.contains("ftl.dedup.cold_threshold") && e.contains("at least 1"),
+        "{e}"
+    );
+    let e = err("[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\n");
+    assert!(e.contains("ftl.gc.copyback"), "{e}");
+    let e = err("[ftl.dedup]\nmode = \"sometimes\"\nhash_us = 14.0\n");
+    assert!(e.contains("sometimes"), "{e}");
+    let e = err("[ftl.dedup]\nmode = \"inline\"\nhash_us = -1.0\n");
+    assert!(e.contains("ftl.dedup.hash_us"), "{e}");
+    let e = err(
+        "[content]\nmode = \"model\"\n[ftl]\nwrite_buffer_pages = 4\n\
+         compression = { codec = \"lz4\", min_saving = 0.0, max_chunks_per_page = 4, compress_us = 1.0, decompress_us = 1.0 }\n\
+         [ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n",
+    );
+    assert!(e.contains("ftl.dedup") && e.contains("compression"), "{e}");
+}

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import subprocess
 import sys
+
+from _runs import measure
 
 RUN = r"""
 import json, resource, sys, time
@@ -71,15 +71,6 @@ def main() -> None:
     args = ap.parse_args()
     out: dict[str, object] = {"requests": args.requests, "runs": {}}
 
-    def run(scheme: str, mode: str, n: int) -> dict[str, float]:
-        p = subprocess.run(
-            [sys.executable, "-c", RUN, scheme, mode, str(n)],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
-
     runs = [
         ("prssd/Baseline", "model"),
         ("prssd/DP", "model"),
@@ -96,19 +87,8 @@ def main() -> None:
             ap.error(f"unknown run {unknown[0]} (expected SCHEME:MODE of {runs})")
         runs = [r for r in runs if r in wanted]
     for scheme, mode in runs:
-        setup = statistics.median(run(scheme, mode, 1)["wall_s"] for _ in range(args.repeats))
-        runs = [run(scheme, mode, args.requests) for _ in range(args.repeats)]
-        wall = statistics.median(r["wall_s"] for r in runs)
         key = f"{scheme} ({mode})"
-        out["runs"][key] = {  # type: ignore[index]
-            "median_wall_s": round(wall, 2),
-            "setup_s": round(setup, 2),
-            "requests_per_s": round(args.requests / max(wall - setup, 1e-9)),
-            "peak_rss_mib": round(max(r["rss_mib"] for r in runs)),
-            "all_wall_s": [round(r["wall_s"], 2) for r in runs],
-            "waf": runs[0]["waf"],
-            "read_mean_us": runs[0]["read_mean_us"],
-        }
+        out["runs"][key] = measure(RUN, [scheme, mode], args.requests, args.repeats)  # type: ignore[index]
         print(key, out["runs"][key], file=sys.stderr)  # type: ignore[index]
     print(json.dumps(out))
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Speed of the deduplicating SSD (issue 12), printing one JSON object on its last line.
+
+Device: the ``cagc`` preset (CAGC Table I: SLC, 4 KiB pages, 64 pages per block, 8 channels x
+4 chips x 2 planes) with 256 blocks per plane (4 GiB), preconditioned by a sequential fill of
+90%. Workload: ``--requests`` random 4 KiB writes (``io_size`` lifts fio's one-pass limit) at queue depth 16 with fio's
+``dedupe_percentage = 50``, so GC runs all along (the dedup map is consulted for every valid
+page GC moves). Fingerprints are content ids (model mode: no bytes are generated or hashed).
+
+Schemes: ``cagc/Baseline`` (the plain page FTL), ``cagc/Inline`` and ``cagc/CAGC``. Set-up
+(building the device and the fill) is timed by the same run with one request; the request
+rate is ``requests / (wall - set-up)``. Each run is its own process, repeated ``--repeats``
+times; the median wall time is reported, with every run kept.
+
+    python3 benchmarks/bench_cagc.py [--requests N] [--repeats K] [--only SCHEME,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from _runs import measure
+
+RUN = r"""
+import json, resource, sys, time
+import flashpress
+scheme, n = sys.argv[1], int(sys.argv[2])
+cfg = flashpress.Config.from_dict({
+    "scheme": scheme,
+    "nand": {"blocks_per_plane": 256},
+    "workload": {"type": "fio", "jobs": [
+        {"name": "w", "rw": "randwrite", "bs": "4k", "iodepth": 16, "number_ios": n, "io_size": "64g", "dedupe_percentage": 50}]},
+})
+t0 = time.perf_counter()
+res = flashpress.simulate(cfg, progress=False)
+wall = time.perf_counter() - t0
+s = res.summary
+print(json.dumps({
+    "wall_s": wall,
+    "requests": s["requests_completed"],
+    "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "gc_pages_migrated": s["gc_pages_migrated"],
+    "dedup_ratio": (s["dedup"] or {}).get("ratio"),
+}))
+"""
+
+SCHEMES = ["cagc/Baseline", "cagc/Inline", "cagc/CAGC"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--requests", type=int, default=1_000_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--only", metavar="SCHEME[,...]", help="only these schemes, e.g. cagc/CAGC")
+    args = ap.parse_args()
+    schemes = SCHEMES
+    if args.only:
+        schemes = args.only.split(",")
+        unknown = [x for x in schemes if x not in SCHEMES]
+        if unknown:
+            ap.error(f"unknown scheme {unknown[0]} (expected one of {SCHEMES})")
+    out: dict[str, object] = {"requests": args.requests, "runs": {}}
+    for scheme in schemes:
+        out["runs"][scheme] = measure(RUN, [scheme], args.requests, args.repeats)  # type: ignore[index]
+        print(scheme, out["runs"][scheme], file=sys.stderr)  # type: ignore[index]
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -105,7 +105,7 @@ impl DedupSummary {
     /// The summary of window counters `c` and the map `d`.
     pub fn new(c: DedupCounters, d: &Dedup) -> DedupSummary {
         let dropped: u64 = c.dropped_by_count.iter().sum();
-        let map_bytes = d.bytes() + d.fwd.len() as u64 * 8;
+        let map_bytes = d.bytes() + d.nodes.len() as u64 * 8;
         DedupSummary {
             counters: c,
             mapped_pages: d.mapped,
@@ -139,14 +139,35 @@ pub enum GcAction {
     },
 }
 
+/// A node of the map.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// Fingerprint (roots; a stub keeps its old one).
+    fp: u64,
+    /// The root it forwards to ([`NONE`]: it is a root, or free).
+    fwd: u32,
+    /// Roots: logical pages resolving to it.
+    refs: u32,
+    /// Logical-map entries and stubs pointing at it.
+    links: u32,
+    /// Its page is in the cold region.
+    cold: bool,
+}
+
+const FREE_NODE: Node = Node {
+    fp: 0,
+    fwd: NONE,
+    refs: 0,
+    links: 0,
+    cold: false,
+};
+
 /// The deduplicating map: logical page -> node -> (fingerprint, count, forward).
 pub struct Dedup {
     l2v: Vec<u32>,
-    fwd: Vec<u32>,
-    refs: Vec<u32>,
-    links: Vec<u32>,
-    fp: Vec<u64>,
-    cold: Vec<bool>,
+    /// One record per node, so a node's fields share a cache line (GC and overwrites visit
+    /// nodes at random).
+    nodes: Vec<Node>,
     free: Vec<u32>,
     index: FxHashMap<u64, u32>,
     roots: u64,
@@ -166,11 +187,7 @@ impl Dedup {
         assert!(nodes > logical, "the node space needs slack for stubs");
         Dedup {
             l2v: vec![NONE; logical as usize],
-            fwd: vec![NONE; nodes as usize],
-            refs: vec![0; nodes as usize],
-            links: vec![0; nodes as usize],
-            fp: vec![0; nodes as usize],
-            cold: vec![false; nodes as usize],
+            nodes: vec![FREE_NODE; nodes as usize],
             free: (0..nodes as u32).rev().collect(),
             index: FxHashMap::default(),
             roots: 0,
@@ -197,8 +214,8 @@ impl Dedup {
     /// Bytes of this map (logical map, node arrays, fingerprint index) per mapped logical
     /// page; the page FTL's own map adds 8 bytes per node it maps.
     pub fn bytes(&self) -> u64 {
-        let n = self.fwd.len() as u64;
-        let per_node = 4 + 4 + 4 + 8 + 1;
+        let n = self.nodes.len() as u64;
+        let per_node = std::mem::size_of::<Node>() as u64;
         // hashbrown: one control byte per bucket, buckets = capacity * 8 / 7 rounded up to a
         // power of two.
         let buckets = (self.index.capacity() as u64 * 8 / 7).next_power_of_two();
@@ -214,20 +231,20 @@ impl Dedup {
 
     #[inline]
     fn root_of(&self, mut v: u32) -> u32 {
-        while self.fwd[v as usize] != NONE {
-            v = self.fwd[v as usize];
+        while self.nodes[v as usize].fwd != NONE {
+            v = self.nodes[v as usize].fwd;
         }
         v
     }
 
     /// Fingerprint of a node.
     pub fn fingerprint(&self, v: u32) -> u64 {
-        self.fp[v as usize]
+        self.nodes[v as usize].fp
     }
 
     /// Reference count of a root.
     pub fn count(&self, v: u32) -> u32 {
-        self.refs[v as usize]
+        self.nodes[v as usize].refs
     }
 
     /// The indexed root holding `fp`.
@@ -239,8 +256,8 @@ impl Dedup {
     /// Point `lpn` at the stored root `r` (a duplicate write); returns the root the page
     /// held before whose count reached zero (its flash page is now invalid), if any.
     pub fn link(&mut self, lpn: u32, r: u32) -> Option<u32> {
-        self.refs[r as usize] += 1;
-        self.links[r as usize] += 1;
+        self.nodes[r as usize].refs += 1;
+        self.nodes[r as usize].links += 1;
         let old = std::mem::replace(&mut self.l2v[lpn as usize], r);
         if old == NONE {
             self.mapped += 1;
@@ -286,15 +303,18 @@ impl Dedup {
 
     fn drop_node(&mut self, v: u32) -> Option<u32> {
         let r = self.root_of(v);
-        let c = self.refs[r as usize];
+        let c = self.nodes[r as usize].refs;
         self.counters.dropped_by_count[(c as usize).clamp(1, COUNT_BUCKETS) - 1] += 1;
-        self.refs[r as usize] = c - 1;
+        self.nodes[r as usize].refs = c - 1;
         self.unlink(v);
         if c == 1 {
-            debug_assert_eq!(self.links[r as usize], 0, "a root without pages has links");
+            debug_assert_eq!(
+                self.nodes[r as usize].links, 0,
+                "a root without pages has links"
+            );
             self.roots -= 1;
             self.counters.pages_freed += 1;
-            let f = self.fp[r as usize];
+            let f = self.nodes[r as usize].fp;
             if self.index.get(&f) == Some(&r) {
                 self.index.remove(&f);
             }
@@ -307,10 +327,10 @@ impl Dedup {
     /// One pointer at `v` went away: free the stubs left with none.
     fn unlink(&mut self, mut v: u32) {
         loop {
-            let l = &mut self.links[v as usize];
-            *l -= 1;
-            let next = self.fwd[v as usize];
-            if *l > 0 || next == NONE {
+            let n = &mut self.nodes[v as usize];
+            n.links -= 1;
+            let next = n.fwd;
+            if n.links > 0 || next == NONE {
                 return;
             }
             self.free_node(v);
@@ -320,10 +340,10 @@ impl Dedup {
 
     fn free_node(&mut self, v: u32) {
         let i = v as usize;
-        self.fwd[i] = NONE;
-        self.refs[i] = 0;
-        self.links[i] = 0;
-        self.cold[i] = false;
+        self.nodes[i].fwd = NONE;
+        self.nodes[i].refs = 0;
+        self.nodes[i].links = 0;
+        self.nodes[i].cold = false;
         self.free.push(v);
     }
 
@@ -340,11 +360,11 @@ impl Dedup {
             }
         };
         let i = v as usize;
-        self.refs[i] = 1;
-        self.links[i] = 1;
-        self.fp[i] = fp;
-        self.fwd[i] = NONE;
-        self.cold[i] = false;
+        self.nodes[i].refs = 1;
+        self.nodes[i].links = 1;
+        self.nodes[i].fp = fp;
+        self.nodes[i].fwd = NONE;
+        self.nodes[i].cold = false;
         if index {
             self.index.insert(fp, v);
         }
@@ -359,25 +379,25 @@ impl Dedup {
         self.counters.compactions += 1;
         for lpn in 0..self.l2v.len() {
             let v = self.l2v[lpn];
-            if v != NONE && self.fwd[v as usize] != NONE {
+            if v != NONE && self.nodes[v as usize].fwd != NONE {
                 self.l2v[lpn] = self.root_of(v);
             }
         }
-        for l in self.links.iter_mut() {
-            *l = 0;
+        for n in self.nodes.iter_mut() {
+            n.links = 0;
         }
         for &v in &self.l2v {
             if v != NONE {
-                self.links[v as usize] += 1;
+                self.nodes[v as usize].links += 1;
             }
         }
         self.free.clear();
-        for v in (0..self.fwd.len() as u32).rev() {
+        for v in (0..self.nodes.len() as u32).rev() {
             let i = v as usize;
-            if self.links[i] == 0 {
-                self.fwd[i] = NONE;
-                self.refs[i] = 0;
-                self.cold[i] = false;
+            if self.nodes[i].links == 0 {
+                self.nodes[i].fwd = NONE;
+                self.nodes[i].refs = 0;
+                self.nodes[i].cold = false;
                 self.free.push(v);
             }
         }
@@ -390,19 +410,19 @@ impl Dedup {
     pub fn gc_page(&mut self, v: u32, hash: bool, threshold: Option<u32>) -> GcAction {
         let cold_for = |c: u32| threshold.is_some_and(|t| c > t);
         let vi = v as usize;
-        debug_assert_eq!(self.fwd[vi], NONE, "GC met a stub");
+        debug_assert_eq!(self.nodes[vi].fwd, NONE, "GC met a stub");
         if hash {
             self.counters.gc_hashed += 1;
-            let f = self.fp[vi];
+            let f = self.nodes[vi].fp;
             match self.index.get(&f).copied() {
                 Some(r) if r != v => {
                     self.counters.gc_duplicates += 1;
-                    let total = self.refs[r as usize] + self.refs[vi];
-                    if cold_for(total) && !self.cold[r as usize] {
+                    let total = self.nodes[r as usize].refs + self.nodes[vi].refs;
+                    if cold_for(total) && !self.nodes[r as usize].cold {
                         // This copy moves to the cold region; the stored one forwards to it.
                         self.merge(r, v);
                         self.index.insert(f, v);
-                        self.cold[vi] = true;
+                        self.nodes[vi].cold = true;
                         self.counters.gc_promoted += 1;
                         self.counters.gc_cold_migrations += 1;
                         return GcAction::Promote { other: r };
@@ -416,8 +436,8 @@ impl Dedup {
                 }
             }
         }
-        let cold = cold_for(self.refs[vi]);
-        self.cold[vi] = cold;
+        let cold = cold_for(self.nodes[vi].refs);
+        self.nodes[vi].cold = cold;
         if cold {
             self.counters.gc_cold_migrations += 1;
         }
@@ -427,16 +447,16 @@ impl Dedup {
     /// Root `from` becomes a stub forwarding to root `to`.
     fn merge(&mut self, from: u32, to: u32) {
         let (f, t) = (from as usize, to as usize);
-        self.refs[t] += self.refs[f];
-        self.refs[f] = 0;
-        self.fwd[f] = to;
-        self.links[t] += 1;
+        self.nodes[t].refs += self.nodes[f].refs;
+        self.nodes[f].refs = 0;
+        self.nodes[f].fwd = to;
+        self.nodes[t].links += 1;
         self.roots -= 1;
     }
 
     /// Whether a root's page is in the cold region.
     pub fn is_cold(&self, v: u32) -> bool {
-        self.cold[v as usize]
+        self.nodes[v as usize].cold
     }
 
     /// Check the map: every root's count equals the logical pages that resolve to it, every
@@ -444,7 +464,7 @@ impl Dedup {
     /// and the totals agree. `is_stored(v)`: the page FTL maps root `v` to flash.
     pub fn check(&self, is_stored: impl Fn(u32) -> bool) -> Result<()> {
         let fail = |m: String| Err(Error::Invariant(format!("dedup: {m}")));
-        let n = self.fwd.len();
+        let n = self.nodes.len();
         let mut refs = vec![0u32; n];
         let mut links = vec![0u32; n];
         let mut mapped = 0u64;
@@ -456,8 +476,8 @@ impl Dedup {
             links[v as usize] += 1;
             let mut r = v;
             let mut hops = 0;
-            while self.fwd[r as usize] != NONE {
-                r = self.fwd[r as usize];
+            while self.nodes[r as usize].fwd != NONE {
+                r = self.nodes[r as usize].fwd;
                 hops += 1;
                 if hops > n {
                     return fail(format!("logical page {lpn}: forward chain has a cycle"));
@@ -471,23 +491,23 @@ impl Dedup {
         }
         let mut roots = 0u64;
         for v in 0..n {
-            if self.fwd[v] != NONE {
-                links[self.fwd[v] as usize] += 1;
+            if self.nodes[v].fwd != NONE {
+                links[self.nodes[v].fwd as usize] += 1;
             }
         }
         for v in 0..n {
             let free = in_free.contains(&(v as u32));
-            let stub = self.fwd[v] != NONE;
+            let stub = self.nodes[v].fwd != NONE;
             if free {
                 if links[v] != 0 || stub {
                     return fail(format!("free node {v} is still pointed at or forwards"));
                 }
                 continue;
             }
-            if links[v] != self.links[v] {
+            if links[v] != self.nodes[v].links {
                 return fail(format!(
                     "node {v}: {} pointers at it, links says {}",
-                    links[v], self.links[v]
+                    links[v], self.nodes[v].links
                 ));
             }
             if links[v] == 0 {
@@ -497,10 +517,10 @@ impl Dedup {
                 continue;
             }
             roots += 1;
-            if refs[v] != self.refs[v] {
+            if refs[v] != self.nodes[v].refs {
                 return fail(format!(
                     "root {v}: {} logical pages resolve to it, its count is {}",
-                    refs[v], self.refs[v]
+                    refs[v], self.nodes[v].refs
                 ));
             }
             if !is_stored(v as u32) {
@@ -508,10 +528,10 @@ impl Dedup {
             }
         }
         for (&f, &v) in &self.index {
-            if self.fwd[v as usize] != NONE || self.refs[v as usize] == 0 {
+            if self.nodes[v as usize].fwd != NONE || self.nodes[v as usize].refs == 0 {
                 return fail(format!("the index names node {v}, which is not a root"));
             }
-            if self.fp[v as usize] != f {
+            if self.nodes[v as usize].fp != f {
                 return fail(format!(
                     "the index files node {v} under another fingerprint"
                 ));

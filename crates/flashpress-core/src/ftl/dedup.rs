@@ -152,6 +152,8 @@ struct Node {
     links: u32,
     /// Its page is in the cold region.
     cold: bool,
+    /// The fingerprint index names it (saves probing the index for the others).
+    indexed: bool,
 }
 
 const FREE_NODE: Node = Node {
@@ -160,6 +162,7 @@ const FREE_NODE: Node = Node {
     refs: 0,
     links: 0,
     cold: false,
+    indexed: false,
 };
 
 /// The deduplicating map: logical page -> node -> (fingerprint, count, forward).
@@ -315,7 +318,7 @@ impl Dedup {
             self.roots -= 1;
             self.counters.pages_freed += 1;
             let f = self.nodes[r as usize].fp;
-            if self.index.get(&f) == Some(&r) {
+            if self.nodes[r as usize].indexed {
                 self.index.remove(&f);
             }
             self.free_node(r);
@@ -344,6 +347,7 @@ impl Dedup {
         self.nodes[i].refs = 0;
         self.nodes[i].links = 0;
         self.nodes[i].cold = false;
+        self.nodes[i].indexed = false;
         self.free.push(v);
     }
 
@@ -365,6 +369,7 @@ impl Dedup {
         self.nodes[i].fp = fp;
         self.nodes[i].fwd = NONE;
         self.nodes[i].cold = false;
+        self.nodes[i].indexed = index;
         if index {
             self.index.insert(fp, v);
         }
@@ -398,6 +403,7 @@ impl Dedup {
                 self.nodes[i].fwd = NONE;
                 self.nodes[i].refs = 0;
                 self.nodes[i].cold = false;
+                self.nodes[i].indexed = false;
                 self.free.push(v);
             }
         }
@@ -414,7 +420,12 @@ impl Dedup {
         if hash {
             self.counters.gc_hashed += 1;
             let f = self.nodes[vi].fp;
-            match self.index.get(&f).copied() {
+            let found = if self.nodes[vi].indexed {
+                Some(v)
+            } else {
+                self.index.get(&f).copied()
+            };
+            match found {
                 Some(r) if r != v => {
                     self.counters.gc_duplicates += 1;
                     let total = self.nodes[r as usize].refs + self.nodes[vi].refs;
@@ -422,6 +433,8 @@ impl Dedup {
                         // This copy moves to the cold region; the stored one forwards to it.
                         self.merge(r, v);
                         self.index.insert(f, v);
+                        self.nodes[r as usize].indexed = false;
+                        self.nodes[vi].indexed = true;
                         self.nodes[vi].cold = true;
                         self.counters.gc_promoted += 1;
                         self.counters.gc_cold_migrations += 1;
@@ -433,6 +446,7 @@ impl Dedup {
                 Some(_) => {}
                 None => {
                     self.index.insert(f, v);
+                    self.nodes[vi].indexed = true;
                 }
             }
         }
@@ -527,7 +541,17 @@ impl Dedup {
                 return fail(format!("root {v} (count {}) has no flash page", refs[v]));
             }
         }
+        let flagged = self.nodes.iter().filter(|n| n.indexed).count();
+        if flagged != self.index.len() {
+            return fail(format!(
+                "{flagged} nodes flagged indexed, the index holds {}",
+                self.index.len()
+            ));
+        }
         for (&f, &v) in &self.index {
+            if !self.nodes[v as usize].indexed {
+                return fail(format!("the index names node {v}, which is not flagged"));
+            }
             if self.nodes[v as usize].fwd != NONE || self.nodes[v as usize].refs == 0 {
                 return fail(format!("the index names node {v}, which is not a root"));
             }

@@ -31,7 +31,8 @@ cfg = flashpress.Config.from_dict({
     "scheme": scheme,
     "nand": {"blocks_per_plane": 256},
     "workload": {"type": "fio", "jobs": [
-        {"name": "w", "rw": "randwrite", "bs": "4k", "iodepth": 16, "number_ios": n, "io_size": "64g", "dedupe_percentage": 50}]},
+        {"name": "w", "rw": "randwrite", "bs": "4k", "iodepth": 16, "number_ios": n, "io_size": "64g",
+         "dedupe_percentage": 50}]},
 })
 t0 = time.perf_counter()
 res = flashpress.simulate(cfg, progress=False)

@@ -148,13 +148,15 @@ def format_summary(summary: dict[str, Any], title: str) -> str:
 
 def _build_run_config(args: argparse.Namespace) -> Config:
     cfg = Config.from_toml(args.config) if args.config else Config.preset(args.preset or "default")
-    trace_flags = [f for f in ("time_unit", "replay", "queue_depth", "address_mode") if getattr(args, f) is not None]
+    trace_flags = [
+        f for f in ("time_unit", "replay", "queue_depth", "address_mode", "hash_bytes") if getattr(args, f) is not None
+    ]
     if args.job and args.trace:
         raise UsageError("give either --job or --trace, not both")
     if args.trace and not args.format:
         raise UsageError(f"--trace needs --format ({', '.join(TRACE_FORMATS)})")
     if (args.format or trace_flags) and not args.trace:
-        raise UsageError("--format, --time-unit, --replay, --queue-depth and --address-mode need --trace")
+        raise UsageError("--format, --time-unit, --replay, --queue-depth, --address-mode and --hash-bytes need --trace")
     if args.job:
         cfg = cfg.with_overrides(
             {"workload": {"type": "fio", "path": str(Path(args.job).absolute())}}, source_name="--job"
@@ -297,6 +299,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--replay", choices=("timed", "afap"), help="honour timestamps or replay as fast as possible")
     r.add_argument("--queue-depth", type=int, metavar="N", help="requests in flight for afap replay")
     r.add_argument("--address-mode", choices=("strict", "wrap"), help="addresses past the device: error or wrap")
+    r.add_argument(
+        "--hash-bytes",
+        type=int,
+        metavar="N",
+        help="FIU traces: bytes each record's MD5 covers (mail, web-vm: 4096; homes: 512)",
+    )
     r.add_argument("--seed", type=int, metavar="N", help="seed of every random stream")
     r.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (TOML value); repeatable"

@@ -60,7 +60,11 @@ const PRECONDITION_CONTENT_BASE: u64 = 1 << 62;
 pub fn open_workload(cfg: &SimConfig, capacity: u64) -> Result<Vec<Stream>> {
     match &cfg.workload {
         WorkloadConfig::Fio(f) => workload::fio::load_streams(f, capacity, cfg.seed),
-        WorkloadConfig::Trace(t) => Ok(vec![workload::trace::open_stream(t, capacity)?]),
+        WorkloadConfig::Trace(t) => Ok(vec![workload::trace::open_stream_paged(
+            t,
+            capacity,
+            u64::from(cfg.nand.page_size),
+        )?]),
         WorkloadConfig::Filebench(f) => workload::filebench::load_streams(f, cfg.seed),
     }
 }

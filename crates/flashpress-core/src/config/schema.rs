@@ -594,6 +594,13 @@ pub struct TraceWorkload {
     pub device: Option<u32>,
     /// blkparse only: which action's events to replay.
     pub blkparse_action: BlkAction,
+    /// FIU only: bytes each record's MD5 covers (the mail and web-vm traces: 4096, one record
+    /// per 4 KiB block; homes: 512, one per sector). When it is smaller than the page, every
+    /// write record must cover exactly one such aligned unit, and a page's content id is a
+    /// hash of the MD5s its units hold (a unit never written counts as zeros). Absent: a
+    /// record's MD5 is its first page's content id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash_bytes: Option<u32>,
 }
 
 /// Filebench workload: a built-in personality and/or a user `.f` file (see
@@ -1126,6 +1133,25 @@ impl SimConfig {
                 check(t.sector_size > 0, src, "workload.sector_size", || {
                     "expected a positive byte count, got 0".into()
                 })?;
+                if let Some(h) = t.hash_bytes {
+                    check(
+                        t.format == TraceFormat::Fiu,
+                        src,
+                        "workload.hash_bytes",
+                        || "only FIU traces carry a hash per record (format = \"fiu\")".into(),
+                    )?;
+                    let page = self.nand.page_size;
+                    check(
+                        h >= 512 && h <= page && page % h == 0,
+                        src,
+                        "workload.hash_bytes",
+                        || {
+                            format!(
+                                "expected a hash granularity of at least 512 bytes that divides the page of {page} bytes, got {h}"
+                            )
+                        },
+                    )?;
+                }
                 check(t.queue_depth > 0, src, "workload.queue_depth", || {
                     "expected a positive integer, got 0".into()
                 })?;

@@ -366,3 +366,54 @@ fn dedup_configuration_errors_name_the_key() {
     );
     assert!(e.contains("ftl.dedup") && e.contains("compression"), "{e}");
 }
+
+#[test]
+fn fiu_sector_hashes_deduplicate_whole_pages() {
+    // homes style: one record per 512-byte sector. Pages 0 and 1 receive the same eight
+    // sector hashes, page 2 other ones: three pages mapped, two stored.
+    let mut text = String::new();
+    let mut t = 0;
+    for (page, base) in [(0u64, 0x10u64), (1, 0x10), (2, 0x20)] {
+        for i in 0..8 {
+            t += 1000;
+            text += &format!(
+                "{t} 1 nfsd {} 1 W 6 0 {:016x}{:016x}\n",
+                page * 8 + i,
+                base + i,
+                0
+            );
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("homes.trace");
+    std::fs::write(&path, text).unwrap();
+    let mut cfg = config(&with("mode = \"inline\"\nhash_us = 14.0"));
+    let mut tr = flashpress_core::workload::trace::default_trace_config(
+        path,
+        flashpress_core::config::TraceFormat::Fiu,
+    );
+    tr.hash_bytes = Some(512);
+    cfg.workload = flashpress_core::config::WorkloadConfig::Trace(tr.clone());
+    cfg.validate("test").unwrap();
+    let sim = run_all(Simulation::new(cfg.clone()).unwrap());
+    let d = sim.device().unwrap();
+    d.check_invariants().unwrap();
+    let dd = d.ftl.dedup.as_ref().unwrap();
+    assert_eq!((dd.mapped(), dd.stored()), (3, 2));
+    // A granularity that does not divide the page, or a trace without hashes: errors.
+    tr.hash_bytes = Some(1536);
+    cfg.workload = flashpress_core::config::WorkloadConfig::Trace(tr.clone());
+    let e = cfg.validate("c.toml").unwrap_err().to_string();
+    assert!(
+        e.contains("workload.hash_bytes") && e.contains("divides the page"),
+        "{e}"
+    );
+    tr.hash_bytes = Some(512);
+    tr.format = flashpress_core::config::TraceFormat::Msr;
+    cfg.workload = flashpress_core::config::WorkloadConfig::Trace(tr);
+    let e = cfg.validate("c.toml").unwrap_err().to_string();
+    assert!(
+        e.contains("workload.hash_bytes") && e.contains("fiu"),
+        "{e}"
+    );
+}

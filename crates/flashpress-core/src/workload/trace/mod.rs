@@ -63,7 +63,24 @@ const READ_BUF_BYTES: usize = 1 << 16;
 /// `queue_depth` for `"afap"`. Lines are parsed lazily as the run consumes them.
 /// `capacity_bytes` is the device's logical capacity in bytes.
 pub fn open_stream(cfg: &TraceWorkload, capacity_bytes: u64) -> Result<Stream> {
-    let source = TraceSource::open(cfg, capacity_bytes)?;
+    open_stream_paged(cfg, capacity_bytes, 4096)
+}
+
+/// [`open_stream`] for a device of `page_bytes` pages (FIU's `hash_bytes` combines the hashes
+/// of a page's units).
+pub fn open_stream_paged(
+    cfg: &TraceWorkload,
+    capacity_bytes: u64,
+    page_bytes: u64,
+) -> Result<Stream> {
+    let mut source = TraceSource::open(cfg, capacity_bytes)?;
+    if let Some(h) = cfg.hash_bytes.filter(|&h| u64::from(h) < page_bytes) {
+        source.parser.units = Some(UnitHashes {
+            unit: u64::from(h),
+            per_page: page_bytes / u64::from(h),
+            held: Default::default(),
+        });
+    }
     let name = cfg
         .path
         .file_name()
@@ -106,6 +123,7 @@ pub fn default_trace_config(path: PathBuf, format: TraceFormat) -> TraceWorkload
         address_mode: AddressMode::Strict,
         device: None,
         blkparse_action: BlkAction::D,
+        hash_bytes: None,
     }
 }
 
@@ -175,6 +193,40 @@ struct Parser {
     seen_record: bool,
     /// `replay = "timed"`: request times must fit the simulated clock.
     timed: bool,
+    /// FIU with `hash_bytes` below the page: the MD5 each written unit holds.
+    units: Option<UnitHashes>,
+}
+
+/// The hash each unit of `unit` bytes last written holds (FIU `hash_bytes` below the page):
+/// at most one entry per unit of the logical capacity.
+struct UnitHashes {
+    unit: u64,
+    per_page: u64,
+    held: rustc_hash::FxHashMap<u64, u64>,
+}
+
+impl UnitHashes {
+    /// Record that the unit at `offset` (aligned, `unit` bytes) now holds `md5`; returns its
+    /// page's content id: a hash of the page's unit hashes in order (0 for units never
+    /// written), never 0.
+    fn write(&mut self, offset: u64, md5: u64) -> u64 {
+        let u = offset / self.unit;
+        self.held.insert(u, md5);
+        let first = u - u % self.per_page;
+        let mut h: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in first..first + self.per_page {
+            h = splitmix(h ^ splitmix(self.held.get(&i).copied().unwrap_or(0) ^ (i - first)));
+        }
+        h.max(1)
+    }
+}
+
+/// splitmix64's finaliser (Steele, Lea and Flood, OOPSLA 2014): a bijective 64-bit mix.
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Latest request time of a timed replay (ns after the first record): 2^62 ns, about 146
@@ -291,6 +343,7 @@ impl TraceSource {
                 last_time: 0,
                 seen_record: false,
                 timed: cfg.replay == Replay::Timed,
+                units: None,
             },
         })
     }
@@ -892,13 +945,26 @@ impl Parser {
             ));
         }
         let ns = ns.max(self.last_time);
+        let content = match self.units.as_mut() {
+            Some(u) if r.op == Op::Write => {
+                if len != u.unit || offset % u.unit != 0 {
+                    return Err(format!(
+                        "a write of {len} bytes at byte {offset}: with hash_bytes = {} each write record \
+                         must cover one aligned unit of {} bytes (one MD5 per unit)",
+                        u.unit, u.unit
+                    ));
+                }
+                u.write(offset, r.content)
+            }
+            _ => r.content,
+        };
         self.last_time = ns;
         Ok(Request {
             time: SimTime(ns),
             op: r.op,
             offset,
             len,
-            content: r.content,
+            content,
             file: crate::workload::NO_FILE,
             attrs: Default::default(),
         })

@@ -531,3 +531,82 @@ mod props {
         }
     }
 }
+
+/// An FIU record line (homes style: one 512-byte sector).
+fn fiu_line(t: u64, sector: u64, n: u64, md5: &str) -> String {
+    format!("{t} 1 nfsd {sector} {n} W 6 0 {md5}\n")
+}
+
+fn fiu_paged(text: &str, hash_bytes: u32) -> Result<Vec<Request>> {
+    let (_d, path) = write_tmp("h.trace", text.as_bytes());
+    let mut cfg = default_trace_config(path, TraceFormat::Fiu);
+    cfg.hash_bytes = Some(hash_bytes);
+    let mut s = open_stream_paged(&cfg, 16 * GIB, 4096)?;
+    let mut out = Vec::new();
+    while let Some(r) = s.source.next_request(SimTime::ZERO)? {
+        out.push(r);
+    }
+    Ok(out)
+}
+
+#[test]
+fn fiu_sector_hashes_make_a_page_fingerprint() {
+    // Page 0 and page 1 get the same eight sector hashes in different orders of writing;
+    // page 2 only seven of them. The last write of each full page carries the page's id.
+    let h = |i: u64| format!("{:016x}{:016x}", 0x1000 + i, 7);
+    let mut text = String::new();
+    for i in 0..8 {
+        text += &fiu_line(i, i, 1, &h(i));
+    }
+    for i in (0..8).rev() {
+        text += &fiu_line(100 + i, 8 + i, 1, &h(i));
+    }
+    for i in 0..7 {
+        text += &fiu_line(200 + i, 16 + i, 1, &h(i));
+    }
+    let got = fiu_paged(&text, 512).unwrap();
+    assert_eq!(got.len(), 23);
+    assert!(got.iter().all(|r| r.len == 512));
+    let page0 = got[7].content;
+    let page1 = got[15].content;
+    let page2 = got[22].content;
+    assert_eq!(
+        page0, page1,
+        "equal sector hashes in the same places: one page content"
+    );
+    assert_ne!(page0, page2, "a sector never written counts as zeros");
+    // Before its last sector a page differs from the full one.
+    assert_ne!(got[6].content, page0);
+    // Per-page ids do not depend on the page's place: page 1's prefix is not page 0's.
+    assert_ne!(got[8].content, got[0].content);
+    // Rewriting sector 0 with another hash changes page 0's id, and back again restores it.
+    let more = format!(
+        "{text}{}{}",
+        fiu_line(300, 0, 1, &h(99)),
+        fiu_line(301, 0, 1, &h(0))
+    );
+    let got = fiu_paged(&more, 512).unwrap();
+    assert_ne!(got[23].content, page0);
+    assert_eq!(got[24].content, page0);
+}
+
+#[test]
+fn fiu_hash_granularity_errors_name_the_line() {
+    // A write of two sectors carries one MD5, but hash_bytes = 512 gives one per sector.
+    let text = fiu_line(0, 0, 1, &"a".repeat(32)) + &fiu_line(1, 8, 2, &"b".repeat(32));
+    let e = fiu_paged(&text, 512).unwrap_err().to_string();
+    assert!(
+        e.contains("h.trace:2:") && e.contains("hash_bytes = 512"),
+        "{e}"
+    );
+    // A malformed hash is still a line error.
+    let text = fiu_line(0, 0, 1, "xyz");
+    let e = fiu_paged(&text, 512).unwrap_err().to_string();
+    assert!(e.contains("h.trace:1:") && e.contains("md5"), "{e}");
+    // With hash_bytes equal to the page, records map as before.
+    let text = fiu_line(0, 0, 8, &"c".repeat(32));
+    assert_eq!(
+        fiu_paged(&text, 4096).unwrap()[0].content,
+        0xcccc_cccc_cccc_cccc
+    );
+}

@@ -1142,7 +1142,7 @@ impl SimConfig {
                     )?;
                     let page = self.nand.page_size;
                     check(
-                        h >= 512 && h <= page && page % h == 0,
+                        h >= 512 && h <= page && page.is_multiple_of(h),
                         src,
                         "workload.hash_bytes",
                         || {

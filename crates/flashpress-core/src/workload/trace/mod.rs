@@ -947,7 +947,7 @@ impl Parser {
         let ns = ns.max(self.last_time);
         let content = match self.units.as_mut() {
             Some(u) if r.op == Op::Write => {
-                if len != u.unit || offset % u.unit != 0 {
+                if len != u.unit || !offset.is_multiple_of(u.unit) {
                     return Err(format!(
                         "a write of {len} bytes at byte {offset}: with hash_bytes = {} each write record \
                          must cover one aligned unit of {} bytes (one MD5 per unit)",

@@ -317,7 +317,8 @@ mod tests {
         for (text, says) in [
             ("scheme = \"prssd/PR_all\"\n", "known: Baseline"),
             ("scheme = \"prssd/X\"\n", "known: Baseline"),
-            ("scheme = \"cagc/X\"\n", "unknown seed"),
+            ("scheme = \"cagc/X\"\n", "known: Baseline, CAGC"),
+            ("scheme = \"lossy/X\"\n", "unknown seed"),
             ("scheme = \"DP\"\n", "SEED/NAME"),
             ("scheme = 3\n", "scheme name string"),
         ] {

@@ -85,3 +85,43 @@ def test_fiu_sector_hashes_through_the_cli(tmp_path: Path, capsys: pytest.Captur
     assert e.value.code == 2
     assert main([*argv[:-1], "1536", "--no-progress"]) == 2
     assert "workload.hash_bytes" in capsys.readouterr().err
+
+
+def test_byte_fingerprints_on_real_data_match_a_hashlib_count() -> None:
+    """The Compile workload's ext4 image (``make testdata``) written once, page by page: inline
+    dedup on the pages' bytes stores exactly as many pages as the image has distinct 4 KiB
+    blocks, counted here with SHA-256 from ``hashlib``; by content id it stores them all."""
+    import hashlib
+
+    from flashpress.reproduce import testdata
+
+    img = testdata.image("prssd", "Compile")
+    data = img.read_bytes()
+    blocks = len(data) // 4096
+    distinct = len({hashlib.sha256(data[i * 4096 : (i + 1) * 4096]).digest() for i in range(blocks)})
+    assert distinct < blocks  # the image has duplicate blocks (zeros, repeated headers)
+    stored = {}
+    for fingerprint in ("bytes", "content_id"):
+        cfg = Config.from_dict(
+            {
+                "preset": "tiny",
+                "ftl": {
+                    "gc": {"copyback": False},
+                    "dedup": {"mode": "inline", "hash_us": 14.0, "fingerprint": fingerprint},
+                },
+                "precondition": {"fill_fraction": 0.0},
+                "check": {"verify": True},
+                "content": {"mode": "model", "source": {"type": "files", "paths": [str(img)]}},
+                "workload": {
+                    "type": "fio",
+                    "jobs": [{"name": "img", "rw": "write", "bs": "4k", "size": str(blocks * 4096), "iodepth": 4}],
+                },
+            }
+        )
+        s = simulate(cfg, progress=False).summary
+        assert s["requests_completed"] == blocks
+        stored[fingerprint] = s["dedup"]["stored_pages"]
+        if fingerprint == "bytes":
+            assert s["dedup"]["prefilter_collisions"] == 0
+            assert s["nand_programs"] == distinct
+    assert stored == {"bytes": distinct, "content_id": blocks}

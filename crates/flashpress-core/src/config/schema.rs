@@ -312,8 +312,22 @@ pub enum DedupMode {
     Gc,
 }
 
-/// Deduplication in the controller. The fingerprint of a page is its content id: fio and
-/// the host number distinct blocks, a FIU trace gives each block's MD5 (its first 64 bits).
+/// What a page's fingerprint is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DedupFingerprint {
+    /// Its content id: fio and the host number distinct blocks, a FIU trace gives each
+    /// block's MD5 (its first 64 bits). Costs nothing to compute.
+    #[default]
+    ContentId,
+    /// Its bytes (the content model's: generated, or real files): XXH3-64 as the index key (a
+    /// fast non-cryptographic pre-filter) and BLAKE3 (cryptographic) to confirm a match, so
+    /// equal bytes under different content ids deduplicate and a pre-filter collision never
+    /// merges different pages. Needs the content model.
+    Bytes,
+}
+
+/// Deduplication in the controller.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DedupConfig {
@@ -335,6 +349,9 @@ pub struct DedupConfig {
     /// With `regions`: pages with a count above this go to the cold region (CAGC: 1).
     #[serde(default = "one")]
     pub cold_threshold: u32,
+    /// What a fingerprint is made of (default: the content id).
+    #[serde(default)]
+    pub fingerprint: DedupFingerprint,
 }
 
 fn one() -> u32 {
@@ -885,6 +902,16 @@ impl SimConfig {
                 "ftl.dedup.cold_threshold",
                 || {
                     "expected a reference count of at least 1 (pages above it go to the cold region), got 0".into()
+                },
+            )?;
+            check(
+                d.fingerprint != DedupFingerprint::Bytes || self.content.mode != ContentMode::Off,
+                src,
+                "ftl.dedup.fingerprint",
+                || {
+                    "fingerprint = \"bytes\" hashes the pages' bytes, which come from the content model: \
+                     set content.mode = \"model\" or \"bytes\""
+                        .into()
                 },
             )?;
             check(f.compression().is_none(), src, "ftl.dedup", || {

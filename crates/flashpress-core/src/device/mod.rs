@@ -17,6 +17,7 @@ use crate::config::SimConfig;
 use crate::content::ContentModel;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
+use crate::ftl::dedup::Strong;
 use crate::ftl::Ftl;
 use crate::nand::Nand;
 use crate::units::{Lpn, Ppn, SimTime};
@@ -147,6 +148,10 @@ pub struct Device {
     /// Compression in the controller (`ftl.compression`).
     pub compression: Option<Compression>,
     page_writes: Vec<PageWrite>,
+    /// `ftl.dedup.fingerprint = "bytes"`: pages are fingerprinted by their bytes.
+    bytes_fp: bool,
+    /// A page's bytes for its fingerprint (reused).
+    fp_buf: Vec<u8>,
     released: Vec<(u32, SimTime)>,
     /// Requests completed since the caller last drained this.
     pub completed: Vec<Completed>,
@@ -196,6 +201,11 @@ impl Device {
             old_reads: Vec::new(),
             compression,
             page_writes: Vec::new(),
+            bytes_fp: cfg
+                .ftl
+                .dedup()
+                .is_some_and(|d| d.fingerprint == crate::config::DedupFingerprint::Bytes),
+            fp_buf: Vec::new(),
             released: Vec::new(),
             completed: Vec::new(),
             counters: DeviceCounters::default(),
@@ -310,7 +320,7 @@ impl Device {
         now: SimTime,
         stream: u32,
         q: &mut EventQueue,
-        cm: Option<&mut ContentModel>,
+        mut cm: Option<&mut ContentModel>,
     ) -> Result<()> {
         let cmd = now + self.overhead_ns;
         let first = req.offset / self.div_page;
@@ -392,7 +402,9 @@ impl Device {
                         s.expected[lpn as usize] = c;
                     }
                     if self.ftl.dedup.is_some() {
-                        self.write_dedup_page(lpn, c, old, slot, base, cmd, arrived, now, q);
+                        let block = content + (lpn * self.page_size / 4096 - req.offset / 4096);
+                        let fp = self.fingerprint(c, stream, block, cm.as_deref_mut());
+                        self.write_dedup_page(lpn, fp, old, slot, base, cmd, arrived, now, q);
                         continue;
                     }
                     let ppn = {
@@ -455,7 +467,7 @@ impl Device {
     fn write_dedup_page(
         &mut self,
         lpn: u64,
-        c: u64,
+        (fp, strong, c): (u64, Option<Strong>, u64),
         old: Option<Ppn>,
         slot: u32,
         base: Req,
@@ -471,8 +483,12 @@ impl Device {
         };
         let ppn = {
             let mut be = self.sched.backend(&mut self.nand, q, now);
-            self.ftl.write_dedup(Lpn(lpn as u32), c, c, now, &mut be)
+            self.ftl
+                .write_dedup(Lpn(lpn as u32), fp, strong, c, now, &mut be)
         };
+        if let Some(s) = self.shadow.as_mut() {
+            s.expected[lpn as usize] = c;
+        }
         let ppn = match ppn {
             Some(p) => {
                 self.sched.program_allocated(p);
@@ -495,6 +511,30 @@ impl Device {
                 req: slot,
                 partial: false,
             }),
+        }
+    }
+
+    /// A page's fingerprint, strong hash and the id verify mode checks it by: its content id
+    /// `c`, or with `fingerprint = "bytes"` the hashes of its bytes (the content model's
+    /// page from 4 KiB block `block` of host stream `stream`; a partial page is hashed as a
+    /// whole page of the model's bytes), and then verify mode checks the pre-filter hash.
+    fn fingerprint(
+        &mut self,
+        c: u64,
+        stream: u32,
+        block: u64,
+        cm: Option<&mut ContentModel>,
+    ) -> (u64, Option<Strong>, u64) {
+        match cm.filter(|_| self.bytes_fp) {
+            Some(cm) => {
+                let mut buf = std::mem::take(&mut self.fp_buf);
+                buf.resize(self.page_size as usize, 0);
+                cm.unit_bytes((stream & !crate::host::ASYNC_TAG) as usize, block, &mut buf);
+                let (pre, st) = crate::ftl::dedup::fingerprint_bytes(&buf);
+                self.fp_buf = buf;
+                (pre, Some(st), pre)
+            }
+            None => (c, None, c),
         }
     }
 
@@ -790,9 +830,14 @@ impl Device {
             s.expected[lpn.0 as usize] = content;
         }
         if self.ftl.dedup.is_some() {
+            let bpp = self.page_size / 4096;
+            let (fp, strong, c) = self.fingerprint(content, 0, content.wrapping_mul(bpp), cm);
+            if let Some(s) = self.shadow.as_mut() {
+                s.expected[lpn.0 as usize] = c;
+            }
             let p = self
                 .ftl
-                .write_dedup(lpn, content, content, SimTime::ZERO, &mut self.nand);
+                .write_dedup(lpn, fp, strong, c, SimTime::ZERO, &mut self.nand);
             if let Some(ppn) = p {
                 self.nand.count_transfer();
                 self.nand.count_program(ppn, false);

@@ -21,6 +21,17 @@
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 
+/// A strong fingerprint: the first 16 bytes of a page's BLAKE3 digest.
+pub type Strong = [u8; 16];
+
+/// A page's fingerprints from its bytes: XXH3-64 (the index key) and BLAKE3 (the check).
+pub fn fingerprint_bytes(page: &[u8]) -> (u64, Strong) {
+    let pre = xxhash_rust::xxh3::xxh3_64(page).max(1);
+    let mut strong = [0u8; 16];
+    strong.copy_from_slice(&blake3::hash(page).as_bytes()[..16]);
+    (pre, strong)
+}
+
 /// Marks "no node" in the maps.
 pub const NONE: u32 = u32::MAX;
 
@@ -50,6 +61,9 @@ pub struct DedupCounters {
     pub pages_freed: u64,
     /// Compactions of the node space (every logical page pointed straight at its root).
     pub compactions: u64,
+    /// Pre-filter (XXH3) matches that the strong hash (BLAKE3) refuted: stored apart, not
+    /// merged (fingerprint = "bytes").
+    pub prefilter_collisions: u64,
     /// Hash engine time spent fingerprinting (ns, summed over lanes).
     pub hash_busy_ns: u64,
     /// Time pages waited for a free hash lane (ns).
@@ -69,6 +83,7 @@ impl DedupCounters {
             dropped_by_count: [0; COUNT_BUCKETS],
             pages_freed: self.pages_freed - b.pages_freed,
             compactions: self.compactions - b.compactions,
+            prefilter_collisions: self.prefilter_collisions - b.prefilter_collisions,
             hash_busy_ns: self.hash_busy_ns - b.hash_busy_ns,
             hash_wait_ns: self.hash_wait_ns - b.hash_wait_ns,
         };
@@ -105,7 +120,7 @@ impl DedupSummary {
     /// The summary of window counters `c` and the map `d`.
     pub fn new(c: DedupCounters, d: &Dedup) -> DedupSummary {
         let dropped: u64 = c.dropped_by_count.iter().sum();
-        let map_bytes = d.bytes() + d.nodes.len() as u64 * 8;
+        let map_bytes = d.bytes() + d.nodes.len() as u64 * 8 + d.strong.len() as u64 * 16;
         DedupSummary {
             counters: c,
             mapped_pages: d.mapped,
@@ -173,6 +188,9 @@ pub struct Dedup {
     nodes: Vec<Node>,
     free: Vec<u32>,
     index: FxHashMap<u64, u32>,
+    /// With byte fingerprints: each node's strong hash (BLAKE3, first 16 bytes); empty
+    /// otherwise.
+    strong: Vec<Strong>,
     roots: u64,
     mapped: u64,
     /// Counters since the last reset.
@@ -185,14 +203,20 @@ impl Dedup {
         logical + logical / 8 + 64
     }
 
-    /// An empty map of `logical` logical pages over `nodes` nodes (> `logical`).
-    pub fn new(logical: u64, nodes: u64) -> Dedup {
+    /// An empty map of `logical` logical pages over `nodes` nodes (> `logical`); `strong`:
+    /// keep a strong hash per node (byte fingerprints).
+    pub fn new(logical: u64, nodes: u64, strong: bool) -> Dedup {
         assert!(nodes > logical, "the node space needs slack for stubs");
         Dedup {
             l2v: vec![NONE; logical as usize],
             nodes: vec![FREE_NODE; nodes as usize],
             free: (0..nodes as u32).rev().collect(),
             index: FxHashMap::default(),
+            strong: if strong {
+                vec![[0; 16]; nodes as usize]
+            } else {
+                Vec::new()
+            },
             roots: 0,
             mapped: 0,
             counters: DedupCounters::default(),
@@ -248,6 +272,25 @@ impl Dedup {
     /// Reference count of a root.
     pub fn count(&self, v: u32) -> u32 {
         self.nodes[v as usize].refs
+    }
+
+    /// Whether root `r` holds the page whose strong hash is `s` (always, without byte
+    /// fingerprints); counts a refuted pre-filter match.
+    pub fn confirms(&mut self, r: u32, s: Option<Strong>) -> bool {
+        match s {
+            Some(s) if !self.strong.is_empty() && self.strong[r as usize] != s => {
+                self.counters.prefilter_collisions += 1;
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Keep node `v`'s strong hash (byte fingerprints).
+    pub fn set_strong(&mut self, v: u32, s: Strong) {
+        if let Some(x) = self.strong.get_mut(v as usize) {
+            *x = s;
+        }
     }
 
     /// The indexed root holding `fp`.
@@ -425,8 +468,15 @@ impl Dedup {
             } else {
                 self.index.get(&f).copied()
             };
+            let refuted = match found {
+                Some(r) if r != v && !self.strong.is_empty() => {
+                    let s = self.strong[vi];
+                    !self.confirms(r, Some(s))
+                }
+                _ => false,
+            };
             match found {
-                Some(r) if r != v => {
+                Some(r) if r != v && !refuted => {
                     self.counters.gc_duplicates += 1;
                     let total = self.nodes[r as usize].refs + self.nodes[vi].refs;
                     if cold_for(total) && !self.nodes[r as usize].cold {
@@ -577,13 +627,36 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
 
+    #[test]
+    fn a_refuted_prefilter_match_is_not_merged() {
+        let mut d = Dedup::new(4, 8, true);
+        let (fp, a) = fingerprint_bytes(&[1u8; 4096]);
+        let (_, b) = fingerprint_bytes(&[2u8; 4096]);
+        let r = d.store(0, fp, true);
+        d.set_strong(r, a);
+        // Same pre-filter key, other bytes: refuted and counted.
+        assert!(!d.confirms(r, Some(b)));
+        assert!(d.confirms(r, Some(a)));
+        assert_eq!(d.counters.prefilter_collisions, 1);
+        // In GC: a root with the key but other bytes migrates instead of merging.
+        let v = d.store(1, fp, false);
+        d.set_strong(v, b);
+        assert_eq!(d.gc_page(v, true, None), GcAction::Migrate { cold: false });
+        assert_eq!(d.counters.gc_duplicates, 0);
+        let w = d.store(2, fp, false);
+        d.set_strong(w, a);
+        assert_eq!(d.gc_page(w, true, None), GcAction::Drop);
+        assert_eq!(d.resolve(2), Some(r));
+        d.check(|x| x == r || x == v).unwrap();
+    }
+
     /// Random writes (inline and not), TRIMs and GC visits on a map with little slack, checked
     /// after every step against a brute-force model: which content each logical page holds.
     /// Stored pages are a set of roots; GC merges and promotes; compaction must run.
     #[test]
     fn counts_match_a_brute_force_model_through_merges_and_compactions() {
         let logical = 40u64;
-        let mut d = Dedup::new(logical, logical + 1);
+        let mut d = Dedup::new(logical, logical + 1, false);
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
         let mut model: BTreeMap<u32, u64> = BTreeMap::new();
         let mut stored: BTreeMap<u32, ()> = BTreeMap::new();

@@ -235,7 +235,13 @@ impl Ftl {
             seal_counter: 0,
             moves: Vec::new(),
             content: track_content.then(|| vec![0; geo.pages as usize]),
-            dedup: dd.map(|_| dedup::Dedup::new(logical_pages(cfg), mapped_pages(cfg))),
+            dedup: dd.map(|d| {
+                dedup::Dedup::new(
+                    logical_pages(cfg),
+                    mapped_pages(cfg),
+                    d.fingerprint == crate::config::DedupFingerprint::Bytes,
+                )
+            }),
             host_pages: match dd {
                 Some(_) => logical_pages(cfg) as u32,
                 None => mapped_pages(cfg) as u32,
@@ -268,30 +274,40 @@ impl Ftl {
     /// `at`. Inline mode hashes it and looks it up: a duplicate maps to the stored page and
     /// `None` is returned (nothing to program). Otherwise a new stored page is placed and
     /// returned for the caller to program (gc mode never looks up on the write path).
+    /// `strong`: the page's strong hash with byte fingerprints, which must confirm a match.
     pub fn write_dedup<F: FlashBackend>(
         &mut self,
         lpn: Lpn,
         fp: u64,
+        strong: Option<dedup::Strong>,
         content: u64,
         at: SimTime,
         flash: &mut F,
     ) -> Option<Ppn> {
         let inline = !self.gc_hash;
         let d = self.dedup.as_mut().expect("write_dedup without ftl.dedup");
+        let mut index = inline;
         if inline {
             d.counters.inline_hashed += 1;
             if let Some(r) = d.find(fp) {
-                d.counters.inline_duplicates += 1;
-                if let Some(z) = d.link(lpn.0, r) {
-                    self.drop_node(z, at);
+                if d.confirms(r, strong) {
+                    d.counters.inline_duplicates += 1;
+                    if let Some(z) = d.link(lpn.0, r) {
+                        self.drop_node(z, at);
+                    }
+                    return None;
                 }
-                return None;
+                // Another page with the same pre-filter hash holds the index entry.
+                index = false;
             }
         }
         // As the page FTL does, the new page is placed (and any GC that needs runs) while
         // the old one is still valid; then the old reference goes.
         let old = d.detach(lpn.0);
-        let v = d.store(lpn.0, fp, inline);
+        let v = d.store(lpn.0, fp, index);
+        if let Some(st) = strong {
+            d.set_strong(v, st);
+        }
         let ppn = self.write(Lpn(v), content, at, flash);
         let d = self.dedup.as_mut().expect("checked");
         if let Some(z) = d.drop_detached(old) {

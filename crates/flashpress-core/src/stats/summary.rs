@@ -577,6 +577,11 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "count",
             "compactions of the dedup map's node space (forwarding stubs freed)",
         ),
+        (
+            "dedup.prefilter_collisions",
+            "pages",
+            "XXH3 pre-filter matches that BLAKE3 refuted: stored apart, not merged (fingerprint = \"bytes\")",
+        ),
         ("dedup.hash_busy_ns", "ns", "hash engine time, summed over lanes"),
         ("dedup.hash_wait_ns", "ns", "time pages waited for a free hash lane"),
         ("dedup.mapped_pages", "pages", "logical pages mapped at the end"),

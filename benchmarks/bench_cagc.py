@@ -5,14 +5,17 @@ Device: the ``cagc`` preset (CAGC Table I: SLC, 4 KiB pages, 64 pages per block,
 4 chips x 2 planes) with 256 blocks per plane (4 GiB), preconditioned by a sequential fill of
 90%. Workload: ``--requests`` random 4 KiB writes (``io_size`` lifts fio's one-pass limit) at queue depth 16 with fio's
 ``dedupe_percentage = 50``, so GC runs all along (the dedup map is consulted for every valid
-page GC moves). Fingerprints are content ids (model mode: no bytes are generated or hashed).
+page GC moves).
 
-Schemes: ``cagc/Baseline`` (the plain page FTL), ``cagc/Inline`` and ``cagc/CAGC``. Set-up
+Runs: ``cagc/Baseline`` (the plain page FTL), ``cagc/Inline`` and ``cagc/CAGC`` by content id,
+and Inline and CAGC with ``fingerprint = "bytes"`` on real data: the content is the PR-SSD
+Ubuntu workload's ext4 image (``make testdata``), and every written page's 4 KiB are hashed
+with XXH3 and BLAKE3. Set-up
 (building the device and the fill) is timed by the same run with one request; the request
 rate is ``requests / (wall - set-up)``. Each run is its own process, repeated ``--repeats``
 times; the median wall time is reported, with every run kept.
 
-    python3 benchmarks/bench_cagc.py [--requests N] [--repeats K] [--only SCHEME,...]
+    python3 benchmarks/bench_cagc.py [--requests N] [--repeats K] [--only SCHEME:FP,...]
 """
 
 from __future__ import annotations
@@ -26,8 +29,15 @@ from _runs import measure
 RUN = r"""
 import json, resource, sys, time
 import flashpress
-scheme, n = sys.argv[1], int(sys.argv[2])
+scheme, fp, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+extra = {}
+if fp == "bytes":
+    from flashpress.reproduce import testdata
+    img = str(testdata.image("prssd", "Ubuntu"))
+    extra = {"content": {"mode": "model", "source": {"type": "files", "paths": [img]}},
+             "ftl": {"dedup": {"fingerprint": "bytes"}}}
 cfg = flashpress.Config.from_dict({
+    **extra,
     "scheme": scheme,
     "nand": {"blocks_per_plane": 256},
     "workload": {"type": "fio", "jobs": [
@@ -47,25 +57,33 @@ print(json.dumps({
 }))
 """
 
-SCHEMES = ["cagc/Baseline", "cagc/Inline", "cagc/CAGC"]
+RUNS = [
+    ("cagc/Baseline", "content_id"),
+    ("cagc/Inline", "content_id"),
+    ("cagc/CAGC", "content_id"),
+    ("cagc/Inline", "bytes"),
+    ("cagc/CAGC", "bytes"),
+]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--only", metavar="SCHEME[,...]", help="only these schemes, e.g. cagc/CAGC")
+    ap.add_argument("--only", metavar="SCHEME:FP[,...]", help="only these runs, e.g. cagc/CAGC:bytes")
     args = ap.parse_args()
-    schemes = SCHEMES
+    runs = RUNS
     if args.only:
-        schemes = args.only.split(",")
-        unknown = [x for x in schemes if x not in SCHEMES]
+        wanted = [tuple(x.split(":", 1)) for x in args.only.split(",")]
+        unknown = [w for w in wanted if w not in RUNS]
         if unknown:
-            ap.error(f"unknown scheme {unknown[0]} (expected one of {SCHEMES})")
+            ap.error(f"unknown run {unknown[0]} (expected SCHEME:FINGERPRINT of {RUNS})")
+        runs = [r for r in RUNS if r in wanted]
     out: dict[str, object] = {"requests": args.requests, "runs": {}}
-    for scheme in schemes:
-        out["runs"][scheme] = measure(RUN, [scheme], args.requests, args.repeats)  # type: ignore[index]
-        print(scheme, out["runs"][scheme], file=sys.stderr)  # type: ignore[index]
+    for scheme, fp in runs:
+        key = f"{scheme} ({fp})"
+        out["runs"][key] = measure(RUN, [scheme, fp], args.requests, args.repeats)  # type: ignore[index]
+        print(key, out["runs"][key], file=sys.stderr)  # type: ignore[index]
     print(json.dumps(out))
 
 

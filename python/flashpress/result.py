@@ -91,12 +91,14 @@ class Result:
         df.attrs["descriptions"] = {name: desc for name, _, desc, _ in cols}
         return df
 
-    def latency_cdf(self, op: str = "read") -> pd.DataFrame:
+    def latency_cdf(self, op: str = "read", during_gc: bool = False) -> pd.DataFrame:
         """Latency CDF of ``op`` (``"read"`` or ``"write"``): columns ``latency_us`` and
-        ``cumulative`` (fraction of requests with at most that latency), increasing."""
+        ``cumulative`` (fraction of requests with at most that latency), increasing. With
+        ``during_gc``, of the requests that waited while a GC job was on one of their planes
+        (``summary[op]["during_gc"]``; empty in ``[stack]`` runs)."""
         import pandas as pd
 
-        ns, cum = self._report.latency_cdf(op)
+        ns, cum = self._report.latency_cdf(op, during_gc)
         df = pd.DataFrame(
             {
                 "latency_us": pd.Series(ns, dtype="float64") / 1e3,
@@ -152,10 +154,12 @@ class Result:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(["op", "latency_ns", "cumulative"])
-        for op in CDF_OPS:
-            ns, cum = self._report.latency_cdf(op)
-            for x, c in zip(ns, cum, strict=True):
-                w.writerow([op, x, repr(float(c))])
+        for during_gc in (False, True):
+            for op in CDF_OPS:
+                ns, cum = self._report.latency_cdf(op, during_gc)
+                name = f"{op}_during_gc" if during_gc else op
+                for x, c in zip(ns, cum, strict=True):
+                    w.writerow([name, x, repr(float(c))])
         return buf.getvalue()
 
     def __repr__(self) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from flashpress import Config
@@ -45,6 +46,7 @@ def test_dedup_summary_counts_fio_duplicates() -> None:
         )
         runs[mode] = simulate(cfg, progress=False).summary["dedup"]
     inline = runs["inline"]
+    assert "gc" in runs
     # fio repeats an earlier block for about half the writes: inline finds them on the path.
     assert 0.4 < inline["inline_duplicates"] / inline["inline_hashed"] < 0.6
     assert inline["ratio"] > 1.2
@@ -125,3 +127,23 @@ def test_byte_fingerprints_on_real_data_match_a_hashlib_count() -> None:
             assert s["dedup"]["prefilter_collisions"] == 0
             assert s["nand_programs"] == distinct
     assert stored == {"bytes": distinct, "content_id": blocks}
+
+
+def test_during_gc_cdf_counts_the_requests_that_waited_for_gc(tmp_path: Path) -> None:
+    """CAGC's Fig. 12 plots the response times during GC: the CDF of the requests that waited
+    while a GC job was on their plane, as many as ``summary.write.during_gc.requests``."""
+    job = {"name": "w", "rw": "randwrite", "bs": "4k", "iodepth": 8, "number_ios": 20000, "io_size": "256m"}
+    cfg = Config.from_dict({"preset": "tiny", "workload": {"type": "fio", "jobs": [job]}})
+    r = simulate(cfg, progress=False)
+    n = r.summary["write"]["during_gc"]["requests"]
+    assert 0 < n < r.summary["write"]["requests"]
+    gc = r.latency_cdf("write", during_gc=True)
+    everything = r.latency_cdf("write")
+    assert gc["cumulative"].iloc[-1] == pytest.approx(1.0)
+    assert gc["latency_us"].is_monotonic_increasing
+    # Requests that waited for GC are slower: the median during GC is above the overall one.
+    med = lambda df: df.loc[df["cumulative"] >= 0.5, "latency_us"].iloc[0]  # noqa: E731
+    assert med(gc) > med(everything)
+    r.write(tmp_path / "out")
+    cdf = pd.read_csv(tmp_path / "out" / "latency_cdf.csv")
+    assert {"write", "write_during_gc"} <= set(cdf["op"])

@@ -140,7 +140,7 @@ def test_write_results(tiny: Config, tmp_path: Path, fmt: str) -> None:
     assert len(df) == len(r.timeline)
     cdf = pd.read_csv(out / "latency_cdf.csv")
     assert list(cdf.columns) == ["op", "latency_ns", "cumulative"]
-    assert set(cdf["op"]) <= {"read", "write"}
+    assert set(cdf["op"]) <= {"read", "write", "read_during_gc", "write_during_gc"}
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary directories left"
 
 

@@ -486,8 +486,8 @@ impl Simulation {
         Ok(RunReport::new(
             summary,
             timeline,
-            rec.read_hist,
-            rec.write_hist,
+            (rec.read_hist, rec.write_hist),
+            (rec.read_gc_hist, rec.write_gc_hist),
         ))
     }
 

@@ -130,10 +130,17 @@ impl Report {
         self.inner.lock().expect("report lock").timeline_csv()
     }
 
-    /// Latency CDF of `op` ("read", "write" or "trim"): (latencies in ns, cumulative fractions).
-    fn latency_cdf(&self, op: &str) -> PyResult<(Vec<u64>, Vec<f64>)> {
+    /// Latency CDF of `op` ("read", "write" or "trim"): (latencies in ns, cumulative fractions);
+    /// with `during_gc`, of the requests that waited while GC was on one of their planes.
+    #[pyo3(signature = (op, during_gc = false))]
+    fn latency_cdf(&self, op: &str, during_gc: bool) -> PyResult<(Vec<u64>, Vec<f64>)> {
         let op = parse_op(op)?;
-        let cdf = self.inner.lock().expect("report lock").latency_cdf(op);
+        let r = self.inner.lock().expect("report lock");
+        let cdf = if during_gc {
+            r.latency_cdf_during_gc(op)
+        } else {
+            r.latency_cdf(op)
+        };
         Ok(cdf.into_iter().unzip())
     }
 }

@@ -40,20 +40,25 @@ pub struct RunReport {
     pub timeline: Vec<Column>,
     read_hist: Histogram<u64>,
     write_hist: Histogram<u64>,
+    /// Latencies of the requests that waited while a GC job was on one of their planes.
+    read_gc_hist: Histogram<u64>,
+    write_gc_hist: Histogram<u64>,
 }
 
 impl RunReport {
     pub(crate) fn new(
         summary: Summary,
         timeline: Vec<Column>,
-        read_hist: Histogram<u64>,
-        write_hist: Histogram<u64>,
+        (read_hist, write_hist): (Histogram<u64>, Histogram<u64>),
+        (read_gc_hist, write_gc_hist): (Histogram<u64>, Histogram<u64>),
     ) -> Self {
         RunReport {
             summary,
             timeline,
             read_hist,
             write_hist,
+            read_gc_hist,
+            write_gc_hist,
         }
     }
 
@@ -98,21 +103,36 @@ impl RunReport {
     /// Latency CDF of reads or writes: (latency ns, cumulative fraction) per recorded value
     /// bucket, increasing. Empty for an op with no requests (and for trims).
     pub fn latency_cdf(&self, op: Op) -> Vec<(u64, f64)> {
-        let h = match op {
-            Op::Read => &self.read_hist,
-            Op::Write => &self.write_hist,
-            Op::Trim | Op::Delete | Op::Sync => return Vec::new(),
-        };
-        let total = h.len() as f64;
-        let mut acc = 0u64;
-        h.iter_recorded()
-            .map(|v| {
-                acc += v.count_at_value();
-                (
-                    h.highest_equivalent(v.value_iterated_to()),
-                    acc as f64 / total,
-                )
-            })
-            .collect()
+        match op {
+            Op::Read => cdf(&self.read_hist),
+            Op::Write => cdf(&self.write_hist),
+            Op::Trim | Op::Delete | Op::Sync => Vec::new(),
+        }
     }
+
+    /// [`RunReport::latency_cdf`] of the requests that waited while a GC job was on one of
+    /// their planes (`summary.*.during_gc`; CAGC's response time during GC). Empty outside the
+    /// plain SSD.
+    pub fn latency_cdf_during_gc(&self, op: Op) -> Vec<(u64, f64)> {
+        match op {
+            Op::Read => cdf(&self.read_gc_hist),
+            Op::Write => cdf(&self.write_gc_hist),
+            Op::Trim | Op::Delete | Op::Sync => Vec::new(),
+        }
+    }
+}
+
+/// (value, cumulative fraction) per recorded bucket of a histogram, increasing.
+fn cdf(h: &Histogram<u64>) -> Vec<(u64, f64)> {
+    let total = h.len() as f64;
+    let mut acc = 0u64;
+    h.iter_recorded()
+        .map(|v| {
+            acc += v.count_at_value();
+            (
+                h.highest_equivalent(v.value_iterated_to()),
+                acc as f64 / total,
+            )
+        })
+        .collect()
 }

@@ -914,6 +914,17 @@ impl SimConfig {
                         .into()
                 },
             )?;
+            check(
+                d.fingerprint != DedupFingerprint::Bytes || n.page_size.is_multiple_of(4096),
+                src,
+                "ftl.dedup.fingerprint",
+                || {
+                    format!(
+                        "fingerprint = \"bytes\" hashes whole 4 KiB blocks of the content model: expected a page of a multiple of 4096 bytes, got {}",
+                        n.page_size
+                    )
+                },
+            )?;
             check(f.compression().is_none(), src, "ftl.dedup", || {
                 "deduplication and ftl.compression cannot be combined: the dedup map shares whole \
                  flash pages, the compressed map packs pages into them"

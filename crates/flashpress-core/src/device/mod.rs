@@ -31,6 +31,10 @@ use strength_reduce::StrengthReducedU64;
 /// The "flash page" of a write that inline dedup found stored: nothing is programmed.
 const DUPLICATE: u32 = u32::MAX;
 
+/// Byte fingerprints of preconditioned pages: their block ids carry this bit, so they never
+/// equal a host's (from 2^63) or a fio job's (below 2^61) ids.
+const PRECONDITION_BLOCKS: u64 = 1 << 61;
+
 /// Counters owned by the controller.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceCounters {
@@ -402,7 +406,11 @@ impl Device {
                         s.expected[lpn as usize] = c;
                     }
                     if self.ftl.dedup.is_some() {
-                        let block = content + (lpn * self.page_size / 4096 - req.offset / 4096);
+                        // The page's first 4 KiB block's id (the host numbers 4 KiB blocks;
+                        // a partial first page starts before the request: wrapping).
+                        let block = content
+                            .wrapping_add(lpn * self.page_size / 4096)
+                            .wrapping_sub(req.offset / 4096);
                         let fp = self.fingerprint(c, stream, block, cm.as_deref_mut());
                         self.write_dedup_page(lpn, fp, old, slot, base, cmd, arrived, now, q);
                         continue;
@@ -830,8 +838,11 @@ impl Device {
             s.expected[lpn.0 as usize] = content;
         }
         if self.ftl.dedup.is_some() {
+            // Preconditioning numbers pages, not 4 KiB blocks: page k's blocks get ids of their
+            // own, apart from every range the host and fio number blocks in.
             let bpp = self.page_size / 4096;
-            let (fp, strong, c) = self.fingerprint(content, 0, content.wrapping_mul(bpp), cm);
+            let block = content.wrapping_mul(bpp) ^ PRECONDITION_BLOCKS;
+            let (fp, strong, c) = self.fingerprint(content, 0, block, cm);
             if let Some(s) = self.shadow.as_mut() {
                 s.expected[lpn.0 as usize] = c;
             }

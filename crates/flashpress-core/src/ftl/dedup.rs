@@ -62,7 +62,7 @@ pub struct DedupCounters {
     /// Compactions of the node space (every logical page pointed straight at its root).
     pub compactions: u64,
     /// Pre-filter (XXH3) matches that the strong hash (BLAKE3) refuted: stored apart, not
-    /// merged (fingerprint = "bytes").
+    /// merged (fingerprint = "bytes"); a page GC meets again is counted again.
     pub prefilter_collisions: u64,
     /// Hash engine time spent fingerprinting (ns, summed over lanes).
     pub hash_busy_ns: u64,
@@ -246,7 +246,7 @@ impl Dedup {
         // hashbrown: one control byte per bucket, buckets = capacity * 8 / 7 rounded up to a
         // power of two.
         let buckets = (self.index.capacity() as u64 * 8 / 7).next_power_of_two();
-        self.l2v.len() as u64 * 4 + n * per_node + buckets * (12 + 1)
+        self.l2v.len() as u64 * 4 + n * per_node + buckets * (16 + 1)
     }
 
     /// The root a logical page resolves to.

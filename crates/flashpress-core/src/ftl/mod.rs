@@ -31,9 +31,17 @@ use std::collections::VecDeque;
 pub const UNMAPPED: u32 = u32::MAX;
 
 /// Free blocks below which a plane runs foreground GC: `ceil(threshold * blocks_per_plane)`,
-/// at least 2 (one for GC's own destination, one for progress).
+/// at least 2 (one for GC's own destination, one for progress), at least 4 with a cold region.
 pub fn gc_threshold_blocks(cfg: &SimConfig) -> u64 {
-    ((cfg.ftl.gc.threshold * cfg.nand.blocks_per_plane as f64).ceil() as u64).max(2)
+    // With a cold region (ftl.dedup.regions) a victim's pages go to two GC streams, so one
+    // clean may open two blocks while it frees one: over an episode the free blocks may dip
+    // by two, which a threshold of 4 leaves room for.
+    let least = if cfg.ftl.dedup().is_some_and(|d| d.regions) {
+        4
+    } else {
+        2
+    };
+    ((cfg.ftl.gc.threshold * cfg.nand.blocks_per_plane as f64).ceil() as u64).max(least)
 }
 
 /// Open-block streams per plane: the placement policy's, plus CAGC's cold region when

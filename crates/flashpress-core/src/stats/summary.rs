@@ -580,7 +580,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         (
             "dedup.prefilter_collisions",
             "pages",
-            "XXH3 pre-filter matches that BLAKE3 refuted: stored apart, not merged (fingerprint = \"bytes\")",
+            "XXH3 pre-filter matches that BLAKE3 refuted: stored apart, not merged (fingerprint = \"bytes\"); a page GC meets again counts again",
         ),
         ("dedup.hash_busy_ns", "ns", "hash engine time, summed over lanes"),
         ("dedup.hash_wait_ns", "ns", "time pages waited for a free hash lane"),

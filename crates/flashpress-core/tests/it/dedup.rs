@@ -417,3 +417,58 @@ fn fiu_sector_hashes_deduplicate_whole_pages() {
         "{e}"
     );
 }
+
+#[test]
+fn a_cold_region_survives_the_smallest_gc_threshold() {
+    // With a cold region one clean may open two blocks (hot and cold) while it frees one; a
+    // threshold of 2 blocks ran a plane out of free blocks (found in review). The threshold is
+    // at least 4 blocks with regions now.
+    for seed in [1, 2, 3] {
+        let toml = format!(
+            "{}[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\nregions = true\n",
+            TINY.replace("copyback = false\n", "copyback = false\nthreshold = 0.02\n")
+                + NO_PRECONDITION
+        );
+        let cfg = config(&toml);
+        assert_eq!(flashpress_core::ftl::gc_threshold_blocks(&cfg), 4);
+        let (sim, model) = pool_sim(&cfg, 40_000, 3_000, 0.1, 0.2, seed);
+        let sim = run_all(sim);
+        let (stored, mapped, model_mapped, _) = counts(&sim, &model);
+        assert_eq!(mapped, model_mapped);
+        assert!(stored < mapped);
+    }
+}
+
+#[test]
+fn byte_fingerprints_of_larger_pages_do_not_match_preconditioned_data() {
+    // 8 KiB pages, generated content: the fill's pages and 2,000 distinct host writes have
+    // different bytes, so nothing deduplicates (before the fix, preconditioned page m and the
+    // m-th host write were fingerprinted from the same 4 KiB blocks). A write into the second
+    // half of a page is fingerprinted from the page's first block (no underflow).
+    let toml = "preset = \"tiny\"\n[nand]\npage_size = 8192\n[content]\nmode = \"model\"\n\
+                [precondition]\nfill_fraction = 0.5\naging_fraction = 0.0\n\
+                [ftl.dedup]\nmode = \"inline\"\nhash_us = 1.0\nfingerprint = \"bytes\"\n";
+    let cfg = config(toml);
+    let mut script: Vec<(Op, u64, u64, u64)> = (0..2000u64)
+        .map(|i| (Op::Write, i * 8192, 8192, 0))
+        .collect();
+    script.push((Op::Write, 4096, 4096, 0));
+    let s = crate::support::script_sim(&cfg, script, Drive::Closed { depth: 4 })
+        .run()
+        .unwrap()
+        .summary;
+    let d = s.dedup.unwrap();
+    assert_eq!(d.counters.inline_hashed, 2001);
+    assert_eq!(d.counters.inline_duplicates, 0);
+    // Byte fingerprints need whole 4 KiB blocks.
+    let e = SimConfig::from_toml_str(
+        &toml.replace("page_size = 8192", "page_size = 2048"),
+        "p.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("ftl.dedup.fingerprint") && e.contains("4096"),
+        "{e}"
+    );
+}

@@ -420,22 +420,7 @@ impl Device {
                         self.ftl.write(Lpn(lpn as u32), c, now, &mut be)
                     };
                     self.sched.program_allocated(ppn);
-                    match old {
-                        Some(old) => {
-                            let kind = Kind::Rmw {
-                                parent: slot,
-                                ppn,
-                                arrived,
-                            };
-                            self.read_old_data(kind, base, cmd, &[(old, false)]);
-                        }
-                        None => self.arriving_writes.push_back(Arrival {
-                            at: arrived,
-                            ppn,
-                            req: slot,
-                            partial: false,
-                        }),
-                    }
+                    self.page_data_in(ppn, old, slot, base, cmd, arrived);
                 }
                 self.after_backend(now, q);
                 Ok(())
@@ -504,6 +489,22 @@ impl Device {
             }
             None => Ppn(DUPLICATE),
         };
+        self.page_data_in(ppn, old, slot, base, cmd, arrived);
+    }
+
+    /// The data of a write's page, mapped to `ppn`, is at the controller at `arrived`: its
+    /// program waits for it, and for a partial page (`old`: where the page's old data is)
+    /// for the read of the old data first.
+    #[inline]
+    fn page_data_in(
+        &mut self,
+        ppn: Ppn,
+        old: Option<Ppn>,
+        slot: u32,
+        base: Req,
+        cmd: SimTime,
+        arrived: SimTime,
+    ) {
         match old {
             Some(old) => {
                 let kind = Kind::Rmw {

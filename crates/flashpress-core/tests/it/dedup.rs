@@ -2,12 +2,12 @@
 //! model of the same requests, inline and in-GC deduplication through GC and TRIM with verify
 //! mode, CAGC's placement, and its timing.
 
-use crate::support::{config, NO_PRECONDITION};
+use crate::support::{config, stream_of, NO_PRECONDITION};
 use flashpress_core::config::SimConfig;
 use flashpress_core::sim::Simulation;
 use flashpress_core::stats::Summary;
 use flashpress_core::units::SimTime;
-use flashpress_core::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
+use flashpress_core::workload::{Drive, Op, Request, RequestSource};
 use flashpress_core::Result;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -68,9 +68,9 @@ fn pool_sim(
     seed: u64,
 ) -> (Simulation, Model) {
     let model: Model = Default::default();
-    let stream = Stream {
-        name: "pool".into(),
-        source: Box::new(Pool {
+    let stream = stream_of(
+        "pool",
+        Box::new(Pool {
             pages: flashpress_core::ftl::logical_pages(cfg),
             left: n,
             pool,
@@ -79,11 +79,8 @@ fn pool_sim(
             rng: Pcg64Mcg::seed_from_u64(seed),
             model: model.clone(),
         }),
-        drive: Drive::Closed { depth: 8 },
-        group: 0,
-        content: ContentHints::default(),
-        layout_bytes: 0,
-    };
+        Drive::Closed { depth: 8 },
+    );
     (
         Simulation::with_streams(cfg.clone(), vec![stream]).unwrap(),
         model,
@@ -210,17 +207,14 @@ fn inline_hashing_lengthens_writes_by_the_hash_time() {
     let inline = format!("{base}[ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n");
     let run = |toml: &str| -> Summary {
         let cfg = config(toml);
-        let stream = Stream {
-            name: "w".into(),
-            source: Box::new(crate::support::Script(
+        let stream = stream_of(
+            "w",
+            Box::new(crate::support::Script(
                 (0..50).map(|i| (Op::Write, i * 4096, 4096, 0)).collect(),
                 0,
             )),
-            drive: Drive::Closed { depth: 1 },
-            group: 0,
-            content: ContentHints::default(),
-            layout_bytes: 0,
-        };
+            Drive::Closed { depth: 1 },
+        );
         Simulation::with_streams(cfg, vec![stream])
             .unwrap()
             .run()
@@ -261,14 +255,7 @@ fn a_duplicate_write_completes_after_its_hash_without_a_program() {
             }))
         }
     }
-    let stream = Stream {
-        name: "two".into(),
-        source: Box::new(Two(0)),
-        drive: Drive::Closed { depth: 1 },
-        group: 0,
-        content: ContentHints::default(),
-        layout_bytes: 0,
-    };
+    let stream = stream_of("two", Box::new(Two(0)), Drive::Closed { depth: 1 });
     let s = Simulation::with_streams(cfg, vec![stream])
         .unwrap()
         .run()
@@ -320,14 +307,7 @@ fn overwrites_and_trims_are_counted_by_the_count_their_content_had() {
             }))
         }
     }
-    let stream = Stream {
-        name: "s".into(),
-        source: Box::new(S(script, 0)),
-        drive: Drive::Closed { depth: 1 },
-        group: 0,
-        content: ContentHints::default(),
-        layout_bytes: 0,
-    };
+    let stream = stream_of("s", Box::new(S(script, 0)), Drive::Closed { depth: 1 });
     let s = Simulation::with_streams(cfg, vec![stream])
         .unwrap()
         .run()

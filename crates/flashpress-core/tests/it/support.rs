@@ -54,20 +54,25 @@ impl RequestSource for Script {
     }
 }
 
+/// A stream of `source` driven by `drive`, in group 0, with no content hints.
+pub fn stream_of(name: &str, source: Box<dyn RequestSource + Send>, drive: Drive) -> Stream {
+    Stream {
+        name: name.into(),
+        source,
+        drive,
+        group: 0,
+        content: ContentHints::default(),
+        layout_bytes: 0,
+    }
+}
+
 /// A simulation of `script` driven by `drive`, built (preconditioned) but not run.
 pub fn script_sim(
     cfg: &SimConfig,
     script: Vec<(Op, u64, u64, u64)>,
     drive: Drive,
 ) -> flashpress_core::sim::Simulation {
-    let stream = Stream {
-        name: "script".into(),
-        source: Box::new(Script(script, 0)),
-        drive,
-        group: 0,
-        content: ContentHints::default(),
-        layout_bytes: 0,
-    };
+    let stream = stream_of("script", Box::new(Script(script, 0)), drive);
     flashpress_core::sim::Simulation::with_streams(cfg.clone(), vec![stream]).unwrap()
 }
 

@@ -73,11 +73,16 @@ codec-report: develop testdata
 ## testdata: real files for the codec tests: $(TESTDATA)/gcide.dict, ~40 MB of English
 ## dictionary text from Debian's dict-gcide (dictzip is gzip-compatible), checked by SHA-256;
 ## and the PR-SSD workloads' ext4 images of real files ($(TESTDATA)/prssd, testdata/prssd.toml:
-## ~330 MB of pinned Debian and PyPI packages, each checked by SHA-256, then the images by theirs)
-testdata: $(TESTDATA)/gcide.dict $(TESTDATA)/prssd/images.json
+## ~330 MB of pinned Debian and PyPI packages, each checked by SHA-256, then the images by theirs);
+## and the CAGC workloads' six consecutive linux-source-6.1 releases laid out flat ($(TESTDATA)/cagc,
+## testdata/cagc.toml: 6 x 139 MB packages, 6 x 1.49 GB images, each checked by SHA-256)
+testdata: $(TESTDATA)/gcide.dict $(TESTDATA)/prssd/images.json $(TESTDATA)/cagc/images.json
 
 $(TESTDATA)/prssd/images.json: testdata/prssd.toml testdata/fetch.py
 	$(PYTHON) testdata/fetch.py --manifest testdata/prssd.toml --out $(TESTDATA)/prssd
+
+$(TESTDATA)/cagc/images.json: testdata/cagc.toml testdata/fetch.py
+	$(PYTHON) testdata/fetch.py --manifest testdata/cagc.toml --out $(TESTDATA)/cagc
 
 $(TESTDATA)/gcide.dict:
 	rm -rf $(TESTDATA)/gcide.tmp && mkdir -p $(TESTDATA)/gcide.tmp

@@ -6,7 +6,12 @@ Each package of the manifest is downloaded at its pinned version (Debian package
 SHA-256 and unpacked. Each image then gets the files of its packages that match its globs (or
 the package files themselves), and ``mke2fs -d`` lays them out in an ext4 image a tenth larger
 than the data, with a fixed UUID, hash seed and clock, so the image is the same bytes on every
-machine with the same e2fsprogs. ``images.json`` beside the images says what each holds: its
+machine with the same e2fsprogs. A ``flat`` image is the regular files of a tarball inside one
+package, in the tarball's order, each from a 4 KiB boundary with its tail zero-padded (the data
+blocks a file system gives the files, without its metadata), streamed without unpacking, and a
+``NAME.files`` list beside it gives each file's blocks and path. A package may name a ``url``
+(a Debian pool file) instead of ``apt``, so a version that the machine's package lists no longer
+name is still fetched while the archive keeps it. ``images.json`` beside the images says what each holds: its
 SHA-256, blocks, all-zero 4 KiB blocks and files; it is written last, so its presence means
 every image is complete.
 
@@ -25,8 +30,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import tomllib
+import urllib.error
+import urllib.request
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -63,8 +71,8 @@ def _run(cmd: list[str], what: str, **kw: Any) -> None:
 def download(name: str, spec: dict[str, Any], dest: Path, manifest: Path) -> Path:
     """The package file of `spec` in `dest`, downloaded unless already there and intact."""
     where = f"{manifest}: [packages.{name}]"
-    if ("apt" in spec) == ("pypi" in spec):
-        raise FetchError(f"{where}: expected exactly one of `apt` or `pypi`")
+    if sum(k in spec for k in ("apt", "pypi", "url")) != 1:
+        raise FetchError(f"{where}: expected exactly one of `apt`, `pypi` or `url`")
     if "sha256" not in spec:
         raise FetchError(f"{where}: expected `sha256`")
     want = spec["sha256"]
@@ -72,7 +80,23 @@ def download(name: str, spec: dict[str, Any], dest: Path, manifest: Path) -> Pat
         if f.suffix in (".deb", ".whl") and sha256_of(f) == want:
             return f
     with tempfile.TemporaryDirectory(dir=dest) as tmp:
-        if "apt" in spec:
+        if "url" in spec:
+            url = spec["url"]
+            what = f"{where}: download {url}"
+            if not url.endswith(".deb"):
+                raise FetchError(f"{where}: `url` must name a .deb file, got {url!r}")
+            try:
+                with urllib.request.urlopen(url, timeout=120) as r, open(Path(tmp) / Path(url).name, "wb") as f:
+                    shutil.copyfileobj(r, f, 1 << 20)
+            except urllib.error.HTTPError as e:
+                raise FetchError(
+                    f"{what}: HTTP {e.code} {e.reason}; this version is no longer in Debian's archive (the "
+                    "security archive keeps only the latest releases): pin releases that are, with their SHA-256"
+                ) from None
+            except (urllib.error.URLError, OSError) as e:
+                raise FetchError(f"{what}: {e}") from None
+            suffix = ".deb"
+        elif "apt" in spec:
             what = f"{where}: apt-get download {spec['apt']}"
             _run(
                 ["apt-get", "download", "-q", spec["apt"]],
@@ -131,11 +155,79 @@ def _matches(rel: Path, include: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(s, g) for g in include)
 
 
-def build_image(name: str, spec: dict[str, Any], pkgs: dict[str, Path], trees: Path, out: Path, manifest: Path) -> dict:
+def build_flat(name: str, spec: dict[str, Any], pkgs: dict[str, Path], out: Path, manifest: Path) -> dict:
+    """A ``flat`` image: the regular files of tarball ``tar`` inside package ``from`` (one)."""
     where = f"{manifest}: [images.{name}]"
     for key in spec:
-        if key not in ("what", "from", "include", "raw", "max_bytes", "sha256"):
-            raise FetchError(f"{where}: unknown key `{key}` (expected what, from, include, raw, max_bytes, sha256)")
+        if key not in ("what", "from", "layout", "tar", "sha256"):
+            raise FetchError(f"{where}: unknown key `{key}` (expected what, from, layout, tar, sha256)")
+    for key in ("what", "from", "tar"):
+        if key not in spec:
+            raise FetchError(f"{where}: a flat image expects `{key}`")
+    if len(spec["from"]) != 1 or spec["from"][0] not in pkgs:
+        raise FetchError(f"{where}: `from` must name one package of {sorted(pkgs)}, got {spec['from']}")
+    deb = pkgs[spec["from"][0]]
+    img, tmp = out / f"{name}.img", out / f"{name}.img.tmp"
+    listing, tmp_listing = out / f"{name}.files", out / f"{name}.files.tmp"
+    digest, zero, zeros, blocks, files, data = hashlib.sha256(), bytes(BLOCK), 0, 0, 0, 0
+    p = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
+    found = False
+    assert p.stdout is not None
+    with tarfile.open(fileobj=p.stdout, mode="r|") as outer, tmp.open("wb") as o, tmp_listing.open("w") as ls:
+        for m in outer:
+            if m.name.lstrip("./") != spec["tar"]:
+                continue
+            found = True
+            inner_f = outer.extractfile(m)
+            assert inner_f is not None
+            with tarfile.open(fileobj=inner_f, mode="r|*") as inner:
+                for im in inner:
+                    if not im.isreg():
+                        continue
+                    f = inner.extractfile(im)
+                    assert f is not None
+                    b = f.read()
+                    b += bytes(-len(b) % BLOCK)
+                    n = len(b) // BLOCK
+                    zeros += sum(b[i : i + BLOCK] == zero for i in range(0, len(b), BLOCK))
+                    o.write(b)
+                    digest.update(b)
+                    ls.write(f"{n}\t{im.name}\n")
+                    blocks, files, data = blocks + n, files + 1, data + im.size
+            break
+    if p.wait() != 0:
+        raise FetchError(f"{where}: `dpkg-deb --fsys-tarfile {deb}` exited {p.returncode}")
+    if not found:
+        raise FetchError(f"{where}: {deb.name} has no file {spec['tar']!r}")
+    got = digest.hexdigest()
+    if "sha256" in spec and got != spec["sha256"]:
+        raise FetchError(f"{where}: the image's SHA-256 is {got}, expected {spec['sha256']} (the package matched)")
+    tmp.replace(img)
+    tmp_listing.replace(listing)
+    return {
+        "file": img.name,
+        "listing": listing.name,
+        "sha256": got,
+        "bytes": blocks * BLOCK,
+        "blocks": blocks,
+        "zero_blocks": zeros,
+        "files": files,
+        "data_bytes": data,
+        "what": spec["what"],
+    }
+
+
+def build_image(name: str, spec: dict[str, Any], pkgs: dict[str, Path], trees: Path, out: Path, manifest: Path) -> dict:
+    where = f"{manifest}: [images.{name}]"
+    if spec.get("layout", "ext4") == "flat":
+        return build_flat(name, spec, pkgs, out, manifest)
+    if spec.get("layout", "ext4") != "ext4":
+        raise FetchError(f'{where}: `layout` must be "ext4" or "flat", got {spec["layout"]!r}')
+    for key in spec:
+        if key not in ("what", "from", "include", "raw", "max_bytes", "sha256", "layout"):
+            raise FetchError(
+                f"{where}: unknown key `{key}` (expected what, from, include, raw, max_bytes, sha256, layout)"
+            )
     if "what" not in spec:
         raise FetchError(f"{where}: expected `what`")
     for p in [*spec.get("from", []), *spec.get("raw", [])]:
@@ -244,8 +336,13 @@ def main(argv: list[str] | None = None) -> int:
     (out / "images.json").unlink(missing_ok=True)
     try:
         pkgs = {n: download(n, s, out / "packages", a.manifest) for n, s in m.get("packages", {}).items()}
+        # Only packages whose files go into an ext4 image are unpacked (flat images stream).
+        wanted = {
+            p for s in m.get("images", {}).values() if s.get("layout", "ext4") == "ext4" for p in s.get("from", [])
+        }
         for n, f in pkgs.items():
-            unpack(f, out / "trees" / n)
+            if n in wanted:
+                unpack(f, out / "trees" / n)
         images = {n: build_image(n, s, pkgs, out / "trees", out, a.manifest) for n, s in m.get("images", {}).items()}
     except FetchError as e:
         print(f"fetch.py: {e}", file=sys.stderr)

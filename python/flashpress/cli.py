@@ -19,7 +19,7 @@ from flashpress import __version__, _core
 from flashpress.config import Config
 from flashpress.errors import FlashpressError
 
-TRACE_FORMATS = ("disksim", "msr", "blkparse", "fiu")
+TRACE_FORMATS = ("disksim", "msr", "blkparse", "fiu", "csv")
 TIME_UNITS = ("ns", "us", "ms", "s", "filetime")
 
 
@@ -335,12 +335,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser(
         "reproduce",
-        help="run a seed paper's evaluation (waltz, coco, prssd) on Dask: figures and a report",
-        description="Run the evaluation of the Waltz paper, COCO or PR-SSD as a grid of simulations on Dask, "
+        help="run a seed paper's evaluation (waltz, coco, prssd, cagc) on Dask: figures and a report",
+        description="Run the evaluation of the Waltz paper, COCO, PR-SSD or CAGC as a grid of simulations on Dask, "
         "then write figures (PNG and SVG) and a Markdown report that sets each result beside the paper's "
         "stated number.",
     )
-    rp.add_argument("paper", choices=("waltz", "coco", "prssd"))
+    rp.add_argument("paper", choices=("waltz", "coco", "prssd", "cagc"))
     rp.add_argument("--quick", action="store_true", help="CI-sized scale (fewer, shorter, smaller runs)")
     rp.add_argument("--scale", choices=("quick", "default", "full"), help="scale of the runs (default: default)")
     rp.add_argument("--out", metavar="DIR", help="output directory (default: reproduce-PAPER)")

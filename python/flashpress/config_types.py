@@ -11,7 +11,7 @@ from typing import Literal, NotRequired, TypedDict
 CellType = Literal["slc", "mlc", "tlc"]
 Striping = Literal["channel_first", "plane_first", "least_busy"]
 VictimPolicy = Literal["greedy", "random", "cost_benefit", "fifo"]
-TraceFormat = Literal["disksim", "msr", "blkparse", "fiu"]
+TraceFormat = Literal["disksim", "msr", "blkparse", "fiu", "csv"]
 TimeUnit = Literal["ns", "us", "ms", "s", "filetime"]
 Replay = Literal["timed", "afap"]
 AddressMode = Literal["strict", "wrap"]

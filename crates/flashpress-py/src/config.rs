@@ -69,7 +69,7 @@ fn preset_toml(py: Python<'_>, name: &str) -> PyResult<&'static str> {
 }
 
 /// The workload table (JSON, with `"type": "trace"`) for a trace file with the usual settings
-/// of its format (`disksim`, `msr`, `blkparse`, `fiu`).
+/// of its format (`disksim`, `msr`, `blkparse`, `fiu`, `csv`).
 #[pyfunction]
 fn default_trace_config(py: Python<'_>, path: PathBuf, format: &str) -> PyResult<String> {
     let fmt: TraceFormat = serde_json::from_value(serde_json::Value::String(format.to_string())).map_err(|_| {
@@ -77,7 +77,7 @@ fn default_trace_config(py: Python<'_>, path: PathBuf, format: &str) -> PyResult
             py,
             "arguments",
             "workload.format",
-            &format!("unknown trace format `{format}` (expected one of: disksim, msr, blkparse, fiu)"),
+            &format!("unknown trace format `{format}` (expected one of: disksim, msr, blkparse, fiu, csv)"),
         )
     })?;
     let w = WorkloadConfig::Trace(trace::default_trace_config(path, fmt));

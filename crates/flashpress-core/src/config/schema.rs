@@ -526,6 +526,9 @@ pub enum TraceFormat {
     Blkparse,
     /// FIU: `ts pid proc lba nblocks R|W major minor md5`.
     Fiu,
+    /// flashpress's own CSV, for generated workloads that need what the others cannot say
+    /// (trims with content ids): header `time,op,offset,len,content`, op `R`/`W`/`T`, bytes.
+    Csv,
 }
 
 /// Unit of a trace's time column.

@@ -44,6 +44,13 @@
 //!   digits. A write's content id is the MD5's first 16 hex digits as a `u64` (1 if that is 0),
 //!   so equal blocks deduplicate. The process name may contain blanks: fields are taken from
 //!   both ends of the line.
+//! - **csv**: flashpress's own format, for workloads generated elsewhere (the `flashpress.tracegen`
+//!   module writes it) that need trims and chosen content ids together, which no format above
+//!   carries: the first record line must be the header `time,op,offset,len,content`, then one
+//!   request per line. `time` in `time_unit` (default ns), `op` `R` (read), `W` (write) or `T`
+//!   (trim), `offset` and `len` in bytes, `content` the content id of a write's first 4 KiB
+//!   block (block `i` holds `content + i`, so equal ids deduplicate) as a decimal integer;
+//!   empty or `0` gives fresh content, and reads and trims must leave it empty.
 
 use crate::config::{AddressMode, BlkAction, Replay, TimeUnit, TraceFormat, TraceWorkload};
 use crate::error::{Error, Result};
@@ -110,7 +117,7 @@ pub fn default_trace_config(path: PathBuf, format: TraceFormat) -> TraceWorkload
         TraceFormat::Disksim => TimeUnit::Ns,
         TraceFormat::Msr => TimeUnit::Filetime,
         TraceFormat::Blkparse => TimeUnit::S,
-        TraceFormat::Fiu => TimeUnit::Ns,
+        TraceFormat::Fiu | TraceFormat::Csv => TimeUnit::Ns,
     };
     TraceWorkload {
         path,
@@ -195,7 +202,12 @@ struct Parser {
     timed: bool,
     /// FIU with `hash_bytes` below the page: the MD5 each written unit holds.
     units: Option<UnitHashes>,
+    /// csv: the header line has been read.
+    seen_header: bool,
 }
+
+/// The header line a csv trace starts with.
+const CSV_HEADER: &[u8] = b"time,op,offset,len,content";
 
 /// The hash each unit of `unit` bytes last written holds (FIU `hash_bytes` below the page):
 /// at most one entry per unit of the logical capacity.
@@ -344,6 +356,7 @@ impl TraceSource {
                 seen_record: false,
                 timed: cfg.replay == Replay::Timed,
                 units: None,
+                seen_header: false,
             },
         })
     }
@@ -582,6 +595,7 @@ impl Parser {
             TraceFormat::Msr => self.msr(line),
             TraceFormat::Blkparse => self.blkparse(line),
             TraceFormat::Fiu => self.fiu(line),
+            TraceFormat::Csv => self.csv(line),
         }?;
         if matches!(p, Parsed::Record(_)) {
             self.seen_record = true;
@@ -891,6 +905,70 @@ impl Parser {
             0
         };
         let (offset, len) = self.sectors(lba, nblocks)?;
+        Ok(Parsed::Record(Record {
+            time,
+            op,
+            offset,
+            len,
+            content,
+        }))
+    }
+
+    fn csv(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
+        if !self.seen_header {
+            if line != CSV_HEADER {
+                return Err(format!(
+                    "expected the header `{}` first, got `{}`",
+                    String::from_utf8_lossy(CSV_HEADER),
+                    show(line)
+                ));
+            }
+            self.seen_header = true;
+            return Ok(Parsed::Skip);
+        }
+        let mut it = line.split(|&c| c == b',');
+        let (Some(t), Some(op), Some(off), Some(len), Some(content), None) = (
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+        ) else {
+            let got = line.split(|&c| c == b',').count();
+            return Err(format!(
+                "expected 5 comma-separated fields `time,op,offset,len,content`, got {got}"
+            ));
+        };
+        let (t, op, off, len, content) = (trim(t), trim(op), trim(off), trim(len), trim(content));
+        let time = parse_time(t)
+            .ok_or_else(|| format!("time: expected a non-negative number, got `{}`", show(t)))?;
+        let op = match op {
+            b"R" => Op::Read,
+            b"W" => Op::Write,
+            b"T" => Op::Trim,
+            _ => return Err(format!("op: expected `R`, `W` or `T`, got `{}`", show(op))),
+        };
+        let offset = parse_u64(off)
+            .ok_or_else(|| format!("offset: expected a byte offset, got `{}`", show(off)))?;
+        let len = parse_u64(len)
+            .ok_or_else(|| format!("len: expected a byte count, got `{}`", show(len)))?;
+        let content = if content.is_empty() {
+            0
+        } else if op != Op::Write {
+            return Err(format!(
+                "content: only a write carries a content id, got `{}` on a {}",
+                show(content),
+                if op == Op::Read { "read" } else { "trim" }
+            ));
+        } else {
+            parse_u64(content).ok_or_else(|| {
+                format!(
+                    "content: expected a decimal content id (or nothing), got `{}`",
+                    show(content)
+                )
+            })?
+        };
         Ok(Parsed::Record(Record {
             time,
             op,

@@ -272,6 +272,53 @@ fn fiu_basic() {
 }
 
 #[test]
+fn csv_basic() {
+    let text = "# a comment before the header\n\
+                time,op,offset,len,content\n\
+                100,W,8192,16384,77\n\
+                150,R,8192,4096,\n\
+                170,T,0,65536,\n\
+                200,W,0,4096,0\n\
+                200,W,4096,4096,\n";
+    let got = run(TraceFormat::Csv, text).unwrap();
+    assert_eq!(
+        got,
+        vec![
+            req(0, Op::Write, 8192, 16384, 77),
+            req(50, Op::Read, 8192, 4096, 0),
+            req(70, Op::Trim, 0, 65536, 0),
+            req(100, Op::Write, 0, 4096, 0),
+            req(100, Op::Write, 4096, 4096, 0),
+        ]
+    );
+}
+
+#[test]
+fn csv_errors_name_the_line_and_field() {
+    let h = "time,op,offset,len,content\n";
+    let cases = [
+        ("0,W,0,4096,1\n".to_string(), 1, "header"),
+        (format!("{h}0,X,0,4096,\n"), 2, "op"),
+        (format!("{h}0,W,0,4096,1,9\n"), 2, "5 comma-separated"),
+        (format!("{h}0,W,0,4096,abc\n"), 2, "content"),
+        (format!("{h}0,R,0,4096,5\n"), 2, "only a write"),
+        (format!("{h}0,T,0,4096,5\n"), 2, "trim"),
+        (format!("{h}0,W,x,4096,\n"), 2, "offset"),
+        (format!("{h}0,W,0,-1,\n"), 2, "len"),
+        (format!("{h}1,W,0,4096,\nt,W,0,4096,\n"), 3, "time"),
+    ];
+    for (text, want_line, want) in cases {
+        match run(TraceFormat::Csv, &text) {
+            Err(Error::Trace { line, msg, .. }) => {
+                assert_eq!(line, want_line, "{text:?}: {msg}");
+                assert!(msg.contains(want), "{text:?}: {msg}");
+            }
+            other => panic!("{text:?}: expected a trace error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn default_units() {
     let p = PathBuf::from("x");
     assert_eq!(
@@ -502,7 +549,8 @@ mod props {
             Just(TraceFormat::Disksim),
             Just(TraceFormat::Msr),
             Just(TraceFormat::Blkparse),
-            Just(TraceFormat::Fiu)
+            Just(TraceFormat::Fiu),
+            Just(TraceFormat::Csv)
         ]
     }
 
@@ -528,6 +576,7 @@ mod props {
             feed(TraceFormat::Msr, format!("{t},h,0,{rw},{a},{b},0\n").as_bytes(), wrap);
             feed(TraceFormat::Blkparse, format!("8,0 0 1 {t} 1 D {rw} {a} + {b} [p]\n").as_bytes(), wrap);
             feed(TraceFormat::Fiu, format!("{t} 1 p {a} {b} {rw} 6 0 f0b48d3e3f3bfc21cb60f1bbfc2ded29\n").as_bytes(), wrap);
+            feed(TraceFormat::Csv, format!("time,op,offset,len,content\n{t},{rw},{a},{b},{a}\n").as_bytes(), wrap);
         }
     }
 }

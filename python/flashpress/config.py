@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -204,6 +205,16 @@ class Config:
                 raise KeyError(dotted)
             node = node[part]
         return _freeze(node, dotted)
+
+    def logical_bytes(self) -> int:
+        """Bytes of logical space the device exposes: ``floor(physical pages * (1 - op_ratio))``
+        pages, as the FTL computes it (a plain SSD; a stack's file system sees the same)."""
+        n = self._data["nand"]
+        phys = 1
+        for k in ("channels", "chips_per_channel", "dies_per_chip", "planes_per_die", "blocks_per_plane"):
+            phys *= int(n[k])
+        phys *= int(n["pages_per_block"])
+        return math.floor(phys * (1.0 - float(self._data["ftl"]["op_ratio"]))) * int(n["page_size"])
 
     @property
     def source(self) -> str:

@@ -1,4 +1,4 @@
-"""``flashpress reproduce``: run a seed paper's evaluation (Waltz, COCO or PR-SSD) as a grid of
+"""``flashpress reproduce``: run a seed paper's evaluation (Waltz, COCO, PR-SSD or CAGC) as a grid of
 simulations on Dask and write figures and a Markdown report beside the seed's numbers.
 
 Layout: :mod:`.scale` (how big and long), :mod:`.experiments` (figures as lists of runs),
@@ -37,7 +37,7 @@ def reproduce(
     preset: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> Path:
-    """Run ``paper``'s evaluation (``waltz``, ``coco`` or ``prssd``) and write the results under
+    """Run ``paper``'s evaluation (``waltz``, ``coco``, ``prssd`` or ``cagc``) and write the results under
     ``out``. Returns the report's path. Every config is validated before any run starts.
     ``preset``: the preset runs are merged over (default: the paper's)."""
     from flashpress.reproduce.figures import plot_figure
@@ -48,6 +48,11 @@ def reproduce(
     figs = experiments.figures(paper, sc, only)
     preset = preset or PAPER_PRESETS[paper]
     check_out_dir(out, overwrite=overwrite)  # fail before a long run, not after
+    # Inputs the runs read (generated traces): made once per distinct step, before planning.
+    for prep in dict.fromkeys(f.prepare for f in figs if f.prepare is not None):
+        if log is not None:
+            log(f"preparing inputs ({getattr(prep, '__module__', '')})")
+        prep(sc)
     planned = plan(figs, preset)
     # The data studies are quick and can fail on missing data: before the runs, not after.
     studies = [row for f in figs if f.analysis is not None for row in f.analysis(sc)]
@@ -71,9 +76,11 @@ def reproduce(
                 (d / "summary.json").write_text(outcome.summaries[i])
             if i in outcome.timelines:
                 outcome.timelines[i].to_csv(d / "timeline.csv", index=False)
+            if i in outcome.cdfs:
+                outcome.cdfs[i].to_csv(d / "gc_latency_cdf.csv", index=False)
         files: dict[str, list[str]] = {}
         for fig in figs:
-            paths = plot_figure(fig, table, outcome.timelines, sc, tmp / "figures")
+            paths = plot_figure(fig, table, outcome.timelines, sc, tmp / "figures", cdfs=outcome.cdfs)
             files[fig.key] = [f"figures/{p.name}" for p in paths]
         text = write_report(paper, figs, table, sc, figure_files=files, wall_s=outcome.wall_s, preset=preset)
         (tmp / "report.md").write_text(text)

@@ -588,7 +588,7 @@ def headline(counts: Mapping[str, int]) -> str:
 
 
 def claims(paper: str) -> list[Claim]:
-    """The seed's statements for ``paper`` (``waltz``, ``coco`` or ``prssd``)."""
+    """The seed's statements for ``paper`` (``waltz``, ``coco``, ``prssd`` or ``cagc``)."""
     if paper == "waltz":
         from flashpress.reproduce.claims_waltz import waltz_claims
 
@@ -601,7 +601,11 @@ def claims(paper: str) -> list[Claim]:
         from flashpress.reproduce.claims_prssd import prssd_claims
 
         return prssd_claims()
-    raise ValueError(f"unknown paper {paper!r} (expected waltz, coco or prssd)")
+    if paper == "cagc":
+        from flashpress.reproduce.claims_cagc import cagc_claims
+
+        return cagc_claims()
+    raise ValueError(f"unknown paper {paper!r} (expected waltz, coco, prssd or cagc)")
 
 
 __all__ = [

@@ -171,6 +171,8 @@ class RunSpec:
     #: config, the run is reported as skipped (with the core's message) instead of failing.
     optional: bool = False
     note: str = ""
+    #: Keep the run's latency CDFs of the requests that overlapped GC.
+    cdf: bool = False
 
     def label(self, key: str) -> Any:
         return self.labels.get(key)
@@ -189,6 +191,11 @@ class Figure:
     #: A study of data rather than a simulation (no runs): makes the figure's result rows (with
     #: ``figure``, ``run_id``, ``status`` and its labels) from the scale.
     analysis: Callable[[Scale], list[dict[str, Any]]] | None = None
+    #: Made before any run (the input files the runs read, e.g. generated traces).
+    prepare: Callable[[Scale], None] | None = None
+    #: The runs carry their own seed repeats (their inputs depend on the seed), so
+    #: :func:`with_seeds` leaves them as they are.
+    seeded: bool = False
 
 
 # -- building blocks ----------------------------------------------------------------------
@@ -809,10 +816,16 @@ def prssd_figures(scale: Scale) -> list[Figure]:
     return build(scale)
 
 
-PAPERS = {"waltz": waltz_figures, "coco": coco_figures, "prssd": prssd_figures}
-#: The preset each paper's runs are merged over (PR-SSD's runs name their scheme, whose preset
-#: is ``prssd``).
-PAPER_PRESETS = {"waltz": PRESET, "coco": PRESET, "prssd": "prssd"}
+def cagc_figures(scale: Scale) -> list[Figure]:
+    from flashpress.reproduce.experiments_cagc import cagc_figures as build
+
+    return build(scale)
+
+
+PAPERS = {"waltz": waltz_figures, "coco": coco_figures, "prssd": prssd_figures, "cagc": cagc_figures}
+#: The preset each paper's runs are merged over (PR-SSD's and CAGC's runs name their scheme,
+#: whose preset is ``prssd`` or ``cagc``).
+PAPER_PRESETS = {"waltz": PRESET, "coco": PRESET, "prssd": "prssd", "cagc": "cagc"}
 
 
 def normalise_figure_key(text: str) -> str:
@@ -829,7 +842,7 @@ def with_seeds(fig: Figure, seeds: int) -> Figure:
     """Every run of ``fig`` repeated with seeds 1..``seeds`` (label ``rep`` 0..``seeds``-1)."""
     if seeds < 1:
         raise ValueError(f"a scale needs at least one seed, got {seeds}")
-    if seeds == 1:
+    if seeds == 1 or fig.seeded:
         return fig
     runs = tuple(
         replace(
@@ -845,7 +858,7 @@ def with_seeds(fig: Figure, seeds: int) -> Figure:
 
 
 def figures(paper: str, scale: Scale, only: Iterable[str] | None = None) -> list[Figure]:
-    """The figures of ``paper`` (``waltz``, ``coco`` or ``prssd``) at ``scale``, optionally only
+    """The figures of ``paper`` (``waltz``, ``coco``, ``prssd`` or ``cagc``) at ``scale``, optionally only
     some."""
     try:
         build = PAPERS[paper]

@@ -65,7 +65,9 @@ def _bars(ax: Any, groups: list[Any], series: list[Any], value: Callable[[Any, A
 
 
 def _group_key(r: dict[str, Any]) -> Any:
-    return r.get("pattern") or r.get("personality") or r.get("workload")
+    g = r.get("pattern") or r.get("personality") or r.get("workload")
+    # CAGC Fig. 2's second device is a group of its own.
+    return f"{g} (no GC)" if r.get("variant") == "no-gc" else g
 
 
 def _find(rows: Rows, group: Any, **labels: Any) -> dict[str, Any] | None:
@@ -335,6 +337,101 @@ def plot_config_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, p
     ax.set_ylabel("saving per 16 KiB page (%)")
 
 
+def plot_count_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    """CAGC Fig. 6: per workload, the shares of dropped pages whose content had count 1, 2 and
+    3 or more (stacked)."""
+    ok = _ok(rows)
+    groups = _order([_group_key(r) for r in rows])
+    bottom = [0.0] * len(groups)
+    for name, label in (("count1_share", "count 1"), ("count2_share", "count 2"), ("count3plus_share", "count >= 3")):
+        ys = []
+        for g in groups:
+            r = _find(ok, g)
+            v = metric(r, name) if r else None
+            ys.append(100 * v if v is not None else 0.0)
+        ax.bar(range(len(groups)), ys, 0.6, bottom=bottom, label=label)
+        bottom = [b + y for b, y in zip(bottom, ys, strict=True)]
+    ax.set_xticks(range(len(groups)), [str(g) for g in groups])
+    ax.set_ylabel("share of dropped pages (%)")
+    ax.axhline(80, color="grey", linestyle="--", linewidth=0.8)
+    _legend(ax, fontsize="small")
+
+
+def plot_gc_cdf(
+    ax: Any,
+    fig: Figure,
+    rows: Rows,
+    timelines: Mapping[int, pd.DataFrame],
+    scale: Scale,
+    cdfs: Mapping[int, pd.DataFrame] | None = None,
+) -> None:
+    """CAGC Fig. 12: CDF of the response times of the requests that overlapped GC (reads and
+    writes together, weighted by their counts), one line per scheme and workload."""
+    styles = {"Baseline": "--", "CAGC": "-"}
+    groups = _order([_group_key(r) for r in rows])
+    for r in _ok(rows):
+        df = (cdfs or {}).get(int(r["run"])) if r.get("run") is not None else None
+        if df is None or df.empty:
+            continue
+        n = {op: metric_value(r, f"{op}.during_gc.requests") for op in ("read", "write")}
+        xs: set[float] = set(df["latency_us"])
+        grid = sorted(xs)
+        total = sum(n.values())
+        if not total:
+            continue
+        ys = [0.0] * len(grid)
+        for op, weight in n.items():
+            part = df[df["op"] == op]
+            if part.empty or not weight:
+                continue
+            lat, cum = list(part["latency_us"]), list(part["cumulative"])
+            j, c = 0, 0.0
+            for i, x in enumerate(grid):
+                while j < len(lat) and lat[j] <= x:
+                    c = cum[j]
+                    j += 1
+                ys[i] += c * weight / total
+        color = f"C{groups.index(_group_key(r)) % 10}"
+        ax.step(
+            grid,
+            ys,
+            where="post",
+            linestyle=styles.get(str(r["scheme"]), ":"),
+            color=color,
+            label=f"{r['scheme']} {_group_key(r)}",
+        )
+    ax.set_xscale("log")
+    ax.set_xlabel("response time (us)")
+    ax.set_ylabel("cumulative share of requests during GC")
+    ax.grid(True, alpha=0.3)
+    _legend(ax, fontsize="x-small", ncols=2)
+
+
+def metric_value(row: dict[str, Any], key: str) -> float:
+    v = row.get(key)
+    return 0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def plot_victim_bars(ax: Any, fig: Figure, rows: Rows, timelines: Mapping[int, pd.DataFrame], scale: Scale) -> None:
+    """CAGC Fig. 13: CAGC over Baseline per victim policy, averaged over the workloads, for
+    blocks erased, pages migrated and mean response time."""
+    ok = _ok(rows)
+    victims = _order([r.get("variant") for r in rows])
+    names = {"erases": "erases", "migrations": "migrations", "response time": "overall_rt"}
+
+    def value(v: Any, series: str) -> float | None:
+        vals = []
+        for w in _order([_group_key(r) for r in ok]):
+            x = _normalised([r for r in ok if r.get("variant") == v], w, "CAGC", names[series])
+            if x is not None:
+                vals.append(x)
+        return sum(vals) / len(vals) if vals else None
+
+    _bars(ax, victims, list(names), value)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("CAGC / Baseline (mean over workloads)")
+
+
 PLOTTERS: dict[str, Plotter] = {
     "thermal_timeline": plot_thermal_timeline,
     "pattern_timelines": plot_pattern_timelines,
@@ -360,14 +457,27 @@ PLOTTERS: dict[str, Plotter] = {
     "dominant_lines": plot_dominant_lines,
     "config_bars": plot_config_bars,
     "channel_bars": plot_channel_bars,
+    "gc_rt_bars": _normalised_bars("gc_rt", "response time during GC / Baseline"),
+    "erase_bars": _absolute_bars("erases"),
+    "migration_bars": _absolute_bars("migrations"),
+    "count_bars": plot_count_bars,
+    "gc_cdf": plot_gc_cdf,
+    "victim_bars": plot_victim_bars,
 }
 
 
 def plot_figure(
-    fig: Figure, table: pd.DataFrame, timelines: Mapping[int, pd.DataFrame], scale: Scale, out_dir: Path
+    fig: Figure,
+    table: pd.DataFrame,
+    timelines: Mapping[int, pd.DataFrame],
+    scale: Scale,
+    out_dir: Path,
+    *,
+    cdfs: Mapping[int, pd.DataFrame] | None = None,
 ) -> list[Path]:
     """Draw one figure into ``out_dir`` (``<key>.png`` and ``<key>.svg``). With several seeds
-    the figure shows the first one (the claims use them all)."""
+    the figure shows the first one (the claims use them all). ``cdfs``: the runs' latency CDFs
+    during GC (the ``gc_cdf`` kind)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -375,7 +485,10 @@ def plot_figure(
 
     rows = [r for r in _rows(table, fig.key) if replicate(r) == 0]
     mfig, ax = plt.subplots(figsize=(9, 4.8))
-    PLOTTERS[fig.kind](ax, fig, rows, timelines, scale)
+    if fig.kind == "gc_cdf":
+        plot_gc_cdf(ax, fig, rows, timelines, scale, cdfs)
+    else:
+        PLOTTERS[fig.kind](ax, fig, rows, timelines, scale)
     bad = [r for r in rows if r.get("status") != "ok"]
     title = f"{fig.key}: {fig.title}"
     if bad:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,30 @@ def overall_rt(row: Mapping[str, Any]) -> float | None:
     return ((r or 0.0) * nr + (w or 0.0) * nw) / (nr + nw)
 
 
+def gc_rt(row: Mapping[str, Any]) -> float | None:
+    """Mean response time (us) of the requests that waited while GC ran on their plane (CAGC's
+    "response time during GC"): reads and writes weighted by their counts."""
+    r, w = _get(row, "read.during_gc.latency_us.mean"), _get(row, "write.during_gc.latency_us.mean")
+    nr, nw = _get(row, "read.during_gc.requests") or 0.0, _get(row, "write.during_gc.requests") or 0.0
+    if nr + nw == 0:
+        return None
+    return ((r or 0.0) * nr + (w or 0.0) * nw) / (nr + nw)
+
+
+def dropped_share(row: Mapping[str, Any], lo: int, hi: int | None = None) -> float | None:
+    """Share of the logical pages dropped (overwritten or trimmed) whose content had a count in
+    ``lo .. hi`` (CAGC's Fig. 6; ``dedup.dropped_by_count[i]`` counts count ``i + 1``, the last
+    bucket 8 and above)."""
+    raw = row.get("dedup.dropped_by_count")
+    if not isinstance(raw, str):
+        return None
+    counts = [float(c) for c in json.loads(raw)]
+    total = sum(counts)
+    if total == 0:
+        return None
+    return sum(counts[lo - 1 : None if hi is None else hi]) / total
+
+
 def _scaled(v: float | None, k: float) -> float | None:
     return None if v is None else v * k
 
@@ -153,6 +178,14 @@ METRICS: dict[str, Any] = {
     "split_pages": lambda r: _get(r, "compression.split_pages"),
     "lz4_saving": lambda r: _get(r, "content.saving"),
     "partial_zero_share": partial_zero_share,
+    "erases": lambda r: _get(r, "gc_blocks_erased"),
+    "migrations": lambda r: _get(r, "gc_pages_migrated"),
+    "gc_rt": gc_rt,
+    "gc_write_p99": lambda r: _get(r, "write.during_gc.latency_us.p99"),
+    "count1_share": lambda r: dropped_share(r, 1, 1),
+    "count2_share": lambda r: dropped_share(r, 2, 2),
+    "count3plus_share": lambda r: dropped_share(r, 3),
+    "dedup_ratio": lambda r: _get(r, "dedup.ratio"),
     # PR-SSD's data studies (Figs. 6a and 8)
     "data_saving": lambda r: _get(r, "data_saving"),
     "dominant_first": lambda r: _get(r, "dominant_first"),
@@ -171,6 +204,10 @@ METRIC_LABELS = {
     "before_throttle": "write throughput before the first throttle (MB/s)",
     "read_rt": "mean read response time (us)",
     "write_rt": "mean write response time (us)",
+    "erases": "blocks erased in GC",
+    "migrations": "pages migrated in GC",
+    "gc_rt": "mean response time during GC (us)",
+    "count1_share": "share of dropped pages whose content had count 1",
     "overall_rt": "mean response time (us)",
     "write_count": "flash programs",
     "read_count": "flash reads",
@@ -197,9 +234,17 @@ def ok_rows(table: pd.DataFrame, figure: str, **labels: Any) -> list[dict[str, A
         row = {str(k): v for k, v in rec.items()}
         if row.get("status") != "ok":
             continue
-        if all((row.get(k) in v) if isinstance(v, tuple) else row.get(k) == v for k, v in labels.items()):
+        if all(_label_matches(row.get(k), v) for k, v in labels.items()):
             out.append(row)
     return out
+
+
+def _label_matches(got: Any, want: Any) -> bool:
+    """A label value against a wanted one (a tuple matches any of it); a missing label (None,
+    or NaN in a table column) matches ``None``."""
+    if isinstance(got, float) and math.isnan(got):
+        got = None
+    return got in want if isinstance(want, tuple) else got == want
 
 
 def replicate(row: Mapping[str, Any]) -> int:

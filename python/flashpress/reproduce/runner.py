@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flashpress.config import Config
@@ -102,7 +102,7 @@ def plan(figs: Sequence[Figure], preset: str = PRESET) -> list[PlannedRun]:
     return planned
 
 
-def run_task(index: int, config_json: str, want_timeline: bool) -> dict[str, Any]:
+def run_task(index: int, config_json: str, want_timeline: bool, want_cdf: bool = False) -> dict[str, Any]:
     """One task (runs on a Dask worker): simulate a resolved config. A flashpress error is
     returned as the run's error, not raised, so one failed run does not lose the others."""
     from flashpress.run import simulate
@@ -118,7 +118,24 @@ def run_task(index: int, config_json: str, want_timeline: bool) -> dict[str, Any
         "wall_s": time.perf_counter() - t0,
         "summary_json": result.summary_json,
         "timeline_csv": result.timeline_csv() if want_timeline else None,
+        "cdf_csv": _gc_cdf_csv(result) if want_cdf else None,
     }
+
+
+def _gc_cdf_csv(result: Any) -> str:
+    """The latency CDFs of the reads and writes that overlapped GC, one table (``op``,
+    ``latency_us``, ``cumulative``)."""
+    import pandas as pd
+
+    parts = []
+    for op in ("read", "write"):
+        df = result.latency_cdf(op, during_gc=True)
+        if len(df):
+            parts.append(df.assign(op=op))
+    if not parts:
+        return "op,latency_us,cumulative\n"
+    out = pd.concat(parts, ignore_index=True)
+    return str(out[["op", *[c for c in out.columns if c != "op"]]].to_csv(index=False))
 
 
 @dataclass
@@ -131,13 +148,15 @@ class Outcome:
     configs: dict[int, Config]
     summaries: dict[int, str]
     wall_s: float
+    #: Latency CDFs of the requests that overlapped GC, by run number (runs that asked).
+    cdfs: dict[int, pd.DataFrame] = field(default_factory=dict)
 
 
-def _unique(planned: Iterable[PlannedRun]) -> tuple[list[tuple[Config, bool]], list[int | None]]:
-    """Unique configs (in first-seen order, with whether a timeline is wanted) and each planned
-    run's index into them (None when skipped)."""
+def _unique(planned: Iterable[PlannedRun]) -> tuple[list[tuple[Config, bool, bool]], list[int | None]]:
+    """Unique configs (in first-seen order, with whether a timeline and the during-GC CDFs are
+    wanted) and each planned run's index into them (None when skipped)."""
     index_of: dict[str, int] = {}
-    unique: list[tuple[Config, bool]] = []
+    unique: list[tuple[Config, bool, bool]] = []
     refs: list[int | None] = []
     for p in planned:
         if p.config is None:
@@ -147,9 +166,10 @@ def _unique(planned: Iterable[PlannedRun]) -> tuple[list[tuple[Config, bool]], l
         i = index_of.get(key)
         if i is None:
             i = index_of[key] = len(unique)
-            unique.append((p.config, p.spec.timeline))
-        elif p.spec.timeline and not unique[i][1]:
-            unique[i] = (unique[i][0], True)
+            unique.append((p.config, p.spec.timeline, p.spec.cdf))
+        else:
+            c, tl, cdf = unique[i]
+            unique[i] = (c, tl or p.spec.timeline, cdf or p.spec.cdf)
         refs.append(i)
     return unique, refs
 
@@ -173,8 +193,8 @@ def execute(
     if unique:
         with dask_client(scheduler, workers, len(unique)) as client:
             futures = [
-                client.submit(run_task, i, cfg.to_json(), tl, pure=False, key=f"flashpress-reproduce-{i}")
-                for i, (cfg, tl) in enumerate(unique)
+                client.submit(run_task, i, cfg.to_json(), tl, cdf, pure=False, key=f"flashpress-reproduce-{i}")
+                for i, (cfg, tl, cdf) in enumerate(unique)
             ]
             for i, fut in enumerate(futures):
                 try:
@@ -186,6 +206,7 @@ def execute(
                     log(f"run {i + 1}/{len(unique)}: {out['status']}" + (f" ({out['error']})" if out["error"] else ""))
 
     timelines: dict[int, pd.DataFrame] = {}
+    cdfs: dict[int, pd.DataFrame] = {}
     summaries: dict[int, dict[str, Any]] = {}
     summary_text: dict[int, str] = {}
     for i, out in enumerate(outputs):
@@ -194,6 +215,8 @@ def execute(
             summaries[i] = json.loads(out["summary_json"])
             if out.get("timeline_csv"):
                 timelines[i] = pd.read_csv(io.StringIO(out["timeline_csv"]))
+            if out.get("cdf_csv"):
+                cdfs[i] = pd.read_csv(io.StringIO(out["cdf_csv"]))
 
     rows: list[dict[str, Any]] = []
     for p, ref in zip(planned, refs, strict=True):
@@ -219,9 +242,10 @@ def execute(
     return Outcome(
         table=table,
         timelines=timelines,
-        configs={i: cfg for i, (cfg, _) in enumerate(unique)},
+        configs={i: cfg for i, (cfg, _, _) in enumerate(unique)},
         summaries=summary_text,
         wall_s=time.perf_counter() - t0,
+        cdfs=cdfs,
     )
 
 

@@ -34,6 +34,8 @@ PERSONALITIES = ("webserver", "varmail", "fileserver", "oltp")
 F2FS_CODECS = ("zstd-3", "lz4", "lzo")
 #: PR-SSD's eight workloads (Table 2).
 PRSSD_WORKLOADS = ("Ubuntu", "Window", "Compile", "Internet", "Office", "Copy", "DB", "ML")
+#: CAGC's workloads: Table II's three traces (generated) and the linux releases (real data).
+CAGC_WORKLOADS = ("homes", "web-vm", "mail", "linux")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,18 @@ class Scale:
     prssd_channels: tuple[int, ...] = (4, 8, 16)
     #: PR-SSD: 16 KiB pages per workload image read by the data studies (Figs. 6a and 8).
     prssd_data_pages: int = 512
+    #: CAGC: blocks per plane of the ``cagc`` device (the seed's 80 GB has 5120; 256 gives
+    #: 4 GiB, room for two linux releases).
+    cagc_blocks_per_plane: int = 256
+    #: CAGC: read and write requests of each generated trace (after its prefill).
+    cagc_requests: int = 1_000_000
+    #: CAGC: workloads run (Table II's and ``linux``, the real releases).
+    cagc_workloads: tuple[str, ...] = CAGC_WORKLOADS
+    #: CAGC: linux-source releases the ``linux`` workload writes (2..6).
+    cagc_releases: int = 6
+    #: CAGC: victim policies of Fig. 13, and the workloads it runs.
+    cagc_victims: tuple[str, ...] = ("random", "greedy", "cost_benefit")
+    cagc_victim_workloads: tuple[str, ...] = ("homes", "web-vm", "mail")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -101,6 +115,10 @@ SCALES: dict[str, Scale] = {
         prssd_workloads=("Copy", "DB", "ML"),
         prssd_channels=(4, 8),
         prssd_data_pages=64,
+        cagc_blocks_per_plane=128,
+        cagc_requests=100_000,
+        cagc_workloads=("homes", "mail"),
+        cagc_victim_workloads=("mail",),
     ),
     "default": Scale(
         name="default",
@@ -130,6 +148,8 @@ SCALES: dict[str, Scale] = {
         prssd_blocks_per_plane=1024,
         prssd_requests=1_000_000,
         prssd_data_pages=4096,
+        cagc_blocks_per_plane=5120,
+        cagc_requests=10_000_000,
     ),
 }
 
@@ -142,4 +162,13 @@ def get_scale(name: str) -> Scale:
         raise ValueError(f"unknown scale {name!r} (expected one of: {', '.join(SCALES)})") from None
 
 
-__all__ = ["F2FS_CODECS", "PATTERNS", "PRSSD_WORKLOADS", "PERSONALITIES", "SCALES", "Scale", "get_scale"]
+__all__ = [
+    "CAGC_WORKLOADS",
+    "F2FS_CODECS",
+    "PATTERNS",
+    "PRSSD_WORKLOADS",
+    "PERSONALITIES",
+    "SCALES",
+    "Scale",
+    "get_scale",
+]

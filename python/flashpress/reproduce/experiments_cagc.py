@@ -1,0 +1,198 @@
+"""CAGC's evaluation (seed 003, section IV) as data: the Table I device (the ``cagc`` preset,
+scaled) under the schemes Baseline, Inline-Dedupe and CAGC (``configs/schemes/cagc.toml``).
+
+The seed replays three FIU traces (Homes, Web-vm, Mail) with one fingerprint per block; we do
+not have them. Each workload here is a trace that :func:`flashpress.tracegen.dedup_trace` writes
+from Table II's write share, duplicate share and mean request size, on a file population whose
+behaviour is our choice (:class:`flashpress.tracegen.Population`); and one workload of real
+duplicate data, ``linux``: consecutive Debian releases of linux-source-6.1 written one after
+another, each deleting the one before (``make testdata``, ``testdata/cagc.toml``). The traces
+are generated before the runs (``prepare``) into ``$FLASHPRESS_TESTDATA/cagc/traces``, named by
+what they depend on, so a later run reuses them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from flashpress import tracegen
+from flashpress.config import Config
+from flashpress.reproduce import testdata
+from flashpress.reproduce.experiments import Figure, RunSpec, _labels
+from flashpress.reproduce.scale import Scale
+
+PRESET = "cagc"
+#: The seed's schemes (Baseline, Inline-Dedupe, CAGC).
+SCHEMES = ("Baseline", "Inline", "CAGC")
+#: Table II's traces, in the seed's order of Figs. 9-11.
+WORKLOADS = ("homes", "web-vm", "mail")
+#: The real-data workload.
+LINUX = "linux"
+#: Victim policies of Fig. 13 (flashpress names).
+VICTIMS = ("random", "greedy", "cost_benefit")
+#: Requests in flight (our choice: the seed replays traces with their timing).
+QUEUE_DEPTH = 8
+WORKLOAD_NOTE = (
+    "Homes, Web-vm and Mail are traces generated from Table II's write share, duplicate share and mean request "
+    "size (flashpress.tracegen.dedup_trace: a file population that creates, overwrites, reads and deletes files, "
+    "filling 85% of the logical space first; shared files take their blocks from a Zipf-popular pool of contents "
+    "and are deleted 1/20 as often as unique ones, the seed's premise of Section III-C; all our choices), replayed "
+    "as fast as a closed loop of 8 allows; the seed replays the FIU traces themselves. `linux` is real data: "
+    "consecutive Debian releases of linux-source-6.1 (testdata/cagc.toml) written one after another, each "
+    "deleting the one before."
+)
+
+
+def _device(scale: Scale) -> dict[str, Any]:
+    # The traces fill the logical space themselves: no precondition.
+    return {"nand.blocks_per_plane": scale.cagc_blocks_per_plane, "precondition.fill_fraction": 0.0}
+
+
+def _logical_bytes(scale: Scale) -> int:
+    return Config.from_dict({"scheme": f"cagc/{SCHEMES[0]}", **_nested(_device(scale))}).logical_bytes()
+
+
+def _nested(flat: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in flat.items():
+        node = out
+        *head, last = k.split(".")
+        for h in head:
+            node = node.setdefault(h, {})
+        node[last] = v
+    return out
+
+
+def _generator_version() -> str:
+    """A hash of the trace generator's source: a changed generator makes new trace files."""
+    return hashlib.sha256(inspect.getsource(tracegen).encode()).hexdigest()[:10]
+
+
+def trace_dir() -> Path:
+    return testdata.root() / "cagc" / "traces"
+
+
+def trace_path(name: str, scale: Scale, seed: int) -> Path:
+    if name == LINUX:
+        return trace_dir() / f"linux-{scale.cagc_releases}-{_generator_version()}.csv"
+    cap = _logical_bytes(scale)
+    return trace_dir() / f"{name}-{cap}-{scale.cagc_requests}-s{seed}-{_generator_version()}.csv"
+
+
+def release_images(scale: Scale) -> list[Path]:
+    return [testdata.image("cagc", f"release{i}") for i in range(1, scale.cagc_releases + 1)]
+
+
+def prepare(scale: Scale) -> None:
+    """Write every trace the figures need that is not there yet."""
+    trace_dir().mkdir(parents=True, exist_ok=True)
+    for seed in range(1, scale.seeds + 1):
+        for name in scale.cagc_workloads:
+            path = trace_path(name, scale, seed)
+            if path.exists():
+                continue
+            if name == LINUX:
+                if seed == 1:
+                    tracegen.releases_trace(release_images(scale), path)
+                continue
+            tracegen.dedup_trace(
+                name, path, capacity_bytes=_logical_bytes(scale), requests=scale.cagc_requests, seed=seed
+            )
+
+
+#: The ``no-gc`` variant of Fig. 2: twice the flash with the same logical space (OP
+#: 1 - 0.93 / 2), so the traces run without GC and only the write path differs.
+NO_GC_OP = 0.535
+
+
+def run(scheme: str, name: str, scale: Scale, seed: int, variant: str | None = None) -> RunSpec:
+    """One run; ``variant`` is a victim policy (Fig. 13) or ``no-gc`` (Fig. 2)."""
+    # The linux trace is one (real data): its repeats differ in the device's seed only.
+    path = trace_path(name, scale, 1 if name == LINUX else seed)
+    overrides: dict[str, Any] = {
+        "scheme": f"cagc/{scheme}",
+        "seed": seed,
+        **_device(scale),
+        "workload": tracegen.workload(path, QUEUE_DEPTH),
+    }
+    if variant == "no-gc":
+        overrides["nand.blocks_per_plane"] = 2 * scale.cagc_blocks_per_plane
+        overrides["ftl.op_ratio"] = NO_GC_OP
+    elif variant is not None:
+        overrides["ftl.gc.victim"] = variant
+    labels = _labels(scheme=scheme, workload=name, variant=variant, rep=seed - 1)
+    run_id = f"{scheme}/{name}" + (f"/{variant}" if variant else "") + f"/seed{seed}"
+    return RunSpec(run_id, labels, overrides)
+
+
+def _runs(
+    scale: Scale, schemes: tuple[str, ...], workloads: tuple[str, ...], variant: str | None = None
+) -> tuple[RunSpec, ...]:
+    return tuple(
+        run(s, w, scale, k, variant)
+        for w in workloads
+        if w in scale.cagc_workloads
+        for s in schemes
+        for k in range(1, scale.seeds + 1)
+    )
+
+
+def _fig(key: str, title: str, kind: str, runs: tuple[RunSpec, ...], *notes: str) -> Figure:
+    return Figure(key, "cagc", title, kind, runs, (WORKLOAD_NOTE, *notes), prepare=prepare, seeded=True)
+
+
+def cagc_figures(scale: Scale) -> list[Figure]:
+    every = (*WORKLOADS, LINUX)
+    main = _runs(scale, SCHEMES, every)
+    return [
+        _fig(
+            "fig2",
+            "Inline-Dedupe against Baseline: mean response time of all requests, normalised to Baseline",
+            "overall_rt_bars",
+            (*_runs(scale, ("Baseline", "Inline"), every), *_runs(scale, ("Baseline", "Inline"), every, "no-gc")),
+            "Two devices: the scaled Table I device, on which the traces keep GC busy, and `no-gc`, twice the flash "
+            "for the same logical space (OP 53.5%), on which they run without GC, so only the write path differs "
+            "(the hash on it, and the programs a duplicate saves).",
+        ),
+        _fig(
+            "fig6",
+            "Logical pages dropped (overwritten or trimmed) by the reference count their content had (Inline-Dedupe: "
+            "exact counts)",
+            "count_bars",
+            _runs(scale, ("Inline",), every),
+            "The seed analyses its traces; we count in the Inline-Dedupe runs, where every count is exact (CAGC "
+            "knows a duplicate only once GC has met it).",
+        ),
+        _fig("fig9", "Blocks erased in GC", "erase_bars", main),
+        _fig("fig10", "Pages migrated in GC", "migration_bars", main),
+        _fig(
+            "fig11",
+            "Mean response time of the requests that overlap GC, normalised to Baseline",
+            "gc_rt_bars",
+            main,
+            "A request overlaps GC when it waited while GC ran on its plane (summary `during_gc`).",
+        ),
+        _fig(
+            "fig12",
+            "CDF of the response times of the requests that overlap GC",
+            "gc_cdf",
+            tuple(replace(r, cdf=True) for r in _runs(scale, ("Baseline", "CAGC"), every)),
+        ),
+        _fig(
+            "fig13",
+            "Victim policies: erases, migrations and mean response time, CAGC against Baseline",
+            "victim_bars",
+            tuple(
+                r
+                for v in scale.cagc_victims
+                for r in _runs(scale, ("Baseline", "CAGC"), scale.cagc_victim_workloads, v)
+            ),
+        ),
+    ]
+
+
+__all__ = ["LINUX", "PRESET", "SCHEMES", "VICTIMS", "WORKLOADS", "cagc_figures", "prepare", "trace_path"]

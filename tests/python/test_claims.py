@@ -180,7 +180,7 @@ def test_fitted_claims_are_shown_not_scored_and_not_run_counts_against() -> None
     assert headline(counts).startswith("Claims: 1 of 2 scored claims hold (50%)")
 
 
-@pytest.mark.parametrize("paper", ["waltz", "coco"])
+@pytest.mark.parametrize("paper", ["waltz", "coco", "prssd", "cagc"])
 def test_every_seed_claim_has_a_kind_and_a_unique_quote(paper: str) -> None:
     cs = claims(paper)
     assert len({(c.figure, c.seed) for c in cs}) == len(cs)

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from flashpress import errors
+from flashpress import Config, errors
 from flashpress.cli import main
 from flashpress.reproduce import describe, reproduce
 from flashpress.reproduce.claims import claims
@@ -110,7 +110,7 @@ def test_prssd_workloads_follow_table_2() -> None:
 
 
 def test_quick_is_smaller_than_default_and_full() -> None:
-    for paper in ("waltz", "coco", "prssd"):
+    for paper in ("waltz", "coco", "prssd", "cagc"):
         n = {s: sum(d["runs"] for d in describe(paper, s)) for s in SCALES}
         assert n["quick"] < n["default"] <= n["full"]
 
@@ -368,6 +368,69 @@ def test_prssd_quick_end_to_end(tmp_path: Path) -> None:
     assert "PR-SSD can reduce the read response time by 18% on average" in text
 
 
+@pytest.mark.parametrize("scale", list(SCALES))
+def test_cagc_runs_are_well_formed(scale: str) -> None:
+    from flashpress.reproduce.experiments_cagc import NO_GC_FLASH, _logical_bytes, no_gc_device, trace_dir
+
+    sc = get_scale(scale)
+    figs = figures("cagc", sc)
+    assert [f.key for f in figs] == ["fig2", "fig6", "fig9", "fig10", "fig11", "fig12", "fig13"]
+    for fig in figs:
+        assert fig.runs
+        assert fig.prepare is not None
+        assert fig.seeded
+        ids = [r.run_id for r in fig.runs]
+        assert len(ids) == len(set(ids)), fig.key
+        for r in fig.runs:
+            assert r.overrides["scheme"] == f"cagc/{r.labels['scheme']}"
+            w = r.overrides["workload"]
+            assert w["format"] == "csv"
+            assert w["replay"] == "afap"
+            assert Path(w["path"]).parent == trace_dir()
+            assert r.overrides["seed"] == r.labels["rep"] + 1
+            assert r.labels["workload"] in sc.cagc_workloads
+            if r.labels["variant"] == "no-gc":
+                assert r.overrides["nand.blocks_per_plane"] == NO_GC_FLASH * sc.cagc_blocks_per_plane
+            else:
+                assert r.overrides["nand.blocks_per_plane"] == sc.cagc_blocks_per_plane
+        # every seed repeat, each its own trace (the linux releases are one)
+        reps = {r.labels["rep"] for r in fig.runs}
+        assert reps == set(range(sc.seeds))
+    fig13 = figs[-1]
+    assert {r.labels["variant"] for r in fig13.runs} == {"random", "greedy", "cost_benefit"}
+    assert {r.overrides["ftl.gc.victim"] for r in fig13.runs} == {"random", "greedy", "cost_benefit"}
+    # The no-GC device has at least the same logical space (so the same traces fit it), and
+    # not a page more than rounding the OP to 1e-6 gives.
+    dev = no_gc_device(sc)
+    cfg = Config.from_dict(
+        {
+            "scheme": "cagc/Baseline",
+            "nand": {"blocks_per_plane": dev["nand.blocks_per_plane"]},
+            "ftl": {"op_ratio": dev["ftl.op_ratio"]},
+        }
+    )
+    assert 0 <= cfg.logical_bytes() - _logical_bytes(sc) < cfg.logical_bytes() / (1.0 - dev["ftl.op_ratio"]) * 2e-6
+
+
+@pytest.mark.slow
+def test_cagc_quick_end_to_end(tmp_path: Path) -> None:
+    """CAGC's quick reproduction: traces made before the runs, every run ok, the figures, the
+    Table II comparison, the during-GC CDFs and the claims."""
+    report = reproduce("cagc", tmp_path / "out", scale="quick", workers=2)
+    text = report.read_text()
+    out = tmp_path / "out"
+    for key in ("fig2", "fig6", "fig9", "fig10", "fig11", "fig12", "fig13"):
+        assert (out / "figures" / f"{key}.png").is_file()
+        assert f"## {key}" in text
+    assert "## Workloads: Table II beside what the traces did" in text
+    table = pd.read_csv(out / "results.csv")
+    assert (table["status"] == "ok").all(), table[["run_id", "status", "error"]]
+    assert list((out / "runs").glob("*/gc_latency_cdf.csv"))
+    assert "CAGC erases fewer flash blocks than the Baseline (Mail: -86.6%)" in text
+    cagc = table[(table["figure"] == "fig9") & (table["scheme"] == "CAGC")]
+    assert (cagc["dedup.gc_duplicates"] > 0).all()
+
+
 def test_webserver_at_the_default_scale_keeps_the_file_system_invariants() -> None:
     """Fig 18's TCS run on Filebench webserver (default scale, about 2 s) once failed its
     invariant check: a write's new direct node block, not yet counted by the space check, made
@@ -391,7 +454,7 @@ def test_webserver_at_the_default_scale_keeps_the_file_system_invariants() -> No
     assert s["stack"]["fs"]["counters"]["enospc"] > 0  # the space really ran out
 
 
-@pytest.mark.parametrize("paper", ["waltz", "coco", "prssd"])
+@pytest.mark.parametrize("paper", ["waltz", "coco", "prssd", "cagc"])
 def test_every_claim_the_committed_report_misses_has_a_measured_cause(paper: str) -> None:
     """docs/reproduce/PAPER/report.md (the default-scale run): each claim that fails or is
     inconclusive names its measured cause; claims not run say why."""

@@ -154,11 +154,11 @@ pub enum GcAction {
     },
 }
 
-/// A node of the map.
+/// A node of the map (16 bytes: the fingerprints live in a parallel array, [`Dedup::fps`],
+/// because every overwrite touches its old page's node but only index operations need a
+/// fingerprint, and a smaller node array stays in cache more often).
 #[derive(Debug, Clone, Copy)]
 struct Node {
-    /// Fingerprint (roots; a stub keeps its old one).
-    fp: u64,
     /// The root it forwards to ([`NONE`]: it is a root, or free).
     fwd: u32,
     /// Roots: logical pages resolving to it.
@@ -172,7 +172,6 @@ struct Node {
 }
 
 const FREE_NODE: Node = Node {
-    fp: 0,
     fwd: NONE,
     refs: 0,
     links: 0,
@@ -186,6 +185,8 @@ pub struct Dedup {
     /// One record per node, so a node's fields share a cache line (GC and overwrites visit
     /// nodes at random).
     nodes: Vec<Node>,
+    /// Fingerprint of each node (roots; a stub keeps its old one).
+    fps: Vec<u64>,
     free: Vec<u32>,
     index: FxHashMap<u64, u32>,
     /// With byte fingerprints: each node's strong hash (BLAKE3, first 16 bytes); empty
@@ -210,6 +211,7 @@ impl Dedup {
         Dedup {
             l2v: vec![NONE; logical as usize],
             nodes: vec![FREE_NODE; nodes as usize],
+            fps: vec![0; nodes as usize],
             free: (0..nodes as u32).rev().collect(),
             index: FxHashMap::default(),
             strong: if strong {
@@ -242,7 +244,7 @@ impl Dedup {
     /// page; the page FTL's own map adds 8 bytes per node it maps.
     pub fn bytes(&self) -> u64 {
         let n = self.nodes.len() as u64;
-        let per_node = std::mem::size_of::<Node>() as u64;
+        let per_node = (std::mem::size_of::<Node>() + std::mem::size_of::<u64>()) as u64;
         // hashbrown: one control byte per bucket, buckets = capacity * 8 / 7 rounded up to a
         // power of two.
         let buckets = (self.index.capacity() as u64 * 8 / 7).next_power_of_two();
@@ -266,7 +268,7 @@ impl Dedup {
 
     /// Fingerprint of a node.
     pub fn fingerprint(&self, v: u32) -> u64 {
-        self.nodes[v as usize].fp
+        self.fps[v as usize]
     }
 
     /// Reference count of a root.
@@ -360,7 +362,7 @@ impl Dedup {
             );
             self.roots -= 1;
             self.counters.pages_freed += 1;
-            let f = self.nodes[r as usize].fp;
+            let f = self.fps[r as usize];
             if self.nodes[r as usize].indexed {
                 self.index.remove(&f);
             }
@@ -409,7 +411,7 @@ impl Dedup {
         let i = v as usize;
         self.nodes[i].refs = 1;
         self.nodes[i].links = 1;
-        self.nodes[i].fp = fp;
+        self.fps[i] = fp;
         self.nodes[i].fwd = NONE;
         self.nodes[i].cold = false;
         self.nodes[i].indexed = index;
@@ -462,7 +464,7 @@ impl Dedup {
         debug_assert_eq!(self.nodes[vi].fwd, NONE, "GC met a stub");
         if hash {
             self.counters.gc_hashed += 1;
-            let f = self.nodes[vi].fp;
+            let f = self.fps[vi];
             let found = if self.nodes[vi].indexed {
                 Some(v)
             } else {
@@ -605,7 +607,7 @@ impl Dedup {
             if self.nodes[v as usize].fwd != NONE || self.nodes[v as usize].refs == 0 {
                 return fail(format!("the index names node {v}, which is not a root"));
             }
-            if self.nodes[v as usize].fp != f {
+            if self.fps[v as usize] != f {
                 return fail(format!(
                     "the index files node {v} under another fingerprint"
                 ));

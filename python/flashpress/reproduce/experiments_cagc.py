@@ -116,9 +116,10 @@ def no_gc_device(scale: Scale) -> dict[str, Any]:
     leaves at least the standard device's logical space (rounded down to 1e-6)."""
     blocks = NO_GC_FLASH * scale.cagc_blocks_per_plane
     logical = _logical_bytes(scale)
-    physical = Config.from_dict(
-        {"scheme": f"cagc/{SCHEMES[0]}", "nand": {"blocks_per_plane": blocks}, "ftl": {"op_ratio": 0.0}}
-    ).logical_bytes()
+    n = Config.from_dict({"scheme": f"cagc/{SCHEMES[0]}"}).get("nand")
+    physical = blocks * n["pages_per_block"] * n["page_size"]
+    for k in ("channels", "chips_per_channel", "dies_per_chip", "planes_per_die"):
+        physical *= n[k]
     op = math.floor((1.0 - logical / physical) * 1e6) / 1e6
     return {"nand.blocks_per_plane": blocks, "ftl.op_ratio": op}
 

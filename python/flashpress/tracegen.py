@@ -217,8 +217,8 @@ class Population:
     """How :func:`dedup_trace`'s file population behaves (all our choices; the seed's traces
     are of real servers). Defaults: files of 8 mean requests (at least 32 blocks, 128 KiB) on
     average; data kept at 85%
-    of the logical space (deleting files beyond it); half the writes (at least the duplicate
-    share) create files, the rest overwrite part of a live file; duplicates come from a pool of
+    of the logical space (deleting files beyond it); half the writes create files, the rest
+    overwrite part of a live file; duplicates come from a pool of
     runs of 64 blocks, as many as hold 1/32 of the logical space (at least 64 runs), picked by a
     Zipf law of exponent 1 (a few contents very often, most rarely); files to delete are picked
     uniformly. ``shared_weight`` below 1 picks a file of shared content that much less often
@@ -308,11 +308,12 @@ def dedup_trace(
 
     Each of ``requests`` requests reads (share ``1 - write_ratio``) or writes ``b`` blocks
     (``b`` geometric with the profile's mean, at most 256). Files are *shared* (their blocks are
-    runs of a pool of contents, picked by a Zipf law: duplicates) or *unique* (fresh content).
-    A write extends the file being created, or starts one (share ``max(new_share, dedup_ratio)``
-    of writes; a new file is shared with probability ``dedup_ratio / that share``, so that the share of written
-    blocks that repeat content matches ``dedup_ratio``) or overwrites ``b`` blocks of a unique
-    file picked uniformly. Whenever live data passes ``fill`` of the space, files are deleted
+    runs of a pool of contents, picked by a Zipf law: duplicates) or *unique* (fresh content); a
+    new file is shared with probability ``dedup_ratio``. A write extends the file being created,
+    or starts one (share ``new_share`` of writes), or overwrites ``b`` blocks of a live file
+    picked uniformly, with content of the file's kind; so files of both kinds are written in the
+    proportion they live in, and the share of written blocks that repeat content is about
+    ``dedup_ratio``. Whenever live data passes ``fill`` of the space, files are deleted
     (trimmed extent by extent) until it is below: a shared file is picked ``shared_weight`` as
     often as a unique one. Reads read ``b`` blocks of any live file. Files take free extents
     next-fit, so a file may be in pieces: a read or an overwrite is cut where its file's piece
@@ -341,8 +342,6 @@ def dedup_trace(
     rng = np.random.default_rng(seed)
     mean_b = max(1.0, p.mean_request_kib * 1024 / BLOCK)
     mean_file = pop.mean_file_blocks if pop.mean_file_blocks is not None else max(32.0, 8 * mean_b)
-    new_share = max(pop.new_share, p.dedup_ratio)
-    shared_given_new = p.dedup_ratio / new_share if new_share > 0 else 0.0
     run_max = 64
     # Zipf over the pool's runs (rank 1 most popular), drawn by inverse CDF.
     pool_runs = pop.pool_runs if pop.pool_runs is not None else max(64, cap // (run_max * 32))
@@ -395,7 +394,7 @@ def dedup_trace(
     def write(b: int, create: float, shared_p: float) -> None:
         nonlocal fresh, repeated, blocks_written, current, left
         target: list[tuple[int, int]]
-        extend = not lists[0] or rng.random() < create
+        extend = not (lists[0] or lists[1]) or rng.random() < create
         if extend and current is None:
             current = _File(rng.random() < shared_p, 0)
             add(current)
@@ -411,8 +410,9 @@ def dedup_trace(
             if left == 0:
                 current = None
         else:
-            f = pick(lists[0])
-            b = min(b, f.blocks())
+            k = int(rng.integers(len(lists[0]) + len(lists[1])))
+            f = lists[0][k] if k < len(lists[0]) else lists[1][k - len(lists[0])]
+            b = min(b, f.blocks(), run_max if f.shared else b)
             target = f.pieces(int(rng.integers(f.blocks() - b + 1)), b)[:1]
             b = target[0][1]
         if f.shared:
@@ -454,7 +454,7 @@ def dedup_trace(
                     s, m = f.pieces(int(rng.integers(f.blocks() - b + 1)), b)[0]
                     w.read(s, m)
                 continue
-            write(b, new_share, shared_given_new)
+            write(b, pop.new_share, p.dedup_ratio)
     tmp.replace(out)
     return TraceInfo(
         path=str(out),

@@ -89,10 +89,13 @@ def download(name: str, spec: dict[str, Any], dest: Path, manifest: Path) -> Pat
                 with urllib.request.urlopen(url, timeout=120) as r, open(Path(tmp) / Path(url).name, "wb") as f:
                     shutil.copyfileobj(r, f, 1 << 20)
             except urllib.error.HTTPError as e:
-                raise FetchError(
-                    f"{what}: HTTP {e.code} {e.reason}; this version is no longer in Debian's archive (the "
-                    "security archive keeps only the latest releases): pin releases that are, with their SHA-256"
-                ) from None
+                gone = (
+                    "; this version is no longer in Debian's archive (the security archive keeps only the latest "
+                    "releases): pin releases that are, with their SHA-256"
+                    if e.code in (404, 410)
+                    else ""
+                )
+                raise FetchError(f"{what}: HTTP {e.code} {e.reason}{gone}") from None
             except (urllib.error.URLError, OSError) as e:
                 raise FetchError(f"{what}: {e}") from None
             suffix = ".deb"
@@ -173,34 +176,46 @@ def build_flat(name: str, spec: dict[str, Any], pkgs: dict[str, Path], out: Path
     p = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
     found = False
     assert p.stdout is not None
-    with tarfile.open(fileobj=p.stdout, mode="r|") as outer, tmp.open("wb") as o, tmp_listing.open("w") as ls:
-        for m in outer:
-            if m.name.lstrip("./") != spec["tar"]:
-                continue
-            found = True
-            inner_f = outer.extractfile(m)
-            assert inner_f is not None
-            with tarfile.open(fileobj=inner_f, mode="r|*") as inner:
-                for im in inner:
-                    if not im.isreg():
-                        continue
-                    f = inner.extractfile(im)
-                    assert f is not None
-                    b = f.read()
-                    b += bytes(-len(b) % BLOCK)
-                    n = len(b) // BLOCK
-                    zeros += sum(b[i : i + BLOCK] == zero for i in range(0, len(b), BLOCK))
-                    o.write(b)
-                    digest.update(b)
-                    ls.write(f"{n}\t{im.name}\n")
-                    blocks, files, data = blocks + n, files + 1, data + im.size
-            break
-    if p.wait() != 0:
-        raise FetchError(f"{where}: `dpkg-deb --fsys-tarfile {deb}` exited {p.returncode}")
-    if not found:
-        raise FetchError(f"{where}: {deb.name} has no file {spec['tar']!r}")
+    try:
+        with tarfile.open(fileobj=p.stdout, mode="r|") as outer, tmp.open("wb") as o, tmp_listing.open("w") as ls:
+            for m in outer:
+                if m.name.lstrip("./") != spec["tar"]:
+                    continue
+                found = True
+                inner_f = outer.extractfile(m)
+                assert inner_f is not None
+                with tarfile.open(fileobj=inner_f, mode="r|*") as inner:
+                    for im in inner:
+                        if not im.isreg():
+                            continue
+                        f = inner.extractfile(im)
+                        assert f is not None
+                        b = f.read()
+                        b += bytes(-len(b) % BLOCK)
+                        n = len(b) // BLOCK
+                        zeros += sum(b[i : i + BLOCK] == zero for i in range(0, len(b), BLOCK))
+                        o.write(b)
+                        digest.update(b)
+                        ls.write(f"{n}\t{im.name}\n")
+                        blocks, files, data = blocks + n, files + 1, data + im.size
+                break
+        # The rest of the package (dpkg-deb blocks writing it until it is read).
+        while p.stdout.read(1 << 20):
+            pass
+        if p.wait() != 0:
+            raise FetchError(f"{where}: `dpkg-deb --fsys-tarfile {deb}` exited {p.returncode}")
+        if not found:
+            raise FetchError(f"{where}: {deb.name} has no file {spec['tar']!r}")
+    except BaseException:
+        p.kill()
+        p.wait()
+        tmp.unlink(missing_ok=True)
+        tmp_listing.unlink(missing_ok=True)
+        raise
     got = digest.hexdigest()
     if "sha256" in spec and got != spec["sha256"]:
+        tmp.unlink(missing_ok=True)
+        tmp_listing.unlink(missing_ok=True)
         raise FetchError(f"{where}: the image's SHA-256 is {got}, expected {spec['sha256']} (the package matched)")
     tmp.replace(img)
     tmp_listing.replace(listing)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -57,6 +59,27 @@ class TraceInfo:
 
     def as_dict(self) -> dict[str, int | str]:
         return asdict(self)
+
+
+class _Atomic:
+    """A file written under a temporary name of its own (unique per writer, in the target's
+    folder) and renamed to ``path`` only when complete; removed on an error."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def __enter__(self) -> IO[str]:
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
+        self.tmp = Path(tmp)
+        self.f = os.fdopen(fd, "w")
+        return self.f
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        self.f.close()
+        if kind is None:
+            self.tmp.replace(self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
 
 
 class _Writer:
@@ -139,8 +162,7 @@ def releases_trace(
     slots = 2 if delete_previous else len(images)
     first_seen: dict[bytes, int] = {}
     blocks_written = repeated = 0
-    tmp = out.with_name(out.name + ".tmp")
-    with tmp.open("w") as f:
+    with _Atomic(out) as f:
         w = _Writer(f)
         for k, (image, listing) in enumerate(zip(images, listings, strict=True)):
             base = (k % slots) * slot
@@ -170,7 +192,6 @@ def releases_trace(
                 _files_op(w.read, base, listing, max_request_blocks)
             if delete_previous and k > 0:
                 _files_op(w.trim, ((k - 1) % slots) * slot, listings[k - 1], None)
-    tmp.replace(out)
     return TraceInfo(
         path=str(out),
         requests=w.reads + w.writes,
@@ -315,7 +336,8 @@ def dedup_trace(
     proportion they live in, and the share of written blocks that repeat content is about
     ``dedup_ratio``. Whenever live data passes ``fill`` of the space, files are deleted
     (trimmed extent by extent) until it is below: a shared file is picked ``shared_weight`` as
-    often as a unique one. Reads read ``b`` blocks of any live file. Files take free extents
+    often as a unique one. Reads read ``b`` blocks of any live file (a read drawn while no file
+    lives, possible only without ``prefill``, writes instead). Files take free extents
     next-fit, so a file may be in pieces: a read or an overwrite is cut where its file's piece
     ends (one request stays one request), a new file's write is split across the pieces it gets.
 
@@ -339,6 +361,12 @@ def dedup_trace(
         )
     if requests < 0:
         raise ConfigError(f"dedup_trace: requests must be >= 0, got {requests}")
+    if pop.mean_file_blocks is not None and not pop.mean_file_blocks >= 1:
+        raise ConfigError(f"dedup_trace: population.mean_file_blocks must be >= 1, got {pop.mean_file_blocks}")
+    if pop.pool_runs is not None and pop.pool_runs < 1:
+        raise ConfigError(f"dedup_trace: population.pool_runs must be >= 1, got {pop.pool_runs}")
+    if not pop.zipf >= 0:
+        raise ConfigError(f"dedup_trace: population.zipf must be >= 0, got {pop.zipf}")
     rng = np.random.default_rng(seed)
     mean_b = max(1.0, p.mean_request_kib * 1024 / BLOCK)
     mean_file = pop.mean_file_blocks if pop.mean_file_blocks is not None else max(32.0, 8 * mean_b)
@@ -356,8 +384,8 @@ def dedup_trace(
     lists: tuple[list[_File], list[_File]] = ([], [])  # unique, shared
     current: _File | None = None
     left = 0  # blocks `current` still gets
-    seen: set[int] = set()
-    blocks_written = repeated = 0
+    seen: set[int] = set()  # pool contents written so far
+    blocks_written = repeated = fresh_written = 0
 
     def add(f: _File) -> None:
         f.slot = len(lists[f.shared])
@@ -392,7 +420,7 @@ def dedup_trace(
         return True
 
     def write(b: int, create: float, shared_p: float) -> None:
-        nonlocal fresh, repeated, blocks_written, current, left
+        nonlocal fresh, repeated, blocks_written, current, left, fresh_written
         target: list[tuple[int, int]]
         extend = not (lists[0] or lists[1]) or rng.random() < create
         if extend and current is None:
@@ -421,11 +449,14 @@ def dedup_trace(
         else:
             content = fresh
             fresh += b
-        for j in range(b):
-            if content + j in seen:
-                repeated += 1
-            else:
-                seen.add(content + j)
+        if f.shared:
+            for j in range(b):
+                if content + j in seen:
+                    repeated += 1
+                else:
+                    seen.add(content + j)
+        else:
+            fresh_written += b  # fresh ids never repeat: counted, not kept
         blocks_written += b
         k = 0
         for s, m in target:
@@ -434,10 +465,9 @@ def dedup_trace(
         while space.used > limit and delete_one():
             pass
 
-    tmp = out.with_name(out.name + ".tmp")
     ops = rng.random(requests) < p.write_ratio
     sizes = np.minimum(rng.geometric(1.0 / mean_b, requests), 256)
-    with tmp.open("w") as fh:
+    with _Atomic(out) as fh:
         w = _Writer(fh)
         if prefill:
             while space.used + 256 < limit:
@@ -455,7 +485,6 @@ def dedup_trace(
                     w.read(s, m)
                 continue
             write(b, pop.new_share, p.dedup_ratio)
-    tmp.replace(out)
     return TraceInfo(
         path=str(out),
         requests=w.reads + w.writes,
@@ -464,7 +493,7 @@ def dedup_trace(
         trims=w.trims,
         blocks_written=blocks_written,
         blocks_repeated=repeated,
-        distinct_contents=len(seen),
+        distinct_contents=len(seen) + fresh_written,
         footprint_bytes=cap * BLOCK,
         prefill_writes=prefill_writes,
     )

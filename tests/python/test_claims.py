@@ -13,6 +13,7 @@ from flashpress.reproduce.claims import (
     between,
     bound,
     change,
+    change_bound,
     claims,
     event,
     extreme,
@@ -20,6 +21,7 @@ from flashpress.reproduce.claims import (
     magnitude,
     never,
     not_run,
+    ordering_each,
     similar,
     tally,
 )
@@ -206,3 +208,40 @@ def test_every_run_means_every_run_that_can_show_it() -> None:
     assert "bad: x=0.0" in v.why
     # no run can show it: missing, never a pass
     assert status_of(c, [{"x": None}]) == "not run"
+
+
+def test_more_than_a_seed_number_is_a_bound_on_the_change() -> None:
+    more = change_bound("f", "A is more than 50% above B", 50.0, "A", "B", "throughput", above=True)
+    assert status_of(more, pair(160.0, 100.0)) == "holds"
+    assert status_of(more, pair(102.0, 100.0)) == "fails"  # the right sign is not enough
+    assert status_of(more, pair(90.0, 100.0)) == "fails"
+
+
+def test_each_group_must_hold_not_their_mean() -> None:
+    each = ordering_each("f", "A below B in every pattern", "A", "B", "throughput", higher=False, over="pattern")
+    rows = [
+        *pair(90.0, 100.0),
+        {"scheme": "A", "pattern": "rand-write", "write.throughput_mb_s": 95.0, "rep": 0},
+        {"scheme": "B", "pattern": "rand-write", "write.throughput_mb_s": 100.0, "rep": 0},
+    ]
+    assert status_of(each, rows) == "holds"
+    # A mean over the two would be -4%, yet A is above B in one of them.
+    rows[-2]["write.throughput_mb_s"] = 102.0
+    assert status_of(each, rows) == "fails"
+    assert status_of(each, []) == "not run"
+
+
+def test_a_missing_label_matches_none_and_not_a_value() -> None:
+    from flashpress.reproduce.metrics import ok_rows
+
+    t = table(
+        [
+            {"scheme": "A", "variant": None, "x": 1},
+            {"scheme": "A", "variant": "no-gc", "x": 2},
+            {"scheme": "A", "x": 3},
+        ]
+    )
+    assert t["variant"].isna().sum() == 2  # pandas holds the missing labels as NaN
+    assert [r["x"] for r in ok_rows(t, "f", variant=None)] == [1, 3]
+    assert [r["x"] for r in ok_rows(t, "f", variant="no-gc")] == [2]
+    assert [r["x"] for r in ok_rows(t, "f", variant=("no-gc", "other"))] == [2]

@@ -252,9 +252,9 @@ CASES = [
     # -- arguments -------------------------------------------------------------------------
     Case(
         "unknown-trace-format",
-        lambda f: flashpress._core.default_trace_config("x", "csv"),
+        lambda f: flashpress._core.default_trace_config("x", "tsv"),
         errors.ConfigError,
-        ["csv", "disksim"],
+        ["tsv", "disksim", "csv"],
     ),
     Case("simulate-bad-seed", lambda f: flashpress.simulate("tiny", seed=-1), errors.ConfigError, ["seed"]),
 ]

@@ -48,12 +48,13 @@ def reproduce(
     figs = experiments.figures(paper, sc, only)
     preset = preset or PAPER_PRESETS[paper]
     check_out_dir(out, overwrite=overwrite)  # fail before a long run, not after
-    # Inputs the runs read (generated traces): made once per distinct step, before planning.
+    planned = plan(figs, preset)  # every config checked before inputs are made or runs start
+    # Inputs the runs read (generated traces): made once per distinct step, for the selected
+    # figures' runs only.
     for prep in dict.fromkeys(f.prepare for f in figs if f.prepare is not None):
         if log is not None:
             log(f"preparing inputs ({getattr(prep, '__module__', '')})")
-        prep(sc)
-    planned = plan(figs, preset)
+        prep(sc, [r for f in figs if f.prepare is prep for r in f.runs])
     # The data studies are quick and can fail on missing data: before the runs, not after.
     studies = [row for f in figs if f.analysis is not None for row in f.analysis(sc)]
     outcome = execute(planned, scheduler=scheduler, workers=workers, log=log)

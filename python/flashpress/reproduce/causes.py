@@ -253,7 +253,7 @@ _INLINE_GC = (
     "on the Table I device the Baseline's response time is GC's: {base} blocks erased and {migr} pages "
     "migrated, mean write {bw} us; Inline-Dedupe programs {saved} fewer pages and erases {ie} blocks, mean "
     "write {iw} us. Without GC (the `no-gc` device, 0 erases in every run) Inline is slower, as the seed says "
-    "(write {nb} us against {ni} us; the claim's no-GC row holds)"
+    "(mean write: Baseline {nb} us, Inline {ni} us; the claim's no-GC row holds)"
 )
 CAGC_CAUSES: dict[str, str] = {
     "inline data deduplication degrades the system performance for all the three workloads (Homes)": _INLINE_GC.format(

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from flashpress.reproduce.metrics import metric, ok_rows, pair_key, replicate
@@ -356,6 +356,78 @@ def change_magnitude(
     return Claim(figure, seed, seed_pct, "%", "magnitude", ev)
 
 
+def change_bound(
+    figure: str,
+    seed: str,
+    seed_pct: float,
+    name: str,
+    ref: str,
+    metric_name: str,
+    *,
+    above: bool,
+    key: str = "scheme",
+    **labels: Any,
+) -> Claim:
+    """Bound on a change: the seed says ``name`` changes ``metric`` against ``ref`` by more
+    than ``seed_pct`` % (``above``) or by less (a limit, not an approximate value): the mean
+    change over the paired runs must be beyond it."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        m = changes(table, figure, name, ref, metric_name, key=key, **labels)
+        if m is None:
+            return missing(f"{name} and {ref}")
+        ok = m.value > seed_pct if above else m.value < seed_pct
+        rel = "more" if above else "less"
+        status = HOLDS if ok else FAILS
+        return Verdict(
+            status,
+            m.value,
+            f"{status}: {name} vs {ref} {_pct(m.value)}, {'' if ok else 'not '}{rel} than the seed's {_pct(seed_pct)}",
+            len(m.per_seed),
+        )
+
+    return Claim(figure, seed, seed_pct, "%", "bound", ev)
+
+
+def ordering_each(
+    figure: str,
+    seed: str,
+    name: str,
+    ref: str,
+    metric_name: str,
+    *,
+    higher: bool,
+    over: str,
+    values: Sequence[Any] | None = None,
+    key: str = "scheme",
+    **labels: Any,
+) -> Claim:
+    """Ordering in *each* group: ``name`` above (``higher``) or below ``ref`` separately for
+    every value of the label ``over`` (every workload, say; ``values`` None: every value the
+    figure's runs have), each outside the noise band; a mean over the groups could hide one
+    where it does not hold."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        verdicts = []
+        groups = values
+        if groups is None:
+            groups = list(dict.fromkeys(r.get(over) for r in ok_rows(table, figure, **labels)))
+        if not groups:
+            return missing(f"{name} and {ref}")
+        for v in groups:
+            m = changes(table, figure, name, ref, metric_name, key=key, **{over: v}, **labels)
+            if m is None:
+                return missing(f"{name} and {ref} ({over}={v})")
+            got = judge_ordering(m, higher, f"{name} vs {ref}")
+            verdicts.append(replace(got, why=f"{v}: {got.why}"))
+        statuses = {v.status for v in verdicts}
+        status = FAILS if FAILS in statuses else INCONCLUSIVE if INCONCLUSIVE in statuses else HOLDS
+        worst = max(verdicts, key=lambda v: (v.measured or 0.0) * (-1.0 if higher else 1.0))
+        return Verdict(status, worst.measured, f"{status}: " + "; ".join(v.why for v in verdicts), worst.seeds)
+
+    return Claim(figure, seed, None, "%", "ordering", ev)
+
+
 def _describe(labels: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in labels.items()) or "the figure"
 
@@ -623,6 +695,7 @@ __all__ = [
     "bound",
     "change",
     "change_magnitude",
+    "change_bound",
     "changes",
     "claims",
     "event",
@@ -635,6 +708,7 @@ __all__ = [
     "every_run",
     "not_run",
     "ordering",
+    "ordering_each",
     "similar",
     "tally",
     "values",

@@ -10,7 +10,7 @@ Run labels follow the papers (``Baseline``, ``F2FSC``, ``FPC``, ``TCS``, ``Waltz
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -191,8 +191,10 @@ class Figure:
     #: A study of data rather than a simulation (no runs): makes the figure's result rows (with
     #: ``figure``, ``run_id``, ``status`` and its labels) from the scale.
     analysis: Callable[[Scale], list[dict[str, Any]]] | None = None
-    #: Made before any run (the input files the runs read, e.g. generated traces).
-    prepare: Callable[[Scale], None] | None = None
+    #: Makes the input files the given runs read (generated traces), after planning and
+    #: before any run; called once per distinct function with the runs of every figure
+    #: selected that names it.
+    prepare: Callable[[Scale, Sequence[RunSpec]], None] | None = None
     #: The runs carry their own seed repeats (their inputs depend on the seed), so
     #: :func:`with_seeds` leaves them as they are.
     seeded: bool = False

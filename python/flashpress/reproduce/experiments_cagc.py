@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -77,9 +78,21 @@ def trace_dir() -> Path:
     return testdata.root() / "cagc" / "traces"
 
 
+def _releases_version(scale: Scale) -> str:
+    """A hash of the SHA-256s of the release images used (``images.json``), so that pinning
+    other releases makes a new trace; ``none`` when the data is not there (the run then fails
+    naming `make testdata`)."""
+    try:
+        doc = testdata.images("cagc")
+    except OSError:
+        return "none"
+    shas = [str(doc.get(f"release{i}", {}).get("sha256")) for i in range(1, scale.cagc_releases + 1)]
+    return hashlib.sha256(",".join(shas).encode()).hexdigest()[:10]
+
+
 def trace_path(name: str, scale: Scale, seed: int) -> Path:
     if name == LINUX:
-        return trace_dir() / f"linux-{scale.cagc_releases}-{_generator_version()}.csv"
+        return trace_dir() / f"linux-{scale.cagc_releases}-{_releases_version(scale)}-{_generator_version()}.csv"
     cap = _logical_bytes(scale)
     return trace_dir() / f"{name}-{cap}-{scale.cagc_requests}-s{seed}-{_generator_version()}.csv"
 
@@ -88,18 +101,19 @@ def release_images(scale: Scale) -> list[Path]:
     return [testdata.image("cagc", f"release{i}") for i in range(1, scale.cagc_releases + 1)]
 
 
-def prepare(scale: Scale) -> None:
-    """Write every trace the figures need that is not there yet."""
+def prepare(scale: Scale, runs: Sequence[RunSpec]) -> None:
+    """Write every trace ``runs`` read that is not there yet."""
     trace_dir().mkdir(parents=True, exist_ok=True)
-    for seed in range(1, scale.seeds + 1):
-        for name in scale.cagc_workloads:
-            path = trace_path(name, scale, seed)
-            if path.exists():
-                continue
-            if name == LINUX:
-                if seed == 1:
-                    tracegen.releases_trace(release_images(scale), path)
-                continue
+    wanted = {
+        (str(r.labels["workload"]), 1 if r.labels["workload"] == LINUX else int(r.overrides["seed"])) for r in runs
+    }
+    for name, seed in sorted(wanted):
+        path = trace_path(name, scale, seed)
+        if path.exists():
+            continue
+        if name == LINUX:
+            tracegen.releases_trace(release_images(scale), path)
+        else:
             tracegen.dedup_trace(
                 name, path, capacity_bytes=_logical_bytes(scale), requests=scale.cagc_requests, seed=seed
             )

@@ -59,13 +59,9 @@ SHOWN = (
     "data_saving",
     "dominant_first",
     "dominant_second",
-    "erases",
-    "migrations",
-    "overall_rt",
-    "gc_rt",
-    "count1_share",
-    "dedup_ratio",
 )
+#: Metrics shown besides in CAGC's tables.
+SHOWN_CAGC = ("erases", "migrations", "overall_rt", "gc_rt", "count1_share", "dedup_ratio")
 TIME_METRICS = {"first_throttle_s", "shutdown_s"}
 
 
@@ -339,7 +335,8 @@ def write_report(
             lines += _table(CLAIM_HEAD, [_claim_row(c, v) for c, v in by_fig[fig.key]])
             lines.append("")
         recs = [{str(k): val for k, val in r.items()} for r in rows.to_dict("records")]
-        shown = [m for m in SHOWN if any(metric(r, m) is not None for r in recs)]
+        every = SHOWN + (SHOWN_CAGC if paper == "cagc" else ())
+        shown = [m for m in every if any(metric(r, m) is not None for r in recs)]
         labels = [k for k in LABEL_KEYS if any(r.get(k) is not None for r in recs)]
         if fig.analysis is not None:
             # A data study has a row per workload and configuration: the mean over the workloads.

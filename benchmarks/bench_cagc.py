@@ -82,22 +82,29 @@ TRACES = ("homes", "web-vm", "mail")
 
 
 def trace_files(name: str, requests: int) -> tuple[str, int]:
-    """The generated trace (made once) and a trace of its first request; returns the snippet's
-    argument and the requests replayed (reads, writes and trims)."""
+    """The generated trace (made once, in a process of its own: a child's peak RSS on Linux
+    starts at its parent's) and a trace of its first request; returns the snippet's argument
+    and the requests replayed (reads, writes and trims)."""
+    import subprocess
     from pathlib import Path
-
-    from flashpress import Config
-    from flashpress.tracegen import dedup_trace
 
     out = Path(__file__).resolve().parents[1] / "target" / "bench-traces"
     out.mkdir(parents=True, exist_ok=True)
     full, first = out / f"{name}-{requests}.csv", out / f"{name}-{requests}-first.csv"
-    cap = Config.from_dict({"scheme": "cagc/Baseline", "nand": {"blocks_per_plane": 256}}).logical_bytes()
     if not full.exists():
-        dedup_trace(name, full, capacity_bytes=cap, requests=requests, seed=1)
-    lines = full.read_text().splitlines()
-    first.write_text("\n".join(lines[:2]) + "\n")
-    return f"trace={full},{first}", len(lines) - 1
+        gen = (
+            "import sys; from pathlib import Path; from flashpress import Config; "
+            "from flashpress.tracegen import dedup_trace; "
+            "cap = Config.from_dict({'scheme': 'cagc/Baseline', 'nand': {'blocks_per_plane': 256}}).logical_bytes(); "
+            "dedup_trace(sys.argv[1], Path(sys.argv[2]), capacity_bytes=cap, requests=int(sys.argv[3]), seed=1)"
+        )
+        subprocess.run([sys.executable, "-c", gen, name, str(full), str(requests)], check=True)
+    n = 0
+    with full.open() as f:
+        head = [next(f), next(f)]
+        n = 1 + sum(1 for _ in f)
+    first.write_text("".join(head))
+    return f"trace={full},{first}", n
 
 
 def main() -> None:

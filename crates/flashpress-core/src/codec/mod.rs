@@ -26,6 +26,7 @@ pub mod cost;
 pub mod dpc;
 pub mod fpc;
 mod lossless;
+pub mod szx;
 #[cfg(test)]
 mod testkit;
 

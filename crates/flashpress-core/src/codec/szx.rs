@@ -150,9 +150,14 @@ pub fn compress<T: Float>(data: &[T], bound: f64, block: usize, out: &mut Vec<u8
     for chunk in data.chunks(block) {
         let (mut lo, mut hi) = (chunk[0].to_f64(), chunk[0].to_f64());
         for x in chunk {
+            // Finite values (checked above): plain comparisons, no NaN handling.
             let v = x.to_f64();
-            lo = lo.min(v);
-            hi = hi.max(v);
+            if v < lo {
+                lo = v;
+            }
+            if v > hi {
+                hi = v;
+            }
         }
         let radius = (hi - lo) / 2.0;
         let mid = T::from_f64(lo + radius);
@@ -204,31 +209,34 @@ fn encode_block<T: Float>(
     mid.write_le(out);
     out.push(keep as u8);
     let codes_at = out.len();
-    out.resize(codes_at + chunk.len().div_ceil(4), 0);
+    // Room for the worst case, written by index and cut to what was used.
+    let data_at = codes_at + chunk.len().div_ceil(4);
+    out.resize(data_at + chunk.len() * keep + 8, 0);
+    let (codes, data) = out[codes_at..].split_at_mut(data_at - codes_at);
     let m = mid.to_f64();
-    let mut prev = [0u8; 8];
+    // The kept bits left-aligned in a u64, so byte k of the value is byte k of its
+    // big-endian form.
+    let align = 64 - 8 * T::BYTES as u32;
+    let max_lead = keep.min(3) as u32;
+    let mut prev: u64 = 0;
+    let mut at = 0usize;
     for (i, &x) in chunk.iter().enumerate() {
         let d = T::from_f64(x.to_f64() - m);
         let t = d.bits() & mask;
         // What the decoder makes of it.
         let back = T::from_f64(m + T::from_bits(t).to_f64());
         if (x.to_f64() - back.to_f64()).abs() > bound {
-            return false;
+            return false; // the caller stores the block raw
         }
-        let mut cur = [0u8; 8];
-        for (k, c) in cur.iter_mut().enumerate().take(keep) {
-            *c = (t >> (8 * (T::BYTES - 1 - k))) as u8;
-        }
-        let lead = cur
-            .iter()
-            .zip(&prev)
-            .take(keep.min(3))
-            .take_while(|(a, b)| a == b)
-            .count();
-        out[codes_at + i / 4] |= (lead as u8) << (2 * (i % 4));
-        out.extend_from_slice(&cur[lead..keep]);
+        let cur = t << align;
+        let lead = ((cur ^ prev).leading_zeros() / 8).min(max_lead) as usize;
+        codes[i / 4] |= (lead as u8) << (2 * (i % 4));
+        // Bytes lead..keep, written as one 8-byte store (the buffer has 8 bytes of slack).
+        data[at..at + 8].copy_from_slice(&(cur << (8 * lead)).to_be_bytes());
+        at += keep - lead;
         prev = cur;
     }
+    out.truncate(data_at + at);
     true
 }
 
@@ -256,19 +264,36 @@ fn decode_block<T: Float>(b: &[u8], pos: &mut usize, n: usize, out: &mut Vec<T>)
                 return Err(bad("kept bytes"));
             }
             let codes = take(pos, n.div_ceil(4))?;
-            let mut prev = [0u8; 8];
+            let lead_of = |i: usize| usize::from((codes[i / 4] >> (2 * (i % 4))) & 3);
+            let mut total = 0usize;
             for i in 0..n {
-                let lead = usize::from((codes[i / 4] >> (2 * (i % 4))) & 3);
+                let lead = lead_of(i);
                 if lead > keep {
                     return Err(bad("shared bytes"));
                 }
-                let mut cur = prev;
-                cur[lead..keep].copy_from_slice(take(pos, keep - lead)?);
-                let mut t = 0u64;
-                for (k, &c) in cur.iter().enumerate().take(keep) {
-                    t |= u64::from(c) << (8 * (T::BYTES - 1 - k));
-                }
-                out.push(T::from_f64(m + T::from_bits(t).to_f64()));
+                total += keep - lead;
+            }
+            // The kept bytes, with 8 bytes of slack so each value is one 8-byte load.
+            let mut buf = Vec::with_capacity(total + 8);
+            buf.extend_from_slice(take(pos, total)?);
+            buf.extend_from_slice(&[0u8; 8]);
+            let align = 64 - 8 * T::BYTES as u32;
+            let keep_mask = u64::MAX << (64 - 8 * keep as u32);
+            let mut prev: u64 = 0;
+            let mut at = 0usize;
+            for i in 0..n {
+                let lead = lead_of(i);
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&buf[at..at + 8]);
+                let fresh = u64::from_be_bytes(w) >> (8 * lead);
+                let shared = if lead == 0 {
+                    0
+                } else {
+                    prev & (u64::MAX << (64 - 8 * lead))
+                };
+                let cur = (shared | fresh) & keep_mask;
+                at += keep - lead;
+                out.push(T::from_f64(m + T::from_bits(cur >> align).to_f64()));
                 prev = cur;
             }
         }

@@ -102,6 +102,17 @@ class _Writer:
         self.f.write(f"0,T,{block * BLOCK},{blocks * BLOCK},\n")
         self.trims += 1
 
+    def info(self, path: Path, **rest: int) -> TraceInfo:
+        """What was written, with the counts only the generator knows."""
+        return TraceInfo(
+            path=str(path),
+            requests=self.reads + self.writes,
+            reads=self.reads,
+            writes=self.writes,
+            trims=self.trims,
+            **rest,
+        )
+
 
 def workload(path: Path, queue_depth: int = 8) -> dict[str, object]:
     """The ``workload`` table that replays csv trace ``path`` as fast as a closed loop of
@@ -192,12 +203,8 @@ def releases_trace(
                 _files_op(w.read, base, listing, max_request_blocks)
             if delete_previous and k > 0:
                 _files_op(w.trim, ((k - 1) % slots) * slot, listings[k - 1], None)
-    return TraceInfo(
-        path=str(out),
-        requests=w.reads + w.writes,
-        reads=w.reads,
-        writes=w.writes,
-        trims=w.trims,
+    return w.info(
+        out,
         blocks_written=blocks_written,
         blocks_repeated=repeated,
         distinct_contents=len(first_seen),
@@ -485,12 +492,8 @@ def dedup_trace(
                     w.read(s, m)
                 continue
             write(b, pop.new_share, p.dedup_ratio)
-    return TraceInfo(
-        path=str(out),
-        requests=w.reads + w.writes,
-        reads=w.reads,
-        writes=w.writes,
-        trims=w.trims,
+    return w.info(
+        out,
         blocks_written=blocks_written,
         blocks_repeated=repeated,
         distinct_contents=len(seen) + fresh_written,

@@ -105,29 +105,40 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return lines
 
 
+def _num(r: dict[str, Any], k: str) -> float:
+    """A result column as a number (0 when missing)."""
+    v = r.get(k)
+    return 0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{str(k): v for k, v in r.items()} for r in table.to_dict("records")] if len(table) else []
+
+
+def _first_run(recs: list[dict[str, Any]], figure: str, scheme: str, workload: str) -> dict[str, Any] | None:
+    """The completed first-seed run of ``scheme`` on ``workload`` in ``figure``."""
+    return next(
+        (
+            x
+            for x in recs
+            if x.get("figure") == figure
+            and x.get("scheme") == scheme
+            and x.get("workload") == workload
+            and x.get("status") == "ok"
+            and _num(x, "rep") == 0
+        ),
+        None,
+    )
+
+
 def _cagc_table2(table: pd.DataFrame) -> list[str]:
     """CAGC's Table II beside what the Inline runs of Fig. 2 saw (first seed)."""
     from flashpress.tracegen import TABLE2
 
-    def num(r: dict[str, Any], k: str) -> float:
-        v = r.get(k)
-        return 0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
-
-    recs = [{str(k): v for k, v in r.items()} for r in table.to_dict("records")] if len(table) else []
+    recs = _records(table)
     rows = []
     for name in (*TABLE2, "linux"):
-        r = next(
-            (
-                x
-                for x in recs
-                if x.get("figure") == "fig2"
-                and x.get("scheme") == "Inline"
-                and x.get("workload") == name
-                and x.get("status") == "ok"
-                and int(num(x, "rep")) == 0
-            ),
-            None,
-        )
+        r = _first_run(recs, "fig2", "Inline", name)
         seed = TABLE2.get(name)
         want = (
             [f"{100 * seed.write_ratio:.1f}%", f"{100 * seed.dedup_ratio:.1f}%", f"{seed.mean_request_kib:.1f}"]
@@ -137,17 +148,17 @@ def _cagc_table2(table: pd.DataFrame) -> list[str]:
         if r is None:
             rows.append([name, *want, "not run", "", "", ""])
             continue
-        nr, nw = num(r, "read.requests"), num(r, "write.requests")
-        hashed = num(r, "dedup.inline_hashed")
-        kib = (num(r, "host_read_bytes") + num(r, "host_write_bytes")) / max(1.0, nr + nw) / 1024
+        nr, nw = _num(r, "read.requests"), _num(r, "write.requests")
+        hashed = _num(r, "dedup.inline_hashed")
+        kib = (_num(r, "host_read_bytes") + _num(r, "host_write_bytes")) / max(1.0, nr + nw) / 1024
         rows.append(
             [
                 name,
                 *want,
                 f"{100 * nw / max(1.0, nr + nw):.1f}%",
-                f"{100 * num(r, 'dedup.inline_duplicates') / hashed:.1f}%" if hashed else "-",
+                f"{100 * _num(r, 'dedup.inline_duplicates') / hashed:.1f}%" if hashed else "-",
                 f"{kib:.1f}",
-                f"{num(r, 'dedup.ratio'):.2f}",
+                f"{_num(r, 'dedup.ratio'):.2f}",
             ]
         )
     return [
@@ -171,39 +182,24 @@ def _table2(table: pd.DataFrame) -> list[str]:
     from flashpress.reproduce import testdata
     from flashpress.reproduce.experiments_prssd import TABLE2
 
-    def num(r: dict[str, Any], k: str) -> float:
-        v = r.get(k)
-        return 0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
-
     rows, data = [], []
     try:
         images = testdata.images("prssd")
     except OSError:
         images = {}
-    recs = [{str(k): v for k, v in r.items()} for r in table.to_dict("records")] if len(table) else []
+    recs = _records(table)
     for name, (rr, rkb, wkb, rrand, wrand, saving) in TABLE2.items():
-        r = next(
-            (
-                x
-                for x in recs
-                if x.get("figure") == "fig14"
-                and x.get("scheme") == "Baseline"
-                and x.get("workload") == name
-                and x.get("status") == "ok"
-                and not num(x, "rep")
-            ),
-            None,
-        )
+        r = _first_run(recs, "fig14", "Baseline", name)
         if r is None:
             continue
-        nr, nw = num(r, "read.requests"), num(r, "write.requests")
+        nr, nw = _num(r, "read.requests"), _num(r, "write.requests")
         got = [
             nr / (nr + nw) if nr + nw else None,
-            num(r, "read.bytes") / nr / 1024 if nr else None,
-            num(r, "write.bytes") / nw / 1024 if nw else None,
+            _num(r, "read.bytes") / nr / 1024 if nr else None,
+            _num(r, "write.bytes") / nw / 1024 if nw else None,
             metric(r, "lz4_saving"),
-            1 - num(r, "sequential_reads") / nr if nr else None,
-            1 - num(r, "sequential_writes") / nw if nw else None,
+            1 - _num(r, "sequential_reads") / nr if nr else None,
+            1 - _num(r, "sequential_writes") / nw if nw else None,
         ]
         rows.append(
             [

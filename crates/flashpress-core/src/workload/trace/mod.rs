@@ -470,6 +470,29 @@ impl RequestSource for TraceSource {
     }
 }
 
+/// Exactly `N` comma-separated fields of a CSV line (MSR, csv), each trimmed; `names` is the
+/// columns, for the error.
+#[inline]
+fn comma_fields<'a, const N: usize>(
+    line: &'a [u8],
+    names: &str,
+) -> std::result::Result<[&'a [u8]; N], String> {
+    let mut out: [&[u8]; N] = [&[]; N];
+    let mut got = 0;
+    for f in line.split(|&c| c == b',') {
+        if let Some(slot) = out.get_mut(got) {
+            *slot = trim(f);
+        }
+        got += 1;
+    }
+    if got != N {
+        return Err(format!(
+            "expected {N} comma-separated fields `{names}`, got {got}"
+        ));
+    }
+    Ok(out)
+}
+
 /// Strip leading and trailing ASCII whitespace (including the `\r` of CRLF files).
 #[inline]
 fn trim(mut b: &[u8]) -> &[u8] {
@@ -710,23 +733,10 @@ impl Parser {
             }
             return Ok(Parsed::Skip);
         }
-        let mut it = line.split(|&c| c == b',');
-        let (Some(t), Some(_host), Some(disk), Some(ty), Some(off), Some(size), Some(_resp), None) = (
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-        ) else {
-            let got = line.split(|&c| c == b',').count();
-            return Err(format!(
-                "expected 7 comma-separated fields `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`, got {got}"
-            ));
-        };
-        let (t, disk, ty, off, size) = (trim(t), trim(disk), trim(ty), trim(off), trim(size));
+        let [t, _host, disk, ty, off, size, _resp] = comma_fields(
+            line,
+            "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
+        )?;
         let time = parse_time(t).ok_or_else(|| {
             format!(
                 "Timestamp: expected a non-negative number, got `{}`",
@@ -926,21 +936,7 @@ impl Parser {
             self.seen_header = true;
             return Ok(Parsed::Skip);
         }
-        let mut it = line.split(|&c| c == b',');
-        let (Some(t), Some(op), Some(off), Some(len), Some(content), None) = (
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-        ) else {
-            let got = line.split(|&c| c == b',').count();
-            return Err(format!(
-                "expected 5 comma-separated fields `time,op,offset,len,content`, got {got}"
-            ));
-        };
-        let (t, op, off, len, content) = (trim(t), trim(op), trim(off), trim(len), trim(content));
+        let [t, op, off, len, content] = comma_fields(line, "time,op,offset,len,content")?;
         let time = parse_time(t)
             .ok_or_else(|| format!("time: expected a non-negative number, got `{}`", show(t)))?;
         let op = match op {

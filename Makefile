@@ -75,14 +75,19 @@ codec-report: develop testdata
 ## and the PR-SSD workloads' ext4 images of real files ($(TESTDATA)/prssd, testdata/prssd.toml:
 ## ~330 MB of pinned Debian and PyPI packages, each checked by SHA-256, then the images by theirs);
 ## and the CAGC workloads' six consecutive linux-source-6.1 releases laid out flat ($(TESTDATA)/cagc,
-## testdata/cagc.toml: 6 x 139 MB packages, 6 x 1.49 GB images, each checked by SHA-256)
-testdata: $(TESTDATA)/gcide.dict $(TESTDATA)/prssd/images.json $(TESTDATA)/cagc/images.json
+## testdata/cagc.toml: 6 x 139 MB packages, 6 x 1.49 GB images, each checked by SHA-256); and the
+## lossy-compression fields, netCDF files of real scientific data ($(TESTDATA)/lossy, testdata/lossy.toml:
+## 84 MB of Ferret's and NCL's Debian data packages and Iris's PyPI sample data, 82 MB of files, each checked by SHA-256)
+testdata: $(TESTDATA)/gcide.dict $(TESTDATA)/prssd/images.json $(TESTDATA)/cagc/images.json $(TESTDATA)/lossy/images.json
 
 $(TESTDATA)/prssd/images.json: testdata/prssd.toml testdata/fetch.py
 	$(PYTHON) testdata/fetch.py --manifest testdata/prssd.toml --out $(TESTDATA)/prssd
 
 $(TESTDATA)/cagc/images.json: testdata/cagc.toml testdata/fetch.py
 	$(PYTHON) testdata/fetch.py --manifest testdata/cagc.toml --out $(TESTDATA)/cagc
+
+$(TESTDATA)/lossy/images.json: testdata/lossy.toml testdata/fetch.py
+	$(PYTHON) testdata/fetch.py --manifest testdata/lossy.toml --out $(TESTDATA)/lossy
 
 $(TESTDATA)/gcide.dict:
 	rm -rf $(TESTDATA)/gcide.tmp && mkdir -p $(TESTDATA)/gcide.tmp
@@ -98,7 +103,7 @@ lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
 	.lock-venv/bin/python -m pip install --quiet --upgrade pip
-	.lock-venv/bin/python -m pip install --quiet "maturin>=1.8,<2" pandas pyarrow tqdm matplotlib "dask[distributed]" pytest hypothesis ruff mypy pandas-stubs types-tqdm
+	.lock-venv/bin/python -m pip install --quiet "maturin>=1.8,<2" pandas pyarrow tqdm matplotlib "dask[distributed]" pysz "zfpy==1.0.1" netCDF4 h5py pytest hypothesis ruff mypy pandas-stubs types-tqdm
 	{ echo "# Every Python dependency of flashpress (runtime, test, lint, build), pinned."; \
 	  echo "# Resolved with pip in a scratch Python 3.11 venv and written with pip freeze;"; \
 	  echo "# regenerate with: make lock"; \

@@ -11,9 +11,13 @@ package, in the tarball's order, each from a 4 KiB boundary with its tail zero-p
 blocks a file system gives the files, without its metadata), streamed without unpacking, and a
 ``NAME.files`` list beside it gives each file's blocks and path. A package may name a ``url``
 (a Debian pool file) instead of ``apt``, so a version that the machine's package lists no longer
-name is still fetched while the archive keeps it. ``images.json`` beside the images says what each holds: its
-SHA-256, blocks, all-zero 4 KiB blocks and files; it is written last, so its presence means
-every image is complete.
+name is still fetched while the archive keeps it. A ``[files.NAME]`` entry is one file taken out
+of a package as it is (a .deb's data streamed through ``dpkg-deb --fsys-tarfile``, a wheel's zip),
+checked against its own SHA-256 and written as ``NAME`` plus the original's suffix (kept when it
+is already there with that SHA-256). ``images.json`` beside the images says what each holds: its
+SHA-256, blocks, all-zero 4 KiB blocks and files (and, for each extracted file, its SHA-256,
+bytes and ``"kind": "file"``); it is written last, so its presence means every image and file is
+complete.
 
 Standard library only (it runs before the project's virtualenv exists); it needs apt-get,
 dpkg-deb, pip (for the wheel), mke2fs and debugfs (e2fsprogs).
@@ -22,6 +26,7 @@ dpkg-deb, pip (for the wheel), mke2fs and debugfs (e2fsprogs).
 from __future__ import annotations
 
 import argparse
+import difflib
 import fnmatch
 import hashlib
 import json
@@ -334,10 +339,155 @@ def build_image(name: str, spec: dict[str, Any], pkgs: dict[str, Path], trees: P
     }
 
 
+FILE_KEYS = ("what", "from", "path", "sha256")
+
+
+def _inner(path: str) -> str:
+    """A path inside a package as the manifest and the listings compare it (no leading ``./`` or ``/``)."""
+    return path.removeprefix("./").lstrip("/")
+
+
+def check_file(name: str, spec: dict[str, Any], packages: Any, manifest: Path) -> tuple[str, str, str]:
+    """(package, path inside it, output file name) of ``[files.NAME]``, or FetchError naming what is wrong."""
+    where = f"{manifest}: [files.{name}]"
+    unknown = [k for k in spec if k not in FILE_KEYS]
+    if unknown:
+        keys, s = ", ".join(f"`{k}`" for k in unknown), "s" if len(unknown) > 1 else ""
+        raise FetchError(f"{where}: unknown key{s} {keys} (expected {', '.join(FILE_KEYS)})")
+    for key in FILE_KEYS:
+        if key not in spec:
+            raise FetchError(f"{where}: expected `{key}`")
+    if not name or "/" in name or name.startswith("."):
+        raise FetchError(f"{where}: the name must be a plain file name (no `/`, not starting with `.`)")
+    pkg = spec["from"]
+    if not isinstance(pkg, str) or pkg not in packages:
+        raise FetchError(f"{where}: `from` must name one package of {sorted(packages)}, got {pkg!r}")
+    if not isinstance(spec["path"], str) or not _inner(spec["path"]) or spec["path"].endswith("/"):
+        raise FetchError(f"{where}: `path` must be the path of a file inside package `{pkg}`, got {spec['path']!r}")
+    sha = spec["sha256"]
+    if not isinstance(sha, str) or len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+        raise FetchError(f"{where}: `sha256` must be 64 lower-case hex digits, got {sha!r}")
+    path = _inner(spec["path"])
+    return pkg, path, name + Path(path).suffix
+
+
+def _near(path: str, names: list[str]) -> str:
+    """The package's files most like `path`: the same file name elsewhere, then close spellings."""
+    base = Path(path).name
+    near = [n for n in names if Path(n).name == base]
+    near += [n for n in difflib.get_close_matches(path, names, n=5, cutoff=0.6) if n not in near]
+    if not near:
+        near = [n for n in difflib.get_close_matches(base, [Path(n).name for n in names], n=5, cutoff=0.6)]
+        near = [n for n in names if Path(n).name in near]
+    return "; near matches: " + ", ".join(near[:8]) if near else "; it has no file of a similar name"
+
+
+def _copy_checked(src: Any, spec: dict[str, Any], dst: Path, where: str, pkg: Path) -> dict[str, Any]:
+    """Copy the open file `src` to `dst` through a temporary file, checked against ``spec["sha256"]``."""
+    tmp = dst.with_name(dst.name + ".tmp")
+    h, n = hashlib.sha256(), 0
+    try:
+        with tmp.open("wb") as o:
+            while chunk := src.read(1 << 20):
+                h.update(chunk)
+                o.write(chunk)
+                n += len(chunk)
+        if h.hexdigest() != spec["sha256"]:
+            raise FetchError(
+                f"{where}: SHA-256 {h.hexdigest()} of {_inner(spec['path'])} in {pkg.name}, expected {spec['sha256']} "
+                "(the package matched, so the manifest's hash is wrong)"
+            )
+        os.chmod(tmp, 0o644)
+        tmp.replace(dst)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return _file_entry(dst, spec, h.hexdigest(), n)
+
+
+def _file_entry(dst: Path, spec: dict[str, Any], digest: str, size: int) -> dict[str, Any]:
+    return {"file": dst.name, "sha256": digest, "bytes": size, "what": spec["what"], "kind": "file"}
+
+
+def extract_files(
+    specs: dict[str, dict[str, Any]], pkgs: dict[str, Path], out: Path, manifest: Path
+) -> dict[str, dict[str, Any]]:
+    """Each ``[files.NAME]``: one file of a package, written to ``out/NAME<suffix>`` when its SHA-256
+    matches (kept if already there and intact). One pass over each package's contents."""
+    done: dict[str, dict[str, Any]] = {}
+    todo: dict[str, dict[str, list[tuple[str, Path]]]] = {}  # package -> path inside it -> (NAME, output)
+    for name, spec in specs.items():
+        pkg, path, fname = check_file(name, spec, pkgs, manifest)
+        dst = out / fname
+        if dst.is_file() and sha256_of(dst) == spec["sha256"]:
+            done[name] = _file_entry(dst, spec, spec["sha256"], dst.stat().st_size)
+        else:
+            todo.setdefault(pkg, {}).setdefault(path, []).append((name, dst))
+    for pkg, wanted in todo.items():
+        done.update(_extract_from(pkg, pkgs[pkg], wanted, specs, manifest))
+    return {n: done[n] for n in specs}
+
+
+def _extract_from(
+    pkg: str, deb: Path, wanted: dict[str, list[tuple[str, Path]]], specs: dict[str, dict[str, Any]], manifest: Path
+) -> dict[str, dict[str, Any]]:
+    """The files `wanted` (path inside -> [files.NAME] and output) of package file `deb` (.deb or .whl)."""
+    done: dict[str, dict[str, Any]] = {}
+    names: list[str] = []  # every file of the package, for the near matches of a missing one
+
+    def take(path: str, f: Any) -> None:
+        first = None
+        for n, dst in wanted.pop(path):  # two [files.NAME] of one path: the second copies the first
+            where = f"{manifest}: [files.{n}]"
+            if first is None:
+                done[n], first = _copy_checked(f, specs[n], dst, where, deb), dst
+            else:
+                with first.open("rb") as again:
+                    done[n] = _copy_checked(again, specs[n], dst, where, deb)
+
+    if deb.suffix == ".whl":
+        with zipfile.ZipFile(deb) as z:
+            names = [i.filename for i in z.infolist() if not i.is_dir()]
+            for path in [p for p in wanted if p in names]:
+                with z.open(path) as f:
+                    take(path, f)
+    else:
+        p = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
+        assert p.stdout is not None
+        try:
+            with tarfile.open(fileobj=p.stdout, mode="r|") as t:
+                for m in t:
+                    path = _inner(m.name)
+                    if not m.isdir():
+                        names.append(path)
+                    if path not in wanted:
+                        continue
+                    if not m.isreg():
+                        kind = f"a link to {m.linkname!r}" if m.issym() or m.islnk() else "not a regular file"
+                        n = wanted[path][0][0]
+                        raise FetchError(f"{manifest}: [files.{n}]: {path} in {deb.name} is {kind}; name that file")
+                    f = t.extractfile(m)
+                    assert f is not None
+                    take(path, f)
+            while p.stdout.read(1 << 20):  # the rest, so that dpkg-deb can exit
+                pass
+            if p.wait() != 0:
+                raise FetchError(f"{manifest}: `dpkg-deb --fsys-tarfile {deb}` exited {p.returncode}")
+        except BaseException:
+            p.kill()
+            p.wait()
+            raise
+    for path, ns in wanted.items():
+        raise FetchError(
+            f"{manifest}: [files.{ns[0][0]}]: package `{pkg}` ({deb.name}) has no file {path!r}{_near(path, names)}"
+        )
+    return done
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--manifest", type=Path, required=True)
-    ap.add_argument("--out", type=Path, required=True, help="folder for the images and images.json")
+    ap.add_argument("--out", type=Path, required=True, help="folder for the images, the files and images.json")
     a = ap.parse_args(argv)
     try:
         with a.manifest.open("rb") as f:
@@ -350,6 +500,11 @@ def main(argv: list[str] | None = None) -> int:
     (out / "trees").mkdir(exist_ok=True)
     (out / "images.json").unlink(missing_ok=True)
     try:
+        files = m.get("files", {})
+        for n, s in files.items():  # manifest mistakes before any download
+            check_file(n, s, m.get("packages", {}), a.manifest)
+            if n in m.get("images", {}):
+                raise FetchError(f"{a.manifest}: [files.{n}] and [images.{n}]: one name for two entries of images.json")
         pkgs = {n: download(n, s, out / "packages", a.manifest) for n, s in m.get("packages", {}).items()}
         # Only packages whose files go into an ext4 image are unpacked (flat images stream).
         wanted = {
@@ -359,6 +514,7 @@ def main(argv: list[str] | None = None) -> int:
             if n in wanted:
                 unpack(f, out / "trees" / n)
         images = {n: build_image(n, s, pkgs, out / "trees", out, a.manifest) for n, s in m.get("images", {}).items()}
+        images.update(extract_files(files, pkgs, out, a.manifest))
     except FetchError as e:
         print(f"fetch.py: {e}", file=sys.stderr)
         return 1
@@ -375,7 +531,10 @@ def main(argv: list[str] | None = None) -> int:
     tmp.write_text(json.dumps(images, indent=2, sort_keys=True) + "\n")
     tmp.replace(out / "images.json")
     for n, i in images.items():
-        print(f"{n}: {i['blocks']} blocks, {i['zero_blocks'] / i['blocks']:.1%} all-zero, {i['files']} files")
+        if i.get("kind") == "file":
+            print(f"{n}: {i['file']}, {i['bytes']} bytes")
+        else:
+            print(f"{n}: {i['blocks']} blocks, {i['zero_blocks'] / i['blocks']:.1%} all-zero, {i['files']} files")
     return 0
 
 

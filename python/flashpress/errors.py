@@ -30,10 +30,23 @@ class OutputExistsError(FlashpressError, FileExistsError):
     """A results directory already exists and is not empty (pass ``overwrite=True``)."""
 
 
+class FieldError(FlashpressError, ValueError):
+    """A scientific field that cannot be read or compressed as asked (lossy pipelines): an
+    unknown variable, an unsupported dtype, a shape that does not match the file, NaN or Inf
+    without a fill policy, a bound <= 0 or a ratio <= 1. ``path`` and ``variable`` name the
+    field where one is involved (else None)."""
+
+    def __init__(self, msg: str, path: str | None = None, variable: str | None = None) -> None:
+        super().__init__(msg)
+        self.path = path
+        self.variable = variable
+
+
 __all__ = [
     "CcfMismatchError",
     "CodecError",
     "ConfigError",
+    "FieldError",
     "FileReadError",
     "FlashpressError",
     "InvariantError",

@@ -9,6 +9,7 @@
 mod codec;
 mod config;
 mod errors;
+mod lossy;
 mod sim;
 
 use pyo3::prelude::*;
@@ -21,5 +22,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     config::register(m)?;
     sim::register(m)?;
     codec::register(m)?;
+    lossy::register(m)?;
     Ok(())
 }

@@ -22,6 +22,7 @@
 
 pub mod bdi;
 pub mod bench;
+pub mod chunked;
 pub mod cost;
 pub mod dpc;
 pub mod fpc;

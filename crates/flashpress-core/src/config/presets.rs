@@ -13,6 +13,7 @@ const PRESETS: &[(&str, &str)] = &[
     ("waltz", include_str!("../../../../configs/waltz.toml")),
     ("prssd", include_str!("../../../../configs/prssd.toml")),
     ("cagc", include_str!("../../../../configs/cagc.toml")),
+    ("nvme", include_str!("../../../../configs/nvme.toml")),
 ];
 
 /// Named device schemes of a seed (`scheme = "SEED/NAME"`), one file per seed.

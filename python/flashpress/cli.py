@@ -1,4 +1,4 @@
-"""The ``flashpress`` command: run, presets, sweep, plot, reproduce, codec.
+"""The ``flashpress`` command: run, presets, sweep, plot, reproduce, codec, lossy.
 
 Errors from flashpress (bad config, trace line, job file, unreadable file, existing output)
 print ``flashpress: error: <message>`` on stderr and exit with status 2, without a traceback.
@@ -335,12 +335,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser(
         "reproduce",
-        help="run a seed paper's evaluation (waltz, coco, prssd, cagc) on Dask: figures and a report",
+        help="run a seed paper's evaluation (waltz, coco, prssd, cagc, lossy) on Dask: figures and a report",
         description="Run the evaluation of the Waltz paper, COCO, PR-SSD or CAGC as a grid of simulations on Dask, "
         "then write figures (PNG and SVG) and a Markdown report that sets each result beside the paper's "
         "stated number.",
     )
-    rp.add_argument("paper", choices=("waltz", "coco", "prssd", "cagc"))
+    rp.add_argument("paper", choices=("waltz", "coco", "prssd", "cagc", "lossy"))
     rp.add_argument("--quick", action="store_true", help="CI-sized scale (fewer, shorter, smaller runs)")
     rp.add_argument("--scale", choices=("quick", "default", "full"), help="scale of the runs (default: default)")
     rp.add_argument("--out", metavar="DIR", help="output directory (default: reproduce-PAPER)")
@@ -382,6 +382,10 @@ def build_parser() -> argparse.ArgumentParser:
     cb.add_argument("--json", metavar="FILE", help="also write the results as JSON, atomically; '-' prints JSON only")
     cb.add_argument("--no-progress", action="store_true", help="no progress bar")
     cb.set_defaults(func=cmd_codec_bench)
+
+    from flashpress.lossy.cli import add_parser as add_lossy_parser
+
+    add_lossy_parser(sub)
     return p
 
 

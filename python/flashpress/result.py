@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from flashpress import _core
 from flashpress.config import Config
@@ -37,6 +37,27 @@ def check_out_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -
             f"{out_dir}: output directory exists and is not empty (use --force / overwrite=True to replace it)"
         )
     return out
+
+
+class AtomicFile:
+    """A text file written under a temporary name of its own (unique per writer, in the
+    target's folder) and renamed to ``path`` only when complete; removed on an error."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def __enter__(self) -> IO[str]:
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
+        self.tmp = Path(tmp)
+        self.f = os.fdopen(fd, "w")
+        return self.f
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        self.f.close()
+        if kind is None:
+            self.tmp.replace(self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,6 +28,7 @@ import numpy as np
 
 from flashpress import _core
 from flashpress.errors import ConfigError, FileReadError
+from flashpress.result import AtomicFile
 
 BLOCK = 4096
 HEADER = "time,op,offset,len,content\n"
@@ -59,27 +58,6 @@ class TraceInfo:
 
     def as_dict(self) -> dict[str, int | str]:
         return asdict(self)
-
-
-class _Atomic:
-    """A file written under a temporary name of its own (unique per writer, in the target's
-    folder) and renamed to ``path`` only when complete; removed on an error."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-
-    def __enter__(self) -> IO[str]:
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
-        self.tmp = Path(tmp)
-        self.f = os.fdopen(fd, "w")
-        return self.f
-
-    def __exit__(self, kind: object, *rest: object) -> None:
-        self.f.close()
-        if kind is None:
-            self.tmp.replace(self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
 
 
 class _Writer:
@@ -173,7 +151,7 @@ def releases_trace(
     slots = 2 if delete_previous else len(images)
     first_seen: dict[bytes, int] = {}
     blocks_written = repeated = 0
-    with _Atomic(out) as f:
+    with AtomicFile(out) as f:
         w = _Writer(f)
         for k, (image, listing) in enumerate(zip(images, listings, strict=True)):
             base = (k % slots) * slot
@@ -474,7 +452,7 @@ def dedup_trace(
 
     ops = rng.random(requests) < p.write_ratio
     sizes = np.minimum(rng.geometric(1.0 / mean_b, requests), 256)
-    with _Atomic(out) as fh:
+    with AtomicFile(out) as fh:
         w = _Writer(fh)
         if prefill:
             while space.used + 256 < limit:

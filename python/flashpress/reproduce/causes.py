@@ -297,3 +297,7 @@ CAGC_CAUSES: dict[str, str] = {
         "requests that do overlap GC wait less: 2,816 us against 7,033 us (writes)"
     ),
 }
+
+
+#: Lossy (seed 004): the measured cause of each claim that does not hold at the default scale.
+LOSSY_CAUSES: dict[str, str] = {}

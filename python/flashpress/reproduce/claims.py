@@ -677,7 +677,11 @@ def claims(paper: str) -> list[Claim]:
         from flashpress.reproduce.claims_cagc import cagc_claims
 
         return cagc_claims()
-    raise ValueError(f"unknown paper {paper!r} (expected waltz, coco, prssd or cagc)")
+    if paper == "lossy":
+        from flashpress.reproduce.claims_lossy import lossy_claims
+
+        return lossy_claims()
+    raise ValueError(f"unknown paper {paper!r} (expected waltz, coco, prssd, cagc or lossy)")
 
 
 __all__ = [

@@ -824,10 +824,22 @@ def cagc_figures(scale: Scale) -> list[Figure]:
     return build(scale)
 
 
-PAPERS = {"waltz": waltz_figures, "coco": coco_figures, "prssd": prssd_figures, "cagc": cagc_figures}
+def lossy_figures(scale: Scale) -> list[Figure]:
+    from flashpress.reproduce.experiments_lossy import lossy_figures as build
+
+    return build(scale)
+
+
+PAPERS = {
+    "waltz": waltz_figures,
+    "coco": coco_figures,
+    "prssd": prssd_figures,
+    "cagc": cagc_figures,
+    "lossy": lossy_figures,
+}
 #: The preset each paper's runs are merged over (PR-SSD's and CAGC's runs name their scheme,
 #: whose preset is ``prssd`` or ``cagc``).
-PAPER_PRESETS = {"waltz": PRESET, "coco": PRESET, "prssd": "prssd", "cagc": "cagc"}
+PAPER_PRESETS = {"waltz": PRESET, "coco": PRESET, "prssd": "prssd", "cagc": "cagc", "lossy": "nvme"}
 
 
 def normalise_figure_key(text: str) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from flashpress.plots import _save
 from flashpress.reproduce.experiments import Figure
+from flashpress.reproduce.figures_lossy import LOSSY_PLOTTERS
 from flashpress.reproduce.metrics import METRIC_LABELS, metric, replicate
 from flashpress.reproduce.scale import Scale
 
@@ -463,6 +464,7 @@ PLOTTERS: dict[str, Plotter] = {
     "count_bars": plot_count_bars,
     "gc_cdf": plot_gc_cdf,
     "victim_bars": plot_victim_bars,
+    **LOSSY_PLOTTERS,
 }
 
 

@@ -143,6 +143,21 @@ def _conflict(row: Mapping[str, Any], which: tuple[str, ...]) -> float | None:
     return sum(_get(row, f"compression.{k}") or 0.0 for k in which) / sum(c or 0.0 for c in counts)
 
 
+#: Columns of the lossy study's rows shown as they are (seconds, ratios, MB/s, relative errors).
+LOSSY_COLUMNS = (
+    "ratio",
+    "compress_s",
+    "write_s",
+    "store_s",
+    "read_s",
+    "decompress_s",
+    "load_s",
+    "store_error",
+    "load_error",
+    "write_mb_s",
+    "read_mb_s",
+)
+
 METRICS: dict[str, Any] = {
     "throughput": throughput,
     "power": power,
@@ -186,6 +201,9 @@ METRICS: dict[str, Any] = {
     "count2_share": lambda r: dropped_share(r, 2, 2),
     "count3plus_share": lambda r: dropped_share(r, 3),
     "dedup_ratio": lambda r: _get(r, "dedup.ratio"),
+    # Lossy pipelines (seed 004): flat columns of the data-study rows.
+    **{k: (lambda key: lambda r: _get(r, key))(k) for k in LOSSY_COLUMNS},
+    "cost_ms_per_mb": lambda r: _scaled(_get(r, "cost_s_per_mb"), 1e3),
     # PR-SSD's data studies (Figs. 6a and 8)
     "data_saving": lambda r: _get(r, "data_saving"),
     "dominant_first": lambda r: _get(r, "dominant_first"),

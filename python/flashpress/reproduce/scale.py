@@ -36,6 +36,8 @@ F2FS_CODECS = ("zstd-3", "lz4", "lzo")
 PRSSD_WORKLOADS = ("Ubuntu", "Window", "Compile", "Internet", "Office", "Copy", "DB", "ML")
 #: CAGC's workloads: Table II's three traces (generated) and the linux releases (real data).
 CAGC_WORKLOADS = ("homes", "web-vm", "mail", "linux")
+#: Lossy: every built-in data set (flashpress.lossy.fields.DATASETS).
+LOSSY_DATASETS = ("etopo5", "levitus_temp", "navy_uwnd", "coads_sst", "trinidad", "nc4uvt_t", "a1b_air", "ostia_sst")
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,10 @@ class Scale:
     #: CAGC: victim policies of Fig. 13, and the workloads it runs.
     cagc_victims: tuple[str, ...] = ("random", "greedy", "cost_benefit")
     cagc_victim_workloads: tuple[str, ...] = ("homes", "web-vm", "mail")
+    #: Lossy: the data sets (``flashpress.lossy.fields.DATASETS``) and the repeats of every timed
+    #: measurement (their spread is the claims' noise band).
+    lossy_datasets: tuple[str, ...] = LOSSY_DATASETS
+    lossy_repeats: int = 3
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,6 +125,8 @@ SCALES: dict[str, Scale] = {
         cagc_requests=100_000,
         cagc_workloads=("homes", "mail"),
         cagc_victim_workloads=("mail",),
+        lossy_datasets=("levitus_temp", "navy_uwnd", "coads_sst", "nc4uvt_t"),
+        lossy_repeats=2,
     ),
     "default": Scale(
         name="default",

@@ -1,0 +1,70 @@
+"""The lossy seed's figures (seed 004) as data studies: no simulation runs of their own; each
+figure's rows are measured by :mod:`flashpress.reproduce.data_lossy` (real codecs on this
+machine's cores, device times from the HDD and NVMe models)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flashpress.reproduce.experiments import Figure
+from flashpress.reproduce.scale import Scale
+
+
+def _study(key: str, title: str, kind: str, rows: Any, note: str) -> Figure:
+    return Figure(key, "lossy", title, kind, (), (note,), analysis=lambda sc: rows(sc))
+
+
+def lossy_figures(scale: Scale) -> list[Figure]:
+    from flashpress.reproduce import data_lossy as d
+
+    ds, reps = tuple(scale.lossy_datasets), scale.lossy_repeats
+    io = "fio as in the seed: 4 KiB blocks, I/O depth 16, one job"
+    return [
+        _study(
+            "fig1",
+            "Total runtime of storing and loading the data sets with and without SZx (+SZx), HDD and NVMe",
+            "lossy_runtime",
+            lambda sc: d.fig1_rows(ds, reps) + d.device_rows(reps),
+            f"Sum over the data sets ({', '.join(ds)}) at a bound of 1e-3 x each field's range; {io}. Store = "
+            "compress + write (with the fsync), load = read + decompress; stages one after the other. Codec times "
+            "measured on this machine (one core); device times from the HDD model (7,200 rpm SAS disk) and the "
+            "`nvme` preset of the simulator.",
+        ),
+        _study(
+            "fig2",
+            "Time per stage of storing and loading each data set, per codec and device",
+            "lossy_breakdown",
+            lambda sc: d.fig2_rows(ds, reps),
+            f"SZx (ours), SZ3 (pysz) and ZFP (zfpy) at 1e-3 x range; {io}.",
+        ),
+        _study(
+            "fig3",
+            "CDFs of SZx's compression cost and ratio under absolute, relative and fixed-ratio bounds",
+            "lossy_cdfs",
+            lambda sc: d.fig3_rows(ds, reps),
+            "Settings: abs "
+            + ", ".join(f"{v:g}" for v in d.FIG3_SETTINGS["abs"])
+            + "; rel "
+            + ", ".join(f"{v:g}" for v in d.FIG3_SETTINGS["rel"])
+            + " x range; ratio "
+            + ", ".join(f"{v:g}" for v in d.FIG3_SETTINGS["ratio"])
+            + " (searched on log bound, within 10%). Cost: seconds per MB of the kept compression; a fixed "
+            "ratio's search costs more (search_s in the results).",
+        ),
+        _study(
+            "threads",
+            "Thread study: SZx on 1/2/4 threads, and 1..8 I/O jobs on the NVMe model",
+            "lossy_threads",
+            lambda sc: d.thread_rows(ds, reps),
+            "Compression threads: SZx chunked on N threads (this machine has 2 cores). I/O jobs: fio numjobs, "
+            "each job its own contiguous share at depth 16.",
+        ),
+        _study(
+            "planner",
+            "The informed design: the planner's predicted store and load time against the measured",
+            "lossy_planner",
+            lambda sc: d.planner_rows(ds, reps),
+            "Predicted from a 1/8 sample of each field (codec speed and ratio) and the device model; measured by "
+            "running the recommendation on the whole field.",
+        ),
+    ]

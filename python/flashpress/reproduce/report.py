@@ -5,6 +5,7 @@ figure files; plus the scale used and the wall time."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -291,6 +292,14 @@ def write_report(
             f"{scale.cagc_releases} linux releases, {scale.seeds} seed(s)."
         )
         shown_scale = {k: v for k, v in scale.to_dict().items() if k.startswith("cagc_") or k in ("name", "seeds")}
+    elif paper == "lossy":
+        about = (
+            f"Scale **{scale.name}**: data sets {', '.join(scale.lossy_datasets)}; every timed measurement "
+            f"repeated {scale.lossy_repeats} times (`rep`; the spread is the noise band). Nothing is scaled: codec "
+            f"times are wall seconds on this machine ({os.cpu_count()} cores), device times come from the HDD "
+            f"model and the simulator's `{preset}` preset."
+        )
+        shown_scale = {k: v for k, v in scale.to_dict().items() if k.startswith("lossy_") or k == "name"}
     elif paper == "prssd":
         about = (
             f"Preset `{preset}` at scale **{scale.name}**: {scale.prssd_blocks_per_plane} blocks per plane (the "

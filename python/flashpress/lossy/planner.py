@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 from dataclasses import dataclass, replace
 from dataclasses import field as dc_field
 from typing import Any, Literal
@@ -31,7 +30,7 @@ import numpy as np
 
 from flashpress.errors import FieldError
 from flashpress.lossy import pipeline
-from flashpress.lossy.codecs import CODECS, Bound, codec_threads, compress
+from flashpress.lossy.codecs import CODECS, Bound, codec_threads
 from flashpress.lossy.devices import SEED_IO, Device, IoShape
 from flashpress.lossy.fields import Field
 
@@ -189,12 +188,8 @@ def plan(
         for t in thread_set:
             if t > codec_threads(codec):
                 continue
-            c = compress(s, codec, sample_bound, t)
-            comp = [c.compress_s]
-            for _ in range(repeats - 1):
-                comp.append(compress(s, codec, Bound("abs", c.abs_bound), t, check=False).compress_s)
-            dec = [c.decompress(t)[1] for _ in range(repeats)]
-            comp_s, dec_s = statistics.median(comp) * scale, statistics.median(dec) * scale
+            c, comp_s, dec_s = pipeline.measure_codec(s, codec, sample_bound, t, repeats)
+            comp_s, dec_s = comp_s * scale, dec_s * scale
             stored = max(1, round(f.nbytes / c.ratio))
             w, r = dev.write_s(stored, io), dev.read_s(stored, io)
             name = f"{codec} x{t}"

@@ -19,8 +19,11 @@ from flashpress.lossy.devices import SEED_IO, IoShape, device
 from flashpress.lossy.fields import Field, dataset
 from flashpress.lossy.planner import plan
 
-#: The devices of Figs. 1 and 2.
+#: The devices of Figs. 1 and 2 (models).
 DEVICES = ("hdd", "nvme")
+#: Fig. 1 also stores and loads raw and with SZx on this machine's own disk (real I/O in the
+#: test-data folder, or ``$FLASHPRESS_LOSSY_REAL_DIR``).
+REAL = "real"
 #: The codecs of Fig. 2 (Fig. 1 is SZx's).
 CODECS = ("szx", "sz3", "zfp")
 #: Fig. 1/2's bound: 1e-3 of each field's value range (SZx's usual setting).
@@ -42,6 +45,10 @@ def _field(name: str) -> Field:
 
 @cache
 def _device(name: str) -> Any:
+    if name == REAL:
+        from flashpress.reproduce import testdata
+
+        return device(f"real:{os.environ.get('FLASHPRESS_LOSSY_REAL_DIR') or testdata.root() / 'lossy'}")
     return device(name)
 
 
@@ -67,9 +74,13 @@ def pipeline_rows(datasets: tuple[str, ...], repeats: int) -> tuple[dict[str, An
         f = _field(ds)
         for rep in range(repeats):
             for codec in (None, *CODECS):
-                for dev in DEVICES:
-                    row = pipeline.run(f, codec, BOUND if codec else None, _device(dev), SEED_IO, repeats=1)
-                    out.append(_base("fig2", ds, codec or "raw", dev, rep) | _metrics(row))
+                devs = (*DEVICES, REAL) if codec in (None, "szx") else DEVICES
+                rows = pipeline.run_devices(
+                    f, codec, BOUND if codec else None, [(_device(d), SEED_IO) for d in devs], repeats=1
+                )
+                out += [
+                    _base("fig2", ds, codec or "raw", d, rep) | _metrics(r) for d, r in zip(devs, rows, strict=True)
+                ]
     return tuple(out)
 
 
@@ -98,7 +109,7 @@ def fig1_rows(datasets: tuple[str, ...], repeats: int) -> list[dict[str, Any]]:
     out = []
     for rep in range(repeats):
         for scheme in ("raw", "szx"):
-            for dev in DEVICES:
+            for dev in (*DEVICES, REAL):
                 rs = [r for r in rows if r["rep"] == rep and r["scheme"] == scheme and r["variant"] == dev]
                 total = {k: sum(r[k] for r in rs) for k in ("compress_s", "write_s", "read_s", "decompress_s")}
                 total["store_s"] = total["compress_s"] + total["write_s"]
@@ -110,7 +121,7 @@ def fig1_rows(datasets: tuple[str, ...], repeats: int) -> list[dict[str, Any]]:
 
 
 def fig2_rows(datasets: tuple[str, ...], repeats: int) -> list[dict[str, Any]]:
-    rows = [dict(r) for r in pipeline_rows(datasets, repeats)]
+    rows = [dict(r) for r in pipeline_rows(datasets, repeats) if r["variant"] != REAL]
     for r in rows:
         r["compress_mb_s"] = r["raw_bytes"] / r["compress_s"] / 1e6 if r["compress_s"] else None
         r["decompress_mb_s"] = r["raw_bytes"] / r["decompress_s"] / 1e6 if r["decompress_s"] else None
@@ -157,11 +168,13 @@ def thread_rows(datasets: tuple[str, ...], repeats: int) -> list[dict[str, Any]]
                     | _metrics(row)
                     | {"cores": cores, "compress_mb_s": f.nbytes / row["compress_s"] / 1e6}
                 )
-            for jobs in NUMJOBS:
-                io = IoShape(SEED_IO.bs, SEED_IO.iodepth, jobs)
-                for codec in (None, "szx"):
-                    row = pipeline.run(f, codec, BOUND if codec else None, nvme, io, repeats=1)
-                    out.append(_base("threads", ds, codec or "raw", "numjobs", rep, numjobs=jobs) | _metrics(row))
+            shapes = [(nvme, IoShape(SEED_IO.bs, SEED_IO.iodepth, jobs)) for jobs in NUMJOBS]
+            for codec in (None, "szx"):
+                rows = pipeline.run_devices(f, codec, BOUND if codec else None, shapes, repeats=1)
+                out += [
+                    _base("threads", ds, codec or "raw", "numjobs", rep, numjobs=jobs) | _metrics(row)
+                    for jobs, row in zip(NUMJOBS, rows, strict=True)
+                ]
     return out
 
 

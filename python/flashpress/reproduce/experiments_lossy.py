@@ -28,7 +28,8 @@ def lossy_figures(scale: Scale) -> list[Figure]:
             f"Sum over the data sets ({', '.join(ds)}) at a bound of 1e-3 x each field's range; {io}. Store = "
             "compress + write (with the fsync), load = read + decompress; stages one after the other. Codec times "
             "measured on this machine (one core); device times from the HDD model (7,200 rpm SAS disk) and the "
-            "`nvme` preset of the simulator.",
+            "`nvme` preset of the simulator; `real` is this machine's own disk (real I/O with O_DIRECT in the "
+            "test-data folder, 16 threads over one sequential stream, fsync in the write time).",
         ),
         _study(
             "fig2",

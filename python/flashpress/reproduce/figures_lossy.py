@@ -28,7 +28,7 @@ def _stacked(ax: Any, labels: list[str], rows: list[dict[str, Any]]) -> None:
 
 def plot_runtime(ax: Any, fig: Any, rows: list[dict[str, Any]], timelines: Mapping[int, Any], scale: Any) -> None:
     """Fig. 1: store (left bar) and load (right bar) totals, raw and +SZx, per device."""
-    order = [(d, s) for d in ("hdd", "nvme") for s in ("raw", "szx")]
+    order = [(d, s) for d in ("hdd", "nvme", "real") for s in ("raw", "szx")]
     sel = [
         next(r for r in rows if r["variant"] == d and r["scheme"] == s)
         for d, s in order

@@ -17,7 +17,7 @@ TESTDATA := $(FLASHPRESS_TESTDATA)
 GCIDE_DEB_VERSION := 0.48.5+nmu2
 GCIDE_SHA256 := 802beb667e1fb666203e750f1faea60d5c202ac5430c2083c4180494609f10a7
 
-.PHONY: venv develop run test test-rust test-python lint test-slow bench bench-waltz codec-report testdata lock clean
+.PHONY: venv develop run test test-rust test-python lint test-slow bench bench-lossy bench-waltz codec-report testdata lock clean
 
 ## venv: create $(VENV) and install the pinned Python dependencies (redone when the lock changes)
 venv: $(VENV_STAMP)
@@ -61,6 +61,10 @@ test-slow: develop testdata
 ## bench: the issue-2 speed benchmark (Rust core alone, then the Python path); prints JSON
 bench: develop
 	$(BIN)/python benchmarks/bench_core.py
+
+## bench-lossy: lossy codec speed on real fields (SZx, SZ3, ZFP at 1e-3 x range); prints JSON
+bench-lossy: develop testdata
+	$(BIN)/python benchmarks/bench_lossy.py
 
 ## bench-waltz: the full-scale 20-minute Baseline run of the waltz preset (target: 60 s of wall time)
 bench-waltz:

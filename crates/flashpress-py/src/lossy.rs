@@ -11,6 +11,14 @@ use pyo3::types::PyBytes;
 
 fn contiguous<T: Element>(obj: &Bound<'_, PyAny>, writable: bool) -> PyResult<PyBuffer<T>> {
     let buf = PyBuffer::<T>::get(obj)?;
+    // PyO3 checks the item kind and size, not the byte order: a big-endian array would be
+    // read as byte-swapped values.
+    let format = buf.format().to_string_lossy();
+    if format.starts_with('>') || format.starts_with('!') {
+        return Err(PyTypeError::new_err(format!(
+            "expected a native-endian array, got buffer format {format:?}"
+        )));
+    }
     if !buf.is_c_contiguous() {
         return Err(PyTypeError::new_err("expected a C-contiguous array"));
     }
@@ -31,8 +39,10 @@ fn compress_as<T: Element + flashpress_core::codec::szx::Float + Send + Sync>(
     let (ptr, n) = (buf.buf_ptr() as usize, buf.item_count());
     let packed = py.allow_threads(|| {
         // SAFETY: `buf` holds the exporter's buffer (C-contiguous, `n` items of T) alive and
-        // unmoved until it is released after this closure; nothing writes it meanwhile (the
-        // GIL is released, but NumPy only writes an array from Python code the caller runs).
+        // unmoved until it is released after this closure. With the GIL released another
+        // Python thread could write the array meanwhile: the contract of this function (as of
+        // any NumPy call that releases the GIL) is that the caller does not; any bit pattern
+        // read is a valid f32/f64.
         let data = unsafe { std::slice::from_raw_parts(ptr as *const T, n) };
         chunked::compress(data, bound, block, threads)
     });
@@ -79,7 +89,8 @@ fn decompress_as<T: Element + flashpress_core::codec::szx::Float + Send + Sync>(
     let buf = contiguous::<T>(out, true)?;
     let (ptr, n) = (buf.buf_ptr() as usize, buf.item_count());
     let r = py.allow_threads(|| {
-        // SAFETY: as in `compress_as`; the buffer is writable and only this call writes it.
+        // SAFETY: as in `compress_as`; the buffer is writable, and the caller's contract is
+        // that nothing else reads or writes it until this call returns.
         let out = unsafe { std::slice::from_raw_parts_mut(ptr as *mut T, n) };
         chunked::decompress_into(stream, out, threads)
     });

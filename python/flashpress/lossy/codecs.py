@@ -254,6 +254,13 @@ def compress(
             f"threads={threads}: {codec} runs on {impl.max_threads} thread here "
             "(its Python binding holds the GIL and is built without OpenMP); only szx is multi-threaded"
         )
+    if codec in ("sz3", "zfp") and f.data.ndim > 4:
+        raise FieldError(
+            f"{f.name}: {codec} takes arrays of 1 to 4 dimensions, this field has {f.data.ndim} "
+            f"(shape {f.shape}); reshape it (e.g. merge leading axes) or use szx",
+            f.path,
+            f.variable,
+        )
     span = f.value_range
     mask = _mask_bytes(f)
     search: list[tuple[float, float]] = []

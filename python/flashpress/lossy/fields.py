@@ -87,7 +87,10 @@ class Field:
     """The values of one variable, ready for a codec.
 
     ``data`` is float32 or float64 and C-contiguous; where ``mask`` is False (no data) it holds
-    the mean of the valid values. ``mask`` is None when every value is valid.
+    the mean of the valid values. ``mask`` is None when every value is valid. ``fill_value`` is
+    what a load puts back where the mask says no data (the file's ``_FillValue`` or
+    ``missing_value``; None, so NaN, for packed variables, whose fill value is in packed units,
+    and for values masked by ``nonfinite="mask"``, so an Inf comes back as NaN).
     """
 
     name: str
@@ -249,13 +252,13 @@ def _target_dtype(
     if scaled:
         return np.dtype(np.float64)
     if kind == "f":
-        if src.itemsize <= 4:
+        if src.itemsize == 4:
             return np.dtype(np.float32)
         if src.itemsize == 8:
             return np.dtype(np.float64)
         raise FieldError(
             f"{_where(path, variable)}: unsupported dtype {src} (a field is float32 or float64); "
-            "pass dtype='f64' to convert",
+            f"pass dtype='{'f32' if src.itemsize < 4 else 'f64'}' to convert",
             path=path,
             variable=variable,
         )
@@ -456,6 +459,8 @@ def _read_netcdf(path: str, variable: str | None, dtype: str | None, nonfinite: 
         units = _text(_nc_attr(v, "units"))
     finally:
         ds.close()
+    # A packed variable's fill value is in packed units: the unpacked field has none to put back.
+    fill = None if scaled else fill
     return _finish(path, variable, np.asarray(values), invalid, target, fill, units, nonfinite)
 
 
@@ -534,7 +539,8 @@ def _read_hdf5(path: str, variable: str | None, dtype: str | None, nonfinite: st
             values *= float(np.asarray(scale).ravel()[0])
         if offset is not None:
             values += float(np.asarray(offset).ravel()[0])
-    return _finish(path, variable, values, invalid, target, fills[0] if fills else None, units, nonfinite)
+    fill = fills[0] if fills and not scaled else None  # a packed fill value is in packed units
+    return _finish(path, variable, values, invalid, target, fill, units, nonfinite)
 
 
 # -- .npy and raw binary ------------------------------------------------------------------------

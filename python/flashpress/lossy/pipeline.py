@@ -11,12 +11,14 @@ real on this machine (wall seconds, median of ``repeats`` runs); write and read 
 the device (simulated, or real I/O). The stages run one after the other (the seed's serial
 pipeline); ``pipelined_*`` is what cutting the field into ``chunks`` and overlapping each
 chunk's compression with the previous chunk's write would take, from the same measured times
-(two-stage pipeline: first chunk's compute, then the slower stage per chunk, then the last
-chunk's I/O; each chunk's I/O time from the device at the chunk's size).
+(a two-stage pipeline; each chunk's I/O is its share of the whole stream's device time, so the
+device positions once, as for one file written in order). :func:`measure_pipelined` runs it:
+each chunk compressed (and decompressed) on its own and timed.
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from typing import Any
 
@@ -25,11 +27,34 @@ from flashpress.lossy.devices import SEED_IO, Device, IoShape
 from flashpress.lossy.fields import Field
 
 
+def schedule(first: list[float], second: list[float]) -> float:
+    """When the last chunk leaves a two-stage pipeline whose chunk i takes ``first[i]`` in the
+    first stage (compute for a store, I/O for a load) and ``second[i]`` in the second; each
+    stage works on one chunk at a time, in order."""
+    done_1 = done_2 = 0.0
+    for a, b in zip(first, second, strict=True):
+        done_1 += a
+        done_2 = max(done_2, done_1) + b
+    return done_2
+
+
 def pipelined(compute_s: float, io_chunk_s: float, chunks: int) -> float:
-    """Two stages over ``chunks`` equal chunks: the first chunk's compute, then per further
-    chunk the slower of compute and I/O, then the last chunk's I/O."""
+    """Two stages over ``chunks`` equal chunks (closed form of :func:`schedule`): the first
+    chunk's compute, then per further chunk the slower of compute and I/O, then the last
+    chunk's I/O."""
     c = compute_s / chunks
     return c + (chunks - 1) * max(c, io_chunk_s) + io_chunk_s
+
+
+def pipelined_times(
+    compress_s: float, decompress_s: float, dev: Device, stored: int, io: IoShape, chunks: int
+) -> tuple[float, float]:
+    """(store, load) seconds of ``chunks`` equal chunks through ``dev``: each chunk's I/O is
+    1/``chunks`` of the device's time for the whole stored stream."""
+    w, r = dev.write_s(stored, io), dev.read_s(stored, io)
+    # The closed form is symmetric in its two stages, so a load (read, then decompress) is
+    # the same expression with decompression in the compute place.
+    return pipelined(compress_s, w / chunks, chunks), pipelined(decompress_s, r / chunks, chunks)
 
 
 #: A timed stage is repeated until it has run at least this long in all (and at least
@@ -120,13 +145,59 @@ def run_devices(
             load_s=read_s + dec_s,
         )
         if codec is not None and chunks > 1:
-            per = max(1, stored // chunks)
             row["chunks"] = chunks
-            row["pipelined_store_s"] = pipelined(comp_s, dev.write_s(per, io), chunks)
-            row["pipelined_load_s"] = pipelined(dec_s, dev.read_s(per, io), chunks)
+            row["pipelined_store_s"], row["pipelined_load_s"] = pipelined_times(comp_s, dec_s, dev, stored, io, chunks)
         else:
             row["chunks"] = 1
             row["pipelined_store_s"] = row["store_s"]
             row["pipelined_load_s"] = row["load_s"]
         out.append(row)
     return out
+
+
+def split(f: Field, chunks: int) -> list[Field]:
+    """``f`` cut into ``chunks`` runs of whole rows (first axis), or of values when it has
+    fewer rows than chunks."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    flat = f.data.shape[0] < chunks
+    data = f.data.reshape(-1) if flat else f.data
+    mask = None if f.mask is None else (f.mask.reshape(-1) if flat else f.mask)
+    bounds = np.linspace(0, data.shape[0], chunks + 1).round().astype(int)
+    return [
+        replace(
+            f,
+            name=f"{f.name}[{a}:{b}]",
+            data=np.ascontiguousarray(data[a:b]),
+            mask=None if mask is None else np.ascontiguousarray(mask[a:b]),
+        )
+        for a, b in itertools.pairwise(bounds)
+        if b > a
+    ]
+
+
+def measure_pipelined(
+    f: Field, codec: str, abs_bound: float, dev: Device, io: IoShape, threads: int, chunks: int, repeats: int = 3
+) -> dict[str, float]:
+    """A pipelined store and load run for real: the field cut into ``chunks`` pieces, each
+    compressed and decompressed on its own (measured, median of at least ``repeats`` runs and
+    MIN_TIMED_S), each piece's I/O its share of the device's time for the whole stored
+    stream, through the two-stage :func:`schedule`."""
+    parts = split(f, chunks)
+    comp, dec, stored = [], [], []
+    for p in parts:
+        c, cs, ds = measure_codec(p, codec, Bound("abs", abs_bound), threads, repeats)
+        comp.append(cs)
+        dec.append(ds)
+        stored.append(c.nbytes)
+    total = sum(stored)
+    w, r = dev.write_s(total, io), dev.read_s(total, io)
+    return {
+        "store_s": schedule(comp, [w * n / total for n in stored]),
+        "load_s": schedule([r * n / total for n in stored], dec),
+        "ratio": f.nbytes / total,
+        "compress_s": sum(comp),
+        "decompress_s": sum(dec),
+    }

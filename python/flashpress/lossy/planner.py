@@ -45,26 +45,19 @@ PIPELINE_CHUNKS = 8
 
 
 def sample(f: Field, fraction: float) -> Field:
-    """``fraction`` of ``f`` in SLABS slabs of whole rows (first axis) spread over it; the
-    field itself when it is small or has too few rows."""
+    """``fraction`` of ``f`` in SLABS slabs spread along its longest axis (whole slices of the
+    other axes, so the codecs see the field's own shape); the field itself when it is small."""
     if not 0 < fraction <= 1:
         raise FieldError(f"sample fraction must be in (0, 1], got {fraction}")
     if fraction == 1 or f.nbytes <= WHOLE_BELOW_BYTES:
         return f
-    flat_rows = f.data.reshape(f.shape[0], -1) if f.data.ndim > 1 else f.data.reshape(-1, 1)
-    rows = flat_rows.shape[0]
-    if rows < 2 * SLABS:
-        flat_rows = f.data.reshape(-1, 1)
-        rows = flat_rows.shape[0]
-    take = max(1, round(rows * fraction / SLABS))
-    starts = [round(i * (rows - take) / (SLABS - 1)) for i in range(SLABS)]
-    idx = np.concatenate([np.arange(s, s + take) for s in starts])
-    idx = np.unique(idx)
-    data = np.ascontiguousarray(flat_rows[idx]).reshape((len(idx), *f.shape[1:]) if f.data.ndim > 1 else (-1,))
-    mask = None
-    if f.mask is not None:
-        m = f.mask.reshape(flat_rows.shape)[idx]
-        mask = np.ascontiguousarray(m).reshape(data.shape)
+    axis = int(np.argmax(f.shape))
+    n = f.shape[axis]
+    take = max(1, round(n * fraction / SLABS))
+    starts = [round(i * (n - take) / (SLABS - 1)) for i in range(SLABS)]
+    idx = np.unique(np.concatenate([np.arange(s0, s0 + take) for s0 in starts]))
+    data = np.ascontiguousarray(np.take(f.data, idx, axis=axis))
+    mask = None if f.mask is None else np.ascontiguousarray(np.take(f.mask, idx, axis=axis))
     return replace(f, name=f"{f.name} (sample)", data=data, mask=mask)
 
 
@@ -113,41 +106,54 @@ class Plan:
         lines += self.notes
         return "\n".join(lines)
 
+    @property
+    def best_compressed(self) -> dict[str, Any]:
+        """The fastest candidate that compresses (for ``goal``)."""
+        return min((r for r in self.rows if r["codec"] != "raw"), key=lambda r: r[f"pred_{self.goal}_s"])
+
     def measure(self, repeats: int = 3) -> list[dict[str, Any]]:
-        """Run the recommendation (and raw, if it is not raw) on the whole field; each row has
-        predicted and measured store and load seconds and the relative error."""
-        out = []
-        chosen = [self.best] + (
-            [] if self.best["codec"] == "raw" else [next(r for r in self.rows if r["codec"] == "raw")]
-        )
-        for cand in chosen:
-            codec = None if cand["codec"] == "raw" else cand["codec"]
-            bound = Bound("abs", cand["abs_bound"]) if codec else None
+        """Run the recommendation, raw and (when raw is recommended) the best compressing
+        candidate on the whole field; each row has predicted and measured store and load
+        seconds and the relative error. A pipelined candidate runs chunk by chunk
+        (:func:`pipeline.measure_pipelined`)."""
+        chosen = [self.best]
+        for extra in (next(r for r in self.rows if r["codec"] == "raw"), self.best_compressed):
+            if extra not in chosen:
+                chosen.append(extra)
+        return [self.measure_candidate(c, repeats) for c in chosen]
+
+    def measure_candidate(self, cand: dict[str, Any], repeats: int = 3) -> dict[str, Any]:
+        """One candidate run on the whole field, beside its prediction."""
+        codec = None if cand["codec"] == "raw" else cand["codec"]
+        if codec is not None and cand["chunks"] > 1:
+            m = pipeline.measure_pipelined(
+                self.field, codec, cand["abs_bound"], self.device, self.io, cand["threads"], cand["chunks"], repeats
+            )
+        else:
             m = pipeline.run(
                 self.field,
                 codec,
-                bound,
+                Bound("abs", cand["abs_bound"]) if codec else None,
                 self.device,
                 self.io,
                 threads=cand["threads"],
-                chunks=cand["chunks"],
+                chunks=1,
                 repeats=repeats,
             )
-            key_store = "pipelined_store_s" if cand["chunks"] > 1 else "store_s"
-            key_load = "pipelined_load_s" if cand["chunks"] > 1 else "load_s"
-            row = {
-                "candidate": cand["candidate"],
-                "pred_store_s": cand["pred_store_s"],
-                "store_s": m[key_store],
-                "pred_load_s": cand["pred_load_s"],
-                "load_s": m[key_load],
-                "pred_ratio": cand["pred_ratio"],
-                "ratio": m["ratio"],
-            }
-            for k in ("store", "load"):
-                row[f"{k}_error"] = (row[f"pred_{k}_s"] - row[f"{k}_s"]) / row[f"{k}_s"] if row[f"{k}_s"] else 0.0
-            out.append(row)
-        return out
+        row = {
+            "candidate": cand["candidate"],
+            "codec": cand["codec"],
+            "recommended": cand is self.best,
+            "pred_store_s": cand["pred_store_s"],
+            "store_s": m["store_s"],
+            "pred_load_s": cand["pred_load_s"],
+            "load_s": m["load_s"],
+            "pred_ratio": cand["pred_ratio"],
+            "ratio": m["ratio"],
+        }
+        for k in ("store", "load"):
+            row[f"{k}_error"] = (row[f"pred_{k}_s"] - row[f"{k}_s"]) / row[f"{k}_s"] if row[f"{k}_s"] else 0.0
+        return row
 
 
 def plan(
@@ -194,8 +200,6 @@ def plan(
             w, r = dev.write_s(stored, io), dev.read_s(stored, io)
             name = f"{codec} x{t}"
             rows.append(_row(name, codec, t, 1, c.ratio, c.abs_bound, comp_s, dec_s, w, r, reached=c.reached))
-            per = max(1, stored // PIPELINE_CHUNKS)
-            wc, rc = dev.write_s(per, io), dev.read_s(per, io)
             prow = _row(
                 f"{name} pipelined/{PIPELINE_CHUNKS}",
                 codec,
@@ -209,8 +213,9 @@ def plan(
                 r,
                 reached=c.reached,
             )
-            prow["pred_store_s"] = pipeline.pipelined(comp_s, wc, PIPELINE_CHUNKS)
-            prow["pred_load_s"] = pipeline.pipelined(dec_s, rc, PIPELINE_CHUNKS)
+            prow["pred_store_s"], prow["pred_load_s"] = pipeline.pipelined_times(
+                comp_s, dec_s, dev, stored, io, PIPELINE_CHUNKS
+            )
             prow["pred_both_s"] = prow["pred_store_s"] + prow["pred_load_s"]
             rows.append(prow)
             if not c.reached:

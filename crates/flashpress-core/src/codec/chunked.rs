@@ -13,6 +13,8 @@ use super::szx::{self, Float};
 use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 4] = b"SZXC";
+/// Most chunks (threads) one stream may have.
+pub const MAX_CHUNKS: usize = 1024;
 
 /// One thread's chunks: (stream, chunk index, output slice).
 type Jobs<'a, T> = Vec<(&'a [u8], usize, &'a mut [T])>;
@@ -48,11 +50,11 @@ pub fn compress<T: Float + Send + Sync>(
     block: usize,
     chunks: usize,
 ) -> Result<Vec<u8>> {
-    if chunks == 0 {
+    if chunks == 0 || chunks > MAX_CHUNKS {
         return Err(Error::config(
             "szx",
             "threads",
-            "expected at least 1 thread, got 0",
+            format!("expected 1..={MAX_CHUNKS} threads, got {chunks}"),
         ));
     }
     let sizes = split(data.len(), block, chunks);
@@ -95,7 +97,15 @@ pub fn compress<T: Float + Send + Sync>(
 
 /// The value count a chunked stream holds (checked against its chunk table).
 pub fn values(b: &[u8]) -> Result<usize> {
-    Ok(table(b)?.iter().map(|c| c.0).sum())
+    total(&table(b)?)
+}
+
+/// The chunks' value counts added up (a table whose sum overflows is corrupt).
+fn total(chunks: &[(usize, std::ops::Range<usize>)]) -> Result<usize> {
+    chunks.iter().try_fold(0usize, |acc, c| {
+        acc.checked_add(c.0)
+            .ok_or_else(|| bad("the chunk table's value counts overflow"))
+    })
 }
 
 /// (values, stream range) per chunk.
@@ -104,6 +114,11 @@ fn table(b: &[u8]) -> Result<Vec<(usize, std::ops::Range<usize>)>> {
         return Err(bad("not a chunked SZx stream (no `SZXC` header)"));
     }
     let chunks = u32::from_le_bytes([b[4], b[5], b[6], b[7]]) as usize;
+    if chunks > MAX_CHUNKS {
+        return Err(bad(format!(
+            "the stream names {chunks} chunks (at most {MAX_CHUNKS})"
+        )));
+    }
     let head = chunks
         .checked_mul(16)
         .and_then(|x| x.checked_add(8))
@@ -143,7 +158,7 @@ pub fn decompress_into<T: Float + Send + Sync>(
     threads: usize,
 ) -> Result<()> {
     let chunks = table(b)?;
-    let total: usize = chunks.iter().map(|c| c.0).sum();
+    let total = total(&chunks)?;
     if total != out.len() {
         return Err(bad(format!(
             "the stream holds {total} values, the output has room for {}",
@@ -198,6 +213,20 @@ pub fn decompress_into<T: Float + Send + Sync>(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn overflowing_chunk_tables_are_errors() {
+        let mut b = MAGIC.to_vec();
+        b.extend_from_slice(&2u32.to_le_bytes());
+        for n in [1u64 << 63, (1u64 << 63) + 1000] {
+            b.extend_from_slice(&n.to_le_bytes());
+            b.extend_from_slice(&0u64.to_le_bytes());
+        }
+        assert!(values(&b).is_err());
+        let mut out = vec![0f32; 1000];
+        assert!(decompress_into(&b, &mut out, 2).is_err());
+        assert!(compress(&[1f32; 10], 0.1, 4, MAX_CHUNKS + 1).is_err());
+    }
 
     #[test]
     fn split_covers_the_field_in_whole_blocks() {

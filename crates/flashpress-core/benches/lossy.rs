@@ -5,6 +5,9 @@
 //! a sum of two smooth waves plus a small deterministic noise, like a gridded model output.
 //! Bound: 1e-3 of the value range. Throughput is uncompressed bytes per second both ways.
 //!
+//! A real field instead: set `FLASHPRESS_SZX_FIELD` to a file of raw little-endian `f32`
+//! values (for instance etopo5's ROSE, 2161 x 4320); its size and ratio are printed.
+//!
 //! Run: `cargo bench -p flashpress-core --bench lossy`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -27,8 +30,34 @@ fn field() -> Vec<f32> {
     out
 }
 
+/// The field named by `FLASHPRESS_SZX_FIELD` (raw little-endian `f32`), or the synthetic one.
+fn data() -> (String, Vec<f32>) {
+    match std::env::var_os("FLASHPRESS_SZX_FIELD") {
+        Some(path) => {
+            let raw = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("FLASHPRESS_SZX_FIELD={path:?}: {e}"));
+            assert!(
+                raw.len() % 4 == 0 && !raw.is_empty(),
+                "FLASHPRESS_SZX_FIELD={path:?}: {} bytes is not a whole number of f32 values",
+                raw.len()
+            );
+            let data: Vec<f32> = raw
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let bad = data.iter().filter(|x| !x.is_finite()).count();
+            assert!(bad == 0, "{path:?}: {bad} values are NaN or infinite");
+            (
+                format!("{} ({} values)", path.to_string_lossy(), data.len()),
+                data,
+            )
+        }
+        None => ("synthetic 2048x2048".into(), field()),
+    }
+}
+
 fn bench(c: &mut Criterion) {
-    let data = field();
+    let (name, data) = data();
     let (lo, hi) = data
         .iter()
         .fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
@@ -36,7 +65,9 @@ fn bench(c: &mut Criterion) {
     let mut packed = Vec::new();
     szx::compress(&data, bound, szx::DEFAULT_BLOCK, &mut packed).unwrap();
     eprintln!(
-        "szx f32 2048x2048, bound 1e-3 x range: ratio {:.2}",
+        "szx f32 {name}, {} bytes, bound 1e-3 x range ({bound:e}): {} bytes packed, ratio {:.3}",
+        data.len() * 4,
+        packed.len(),
         (data.len() * 4) as f64 / packed.len() as f64
     );
     let mut g = c.benchmark_group("szx");

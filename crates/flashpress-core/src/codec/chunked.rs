@@ -180,18 +180,15 @@ pub fn decompress_into<T: Float + Send + Sync>(
             .into_iter()
             .map(|jobs| {
                 s.spawn(move || -> Result<()> {
-                    let mut buf: Vec<T> = Vec::new();
                     for (stream, i, dst) in jobs {
-                        buf.clear();
-                        szx::decompress(stream, &mut buf)?;
-                        if buf.len() != dst.len() {
+                        let n = szx::values::<T>(stream)?;
+                        if n != dst.len() {
                             return Err(bad(format!(
-                                "chunk {i} decodes to {} values, its table says {}",
-                                buf.len(),
+                                "chunk {i} holds {n} values, its table says {}",
                                 dst.len()
                             )));
                         }
-                        dst.copy_from_slice(&buf);
+                        szx::decompress_into(stream, dst)?;
                     }
                     Ok(())
                 })

@@ -903,8 +903,8 @@ fn decode_portable<T: Float>(
     }
 }
 
-/// Decode a stream [`compress`] wrote for values of type `T`.
-pub fn decompress<T: Float>(b: &[u8], out: &mut Vec<T>) -> Result<()> {
+/// The block size and value count of a stream's header, checked against its length.
+fn header<T: Float>(b: &[u8]) -> Result<(usize, usize)> {
     let bad = |msg: String| Error::Codec {
         codec: "szx".into(),
         msg,
@@ -929,6 +929,17 @@ pub fn decompress<T: Float>(b: &[u8], out: &mut Vec<T>) -> Result<()> {
             b.len()
         )));
     }
+    Ok((block, n))
+}
+
+/// The value count of a stream (from its checked header).
+pub fn values<T: Float>(b: &[u8]) -> Result<usize> {
+    Ok(header::<T>(b)?.1)
+}
+
+/// Decode a stream [`compress`] wrote for values of type `T`.
+pub fn decompress<T: Float>(b: &[u8], out: &mut Vec<T>) -> Result<()> {
+    let (block, n) = header::<T>(b)?;
     out.clear();
     out.reserve(n);
     let mut pos = HEADER;
@@ -939,8 +950,40 @@ pub fn decompress<T: Float>(b: &[u8], out: &mut Vec<T>) -> Result<()> {
         decode_block(b, &mut pos, k, &mut pad, out)?;
         left -= k;
     }
+    trailing(b, pos)
+}
+
+/// Decode a stream [`compress`] wrote straight into `out`, whose length must be the stream's
+/// value count (each block is decoded into a block-sized scratch buffer and copied while it
+/// is in cache, so no buffer of the field's size is allocated).
+pub fn decompress_into<T: Float>(b: &[u8], out: &mut [T]) -> Result<()> {
+    let (block, n) = header::<T>(b)?;
+    if n != out.len() {
+        return Err(Error::Codec {
+            codec: "szx".into(),
+            msg: format!(
+                "the stream holds {n} values, the output has room for {}",
+                out.len()
+            ),
+        });
+    }
+    let mut pos = HEADER;
+    let mut pad = Vec::new();
+    let mut scratch: Vec<T> = Vec::with_capacity(block);
+    for dst in out.chunks_mut(block) {
+        scratch.clear();
+        decode_block(b, &mut pos, dst.len(), &mut pad, &mut scratch)?;
+        dst.copy_from_slice(&scratch);
+    }
+    trailing(b, pos)
+}
+
+fn trailing(b: &[u8], pos: usize) -> Result<()> {
     if pos != b.len() {
-        return Err(bad(format!("{} bytes after the last block", b.len() - pos)));
+        return Err(Error::Codec {
+            codec: "szx".into(),
+            msg: format!("{} bytes after the last block", b.len() - pos),
+        });
     }
     Ok(())
 }
@@ -976,6 +1019,23 @@ mod tests {
         // A looser bound compresses more.
         let (_, m) = roundtrip(&data, 1.0, DEFAULT_BLOCK);
         assert!(m < n);
+    }
+
+    proptest! {
+        #[test]
+        fn decompress_into_equals_decompress(
+            data in proptest::collection::vec(-1e4f32..1e4, 0..2000), block in 1usize..300, bound in 1e-4f64..10.0,
+        ) {
+            let mut packed = Vec::new();
+            compress(&data, bound, block, &mut packed).unwrap();
+            let mut a: Vec<f32> = Vec::new();
+            decompress(&packed, &mut a).unwrap();
+            let mut b = vec![0f32; data.len()];
+            decompress_into(&packed, &mut b).unwrap();
+            prop_assert_eq!(a, b);
+            let mut short = vec![0f32; data.len() + 1];
+            prop_assert!(decompress_into(&packed, &mut short).is_err());
+        }
     }
 
     #[test]

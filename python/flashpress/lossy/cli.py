@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from flashpress.lossy.codecs import CODECS
+
 
 def _shape(text: str) -> tuple[int, ...]:
     try:
@@ -55,25 +57,31 @@ def _io_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--numjobs", type=int, default=1, metavar="N", help="I/O jobs (default 1)")
 
 
-def read(args: argparse.Namespace) -> Any:
-    from flashpress.lossy.fields import DATASETS, dataset, read_field
+def _builtin(args: argparse.Namespace) -> bool:
+    from flashpress.lossy.fields import DATASETS
 
-    if args.field in DATASETS and not Path(args.field).exists():
+    return args.field in DATASETS and not Path(args.field).exists()
+
+
+def read(args: argparse.Namespace) -> Any:
+    from flashpress.lossy.fields import dataset, read_field
+
+    if _builtin(args):
         return dataset(args.field)
     return read_field(args.field, args.var, dtype=args.dtype, shape=args.shape, nonfinite=args.nonfinite)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from flashpress.lossy.fields import DATASETS, list_variables
+    """A netCDF/HDF5 file without a variable: its variables; otherwise the field."""
+    from flashpress.lossy.fields import list_variables
 
-    if args.field in DATASETS and not Path(args.field).exists():
-        f = read(args)
-    elif args.var is None and ":" not in args.field and args.shape is None:
-        for v in list_variables(args.field):
-            print(json.dumps(v, default=str))
-        return 0
-    else:
-        f = read(args)
+    if not _builtin(args) and args.var is None and args.shape is None and args.dtype is None:
+        path = Path(args.field)
+        if path.is_file() and path.open("rb").read(8)[:4] in (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF"):
+            for v in list_variables(args.field):
+                print(json.dumps(v, default=str))
+            return 0
+    f = read(args)
     print(
         f"{f.name}: {f.dtype} {'x'.join(map(str, f.shape))} ({f.nbytes / 1e6:.2f} MB), "
         f"valid {f.valid / f.data.size:.2%}, range {f.vmin:g} .. {f.vmax:g}, units {f.units or '-'}"
@@ -86,7 +94,7 @@ def cmd_compress(args: argparse.Namespace) -> int:
 
     f = read(args)
     rows = []
-    for codec in args.codec or ["szx", "sz3", "zfp"]:
+    for codec in args.codec or list(CODECS):
         c = compress(f, codec, args.bound, args.threads)
         _, dsec = c.decompress()
         row = c.summary() | {
@@ -118,7 +126,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         dev,
         args.bound,
         io,
-        codecs=tuple(args.codec) if args.codec else ("szx", "sz3", "zfp"),
+        codecs=tuple(args.codec) if args.codec else CODECS,
         threads=args.threads,
         goal=args.goal,
         sample_fraction=args.sample,
@@ -184,7 +192,7 @@ def add_parser(sub: Any) -> None:
 
     c = lo_sub.add_parser("compress", help="compress a field: ratio, max error and MB/s per codec")
     _field_args(c)
-    c.add_argument("--codec", action="append", choices=("szx", "sz3", "zfp"), help="repeatable (default: all)")
+    c.add_argument("--codec", action="append", choices=CODECS, help="repeatable (default: all)")
     c.add_argument("--bound", default="rel:1e-3", help="abs:E, rel:R (x value range) or ratio:K (default rel:1e-3)")
     c.add_argument("--threads", type=int, default=1, metavar="N", help="compression threads (szx only; default 1)")
     c.add_argument("--json", metavar="FILE", help="also write the rows as JSON (atomically)")
@@ -201,7 +209,7 @@ def add_parser(sub: Any) -> None:
     _field_args(p)
     p.add_argument("--device", default="nvme", help="nvme, ssd:PRESET, hdd, hdd:scsi-7200 or real:DIRECTORY")
     p.add_argument("--bound", default="rel:1e-3", help="abs:E, rel:R or ratio:K (default rel:1e-3)")
-    p.add_argument("--codec", action="append", choices=("szx", "sz3", "zfp"), help="repeatable (default: all)")
+    p.add_argument("--codec", action="append", choices=CODECS, help="repeatable (default: all)")
     p.add_argument(
         "--threads", type=_threads, metavar="N[,N]", help=f"thread counts to try (default 1,{os.cpu_count() or 1})"
     )

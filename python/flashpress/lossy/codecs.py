@@ -316,7 +316,9 @@ def _search_ratio(
     if r_lo > target and not close(r_lo):
         return math.exp(lo), False, tried, time.perf_counter() - t0
     for _ in range(RATIO_SEARCH_STEPS):
-        if any(close(r) for _, r in tried):
+        # Done when a ratio is close enough, or when the bracket has shrunk to nothing: the
+        # ratio jumps over the target there (ZFP's ratio moves in bit-plane steps).
+        if any(close(r) for _, r in tried) or hi - lo < 1e-9:
             break
         mid = (lo + hi) / 2
         if ratio_at(mid) < target:
@@ -334,7 +336,26 @@ def ratio_reach_message(c: Compressed) -> str:
     near = f"ratio {c.ratio:.2f} at bound {c.abs_bound:.3g} (max error {c.max_error:.3g})"
     if c.reached:
         return f"target {c.bound.value:g} reached: {near}"
+    below, above = ratio_bracket(c)
+    jump = (
+        f"; the ratio jumps from {below[1]:.2f} (bound {below[0]:.6g}) to {above[1]:.2f} (bound {above[0]:.6g})"
+        if below and above
+        else ""
+    )
     return (
         f"target {c.bound.value:g} cannot be reached by {c.codec} on {c.field.name} within "
-        f"{RATIO_TOLERANCE:.0%} (bounds {RATIO_SEARCH_REL[0]:g}..{RATIO_SEARCH_REL[1]:g} x range); nearest {near}"
+        f"{RATIO_TOLERANCE:.0%} (bounds {RATIO_SEARCH_REL[0]:g}..{RATIO_SEARCH_REL[1]:g} x range){jump}; "
+        f"nearest {near}"
     )
+
+
+def ratio_bracket(
+    c: Compressed,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """Of a fixed-ratio search: the (bound, ratio) tried with the largest bound whose ratio is
+    below the target and the one with the smallest bound whose ratio is not (None where there
+    is none); the target lies between them."""
+    t = c.bound.value
+    below = [x for x in c.search if x[1] < t]
+    above = [x for x in c.search if x[1] >= t]
+    return (max(below) if below else None, min(above) if above else None)

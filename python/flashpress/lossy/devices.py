@@ -65,11 +65,33 @@ def _round_up(n: int, bs: int) -> int:
     return max(bs, -(-n // bs) * bs)
 
 
+class _Modelled:
+    """A device whose times are computed (deterministic): ``_compute`` once per (direction,
+    bytes, I/O shape), kept in ``_cache``."""
+
+    _cache: dict[tuple[str, int, IoShape], float]
+
+    def _compute(self, rw: str, nbytes: int, io: IoShape) -> float:
+        raise NotImplementedError
+
+    def write_s(self, nbytes: int, io: IoShape = SEED_IO) -> float:
+        return self._time("write", nbytes, io)
+
+    def read_s(self, nbytes: int, io: IoShape = SEED_IO) -> float:
+        return self._time("read", nbytes, io)
+
+    def _time(self, rw: str, nbytes: int, io: IoShape) -> float:
+        key = (rw, nbytes, io)
+        if key not in self._cache:
+            self._cache[key] = self._compute(rw, nbytes, io)
+        return self._cache[key]
+
+
 # --- the simulated NVMe SSD -------------------------------------------------------------------
 
 
 @dataclass
-class SimulatedSsd:
+class SimulatedSsd(_Modelled):
     """The core simulator as the device (``preset`` plus ``overrides``, dotted keys)."""
 
     preset: str = "nvme"
@@ -105,26 +127,17 @@ class SimulatedSsd:
             source_name="lossy pipeline",
         )
 
-    def _time(self, rw: str, nbytes: int, io: IoShape) -> float:
-        key = (rw, nbytes, io)
-        if key not in self._cache:
-            import json
+    def _compute(self, rw: str, nbytes: int, io: IoShape) -> float:
+        import json
 
-            from flashpress.run import run_simulation
+        from flashpress.run import run_simulation
 
-            s = json.loads(run_simulation(self._config(rw, nbytes, io), progress=False).summary_json())
-            t = float(s["sim_time_s"])
-            if rw == "write":
-                # The store ends with an fsync: every buffered page programmed.
-                t = max(t, float(s["controller"]["flash_quiet_s"]))
-            self._cache[key] = t
-        return self._cache[key]
-
-    def write_s(self, nbytes: int, io: IoShape = SEED_IO) -> float:
-        return self._time("write", nbytes, io)
-
-    def read_s(self, nbytes: int, io: IoShape = SEED_IO) -> float:
-        return self._time("read", nbytes, io)
+        s = json.loads(run_simulation(self._config(rw, nbytes, io), progress=False).summary_json())
+        t = float(s["sim_time_s"])
+        if rw == "write":
+            # The store ends with an fsync: every buffered page programmed.
+            t = max(t, float(s["controller"]["flash_quiet_s"]))
+        return t
 
     def describe(self) -> dict[str, Any]:
         return {"device": self.name, "kind": "simulated SSD", "preset": self.preset, "overrides": self.overrides}
@@ -176,7 +189,7 @@ HDD_PRESETS: dict[str, HddParams] = {"scsi-7200": SCSI_7200}
 
 
 @dataclass
-class HddModel:
+class HddModel(_Modelled):
     """Requests served one at a time in LBA order per job (the disk's queue keeps each job's
     run of ``iodepth`` requests together, switching jobs between runs). A request that starts
     where the previous one ended streams at the media rate of its zone; otherwise it pays a
@@ -200,10 +213,7 @@ class HddModel:
         f = min(max(lba_fraction, 0.0), 1.0)
         return (p.media_mb_per_s_outer + (p.media_mb_per_s_inner - p.media_mb_per_s_outer) * f) * 1e6
 
-    def _time(self, rw: str, nbytes: int, io: IoShape) -> float:
-        key = (rw, nbytes, io)
-        if key in self._cache:
-            return self._cache[key]
+    def _compute(self, rw: str, nbytes: int, io: IoShape) -> float:
         p = self.params
         write = rw == "write"
         total = _round_up(nbytes, io.bs * io.numjobs)
@@ -234,15 +244,7 @@ class HddModel:
                 ms += n / self._rate((pos[j] + n / 2) / cap) * 1e3
                 pos[j] += n
                 head = pos[j]
-        t = ms / 1e3
-        self._cache[key] = t
-        return t
-
-    def write_s(self, nbytes: int, io: IoShape = SEED_IO) -> float:
-        return self._time("write", nbytes, io)
-
-    def read_s(self, nbytes: int, io: IoShape = SEED_IO) -> float:
-        return self._time("read", nbytes, io)
+        return ms / 1e3
 
     def describe(self) -> dict[str, Any]:
         return {"device": self.name, "kind": "HDD model", **asdict(self.params)}

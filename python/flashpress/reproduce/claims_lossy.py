@@ -3,10 +3,14 @@ how it is checked (the rules are in :mod:`flashpress.reproduce.claims`).
 
 Times are the sums over the data sets (Fig. 1) or per data set (Fig. 2), per repeat of the
 timed measurement (``rep``): codec times vary between repeats, device times do not. A speed-up
-"about 3X" is a magnitude (within a factor of 2 of the seed's number); its direction is also
-an ordering claim outside the repeats' noise band. Words without a number ("often",
-"heavily", "difficult", "significant") get a stated threshold of our reading, printed with the
-verdict. The planner's 20% is the issue's criterion, not the seed's.
+"about 3X" is a magnitude (within a factor of 2 of the seed's number, so its direction too),
+measured in every repeat: it holds only when every repeat is inside the band. Words without a
+number ("often", "heavily", "difficult", "significant") get a stated threshold of our reading,
+printed with the verdict. The NVMe-against-HDD ratios compare our two device models; the
+``nvme`` preset was not tuned to them (TLC timings of the waltz preset, see configs/nvme.toml).
+The planner's 20% is the issue's criterion, not the seed's, and is scored on the best
+compressing candidate of each field and device (raw I/O's prediction is the same simulator
+call as its measurement, so it could not miss).
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from flashpress.reproduce.claims import (
     INCONCLUSIVE,
     Claim,
     Verdict,
-    change,
     judge_magnitude,
     missing,
     with_causes,
@@ -51,7 +54,12 @@ def _speedup(figure: str, seed: str, seed_value: float, metric: str, variant: st
         vals = [d["raw"] / d["szx"] for d in by_rep.values() if "raw" in d and "szx" in d and d["szx"] > 0]
         if not vals:
             return missing(f"raw and szx on {variant}")
-        return judge_magnitude(statistics.mean(vals), seed_value, points=False, unit="x", seeds=len(vals))
+        v = judge_magnitude(statistics.mean(vals), seed_value, points=False, unit="x", seeds=len(vals))
+        each = [judge_magnitude(x, seed_value, points=False, unit="x").status for x in vals]
+        spread = f"; per repeat {', '.join(f'{x:.2f}x' for x in vals)}"
+        if len(set(each)) > 1:
+            return Verdict(INCONCLUSIVE, v.measured, f"inconclusive: the repeats fall on both sides{spread}", len(vals))
+        return Verdict(v.status, v.measured, v.why + spread, v.seeds)
 
     return Claim(figure, seed, seed_value, "x", "magnitude", ev)
 
@@ -133,67 +141,63 @@ def _dataset_dependence(codec: str) -> Callable[[list[dict[str, Any]]], tuple[st
     return test
 
 
-def _spreads(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """Per bound mode: the median over its settings of max/min ratio across data sets (rep 0;
-    ratios do not vary between repeats)."""
-    out: dict[str, float] = {}
-    for mode in ("abs", "rel", "ratio"):
-        per_setting: dict[float, list[float]] = {}
-        for r in rows:
-            if r["variant"] == mode and r["rep"] == 0:
-                per_setting.setdefault(float(r["setting"]), []).append(float(r["ratio"]))
-        if per_setting:
-            out[mode] = statistics.median(max(v) / min(v) for v in per_setting.values())
-    return out
+def _per_setting(rows: list[dict[str, Any]], mode: str) -> dict[float, float]:
+    """Per setting of ``mode``: max/min of the ratio across data sets (repeat 0: ratios do not
+    vary between repeats)."""
+    ratios: dict[float, list[float]] = {}
+    for r in rows:
+        if r["variant"] == mode and r["rep"] == 0:
+            ratios.setdefault(float(r["setting"]), []).append(float(r["ratio"]))
+    return {k: max(v) / min(v) for k, v in ratios.items()}
 
 
 def _ratio_tightest(rows: list[dict[str, Any]]) -> tuple[str, float, str]:
-    s = _spreads(rows)
+    s = {m: statistics.median(x.values()) for m in ("abs", "rel", "ratio") if (x := _per_setting(rows, m))}
     if len(s) < 3:
         return INCONCLUSIVE, 0.0, "inconclusive: a bound mode has no runs"
+    missed = sorted({(r["workload"], r["setting"]) for r in rows if r["variant"] == "ratio" and not r["reached"]})
     why = ", ".join(f"{m} {v:.2f}x" for m, v in s.items())
+    why = f"spread of the ratio across data sets (median over settings of max/min): {why}"
+    if missed:
+        return FAILS, s["ratio"], f"fails: the search missed {len(missed)} targets ({missed[:3]}); {why}"
     ok = s["ratio"] < min(s["abs"], s["rel"])
-    return (
-        (HOLDS if ok else FAILS),
-        s["ratio"],
-        f"{'holds' if ok else 'fails'}: spread of the ratio across data sets (median over settings of max/min): {why}",
-    )
+    note = " (by construction when every target is reached: the search stops within 10% of it)"
+    return (HOLDS if ok else FAILS), s["ratio"], f"{'holds' if ok else 'fails'}: {why}{note}"
 
 
 def _bounds_hard(rows: list[dict[str, Any]]) -> tuple[str, float, str]:
-    per: list[tuple[str, float, float]] = []
-    for mode in ("abs", "rel"):
-        settings: dict[float, list[float]] = {}
-        for r in rows:
-            if r["variant"] == mode and r["rep"] == 0:
-                settings.setdefault(float(r["setting"]), []).append(float(r["ratio"]))
-        per += [(mode, k, max(v) / min(v)) for k, v in settings.items()]
+    per = [(m, k, x) for m in ("abs", "rel") for k, x in _per_setting(rows, m).items()]
     if not per:
         return INCONCLUSIVE, 0.0, "inconclusive: no abs/rel runs"
     narrow = [(m, k, x) for m, k, x in per if x < 2]
     why = "; ".join(f"{m}:{k:g} {x:.1f}x" for m, k, x in per)
+    unit = " (abs bounds meet fields in different units: their spread is partly the units')"
     if narrow:
-        return FAILS, float(len(per) - len(narrow)), f"fails: some settings span less than 2x across data sets ({why})"
-    return HOLDS, float(len(per)), f"holds: every abs/rel setting spans 2x or more across data sets ({why})"
+        return (
+            FAILS,
+            float(len(per) - len(narrow)),
+            f"fails: some settings span less than 2x across data sets ({why}){unit}",
+        )
+    return HOLDS, float(len(per)), f"holds: every abs/rel setting spans 2x or more across data sets ({why}){unit}"
 
 
 def _numjobs_matter(rows: list[dict[str, Any]]) -> tuple[str, float, str]:
-    per: dict[str, dict[int, float]] = {}
+    """Raw store and load time on the NVMe model against numjobs, per data set: holds when in
+    every data set one of them varies by at least 20% (our reading of 'significant')."""
+    per: dict[str, dict[str, dict[int, float]]] = {}
     for r in rows:
         if r["variant"] == "numjobs" and r["scheme"] == "raw" and r["rep"] == 0:
-            per.setdefault(r["workload"], {})[int(r["numjobs"])] = float(r["load_s"])
+            for k in ("store_s", "load_s"):
+                per.setdefault(r["workload"], {}).setdefault(k, {})[int(r["numjobs"])] = float(r[k])
     if not per:
         return INCONCLUSIVE, 0.0, "inconclusive: no numjobs runs"
-    spans = {ds: max(v.values()) / min(v.values()) - 1 for ds, v in per.items()}
-    why = ", ".join(f"{ds} {100 * x:.0f}%" for ds, x in spans.items())
-    low = [ds for ds, x in spans.items() if x < 0.2]
+    spans = {ds: {k: max(v.values()) / min(v.values()) - 1 for k, v in d.items()} for ds, d in per.items()}
+    why = ", ".join(f"{ds} store {100 * x['store_s']:.0f}% load {100 * x['load_s']:.0f}%" for ds, x in spans.items())
+    low = [ds for ds, x in spans.items() if max(x.values()) < 0.2]
+    best = min(max(x.values()) for x in spans.values())
     if low:
-        return FAILS, min(spans.values()), f"fails: raw load time on NVMe varies less than 20% with numjobs in {low}"
-    return (
-        HOLDS,
-        min(spans.values()),
-        f"holds: raw load time on NVMe varies with numjobs (1..8) by {why} ('significant' read as at least 20%)",
-    )
+        return FAILS, best, f"fails: neither store nor load varies 20% with numjobs 1..8 in {low} ({why})"
+    return HOLDS, best, f"holds: raw time on NVMe with numjobs 1..8 varies by {why} ('significant' read as 20%)"
 
 
 def _planner_within(which: str) -> Callable[[list[dict[str, Any]]], tuple[str, float, str]]:
@@ -217,44 +221,8 @@ def _claims() -> list[Claim]:
         _speedup(
             "fig1", "Lossy compression improves I/O performance by about 3X on SCSI-HDDs (read)", 3.0, "load_s", "hdd"
         ),
-        change(
-            "fig1",
-            "compression + write is faster than raw write on the HDD",
-            -66.7,
-            "szx",
-            "raw",
-            "store_s",
-            variant="hdd",
-        ),
-        change(
-            "fig1",
-            "read + decompression is faster than raw read on the HDD",
-            -66.7,
-            "szx",
-            "raw",
-            "load_s",
-            variant="hdd",
-        ),
         _speedup("fig1", "But degrades NVMe-SSD performance by factors of 4X (write)", 0.25, "store_s", "nvme"),
         _speedup("fig1", "But degrades NVMe-SSD performance by factors of 8X (read)", 0.125, "load_s", "nvme"),
-        change(
-            "fig1",
-            "compression + write is slower than raw write on the NVMe SSD",
-            300.0,
-            "szx",
-            "raw",
-            "store_s",
-            variant="nvme",
-        ),
-        change(
-            "fig1",
-            "read + decompression is slower than raw read on the NVMe SSD",
-            700.0,
-            "szx",
-            "raw",
-            "load_s",
-            variant="nvme",
-        ),
         _device_ratio("NVMe-SSDs exhibit 10.93X faster write speeds than HDDs", 10.93, "write_mb_s"),
         _device_ratio("NVMe-SSDs exhibit 34.66X faster read speeds than HDDs", 34.66, "read_mb_s"),
         _count(

@@ -4,6 +4,7 @@ machine's cores, device times from the HDD and NVMe models)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from flashpress.reproduce.experiments import Figure
@@ -57,7 +58,8 @@ def lossy_figures(scale: Scale) -> list[Figure]:
             "Thread study: SZx on 1/2/4 threads, and 1..8 I/O jobs on the NVMe model",
             "lossy_threads",
             lambda sc: d.thread_rows(ds, reps),
-            "Compression threads: SZx chunked on N threads (this machine has 2 cores). I/O jobs: fio numjobs, "
+            f"Compression threads: SZx chunked on N threads (this machine has {os.cpu_count()} cores). I/O jobs: "
+            "fio numjobs, "
             "each job its own contiguous share at depth 16.",
         ),
         _study(
@@ -65,7 +67,8 @@ def lossy_figures(scale: Scale) -> list[Figure]:
             "The informed design: the planner's predicted store and load time against the measured",
             "lossy_planner",
             lambda sc: d.planner_rows(ds, reps),
-            "Predicted from a 1/8 sample of each field (codec speed and ratio) and the device model; measured by "
-            "running the recommendation on the whole field.",
+            "The best compressing candidate of each field and device, predicted from a 1/8 sample of the field "
+            "(codec speed and ratio) and the device model, then run on the whole field (a pipelined one chunk by "
+            "chunk); `recommended` in the results is the planner's choice, raw I/O included.",
         ),
     ]

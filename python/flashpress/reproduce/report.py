@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from flashpress.reproduce.claims import FAILS, INCONCLUSIVE, NOT_RUN, Claim, Verdict, claims, headline, tally
 from flashpress.reproduce.experiments import LABEL_KEYS, PAPERS, Figure
-from flashpress.reproduce.metrics import metric
+from flashpress.reproduce.metrics import LOSSY_COLUMNS, metric
 from flashpress.reproduce.scale import Scale
 
 if TYPE_CHECKING:
@@ -66,20 +66,7 @@ SHOWN = (
 )
 #: Metrics shown besides in CAGC's tables.
 SHOWN_CAGC = ("erases", "migrations", "overall_rt", "gc_rt", "count1_share", "dedup_ratio")
-SHOWN_LOSSY = (
-    "ratio",
-    "compress_s",
-    "write_s",
-    "store_s",
-    "read_s",
-    "decompress_s",
-    "load_s",
-    "cost_ms_per_mb",
-    "store_error",
-    "load_error",
-    "write_mb_s",
-    "read_mb_s",
-)
+SHOWN_LOSSY = (*LOSSY_COLUMNS, "cost_ms_per_mb")
 TIME_METRICS = {"first_throttle_s", "shutdown_s"}
 
 

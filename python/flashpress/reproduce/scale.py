@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from flashpress.lossy.fields import DATASETS
+
 #: The four FIO access patterns of Waltz §3.2.1 / §6.1 (128 KiB sequential, 4 KiB random).
 PATTERNS = ("seq-write", "seq-read", "rand-write", "rand-read")
 #: The four Filebench personalities (Waltz §6.4, COCO's workload table).
@@ -36,8 +38,8 @@ F2FS_CODECS = ("zstd-3", "lz4", "lzo")
 PRSSD_WORKLOADS = ("Ubuntu", "Window", "Compile", "Internet", "Office", "Copy", "DB", "ML")
 #: CAGC's workloads: Table II's three traces (generated) and the linux releases (real data).
 CAGC_WORKLOADS = ("homes", "web-vm", "mail", "linux")
-#: Lossy: every built-in data set (flashpress.lossy.fields.DATASETS).
-LOSSY_DATASETS = ("etopo5", "levitus_temp", "navy_uwnd", "coads_sst", "trinidad", "nc4uvt_t", "a1b_air", "ostia_sst")
+#: Lossy: every built-in data set.
+LOSSY_DATASETS = tuple(DATASETS)
 
 
 @dataclass(frozen=True)

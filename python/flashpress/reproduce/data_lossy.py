@@ -28,6 +28,9 @@ REAL = "real"
 CODECS = ("szx", "sz3", "zfp")
 #: Fig. 1/2's bound: 1e-3 of each field's value range (SZx's usual setting).
 BOUND = "rel:1e-3"
+#: Fig. 2 also breaks SZx down under the other two bound modes (scheme names carry the bound):
+#: an absolute bound in each field's own units, and a fixed ratio (searched per field).
+FIG2_SZX_MODES = ("abs:0.01", "ratio:10")
 #: Fig. 3's settings per bound mode.
 FIG3_SETTINGS: dict[str, tuple[float, ...]] = {
     "abs": (1e-3, 1e-2, 1e-1, 1.0),
@@ -36,6 +39,8 @@ FIG3_SETTINGS: dict[str, tuple[float, ...]] = {
 }
 #: I/O jobs of the thread study (fio's numjobs on the NVMe model).
 NUMJOBS = (1, 2, 4, 8)
+#: Request sizes of the thread study (the seed's 4 KiB and larger), one job at depth 16.
+BLOCK_SIZES = (4096, 131072, 1 << 20)
 
 
 @cache
@@ -73,14 +78,14 @@ def pipeline_rows(datasets: tuple[str, ...], repeats: int) -> tuple[dict[str, An
     for ds in datasets:
         f = _field(ds)
         for rep in range(repeats):
-            for codec in (None, *CODECS):
-                devs = (*DEVICES, REAL) if codec in (None, "szx") else DEVICES
-                rows = pipeline.run_devices(
-                    f, codec, BOUND if codec else None, [(_device(d), SEED_IO) for d in devs], repeats=1
-                )
-                out += [
-                    _base("fig2", ds, codec or "raw", d, rep) | _metrics(r) for d, r in zip(devs, rows, strict=True)
-                ]
+            runs: list[tuple[str | None, str | None, str]] = [
+                (c, BOUND if c else None, c or "raw") for c in (None, *CODECS)
+            ]
+            runs += [("szx", b, f"szx {b}") for b in FIG2_SZX_MODES]
+            for codec, bound, scheme in runs:
+                devs = (*DEVICES, REAL) if scheme in ("raw", "szx") else DEVICES
+                rows = pipeline.run_devices(f, codec, bound, [(_device(d), SEED_IO) for d in devs], repeats=1)
+                out += [_base("fig2", ds, scheme, d, rep) | _metrics(r) for d, r in zip(devs, rows, strict=True)]
     return tuple(out)
 
 
@@ -171,11 +176,17 @@ def thread_rows(datasets: tuple[str, ...], repeats: int) -> list[dict[str, Any]]
                     | {"cores": cores, "compress_mb_s": f.nbytes / row["compress_s"] / 1e6}
                 )
             shapes = [(nvme, IoShape(SEED_IO.bs, SEED_IO.iodepth, jobs)) for jobs in NUMJOBS]
+            # Larger requests than the seed's fio (one job, depth 16), on both device models.
+            sizes = [(_device(d), IoShape(bs, SEED_IO.iodepth, 1)) for d in DEVICES for bs in BLOCK_SIZES]
             for codec in (None, "szx"):
-                rows = pipeline.run_devices(f, codec, BOUND if codec else None, shapes, repeats=1)
+                rows = pipeline.run_devices(f, codec, BOUND if codec else None, shapes + sizes, repeats=1)
                 out += [
                     _base("threads", ds, codec or "raw", "numjobs", rep, numjobs=jobs) | _metrics(row)
-                    for jobs, row in zip(NUMJOBS, rows, strict=True)
+                    for jobs, row in zip(NUMJOBS, rows[: len(shapes)], strict=True)
+                ]
+                out += [
+                    _base("threads", ds, codec or "raw", f"bs-{dev.name}", rep, bs=io.bs) | _metrics(row)
+                    for (dev, io), row in zip(sizes, rows[len(shapes) :], strict=True)
                 ]
     return out
 

@@ -224,7 +224,9 @@ def test_real_device_issues_every_request_once_and_cleans_up(tmp_path, monkeypat
 def test_sample_covers_the_field() -> None:
     f = dataset("etopo5")
     s = sample(f, 0.125)
-    assert 0.1 < s.nbytes / f.nbytes < 0.15
+    # 1/8 of etopo5 is below the smallest sample (16 MiB): the sample is 16 MiB of it.
+    assert 16 << 20 <= s.nbytes < (16 << 20) + 8 * f.shape[0] * 4
+    assert sample(f, 0.9).nbytes / f.nbytes == pytest.approx(0.9, abs=0.01)
     # Slabs of whole columns along the longest axis (4320), from its first and last columns.
     assert s.data.shape[0] == f.data.shape[0]
     assert np.array_equal(s.data[:, 0], f.data[:, 0])
@@ -262,11 +264,12 @@ def test_planner_predicts_and_measures() -> None:
 
 def test_planner_on_a_field_with_few_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(5)
-    data = np.cumsum(rng.standard_normal((4, 600, 700)), axis=2).astype(np.float32)
+    data = np.cumsum(rng.standard_normal((4, 1500, 1000), dtype=np.float32), axis=2)
     f = _field(data)
     s = sample(f, 0.125)
-    assert s.shape[:2] == (4, 600)
-    assert 0.1 < s.nbytes / f.nbytes < 0.15
+    assert s.shape[0] == 4
+    assert s.shape[2] == 1000
+    assert s.shape[1] < 1500
     p = plan(f, device("hdd"), "rel:1e-3", codecs=("szx",), threads=(1,))
     row = p.measure_candidate(p.best_compressed, repeats=1)
     assert row["ratio"] > 1

@@ -9,11 +9,10 @@
 is the raw path (write and read the field's own bytes). Compression and decompression run for
 real on this machine (wall seconds, median of ``repeats`` runs); write and read times come from
 the device (simulated, or real I/O). The stages run one after the other (the seed's serial
-pipeline); ``pipelined_*`` is what cutting the field into ``chunks`` and overlapping each
-chunk's compression with the previous chunk's write would take, from the same measured times
-(a two-stage pipeline; each chunk's I/O is its share of the whole stream's device time, so the
-device positions once, as for one file written in order). :func:`measure_pipelined` runs it:
-each chunk compressed (and decompressed) on its own and timed.
+pipeline). :func:`measure_pipelined` runs a pipelined store and load: the field cut into
+chunks, each compressed (and decompressed) on its own and timed, overlapped with the previous
+chunk's I/O in a two-stage :func:`schedule` (each chunk's I/O is its share of the whole stream's
+device time, so the device positions once, as for one file written in order).
 """
 
 from __future__ import annotations
@@ -47,14 +46,18 @@ def pipelined(compute_s: float, io_chunk_s: float, chunks: int) -> float:
 
 
 def pipelined_times(
-    compress_s: float, decompress_s: float, dev: Device, stored: int, io: IoShape, chunks: int
+    chunk_compress_s: float, chunk_decompress_s: float, dev: Device, stored: int, io: IoShape, chunks: int
 ) -> tuple[float, float]:
-    """(store, load) seconds of ``chunks`` equal chunks through ``dev``: each chunk's I/O is
-    1/``chunks`` of the device's time for the whole stored stream."""
+    """(store, load) seconds of ``chunks`` equal chunks through ``dev``, given one chunk's
+    compress and decompress seconds: each chunk's I/O is 1/``chunks`` of the device's time for
+    the whole stored stream."""
     w, r = dev.write_s(stored, io), dev.read_s(stored, io)
     # The closed form is symmetric in its two stages, so a load (read, then decompress) is
     # the same expression with decompression in the compute place.
-    return pipelined(compress_s, w / chunks, chunks), pipelined(decompress_s, r / chunks, chunks)
+    return (
+        pipelined(chunk_compress_s * chunks, w / chunks, chunks),
+        pipelined(chunk_decompress_s * chunks, r / chunks, chunks),
+    )
 
 
 #: A timed stage is repeated until it has run at least this long in all (and at least
@@ -87,11 +90,10 @@ def run(
     dev: Device,
     io: IoShape = SEED_IO,
     threads: int = 1,
-    chunks: int = 8,
     repeats: int = 3,
 ) -> dict[str, Any]:
     """One row: the field stored and loaded through ``dev`` by ``codec`` (None: raw)."""
-    return run_devices(f, codec, bound, [(dev, io)], threads, chunks, repeats)[0]
+    return run_devices(f, codec, bound, [(dev, io)], threads, repeats)[0]
 
 
 def run_devices(
@@ -100,7 +102,6 @@ def run_devices(
     bound: Bound | str | None,
     targets: list[tuple[Device, IoShape]],
     threads: int = 1,
-    chunks: int = 8,
     repeats: int = 3,
 ) -> list[dict[str, Any]]:
     """One row per (device, I/O shape), from one measurement of the codec (None: raw)."""
@@ -144,13 +145,6 @@ def run_devices(
             decompress_s=dec_s,
             load_s=read_s + dec_s,
         )
-        if codec is not None and chunks > 1:
-            row["chunks"] = chunks
-            row["pipelined_store_s"], row["pipelined_load_s"] = pipelined_times(comp_s, dec_s, dev, stored, io, chunks)
-        else:
-            row["chunks"] = 1
-            row["pipelined_store_s"] = row["store_s"]
-            row["pipelined_load_s"] = row["load_s"]
         out.append(row)
     return out
 

@@ -4,14 +4,16 @@ count and schedule (serial or pipelined) before running any of them, and recomme
     from flashpress.lossy.planner import plan
     p = plan(field, device("nvme"), "rel:1e-3")
     print(p.table()); p.best; p.crossover
-    p.measure()        # runs the recommendation and raw on the whole field: predicted vs measured
+    p.measure()        # runs the recommendation, raw and the best compressing one: predicted vs measured
 
 How it predicts: each codec compresses a *sample* of the field (``sample_fraction`` of it, in
-``SLABS`` slabs spread along the first axis, so every region is seen) under the same absolute
+``SLABS`` slabs spread along its longest axis, so every region is seen) under the same absolute
 bound the whole field would get (a range-relative bound uses the whole field's range; a fixed
-ratio is searched on the sample). The sample's ratio is the prediction for the field; its
-compress and decompress seconds scale with the field's size. The device is asked for the
-predicted compressed size. Raw I/O needs no sample.
+ratio is searched on the sample, and the store uses the bound found). The sample's ratio is the
+prediction for the field. Time is affine in size (a per-call cost plus a per-byte one), fitted
+through the sample and a piece of it as large as one pipelined chunk: the whole field's time and
+one chunk's come off that line, so a pipeline of small chunks pays its per-call overheads. The
+device is asked for the predicted compressed size. Raw I/O needs no sample.
 
 Crossover: with a device of bandwidth B (bytes/s), raw store takes N/B and compressed
 C + N/(rB), so raw wins above B* = N (1 - 1/r) / C (decompression time D for loads). It is
@@ -38,27 +40,52 @@ Goal = Literal["store", "load", "both"]
 GOALS: tuple[Goal, ...] = ("store", "load", "both")
 #: Slabs the sample is cut into.
 SLABS = 8
-#: Fields at most this large are their own sample.
-WHOLE_BELOW_BYTES = 4 << 20
+#: Fields at most this large are their own sample (a codec takes milliseconds on them), and no
+#: sample is smaller: per-byte speed measured on less is off by tens of percent (caches, and
+#: the per-call cost weighs more).
+WHOLE_BELOW_BYTES = 16 << 20
 #: Chunks a pipelined schedule cuts the field into.
 PIPELINE_CHUNKS = 8
 
 
 def sample(f: Field, fraction: float) -> Field:
-    """``fraction`` of ``f`` in SLABS slabs spread along its longest axis (whole slices of the
-    other axes, so the codecs see the field's own shape); the field itself when it is small."""
+    """``fraction`` of ``f`` (but at least WHOLE_BELOW_BYTES) in SLABS slabs spread along its
+    longest axis (whole slices of the other axes, so the codecs see the field's own shape); the
+    field itself when it is small."""
     if not 0 < fraction <= 1:
         raise FieldError(f"sample fraction must be in (0, 1], got {fraction}")
     if fraction == 1 or f.nbytes <= WHOLE_BELOW_BYTES:
         return f
     axis = int(np.argmax(f.shape))
     n = f.shape[axis]
-    take = max(1, round(n * fraction / SLABS))
+    take = max(1, round(n * max(fraction, WHOLE_BELOW_BYTES / f.nbytes) / SLABS))
     starts = [round(i * (n - take) / (SLABS - 1)) for i in range(SLABS)]
     idx = np.unique(np.concatenate([np.arange(s0, s0 + take) for s0 in starts]))
     data = np.ascontiguousarray(np.take(f.data, idx, axis=axis))
     mask = None if f.mask is None else np.ascontiguousarray(np.take(f.mask, idx, axis=axis))
     return replace(f, name=f"{f.name} (sample)", data=data, mask=mask)
+
+
+def _piece(s: Field, nbytes: float) -> Field:
+    """A contiguous piece of ``s`` of about ``nbytes`` (whole slices along its longest axis),
+    at most 1/PIPELINE_CHUNKS of it, from its middle."""
+    axis = int(np.argmax(s.shape))
+    n = s.shape[axis]
+    take = max(1, min(n // PIPELINE_CHUNKS or 1, round(n * nbytes / s.nbytes)))
+    idx = np.arange((n - take) // 2, (n - take) // 2 + take)
+    data = np.ascontiguousarray(np.take(s.data, idx, axis=axis))
+    mask = None if s.mask is None else np.ascontiguousarray(np.take(s.mask, idx, axis=axis))
+    return replace(s, name=f"{s.name} (piece)", data=data, mask=mask)
+
+
+def _affine(x0: float, t0: float, x1: float, t1: float, x: float) -> float:
+    """The time at size ``x`` of the line through (x0, t0) and (x1, t1), sizes in bytes: a
+    per-call cost plus a per-byte one, neither below 0 (two equal sizes: proportional)."""
+    if x1 <= x0:
+        return t1 * x / x1
+    per_byte = max(0.0, (t1 - t0) / (x1 - x0))
+    per_call = max(0.0, t1 - per_byte * x1)
+    return per_call + per_byte * x
 
 
 @dataclass
@@ -137,7 +164,6 @@ class Plan:
                 self.device,
                 self.io,
                 threads=cand["threads"],
-                chunks=1,
                 repeats=repeats,
             )
         row = {
@@ -176,7 +202,6 @@ def plan(
     cores = os.cpu_count() or 1
     thread_set = threads or tuple(sorted({1, cores}))
     s = sample(f, sample_fraction)
-    scale = f.nbytes / s.nbytes
     raw_w, raw_r = dev.write_s(f.nbytes, io), dev.read_s(f.nbytes, io)
     rows: list[dict[str, Any]] = [
         _row("raw", "raw", 1, 1, 1.0, 0.0, 0.0, 0.0, raw_w, raw_r),
@@ -195,7 +220,16 @@ def plan(
             if t > codec_threads(codec):
                 continue
             c, comp_s, dec_s = pipeline.measure_codec(s, codec, sample_bound, t, repeats)
-            comp_s, dec_s = comp_s * scale, dec_s * scale
+            # A piece of the sample as large as one pipelined chunk of the field (or a 1/8
+            # of the sample when the sample is the field): with the sample, an affine cost
+            # (per call + per byte) that also holds for the chunks' per-call overheads.
+            piece = _piece(s, f.nbytes / PIPELINE_CHUNKS)
+            _, pc_s, pd_s = pipeline.measure_codec(piece, codec, Bound("abs", c.abs_bound), t, repeats)
+            chunk_bytes = f.nbytes / PIPELINE_CHUNKS
+            comp_chunk = _affine(piece.nbytes, pc_s, s.nbytes, comp_s, chunk_bytes)
+            dec_chunk = _affine(piece.nbytes, pd_s, s.nbytes, dec_s, chunk_bytes)
+            comp_s = _affine(piece.nbytes, pc_s, s.nbytes, comp_s, f.nbytes)
+            dec_s = _affine(piece.nbytes, pd_s, s.nbytes, dec_s, f.nbytes)
             stored = max(1, round(f.nbytes / c.ratio))
             w, r = dev.write_s(stored, io), dev.read_s(stored, io)
             name = f"{codec} x{t}"
@@ -213,8 +247,10 @@ def plan(
                 r,
                 reached=c.reached,
             )
+            prow["pred_compress_s"] = comp_chunk * PIPELINE_CHUNKS
+            prow["pred_decompress_s"] = dec_chunk * PIPELINE_CHUNKS
             prow["pred_store_s"], prow["pred_load_s"] = pipeline.pipelined_times(
-                comp_s, dec_s, dev, stored, io, PIPELINE_CHUNKS
+                comp_chunk, dec_chunk, dev, stored, io, PIPELINE_CHUNKS
             )
             prow["pred_both_s"] = prow["pred_store_s"] + prow["pred_load_s"]
             rows.append(prow)

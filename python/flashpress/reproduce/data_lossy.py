@@ -102,8 +102,6 @@ def _metrics(row: dict[str, Any]) -> dict[str, Any]:
         "read_s",
         "decompress_s",
         "load_s",
-        "pipelined_store_s",
-        "pipelined_load_s",
     )
     return {k: row.get(k) for k in keep}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,3 +26,19 @@ def write_file(tmp_path: Path) -> Callable[[str, str], Path]:
         return p
 
     return write
+
+
+@pytest.fixture
+def fetch() -> Any:
+    """testdata/fetch.py as a module (it is a script, not part of the package)."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "testdata" / "fetch.py"
+    spec = importlib.util.spec_from_file_location("fetch", path)
+    assert spec is not None
+    assert spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["fetch"] = mod
+    spec.loader.exec_module(mod)
+    return mod

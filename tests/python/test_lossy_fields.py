@@ -5,9 +5,7 @@ netCDF4, h5py or numpy read directly; and the ``[files.NAME]`` entries of testda
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import subprocess
-import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -309,18 +307,7 @@ def test_plain_hdf5_is_read_with_h5py(tmp_path: Path) -> None:
 # -- testdata/fetch.py's [files.NAME] ---------------------------------------------------------
 
 
-def _fetch() -> Any:
-    spec = importlib.util.spec_from_file_location("fetch_lossy", ROOT / "testdata" / "fetch.py")
-    assert spec is not None
-    assert spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["fetch_lossy"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_fetch_extracts_one_file_of_a_deb_and_of_a_wheel(tmp_path: Path) -> None:
-    fetch = _fetch()
+def test_fetch_extracts_one_file_of_a_deb_and_of_a_wheel(fetch: Any, tmp_path: Path) -> None:
     payload = b"CDF\x01" + bytes(range(256)) * 8
     root = tmp_path / "debroot"
     (root / "DEBIAN").mkdir(parents=True)

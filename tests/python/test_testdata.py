@@ -4,13 +4,12 @@ reproductions find them (``flashpress.reproduce.testdata``)."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
-import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,16 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 needs_e2fsprogs = pytest.mark.skipif(
     shutil.which("mke2fs") is None or shutil.which("debugfs") is None, reason="e2fsprogs is not installed"
 )
-
-
-def _fetch():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("fetch", ROOT / "testdata" / "fetch.py")
-    assert spec is not None
-    assert spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["fetch"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_every_table_2_workload_has_a_pinned_image() -> None:
@@ -74,8 +63,7 @@ def test_missing_test_data_names_the_file_and_the_fix(tmp_path: Path, monkeypatc
 
 
 @needs_e2fsprogs
-def test_an_image_is_the_same_bytes_every_build_and_holds_the_files(tmp_path: Path) -> None:
-    fetch = _fetch()
+def test_an_image_is_the_same_bytes_every_build_and_holds_the_files(fetch: Any, tmp_path: Path) -> None:
     tree = tmp_path / "trees" / "pkg"
     (tree / "usr" / "share").mkdir(parents=True)
     text = Path("/usr/share/common-licenses/GPL-3").read_bytes()
@@ -105,8 +93,7 @@ def test_an_image_is_the_same_bytes_every_build_and_holds_the_files(tmp_path: Pa
         )
 
 
-def test_manifest_mistakes_are_named(tmp_path: Path) -> None:
-    fetch = _fetch()
+def test_manifest_mistakes_are_named(fetch: Any, tmp_path: Path) -> None:
     pkgs = {"pkg": tmp_path / "pkg.deb"}
     for spec, msg in [
         ({"what": "x", "from": ["nope"], "include": ["*"]}, r"\[images\.T\]: unknown package `nope`"),
@@ -166,8 +153,7 @@ def _deb_with_tarball(tmp_path: Path, files: dict[str, bytes]) -> Path:
 
 
 @pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="dpkg-deb is not installed")
-def test_a_flat_image_pads_each_file_to_a_block_and_lists_it(tmp_path: Path) -> None:
-    fetch = _fetch()
+def test_a_flat_image_pads_each_file_to_a_block_and_lists_it(fetch: Any, tmp_path: Path) -> None:
     files = {"a/big": bytes(range(256)) * 20, "a/empty": b"", "b": b"x" * 4096, "c": b"tail"}
     deb = _deb_with_tarball(tmp_path, files)
     out = tmp_path / "out"
@@ -193,11 +179,9 @@ def test_a_flat_image_pads_each_file_to_a_block_and_lists_it(tmp_path: Path) -> 
         fetch.build_image("R", {k: v for k, v in spec.items() if k != "tar"}, {"t": deb}, tmp_path, out, Path("m"))
 
 
-def test_a_release_gone_from_the_archive_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_release_gone_from_the_archive_is_named(fetch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import urllib.error
     import urllib.request
-
-    fetch = _fetch()
 
     def gone(url: str, timeout: float = 0) -> None:
         raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)  # type: ignore[arg-type]

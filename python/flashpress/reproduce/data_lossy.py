@@ -18,6 +18,7 @@ from flashpress.lossy.codecs import Bound, compress
 from flashpress.lossy.devices import SEED_IO, IoShape, device
 from flashpress.lossy.fields import Field, dataset
 from flashpress.lossy.planner import plan
+from flashpress.reproduce.metrics import LOSSY_COLUMNS
 
 #: The devices of Figs. 1 and 2 (models).
 DEVICES = ("hdd", "nvme")
@@ -90,19 +91,8 @@ def pipeline_rows(datasets: tuple[str, ...], repeats: int) -> tuple[dict[str, An
 
 
 def _metrics(row: dict[str, Any]) -> dict[str, Any]:
-    keep = (
-        "raw_bytes",
-        "stored_bytes",
-        "ratio",
-        "max_error",
-        "max_error_rel",
-        "compress_s",
-        "write_s",
-        "store_s",
-        "read_s",
-        "decompress_s",
-        "load_s",
-    )
+    """The columns a pipeline row keeps: sizes, errors, and the shown ones it has."""
+    keep = ("raw_bytes", "stored_bytes", "max_error", "max_error_rel", *(c for c in LOSSY_COLUMNS if c in row))
     return {k: row.get(k) for k in keep}
 
 

@@ -303,11 +303,11 @@ CAGC_CAUSES: dict[str, str] = {
 LOSSY_CAUSES: dict[str, str] = {
     "But degrades NVMe-SSD performance by factors of 4X (write)": "our SZx compresses at 1.1-2.0 GB/s on one "
     "core here (median 1.7 GB/s over the fields) and the NVMe model writes 4 KiB at depth 16 at 2.0 GB/s, so "
-    "compress + write of a 2.3-5x smaller stream takes 1.7-2.0x the raw write (repeats 0.50, 0.59, 0.59x: one "
-    "at the band's edge), not 4x. The seed does not give its SZx's speed; a compressor 2-3x slower than ours "
+    "compress + write of a 2.3-5x smaller stream takes 1.7-2.0x the raw write (one repeat of three at the "
+    "band's edge, 0.50x), not 4x. The seed does not give its SZx's speed; a compressor 2-3x slower than ours "
     "would give its 4x.",
     "But degrades NVMe-SSD performance by factors of 8X (read)": "on our NVMe model compression makes loads "
-    "1.6x *faster*: the model reads 4 KiB at depth 16 at 799 MB/s (16 requests in flight over ~80 us each, "
+    "about 1.5x *faster*: the model reads 4 KiB at depth 16 at 799 MB/s (16 requests in flight over ~80 us each, "
     "4.6x the HDD model; the seed's NVMe reads 34.66x faster than its HDD) while SZx decompresses at "
     "2.2 GB/s (median), so reading a 3.4x smaller stream and decompressing it beats reading the raw field.",
     "NVMe-SSDs exhibit 34.66X faster read speeds than HDDs": "the HDD model streams sequential 4 KiB reads at "
@@ -315,20 +315,21 @@ LOSSY_CAUSES: dict[str, str] = {
     "read waits ~75 us for its page; 16 in flight). The seed's ratio implies either a much slower HDD read or "
     "a much faster NVMe read than its writes suggest; we did not fit either model to it.",
     "both the compression and decompression stages dominate the overall runtime in data write and read I/O "
-    "processes (NVMe)": "they do in 95 of 120 NVMe runs with a codec. In 22 of the other 25 the read of the "
-    "stream is longer than its decompression (5 have the write longer than the compression): SZx decompresses at "
+    "processes (NVMe)": "they do in 94-95 of 120 NVMe runs with a codec (two default runs). In most of the "
+    "others the read of the stream is longer than its decompression (a few have the write longer than the "
+    "compression): SZx decompresses at "
     "about 2.2 GB/s, the NVMe model reads 4 KiB at depth 16 at 799 MB/s, so where SZx's ratio is low (1.6-2.9: "
     "abs:0.01 on fields in metres or feet, and SZx at 1e-3 x range on the smallest fields, nc4uvt_t, a1b_air, "
     "navy_uwnd) reading the stream takes longer than decoding it.",
-    "Finding 2: The performance of each compressor is heavily influenced by the dataset's characteristics (sz3)": "SZ3 compresses 147-204 MB/s over our eight fields (1.39x), under our 1.5x reading of 'heavily'; SZx "  # noqa: E501
-    "(1.79x) and ZFP (4.4x) vary more.",
+    "Finding 2: The performance of each compressor is heavily influenced by the dataset's characteristics (sz3)": "SZ3's speed varies 1.39-1.42x over our eight fields (two default runs; 147-217 MB/s), under our 1.5x "  # noqa: E501
+    "reading of 'heavily'; SZx (1.8x) and ZFP (4.3x) vary more.",
     "Finding 3: Fine-grained compression ratio control through error-bounding tuning is difficult": "one setting "
     "(rel 1e-4) gives ratios within 1.9x across the data sets, under our 2x reading; all others span 2.1-4.2x.",
-    "(issue 13) the planner's predicted store time is within 20% of the measured one": "43 of 48 predictions are "
-    "within 20% (all 24 on the HDD within 17%, most within 3%); the five misses are NVMe stores of 0.5-4 ms "
-    "(nc4uvt_t, a1b_air, navy_uwnd), where the codec is most of the time and one scheduling hiccup of the "
-    "two-thread SZx on this 2-core machine moves a millisecond-long stage by 20-70% between the prediction's "
-    "and the measurement's repeats.",
-    "(issue 13) the planner's predicted load time is within 20% of the measured one": "as for store: 44 of 48 "
-    "within 20%; the four misses are NVMe loads of 0.5-5 ms (nc4uvt_t, a1b_air, navy_uwnd, trinidad).",
+    "(issue 13) the planner's predicted store time is within 20% of the measured one": "39 and 43 of 48 predictions "
+    "were within 20% in two default runs, every HDD one among them (within 17%, most within 3%); the misses are "
+    "NVMe stores of 0.5-6 ms, where the codec is most of the time and a scheduling hiccup of the two-thread SZx "
+    "on this 2-core machine moves a millisecond-long stage by 20-70% between the prediction's repeats and the "
+    "measurement's.",
+    "(issue 13) the planner's predicted load time is within 20% of the measured one": "as for store: 40 and 44 of "
+    "48 within 20% in two default runs; the misses are NVMe loads of 0.5-6 ms.",
 }

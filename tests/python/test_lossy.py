@@ -330,7 +330,11 @@ def test_lossy_quick_end_to_end(tmp_path) -> None:  # type: ignore[no-untyped-de
         assert f"## {key}" in text
     table = pd.read_csv(out / "results.csv")
     fig2 = table[table["figure"] == "fig2"]
-    assert set(fig2["scheme"]) == {"raw", "szx", "sz3", "zfp"}
+    assert set(fig2["scheme"]) == {"raw", "szx", "sz3", "zfp", "szx abs:0.01", "szx ratio:10"}
     assert set(fig2["variant"]) == {"hdd", "nvme"}
-    assert (fig2["max_error_rel"].fillna(0) <= 1e-3 * (1 + 1e-9)).all()
+    rel = fig2[fig2["scheme"].isin(["szx", "sz3", "zfp"])]
+    assert (rel["max_error_rel"] <= 1e-3 * (1 + 1e-9)).all()
+    assert (fig2[fig2["scheme"] == "szx abs:0.01"]["max_error"] <= 0.01).all()
+    fig1 = table[(table["figure"] == "fig1") & (table["workload"] == "all")]
+    assert set(fig1["variant"]) == {"hdd", "nvme", "real"}
     assert "0 not run" in text

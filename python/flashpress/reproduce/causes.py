@@ -326,7 +326,7 @@ LOSSY_CAUSES: dict[str, str] = {
     "Finding 3: Fine-grained compression ratio control through error-bounding tuning is difficult": "one setting "
     "(rel 1e-4) gives ratios within 1.9x across the data sets, under our 2x reading; all others span 2.1-4.2x.",
     "(issue 13) the planner's predicted store time is within 20% of the measured one": "39-43 of 48 predictions "
-    "were within 20% in three default runs, every HDD one among them (within 17%, most within 3%); the misses are "
+    "were within 20% in three default runs, every HDD one among them (within 19%, most within 3%); the misses are "
     "NVMe stores of 0.5-6 ms, where the codec is most of the time and a scheduling hiccup of the two-thread SZx "
     "on this 2-core machine moves a millisecond-long stage by 20-70% between the prediction's repeats and the "
     "measurement's.",

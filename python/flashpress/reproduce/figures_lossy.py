@@ -39,11 +39,29 @@ def plot_runtime(ax: Any, fig: Any, rows: list[dict[str, Any]], timelines: Mappi
 
 
 def plot_breakdown(ax: Any, fig: Any, rows: list[dict[str, Any]], timelines: Mapping[int, Any], scale: Any) -> None:
-    """Fig. 2: per data set, device and codec: the four stages."""
-    sel = sorted(rows, key=lambda r: (r["variant"], r["workload"], r["scheme"]))
-    _stacked(ax, [f"{r['variant']} {r['workload']} {r['scheme']}" for r in sel], sel)
-    ax.set_yscale("log")
-    ax.set_ylabel("seconds (log; left: store, right: load)")
+    """Fig. 2: per device, data set and codec (at the relative bound), each stage's time as a
+    share of raw I/O's time for the same field and device (left bar: store against raw write,
+    right bar: load against raw read), so fields of any size share one linear axis; 1 = raw."""
+    raw = {(r["variant"], r["workload"]): r for r in rows if r["scheme"] == "raw"}
+    sel = sorted(
+        (r for r in rows if r["scheme"] in ("szx", "sz3", "zfp") and (r["variant"], r["workload"]) in raw),
+        key=lambda r: (r["variant"], r["workload"], r["scheme"]),
+    )
+    norm = []
+    for r in sel:
+        base = raw[(r["variant"], r["workload"])]
+        w, rd = float(base["write_s"]) or 1.0, float(base["read_s"]) or 1.0
+        norm.append(
+            {
+                "compress_s": float(r["compress_s"]) / w,
+                "write_s": float(r["write_s"]) / w,
+                "read_s": float(r["read_s"]) / rd,
+                "decompress_s": float(r["decompress_s"]) / rd,
+            }
+        )
+    _stacked(ax, [f"{r['variant']} {r['workload']} {r['scheme']}" for r in sel], norm)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("time / raw I/O time (left: store, right: load)")
     ax.tick_params(axis="x", labelsize=5)
 
 

@@ -181,7 +181,7 @@ def thread_rows(datasets: tuple[str, ...], repeats: int) -> list[dict[str, Any]]
 
 def planner_rows(datasets: tuple[str, ...], repeats: int) -> list[dict[str, Any]]:
     """The informed design, per data set and device: the planner's recommendation, and its best
-    compressing candidate predicted from a 1/8 sample and then run on the whole field (raw I/O's
+    compressing candidate predicted from a sample (1/8, at least 16 MiB) and then run on the whole field (raw I/O's
     prediction is the device call its measurement makes, so it is not what is tested)."""
     out = []
     for ds in datasets:

@@ -68,8 +68,9 @@ def lossy_figures(scale: Scale) -> list[Figure]:
             "The informed design: the planner's predicted store and load time against the measured",
             "lossy_planner",
             lambda sc: d.planner_rows(ds, reps),
-            "The best compressing candidate of each field and device, predicted from a 1/8 sample of the field "
-            "(codec speed and ratio) and the device model, then run on the whole field (a pipelined one chunk by "
-            "chunk); `recommended` in the results is the planner's choice, raw I/O included.",
+            "The best compressing candidate of each field and device, predicted from the codec's speed and ratio "
+            "on a sample (1/8 of the field, at least 16 MiB: below that the field itself) and the device model, "
+            "then run on the whole field (a pipelined one chunk by chunk); `recommended` in the results is the "
+            "planner's choice, raw I/O included.",
         ),
     ]

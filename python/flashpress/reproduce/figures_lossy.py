@@ -125,7 +125,7 @@ def plot_planner(ax: Any, fig: Any, rows: list[dict[str, Any]], timelines: Mappi
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("measured seconds (whole field)")
-    ax.set_ylabel("predicted seconds (1/8 sample)")
+    ax.set_ylabel("predicted seconds (sample of >= 16 MiB)")
     ax.legend(fontsize="small")
 
 

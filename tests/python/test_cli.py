@@ -183,3 +183,14 @@ def test_ctrl_c_stops_a_run_promptly() -> None:
     _, err = p.communicate(timeout=20)
     assert p.returncode == 130
     assert "interrupted" in err
+
+
+def test_a_trace_sector_size_must_be_a_power_of_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "x.trace"
+    trace.write_text("10 0 0 8 0\n")
+    args = ["run", "--preset", "tiny", "--trace", str(trace), "--format", "disksim"]
+    assert main([*args, "--set", "workload.sector_size=520"]) == 2
+    err = capsys.readouterr().err
+    assert "workload.sector_size" in err
+    assert "power of two" in err
+    assert main([*args, "--set", "workload.sector_size=4096"]) == 0

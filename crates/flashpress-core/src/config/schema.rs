@@ -1171,9 +1171,7 @@ impl SimConfig {
             }
             WorkloadConfig::Filebench(f) => f.validate(src)?,
             WorkloadConfig::Trace(t) => {
-                check(t.sector_size > 0, src, "workload.sector_size", || {
-                    "expected a positive byte count, got 0".into()
-                })?;
+                crate::workload::trace::check_sector_size(t.sector_size, src)?;
                 if let Some(h) = t.hash_bytes {
                     check(
                         t.format == TraceFormat::Fiu,

@@ -298,13 +298,7 @@ impl TraceSource {
                 format!("expected a positive number, got {}", cfg.time_scale),
             ));
         }
-        if cfg.sector_size == 0 && cfg.format != TraceFormat::Msr {
-            return Err(Error::config(
-                "workload",
-                "workload.sector_size",
-                "expected a positive byte count, got 0",
-            ));
-        }
+        check_sector_size(cfg.sector_size, "workload")?;
         let file = File::open(&cfg.path).map_err(|e| Error::io(&cfg.path, e))?;
         let file_size = file.metadata().map_err(|e| Error::io(&cfg.path, e))?.len();
         let is_gz = cfg
@@ -1099,6 +1093,19 @@ fn is_blkparse_summary(line: &[u8]) -> bool {
         || line.starts_with(b"Throughput (R/W):")
         || line.starts_with(b"Events (")
         || line.starts_with(b"Reads Queued:")
+}
+
+/// `workload.sector_size`: a power of two bytes (512 and 4096 are the usual ones); the formats
+/// that count in bytes (MSR) ignore it, but a value that cannot be a sector is still an error.
+pub(crate) fn check_sector_size(size: u32, source: &str) -> Result<()> {
+    if size.is_power_of_two() {
+        return Ok(());
+    }
+    Err(Error::config(
+        source,
+        "workload.sector_size",
+        format!("expected a power of two bytes (such as 512 or 4096), got {size}"),
+    ))
 }
 
 #[cfg(test)]

@@ -659,3 +659,30 @@ fn fiu_hash_granularity_errors_name_the_line() {
         0xcccc_cccc_cccc_cccc
     );
 }
+
+#[test]
+fn sector_size_must_be_a_power_of_two() {
+    let (_d, path) = write_tmp("x.trace", b"10 0 0 8 0\n");
+    for (size, ok) in [
+        (512, true),
+        (4096, true),
+        (1, true),
+        (0, false),
+        (520, false),
+        (3000, false),
+    ] {
+        let mut cfg = default_trace_config(path.clone(), TraceFormat::Disksim);
+        cfg.sector_size = size;
+        match open_stream(&cfg, GIB) {
+            Ok(_) => assert!(ok, "sector_size {size} was accepted"),
+            Err(e) => {
+                assert!(!ok, "sector_size {size} was refused: {e}");
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("workload.sector_size") && msg.contains("power of two"),
+                    "{msg}"
+                );
+            }
+        }
+    }
+}

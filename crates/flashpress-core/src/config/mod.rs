@@ -187,15 +187,19 @@ impl SimConfig {
         source_name: &str,
         base_dir: Option<&Path>,
     ) -> Result<SimConfig> {
-        let mut cfg: SimConfig = serde_path_to_error::deserialize(v).map_err(|e| {
-            let key = e.path().to_string();
-            let key = if key == "." {
-                "document".to_string()
-            } else {
-                key
-            };
-            Error::config(source_name, key, e.into_inner().to_string())
-        })?;
+        let mut cfg: SimConfig = match serde_path_to_error::deserialize(v.clone()) {
+            Ok(cfg) => cfg,
+            Err(e) => {
+                let key = e.path().to_string();
+                let msg = e.into_inner().to_string();
+                let key = if key == "." {
+                    "document".to_string()
+                } else {
+                    inner_key(&v, key, &msg)
+                };
+                return Err(Error::config(source_name, key, msg));
+            }
+        };
         if let Some(dir) = base_dir {
             cfg.workload.resolve_paths(dir);
         }
@@ -207,6 +211,80 @@ impl SimConfig {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("config serializes")
     }
+}
+
+/// The error of deserializing `v` as a config, as text (None when it deserializes).
+fn config_error(v: &Value) -> Option<String> {
+    serde_json::from_value::<SimConfig>(v.clone())
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// The dotted key of a config error that serde reports at a tagged table (`workload`, whose
+/// `type` picks the variant: serde buffers such a table and loses the path inside it). The
+/// key inside is found by taking each entry out in turn: the one whose absence changes the
+/// error is the culprit (a wrong value fails as its entry is read, before any missing-field
+/// check), descending through tables and arrays. Only runs for an error, so its cost (one
+/// deserialization per entry tried) does not touch valid configs.
+fn inner_key(v: &Value, key: String, msg: &str) -> String {
+    let mut path: Vec<String> = key.split('.').map(str::to_string).collect();
+    let at = |v: &Value, path: &[String]| -> Option<Value> {
+        let mut cur = v;
+        for p in path {
+            cur = match cur {
+                Value::Object(m) => m.get(p)?,
+                Value::Array(a) => a.get(p.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(cur.clone())
+    };
+    let without = |v: &Value, path: &[String], entry: &str| -> Option<Value> {
+        let mut out = v.clone();
+        let mut cur = &mut out;
+        for p in path {
+            cur = match cur {
+                Value::Object(m) => m.get_mut(p)?,
+                Value::Array(a) => a.get_mut(p.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        match cur {
+            Value::Object(m) => {
+                m.remove(entry)?;
+            }
+            Value::Array(a) => {
+                let i = entry.parse::<usize>().ok()?;
+                if i >= a.len() {
+                    return None;
+                }
+                a.remove(i);
+            }
+            _ => return None,
+        }
+        Some(out)
+    };
+    // Descend while exactly one entry of the current table or array is the culprit.
+    for _ in 0..16 {
+        let entries: Vec<String> = match at(v, &path) {
+            Some(Value::Object(m)) => m.keys().filter(|k| *k != "type").cloned().collect(),
+            Some(Value::Array(a)) => (0..a.len()).map(|i| i.to_string()).collect(),
+            _ => break,
+        };
+        let culprits: Vec<&String> = entries
+            .iter()
+            .filter(|e| {
+                without(v, &path, e)
+                    .map(|w| config_error(&w).as_deref() != Some(msg))
+                    .unwrap_or(false)
+            })
+            .collect();
+        match culprits.as_slice() {
+            [one] => path.push((*one).clone()),
+            _ => break,
+        }
+    }
+    path.join(".")
 }
 
 impl WorkloadConfig {

@@ -275,3 +275,29 @@ fn an_empty_trace_is_an_error_not_an_empty_result() {
     assert!(matches!(err, flashpress_core::Error::Workload(_)), "{err}");
     assert!(err.to_string().contains("empty.trace"), "{err}");
 }
+
+/// serde reports a bad value inside the `type`-tagged `[workload]` table at `workload`; the
+/// config error names the key inside it (issue 14).
+#[test]
+fn errors_inside_the_tagged_workload_table_name_the_dotted_key() {
+    use flashpress_core::error::Error;
+    let head = "preset = \"tiny\"\n[workload]\ntype = \"trace\"\npath = \"x.trace\"\nformat = \"blkparse\"\n\
+                time_unit = \"s\"\nsector_size = 512\nreplay = \"afap\"\nqueue_depth = 8\ntime_scale = 1.0\n\
+                address_mode = \"wrap\"\n";
+    for (extra, key) in [
+        ("blkparse_action = \"Z\"\n", "workload.blkparse_action"),
+        ("blkparse_action = \"D\"\nbogus = 1\n", "workload.bogus"),
+    ] {
+        let text = format!("{head}{extra}");
+        match flashpress_core::config::SimConfig::from_toml_str(&text, "bad.toml") {
+            Err(Error::Config { key: k, .. }) => assert_eq!(k, key, "{extra}"),
+            other => panic!("{extra}: expected a config error at {key}, got {other:?}"),
+        }
+    }
+    let text =
+        head.replace("queue_depth = 8", "queue_depth = \"eight\"") + "blkparse_action = \"D\"\n";
+    match flashpress_core::config::SimConfig::from_toml_str(&text, "bad.toml") {
+        Err(Error::Config { key: k, .. }) => assert_eq!(k, "workload.queue_depth"),
+        other => panic!("expected a config error at workload.queue_depth, got {other:?}"),
+    }
+}

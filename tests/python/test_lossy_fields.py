@@ -356,5 +356,5 @@ def test_the_module_reads_by_magic_bytes_not_names(tmp_path: Path, lossy: Path) 
     (tmp_path / "x.npy").write_bytes((lossy / "coads_climatology.cdf").read_bytes())
     assert read_field(tmp_path / "x.npy", "SST").shape == (12, 90, 180)
     np.zeros(8, dtype="<f4").tofile(tmp_path / "z.nc")
-    assert fields._kind(str(tmp_path / "z.nc")) == "raw"
+    assert fields.file_kind(str(tmp_path / "z.nc")) == "raw"
     assert read_field(tmp_path / "z.nc", dtype="f32", shape=(2, 4)).shape == (2, 4)

@@ -73,11 +73,11 @@ def read(args: argparse.Namespace) -> Any:
 
 def cmd_info(args: argparse.Namespace) -> int:
     """A netCDF/HDF5 file without a variable: its variables; otherwise the field."""
-    from flashpress.lossy.fields import list_variables
+    from flashpress.lossy.fields import file_kind, list_variables
 
     if not _builtin(args) and args.var is None and args.shape is None and args.dtype is None:
         path = Path(args.field)
-        if path.is_file() and path.open("rb").read(8)[:4] in (b"CDF\x01", b"CDF\x02", b"CDF\x05", b"\x89HDF"):
+        if path.is_file() and file_kind(str(path)) in ("netcdf", "hdf5"):
             for v in list_variables(args.field):
                 print(json.dumps(v, default=str))
             return 0

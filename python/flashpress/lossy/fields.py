@@ -186,7 +186,7 @@ def _is_netcdf4(path: str) -> bool:
         return bool(found)
 
 
-def _kind(path: str) -> str:
+def file_kind(path: str) -> str:
     """``netcdf`` (netCDF3 or netCDF4), ``hdf5`` (plain), ``npy`` or ``raw``."""
     m = _magic(path)
     if m == "netcdf3":
@@ -206,7 +206,7 @@ def _resolve(spec: str | os.PathLike[str], variable: str | None) -> tuple[str, s
     if variable is not None or os.path.exists(s) or ":" not in s:
         return s, variable
     head, _, tail = s.rpartition(":")
-    if tail and os.path.isfile(head) and _kind(head) in ("netcdf", "hdf5"):
+    if tail and os.path.isfile(head) and file_kind(head) in ("netcdf", "hdf5"):
         return head, tail
     return s, variable
 
@@ -363,7 +363,7 @@ def read_field(
         )
     if os.path.isdir(path):
         raise FieldError(f"{path}: is a folder (expected a netCDF, HDF5, .npy or raw binary file)", path=path)
-    kind = _kind(path)
+    kind = file_kind(path)
     if kind == "netcdf":
         return _read_netcdf(path, variable, dtype, nonfinite)
     if kind == "hdf5":
@@ -595,7 +595,7 @@ def list_variables(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     p = os.fspath(path)
     if not os.path.isfile(p):
         raise FieldError(f"{p}: no such file (expected a netCDF or HDF5 file)", path=p)
-    kind = _kind(p)
+    kind = file_kind(p)
     out: list[dict[str, Any]] = []
     if kind == "netcdf":
         ds = _nc_open(p)

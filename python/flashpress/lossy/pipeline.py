@@ -52,11 +52,9 @@ def pipelined_times(
     compress and decompress seconds: each chunk's I/O is 1/``chunks`` of the device's time for
     the whole stored stream."""
     w, r = dev.write_s(stored, io), dev.read_s(stored, io)
-    # The closed form is symmetric in its two stages, so a load (read, then decompress) is
-    # the same expression with decompression in the compute place.
     return (
-        pipelined(chunk_compress_s * chunks, w / chunks, chunks),
-        pipelined(chunk_decompress_s * chunks, r / chunks, chunks),
+        schedule([chunk_compress_s] * chunks, [w / chunks] * chunks),
+        schedule([r / chunks] * chunks, [chunk_decompress_s] * chunks),
     )
 
 

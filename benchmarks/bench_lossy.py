@@ -7,7 +7,7 @@ field's value range: compression ratio, and compression and decompression throug
 10^6 uncompressed bytes per second (MB/s), the median wall time of ``--repeats`` calls made
 from Python on one thread (the library call itself: no file I/O, no bound check; the first
 call warms the output buffers and is not counted). SZx also runs on 2 threads (chunked,
-without the GIL).
+without the GIL). The last lines give the process's peak RSS.
 
     python3 benchmarks/bench_lossy.py [--datasets etopo5,navy_uwnd] [--repeats 7]
 """
@@ -70,7 +70,11 @@ def main() -> None:
                 f"{name:13} {codec} x{threads}: ratio {r['ratio']:6.2f}  compress {r['compress_mb_s']:7.0f} MB/s  "
                 f"decompress {r['decompress_mb_s']:7.0f} MB/s  (max error {r['max_error_rel']:.2e} x range)"
             )
-    print(json.dumps({"commit": commit, "rows": rows}))
+    import resource
+
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of the whole run: {peak_mib:.0f} MiB")
+    print(json.dumps({"commit": commit, "peak_rss_mib": peak_mib, "rows": rows}))
 
 
 if __name__ == "__main__":

@@ -47,8 +47,8 @@ test-rust: testdata
 	cargo test --workspace
 
 lint: venv
-	$(BIN)/ruff check python tests/python testdata
-	$(BIN)/ruff format --check python tests/python testdata
+	$(BIN)/ruff check python tests/python testdata scripts
+	$(BIN)/ruff format --check python tests/python testdata scripts
 	$(BIN)/mypy python/flashpress
 
 test-python: develop testdata

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -140,6 +141,10 @@ def format_summary(summary: dict[str, Any], title: str) -> str:
         )
     w = max(len(k) for k, _ in facts)
     lines.extend(f"  {k.ljust(w)}  {v}" for k, v in facts)
+    notes = summary.get("workload_notes") or []
+    if notes:
+        lines += ["", "workload notes:"]
+        lines.extend(f"  {note}" for note in notes)
     return "\n".join(lines)
 
 
@@ -157,10 +162,20 @@ def _build_run_config(args: argparse.Namespace) -> Config:
         raise UsageError(f"--trace needs --format ({', '.join(TRACE_FORMATS)})")
     if (args.format or trace_flags) and not args.trace:
         raise UsageError("--format, --time-unit, --replay, --queue-depth, --address-mode and --hash-bytes need --trace")
-    if args.job:
-        cfg = cfg.with_overrides(
-            {"workload": {"type": "fio", "path": str(Path(args.job).absolute())}}, source_name="--job"
-        )
+    if args.fio_args is not None and args.trace:
+        raise UsageError("give either --fio-args or --trace, not both")
+    if args.job or args.fio_args is not None:
+        fio: dict[str, Any] = {"type": "fio"}
+        if args.job:
+            fio["path"] = str(Path(args.job).absolute())
+        if args.fio_args is not None:
+            try:
+                fio["args"] = shlex.split(args.fio_args)
+            except ValueError as e:
+                raise UsageError(f"--fio-args: {e}") from None
+            if not fio["args"]:
+                raise UsageError("--fio-args is empty")
+        cfg = cfg.with_overrides({"workload": fio}, source_name="--job" if args.job else "--fio-args")
     elif args.trace:
         workload = json.loads(_core.default_trace_config(str(Path(args.trace).absolute()), args.format))
         for flag in trace_flags:
@@ -293,6 +308,12 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--config", metavar="FILE", help="TOML config file (merged over its preset)")
     base.add_argument("--preset", metavar="NAME", help="built-in preset (default: default)")
     r.add_argument("--job", metavar="JOBFILE", help="use a fio job file as the workload")
+    r.add_argument(
+        "--fio-args",
+        metavar="'ARGS'",
+        help="a fio command line as the workload, quoted: '--name=a --rw=randwrite --bs=4k --size=1g' "
+        "(options before the first --name are global; with --job, its jobs come after the file's)",
+    )
     r.add_argument("--trace", metavar="FILE", help="use a block trace as the workload")
     r.add_argument("--format", choices=TRACE_FORMATS, help="trace format (with --trace)")
     r.add_argument("--time-unit", choices=TIME_UNITS, help="unit of the trace's time column")

@@ -203,6 +203,8 @@ FioWorkloadDict = TypedDict(
         "path": NotRequired[str | None],
         "global": NotRequired[dict[str, OptionValue]],
         "jobs": NotRequired[list[dict[str, OptionValue]]],
+        "args": NotRequired[list[str]],
+        "vars": NotRequired[dict[str, str]],
     },
 )
 

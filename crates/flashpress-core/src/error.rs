@@ -38,6 +38,11 @@ pub enum Error {
         msg: String,
     },
 
+    /// Several problems found in one pass (a fio workload reports every option it cannot
+    /// honour, each naming its file and line or key), in the order found.
+    #[error("{} problems:\n{}", .0.len(), .0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<Error>),
+
     /// A workload is valid on its own but cannot run on this device (e.g. addresses past the end).
     #[error("workload: {0}")]
     Workload(String),

@@ -51,6 +51,8 @@ pub struct Simulation {
     warmup: SimTime,
     /// The counters when the warm-up ended, once it has.
     base: Option<WindowBase>,
+    /// What the summary says about the workload (`workload_notes`).
+    notes: Vec<String>,
 }
 
 /// Content ids of preconditioning writes.
@@ -58,14 +60,42 @@ const PRECONDITION_CONTENT_BASE: u64 = 1 << 62;
 
 /// Open the streams a workload config describes, for a device of `capacity` logical bytes.
 pub fn open_workload(cfg: &SimConfig, capacity: u64) -> Result<Vec<Stream>> {
+    open_workload_noted(cfg, capacity).map(|w| w.streams)
+}
+
+/// A workload's streams, what the summary should say about it, and whether it asks for
+/// verified reads (fio's `verify`).
+pub struct OpenedWorkload {
+    /// The streams.
+    pub streams: Vec<Stream>,
+    /// Notes for the summary (`workload_notes`).
+    pub notes: Vec<String>,
+    /// Some stream verifies what it wrote.
+    pub verify: bool,
+}
+
+/// [`open_workload`], with the workload's notes.
+pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkload> {
+    let plain = |streams| OpenedWorkload {
+        streams,
+        notes: Vec::new(),
+        verify: false,
+    };
     match &cfg.workload {
-        WorkloadConfig::Fio(f) => workload::fio::load_streams(f, capacity, cfg.seed),
-        WorkloadConfig::Trace(t) => Ok(vec![workload::trace::open_stream_paged(
+        WorkloadConfig::Fio(f) => {
+            let l = workload::fio::load(f, capacity, cfg.seed, cfg.stack.is_some())?;
+            Ok(OpenedWorkload {
+                streams: l.streams,
+                notes: l.notes,
+                verify: l.verify,
+            })
+        }
+        WorkloadConfig::Trace(t) => Ok(plain(vec![workload::trace::open_stream_paged(
             t,
             capacity,
             u64::from(cfg.nand.page_size),
-        )?]),
-        WorkloadConfig::Filebench(f) => workload::filebench::load_streams(f, cfg.seed),
+        )?])),
+        WorkloadConfig::Filebench(f) => Ok(plain(workload::filebench::load_streams(f, cfg.seed)?)),
     }
 }
 
@@ -78,8 +108,16 @@ impl Simulation {
             Some(st) => crate::stack::user_bytes_of(st),
             None => crate::ftl::logical_pages(&cfg) * cfg.nand.page_size as u64,
         };
-        let streams = open_workload(&cfg, capacity)?;
-        Self::with_streams(cfg, streams)
+        let opened = open_workload_noted(&cfg, capacity)?;
+        let mut cfg = cfg;
+        if opened.verify && !cfg.check.verify {
+            // fio's `verify`: reads check what they return (flashpress's verify mode); the
+            // resolved config records it.
+            cfg.check.verify = true;
+        }
+        let mut sim = Self::with_streams(cfg, opened.streams)?;
+        sim.notes = opened.notes;
+        Ok(sim)
     }
 
     /// Build with streams made by the caller instead of the config's `workload` (which is
@@ -118,6 +156,7 @@ impl Simulation {
         let mut rec = Recorder::new(interval_ns);
         rec.measure_from(warmup);
         let mut sim = Simulation {
+            notes: Vec::new(),
             rec,
             warmup,
             base: None,
@@ -539,6 +578,7 @@ impl Simulation {
         }
         let ec = nand.erase_counts();
         Summary {
+            workload_notes: self.notes.clone(),
             sim_time_s: end.as_secs_f64(),
             window: WindowSummary {
                 from_s: from.as_secs_f64(),

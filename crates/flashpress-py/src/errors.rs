@@ -242,6 +242,31 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
                 ("detail", s(&detail)),
             ],
         ),
+        Error::Several(errors) => {
+            // Raised as the first problem's type (a job file's: JobFileError), its message
+            // listing every problem; `problems` holds each one's message.
+            let problems: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            let (path, line) = match errors.first() {
+                Some(Error::JobFile { path, line, .. }) => (Some(path.clone()), Some(*line)),
+                _ => (None, None),
+            };
+            let mut attrs = vec![(
+                "problems",
+                problems
+                    .into_pyobject(py)
+                    .expect("list")
+                    .into_any()
+                    .unbind(),
+            )];
+            match (path, line) {
+                (Some(path), Some(line)) => {
+                    attrs.push(("path", p(&path)));
+                    attrs.push(("line", n(line)));
+                    raise(py, &py.get_type::<JobFileError>(), msg, &attrs)
+                }
+                _ => raise(py, &py.get_type::<WorkloadError>(), msg, &attrs),
+            }
+        }
         Error::Workload(_) => raise(py, &py.get_type::<WorkloadError>(), msg, &[]),
         Error::Io { path, source } => {
             // Not `filename`/`strerror`: OSError's str() would then replace the message.

@@ -512,6 +512,15 @@ pub struct FioWorkload {
     /// Inline jobs, each a table of fio options (`name` names the job).
     #[serde(default)]
     pub jobs: Vec<BTreeMap<String, OptionValue>>,
+    /// A fio command line's arguments (`["--name=a", "--rw=randwrite", "--bs=4k"]`): options
+    /// before the first `--name` are global, each `--name` starts a job; its jobs come after
+    /// the file's and the inline ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Values for `${NAME}` and fio's `$ncpus`/`$pagesize`/`$mb_memory` in the job file
+    /// (over the environment and the machine).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, String>,
 }
 
 /// Block trace formats.
@@ -1161,11 +1170,11 @@ impl SimConfig {
         match &self.workload {
             WorkloadConfig::Fio(w) => {
                 check(
-                    w.path.is_some() || !w.jobs.is_empty(),
+                    w.path.is_some() || !w.jobs.is_empty() || !w.args.is_empty(),
                     src,
                     "workload",
                     || {
-                        "a fio workload needs `path` (a job file) or at least one inline `jobs` entry".into()
+                        "a fio workload needs `path` (a job file), an inline `jobs` entry or `args` (a fio command line)".into()
                     },
                 )?;
             }

@@ -138,6 +138,12 @@ pub struct Device {
     link_to_device: SimTime,
     link_to_host: SimTime,
     buffer: Option<WriteBuffer>,
+    /// Flushes waiting for the write buffer: (buffered pages that must be programmed first,
+    /// the completion to report).
+    flushes: std::collections::VecDeque<(u64, Completed)>,
+    /// Host pages acknowledged from the write buffer, and buffered pages programmed.
+    buffer_acked: u64,
+    buffer_programmed: u64,
     shadow: Option<Shadow>,
     reqs: Vec<Req>,
     free_reqs: Vec<u32>,
@@ -192,6 +198,9 @@ impl Device {
             overhead_ns: cfg.host.command_overhead_ns,
             link_to_device: SimTime::ZERO,
             link_to_host: SimTime::ZERO,
+            flushes: std::collections::VecDeque::new(),
+            buffer_acked: 0,
+            buffer_programmed: 0,
             buffer: (cfg.ftl.write_buffer_pages > 0)
                 .then(|| WriteBuffer::new(cfg.ftl.write_buffer_pages as usize)),
             shadow: verify.then(|| Shadow {
@@ -327,6 +336,9 @@ impl Device {
         mut cm: Option<&mut ContentModel>,
     ) -> Result<()> {
         let cmd = now + self.overhead_ns;
+        if req.op == Op::Sync {
+            return self.flush(stream, now, cmd);
+        }
         let first = req.offset / self.div_page;
         let last = (req.offset + req.len - 1) / self.div_page;
         let base = Req {
@@ -356,10 +368,7 @@ impl Device {
                 "file {} delete: file operations need a file system (`[stack]`)",
                 req.file
             ))),
-            Op::Sync => Err(Error::Workload(
-                "fsync/fdatasync: a flush needs a file system and its page cache (`[stack]`)"
-                    .into(),
-            )),
+            Op::Sync => unreachable!("flushes are handled before"),
             Op::Read => {
                 // Verify before anything is queued: a failed check leaves nothing in flight.
                 for lpn in first..=last {
@@ -717,6 +726,7 @@ impl Device {
                     ppn,
                     since: now,
                 }) {
+                    self.buffer_acked += 1;
                     self.page_done(req, now, Split::default(), q);
                     self.sched
                         .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
@@ -724,6 +734,48 @@ impl Device {
                     self.counters.buffer_full_waits += 1;
                 }
             }
+        }
+    }
+
+    /// A flush (NVMe Flush; fio's fsync without a file system) arriving at `now`, its
+    /// command at the controller at `cmd`: it completes once every page the write buffer had
+    /// acknowledged when it arrived is programmed, counted as pages programmed from the
+    /// buffer (the buffer programs nearly in arrival order); at once without a buffer, whose
+    /// writes complete only when programmed.
+    fn flush(&mut self, stream: u32, now: SimTime, cmd: SimTime) -> Result<()> {
+        if self.compression.is_some() {
+            return Err(Error::Workload(
+                "a flush (fio's fsync/fdatasync/end_fsync) on a compressing device is not modelled: its compression buffer has no flush".into(),
+            ));
+        }
+        let c = Completed {
+            stream,
+            op: Op::Sync,
+            len: 0,
+            issued: now,
+            done: cmd,
+            queue_ns: 0,
+            gc_ns: 0,
+            during_gc: false,
+        };
+        if self.buffer.is_none() || self.buffer_programmed >= self.buffer_acked {
+            self.completed.push(c);
+        } else {
+            self.flushes.push_back((self.buffer_acked, c));
+        }
+        Ok(())
+    }
+
+    /// Complete the flushes whose pages are all programmed, at `now`.
+    fn finish_flushes(&mut self, now: SimTime) {
+        while let Some((target, _)) = self.flushes.front() {
+            if *target > self.buffer_programmed {
+                break;
+            }
+            let (_, mut c) = self.flushes.pop_front().expect("front exists");
+            c.done = c.done.max(now);
+            c.queue_ns = c.done.0 - c.issued.0;
+            self.completed.push(c);
         }
     }
 
@@ -739,7 +791,9 @@ impl Device {
                         .buffer
                         .as_mut()
                         .expect("buffered program without a buffer");
+                    self.buffer_programmed += 1;
                     if let Some(w) = buf.release() {
+                        self.buffer_acked += 1;
                         let split = Split {
                             queue_ns: now.0 - w.since.0,
                             ..Split::default()
@@ -747,6 +801,9 @@ impl Device {
                         self.page_done(w.req, now, split, q);
                         self.sched
                             .enqueue_program(w.ppn, NO_REQ, true, now, &mut self.nand, q);
+                    }
+                    if !self.flushes.is_empty() {
+                        self.finish_flushes(now);
                     }
                 } else {
                     self.page_done(pd.req, pd.done, pd.split, q);
@@ -884,6 +941,9 @@ impl Device {
         if let Some(b) = self.buffer.as_mut() {
             b.reset();
         }
+        self.flushes.clear();
+        self.buffer_acked = 0;
+        self.buffer_programmed = 0;
         if let Some(c) = self.compression.as_mut() {
             c.reset();
         }

@@ -53,7 +53,7 @@ pub struct World<'a> {
 pub fn drain_device(w: &mut World<'_>) {
     if let Target::Ssd(d) = &mut *w.target {
         for c in d.completed.drain(..) {
-            w.rec.record(c.op, c.len, c.issued, c.done);
+            w.rec.record(c.stream, c.op, c.len, c.issued, c.done);
             w.rec.record_split(&c);
             w.queue.push(c.done, Event::Completion(c.stream));
         }
@@ -99,6 +99,8 @@ struct StreamState {
     last_arrival: SimTime,
     /// End offset of its last read and of its last write (`u64::MAX` before the first).
     last_end: [u64; 2],
+    /// Its ramp end has been handed to the recorder (or it has none).
+    ramp_known: bool,
 }
 
 /// Host-side counters.
@@ -160,6 +162,7 @@ impl Host {
                     origin: None,
                     last_arrival: SimTime::ZERO,
                     last_end: [u64::MAX; 2],
+                    ramp_known: false,
                 })
                 .collect(),
             group: 0,
@@ -337,6 +340,13 @@ impl Host {
     ) -> Result<()> {
         let tag = i as u32 | if asynchronous { ASYNC_TAG } else { 0 };
         self.check_range(i, &req)?;
+        if !self.streams[i].ramp_known {
+            // Known once the stream has started (fio's ramp runs from the job's start).
+            self.streams[i].ramp_known = true;
+            if let Some(t) = self.streams[i].stream.source.ramp_end() {
+                w.rec.set_ramp(i as u32, t);
+            }
+        }
         let content = if req.op == Op::Write && req.content == 0 {
             let c = self.next_content;
             // One id per 4 KiB block touched (at least one per page touched).
@@ -365,7 +375,7 @@ impl Host {
                 if out.failed {
                     w.rec.record_failed(out.done);
                 } else {
-                    w.rec.record(req.op, req.len, now, out.done);
+                    w.rec.record(tag, req.op, req.len, now, out.done);
                 }
                 w.queue.push(out.done, Event::Completion(tag));
             }

@@ -96,6 +96,9 @@ pub struct Recorder {
     /// Requests completing (or failing) before this time are the warm-up (`stats.warmup_ms`):
     /// they appear in the timeline's rows, not in the totals and histograms.
     measure_from: SimTime,
+    /// Per stream, the end of its ramp (fio's `ramp_time`): its requests issued before then
+    /// are left out like the warm-up's. Empty when no stream ramps.
+    ramp_until: Vec<SimTime>,
     /// Completions of intervals that are over (no later submission can complete in them),
     /// by interval index, increasing; only intervals in which something completed.
     intervals: Vec<(u64, Interval)>,
@@ -133,6 +136,7 @@ impl Recorder {
             last_completion: SimTime::ZERO,
             failed_requests: 0,
             measure_from: SimTime::ZERO,
+            ramp_until: Vec::new(),
             intervals: Vec::new(),
             pending: VecDeque::new(),
             samples: Vec::new(),
@@ -163,11 +167,31 @@ impl Recorder {
         self.last_completion = self.last_completion.max(done);
     }
 
-    /// One request of `bytes` issued at `issued`, completing at `done`.
+    /// Stream `stream`'s requests issued before `until` are its ramp (fio's `ramp_time`).
+    pub fn set_ramp(&mut self, stream: u32, until: SimTime) {
+        let i = stream as usize;
+        if self.ramp_until.len() <= i {
+            self.ramp_until.resize(i + 1, SimTime::ZERO);
+        }
+        self.ramp_until[i] = until;
+    }
+
+    /// Whether a request of `stream` (its index; the async tag bit is ignored) issued at
+    /// `issued` and done at `done` counts in the totals.
     #[inline]
-    pub fn record(&mut self, op: Op, bytes: u64, issued: SimTime, done: SimTime) {
+    fn measured(&self, stream: u32, issued: SimTime, done: SimTime) -> bool {
+        done >= self.measure_from
+            && self
+                .ramp_until
+                .get((stream & !crate::host::ASYNC_TAG) as usize)
+                .is_none_or(|&t| issued >= t)
+    }
+
+    /// One request of stream `stream`, of `bytes`, issued at `issued`, completing at `done`.
+    #[inline]
+    pub fn record(&mut self, stream: u32, op: Op, bytes: u64, issued: SimTime, done: SimTime) {
         let lat = done.0 - issued.0;
-        if done >= self.measure_from {
+        if self.measured(stream, issued, done) {
             let t = match op {
                 Op::Read => {
                     self.read_hist.saturating_record(lat);
@@ -231,7 +255,7 @@ impl Recorder {
     /// The latency split of a request the SSD completed (after [`Recorder::record`]).
     #[inline]
     pub fn record_split(&mut self, c: &crate::device::Completed) {
-        if c.done < self.measure_from {
+        if !self.measured(c.stream, c.issued, c.done) {
             return;
         }
         let (t, h) = match c.op {
@@ -587,7 +611,7 @@ mod tests {
             .map(|_| rng.random_range(1_000..50_000_000u64))
             .collect();
         for &l in &lats {
-            rec.record(Op::Write, 4096, SimTime(0), SimTime(l));
+            rec.record(0, Op::Write, 4096, SimTime(0), SimTime(l));
         }
         lats.sort_unstable();
         for q in [0.5, 0.99, 0.999] {

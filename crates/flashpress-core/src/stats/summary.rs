@@ -165,6 +165,10 @@ pub struct PreconditionSummary {
 /// Totals of a run (`summary.json`). Units are in field names or listed by [`stat_descriptions`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
+    /// What the workload loader says about the run (fio options accepted and ignored, with
+    /// why; variables expanded); absent when it says nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub workload_notes: Vec<String>,
     /// Simulated time from start to the last completion (s).
     pub sim_time_s: f64,
     /// The measured window (`stats.warmup_ms` to the end): every count, rate and energy below
@@ -872,7 +876,7 @@ mod tests {
     fn check_within(lats: &[u64]) {
         let mut rec = Recorder::new(1_000_000_000);
         for &l in lats {
-            rec.record(Op::Read, 4096, SimTime(0), SimTime(l));
+            rec.record(0, Op::Read, 4096, SimTime(0), SimTime(l));
         }
         let s = OpSummary::new(&rec.read, Some(&rec.read_hist), 1.0);
         let l = s.latency_us.unwrap();
@@ -897,7 +901,7 @@ mod tests {
         lats.extend(std::iter::repeat_n(top, 600));
         let mut rec = Recorder::new(1_000_000_000);
         for &l in &lats {
-            rec.record(Op::Read, 4096, SimTime(0), SimTime(l));
+            rec.record(0, Op::Read, 4096, SimTime(0), SimTime(l));
         }
         assert!(
             rec.read_hist.value_at_quantile(0.999) > top,
@@ -916,7 +920,7 @@ mod tests {
         let lats = [2 * h, 3 * h, 2 * h + 7];
         let mut rec = Recorder::new(1_000_000_000);
         for &l in &lats {
-            rec.record(Op::Read, 4096, SimTime(0), SimTime(l));
+            rec.record(0, Op::Read, 4096, SimTime(0), SimTime(l));
         }
         assert!(rec.read_hist.value_at_quantile(0.5) < 2 * h);
         check_within(&lats);

@@ -193,6 +193,12 @@ pub trait RequestSource {
     /// this source did since the last call made runnable; the host asks each of them again.
     fn take_woken(&mut self, _out: &mut Vec<u32>) {}
 
+    /// End of the stream's ramp (fio's `ramp_time`): its requests issued before then are
+    /// left out of the statistics. Asked once the stream has issued its first request.
+    fn ramp_end(&self) -> Option<SimTime> {
+        None
+    }
+
     /// Fraction of the source consumed so far in [0, 1], when it can tell (for progress bars).
     fn progress(&self, _now: SimTime) -> Option<f64> {
         None

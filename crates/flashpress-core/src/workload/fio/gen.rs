@@ -1,10 +1,11 @@
 //! The request generator behind each fio job clone.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::units::SimTime;
-use crate::workload::{FileAttrs, Op, Request, RequestSource};
+use crate::workload::{FileAttrs, Next, Op, Request, RequestSource};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use std::sync::{Arc, Mutex};
 
 /// Block size rule of one data direction (bytes, multiples of 512).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,8 +35,16 @@ impl BsSpec {
     }
 }
 
-/// `random_distribution`.
+/// A zone's extent in `zoned` (percent of the region) or `zoned_abs` (bytes) distributions;
+/// `None` in a zone list: what the other zones leave.
 #[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum ZoneRange {
+    Percent(u32),
+    Bytes(u64),
+}
+
+/// `random_distribution`.
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum Dist {
     /// Uniform.
     Random,
@@ -45,46 +54,156 @@ pub(super) enum Dist {
     Pareto(f64),
     /// `normal:dev` (percent).
     Normal(f64),
+    /// `zoned:a/r:...` or `zoned_abs:a/size:...`: (access percent, extent), in order from
+    /// the region's start.
+    Zoned(Vec<(u32, Option<ZoneRange>)>),
 }
 
-/// Everything a clone needs, resolved from the job's options.
+/// What a job's requests do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Mix {
+    /// Reads and writes, `read_pct` percent reads.
+    Rw { read_pct: u32 },
+    /// Trims only (`trim`, `randtrim`).
+    Trim,
+    /// Each block trimmed, then written (`trimwrite`, `randtrimwrite`).
+    TrimWrite,
+}
+
+/// Rate limits per direction (read, write, trim); 0 = none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Rate {
+    /// `rate`: bytes per second.
+    pub bytes: [u64; 3],
+    /// `rate_iops`: I/Os per second.
+    pub iops: [u64; 3],
+    /// `rate_min`: bytes per second below which the job fails (checked every `cycle_ns`).
+    pub min_bytes: [u64; 3],
+    /// `rate_process=poisson`: exponential gaps of the same mean instead of even ones.
+    pub poisson: bool,
+    /// `rate_cycle` in ns.
+    pub cycle_ns: u64,
+}
+
+impl Rate {
+    fn limited(&self) -> bool {
+        self.bytes.iter().chain(self.iops.iter()).any(|&r| r > 0)
+    }
+}
+
+/// Steady-state metric (fio's `ss=`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum SsMetric {
+    Iops,
+    IopsSlope,
+    Bw,
+    BwSlope,
+}
+
+/// fio's steady-state detection: the job ends once the last `dur_ns` of samples (one per
+/// `interval_ns`, after `ramp_ns`) meet the criterion.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct SteadyState {
+    pub metric: SsMetric,
+    pub limit: f64,
+    pub percent: bool,
+    pub dur_ns: u64,
+    pub ramp_ns: u64,
+    pub interval_ns: u64,
+}
+
+/// Jobs of one `flow_id`: fio keeps each job's share of their I/Os near its `flow` weight's
+/// share of the group's weights.
+#[derive(Debug, Default)]
+pub(super) struct FlowGroup {
+    /// I/Os issued by every job of the group.
+    pub counter: u64,
+    /// Weights of the jobs still running.
+    pub total_weight: u64,
+    /// Streams waiting for their share to come round.
+    pub waiting: Vec<u32>,
+}
+
+/// Everything a clone needs, resolved from the job's options and the file layout.
 #[derive(Debug, Clone)]
 pub(super) struct SourceSpec {
-    /// Percentage of requests that read (100 read-only, 0 write-only).
-    pub read_pct: u32,
+    pub mix: Mix,
     /// Random offsets (`rand*`) rather than sequential.
     pub random: bool,
-    /// Block size rule per direction: read, write.
-    pub bs: [BsSpec; 2],
-    /// Smallest block size in use: the unit of random offsets.
+    /// Block size rule per direction: read, write, trim.
+    pub bs: [BsSpec; 3],
+    /// Smallest and largest block size in use.
     pub min_bs: u64,
-    /// Region start, bytes.
+    pub max_bs: u64,
+    /// Unit of random offsets (`blockalign`, else the smallest block size).
+    pub align: u64,
+    /// Device byte address of each of the clone's files (one unless `nrfiles` > 1).
+    pub files: Vec<u64>,
+    /// `file_service_type`: switch files after this many I/Os (`roundrobin[:N]`), or 0:
+    /// finish each file's region before the next (`sequential`).
+    pub file_rr: u64,
+    /// The I/O region inside each file: start and length in bytes.
     pub region_start: u64,
-    /// Region length, bytes (a multiple of `min_bs`, at least the largest block size).
     pub region_len: u64,
-    /// Bytes to transfer before the job ends (`None` for `time_based`).
+    /// Bytes to transfer per loop (`None` for `time_based`).
     pub io_limit: Option<u64>,
-    /// Requests before the job ends.
+    /// `loops`: the job's I/O is done this many times.
+    pub loops: u64,
+    /// Requests per loop before the job ends.
     pub number_ios: Option<u64>,
-    /// Run time limit, ns.
+    /// Run time limit, ns (with the ramp time), from the end of the start delay.
     pub runtime_ns: Option<u64>,
+    pub time_based: bool,
     /// Offset distribution for random jobs.
     pub dist: Dist,
     /// fio's random map: uniform random visits every block once per pass.
     pub randommap: bool,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
-    /// `dedupe_mode=working_set`: duplicates are drawn from a working set of this many 4 KiB
-    /// blocks (`dedupe_working_set_percentage` of `size`), the job's first content ids;
-    /// `None` (`dedupe_mode=repeat`, fio's default): from every block the job wrote before.
+    /// `dedupe_working_set_percentage` under `dedupe_mode=working_set`.
+    pub dedupe_ws_pct: Option<u32>,
+    /// Working set size in 4 KiB blocks (from the laid-out size), see [`FioSource::next_content`].
     pub dedupe_working_set: Option<u64>,
-    /// `percentage_random` per direction (read, write): the share of a random job's requests
-    /// at random offsets; the others continue from the end of the previous request.
+    /// `percentage_random` per direction (read, write).
     pub pct_random: [u32; 2],
-    /// `fsync=N` / `fdatasync=N`: a flush of the file after every N writes (0: never).
+    /// `rw=...:N`: sequential jobs: bytes skipped after each I/O (negative: backwards);
+    /// random jobs: I/Os before a new random offset.
+    pub modifier: Option<i64>,
+    /// `fsync=N`: a flush after every N writes (0: never).
     pub sync_every: u64,
-    /// Open flags (`sync`, `direct`): [`FileAttrs::DSYNC`] | [`FileAttrs::DIRECT`].
+    /// `end_fsync`: a flush when the job's I/O is done.
+    pub end_fsync: bool,
+    /// Open flags (`sync`, `direct`, `writefua`).
     pub open_flags: u8,
+    pub rate: Rate,
+    /// `thinktime` ns after every `thinktime_blocks` I/Os (the I/Os in flight complete
+    /// first, as fio quiesces).
+    pub thinktime_ns: u64,
+    pub thinktime_blocks: u64,
+    /// `startdelay` range, ns.
+    pub startdelay: (u64, u64),
+    /// `ramp_time` ns: I/Os issued in it are left out of the statistics.
+    pub ramp_ns: u64,
+    pub steady: Option<SteadyState>,
+    /// `flow_sleep` ns (0: wait until another job of the group issues).
+    pub flow_sleep_ns: u64,
+    /// `verify`: after the write phase, read back everything written (in offset order).
+    pub verify: bool,
+    /// `verify_backlog`: instead, read back every this many written blocks as the job goes
+    /// (0: off), `verify_batch` of them at a time.
+    pub verify_backlog: u64,
+    pub verify_batch: u64,
+}
+
+/// A clone's flow group membership.
+#[derive(Debug, Clone)]
+pub(super) struct Flow {
+    pub group: Arc<Mutex<FlowGroup>>,
+    pub weight: u64,
+}
+
+fn lock(g: &Mutex<FlowGroup>) -> std::sync::MutexGuard<'_, FlowGroup> {
+    g.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// fio's `GR_PRIME_64` (hash.h): `__hash_u64(v) = v * GR_PRIME_64`, and `__hash_long` computes
@@ -196,7 +315,7 @@ impl RandomMap {
     }
 }
 
-/// Offset generator (block indices in `[0, n)`, units of `min_bs`).
+/// Offset generator (block indices in `[0, n)`, units of `align`).
 #[derive(Debug, Clone)]
 enum Offsets {
     Sequential,
@@ -216,6 +335,53 @@ enum Offsets {
     Normal {
         stddev: u64,
     },
+    /// fio's zoned distributions: a zone chosen by its cumulative access share, then a
+    /// uniform block inside it. (cumulative percent, first block, blocks).
+    Zoned(Vec<(u32, u64, u64)>),
+}
+
+/// The zones of a `zoned`/`zoned_abs` distribution as block ranges of a region of `n`
+/// blocks of `unit` bytes (fio: zones in order from the start; a zone without an extent
+/// takes what the others leave; extents beyond the region are cut at its end).
+fn zone_table(zones: &[(u32, Option<ZoneRange>)], n: u64, unit: u64) -> Vec<(u32, u64, u64)> {
+    let given: u64 = zones
+        .iter()
+        .filter_map(|z| z.1)
+        .map(|r| match r {
+            ZoneRange::Percent(p) => n * u64::from(p) / 100,
+            ZoneRange::Bytes(b) => b / unit,
+        })
+        .sum();
+    let open = zones.iter().filter(|z| z.1.is_none()).count() as u64;
+    let rest = n.saturating_sub(given);
+    let mut out = Vec::new();
+    let (mut start, mut cum) = (0u64, 0u32);
+    for z in zones {
+        let len = match z.1 {
+            Some(ZoneRange::Percent(p)) => n * u64::from(p) / 100,
+            Some(ZoneRange::Bytes(b)) => b / unit,
+            None => rest / open.max(1),
+        };
+        // A zone past the region's end shrinks to its last block.
+        let first = start.min(n - 1);
+        let len = len.min(n - first).max(1);
+        cum += z.0;
+        out.push((cum, first, len));
+        start = start.saturating_add(len);
+    }
+    out
+}
+
+/// Where the job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// Doing its I/O.
+    Run,
+    /// Reading back what it wrote (`verify`), at this unit of the written map.
+    Verify(u64),
+    /// Its final flush (`end_fsync`).
+    EndSync,
+    Done,
 }
 
 /// A fio job clone generating requests.
@@ -228,20 +394,61 @@ pub(super) struct FioSource {
     rng_off: Pcg64Mcg,
     rng_dedupe: Pcg64Mcg,
     rng_seq: Pcg64Mcg,
-    /// Next sequential position per direction, relative to the region start (fio's last_pos).
-    last_pos: [u64; 2],
-    start: Option<SimTime>,
+    rng_time: Pcg64Mcg,
+    /// Next sequential position per file and direction, relative to the region start.
+    last_pos: Vec<[u64; 3]>,
+    /// The file in use, I/Os on it since the last switch, and bytes done on it.
+    file: usize,
+    file_ios: u64,
+    file_bytes: u64,
+    /// I/Os left in the current sequential run of a random job with `rw=rand...:N`.
+    run_left: u64,
+    /// When the job was first asked, and when its I/O starts (after `startdelay`).
+    asked: Option<SimTime>,
+    begin: Option<SimTime>,
     bytes: u64,
     ios: u64,
+    /// Per direction, for rates: bytes and I/Os issued, the next allowed time (poisson).
+    dir_bytes: [u64; 3],
+    dir_ios: [u64; 3],
+    next_at: [u64; 3],
+    /// Bytes per direction at the start of the current `rate_cycle` (rate_min), and its start.
+    cycle_bytes: [u64; 3],
+    cycle_start: u64,
+    /// Direction drawn for the next request but held back by a rate limit or flow.
+    held: Option<usize>,
     /// Content namespace: `(stream_index + 1) << 40`; ids are `base | counter`.
     content_base: u64,
     /// Content ids issued so far (the counter of the last one).
     issued: u64,
     /// Writes since the last flush (`fsync=N`).
     unsynced: u64,
+    /// I/Os since the last think time, and whether the drain before it is done.
+    since_think: u64,
+    thinking: bool,
+    /// `trimwrite`: the write that follows a trim of the same block.
+    pending_write: Option<(u64, u64)>,
+    /// Units of 512 bytes of each file's region written (for `verify`), one bit each.
+    written: Vec<u64>,
+    /// `verify_backlog`: writes not yet read back (address, length), and how many of them
+    /// to read back before writing again.
+    backlog: std::collections::VecDeque<(u64, u64)>,
+    backlog_reads: u64,
+    phase: Phase,
+    /// Steady state: samples (I/Os, bytes) per interval, the current interval's index and
+    /// counts.
+    ss_samples: std::collections::VecDeque<(u64, u64)>,
+    ss_interval: u64,
+    ss_cur: (u64, u64),
+    flow: Option<Flow>,
+    flow_own: u64,
+    stream_index: u32,
+    woken: Vec<u32>,
 }
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
+/// The verify map's unit.
+const VUNIT: u64 = 512;
 
 impl FioSource {
     pub(super) fn new(
@@ -249,20 +456,21 @@ impl FioSource {
         seed: u64,
         stream_index: u64,
         zipf: &mut Option<ZipfTable>,
+        flow: Option<Flow>,
     ) -> FioSource {
         let sub = |k: u64| Pcg64Mcg::seed_from_u64(super::splitmix64(seed.wrapping_add(k)));
         let mut rng_off = sub(3);
-        let nblocks = (spec.region_len / spec.min_bs).max(1);
+        let nblocks = (spec.region_len / spec.align).max(1);
         let offsets = if !spec.random {
             Offsets::Sequential
         } else {
-            match spec.dist {
+            match &spec.dist {
                 Dist::Random if spec.randommap => {
                     Offsets::Map(RandomMap::new(nblocks, &mut rng_off))
                 }
                 Dist::Random => Offsets::Uniform,
                 Dist::Zipf(theta) => {
-                    let table = *zipf.get_or_insert_with(|| ZipfTable::new(nblocks, theta));
+                    let table = *zipf.get_or_insert_with(|| ZipfTable::new(nblocks, *theta));
                     Offsets::Zipf {
                         table,
                         rand_off: rng_off.random(),
@@ -274,17 +482,26 @@ impl FioSource {
                 },
                 Dist::Normal(dev) => {
                     // fio: stddev = ceil(n * 100 / dev), at most n / 2; 0 without `:dev`.
-                    let stddev = if dev > 0.0 {
+                    let stddev = if *dev > 0.0 {
                         ((nblocks as f64 * 100.0 / dev).ceil() as u64).min(nblocks / 2)
                     } else {
                         0
                     };
                     Offsets::Normal { stddev }
                 }
+                Dist::Zoned(z) => Offsets::Zoned(zone_table(z, nblocks, spec.align)),
             }
         };
+        let nfiles = spec.files.len().max(1);
+        let written = if spec.verify && spec.verify_backlog == 0 {
+            vec![0u64; (spec.region_len.div_ceil(VUNIT) as usize * nfiles).div_ceil(64)]
+        } else {
+            Vec::new()
+        };
+        if let Some(f) = &flow {
+            lock(&f.group).total_weight += f.weight;
+        }
         FioSource {
-            spec: spec.clone(),
             nblocks,
             offsets,
             rng_ddir: sub(1),
@@ -292,14 +509,41 @@ impl FioSource {
             rng_off,
             rng_dedupe: sub(4),
             rng_seq: sub(5),
-            last_pos: [0, 0],
-            start: None,
+            rng_time: sub(6),
+            last_pos: vec![[0, 0, 0]; nfiles],
+            file: 0,
+            file_ios: 0,
+            file_bytes: 0,
+            run_left: 0,
+            asked: None,
+            begin: None,
             bytes: 0,
             ios: 0,
+            dir_bytes: [0; 3],
+            dir_ios: [0; 3],
+            next_at: [0; 3],
+            cycle_bytes: [0; 3],
+            cycle_start: 0,
+            held: None,
             content_base: (stream_index.wrapping_add(1)) << 40,
             // Fresh ids start after the working set's.
             issued: spec.dedupe_working_set.unwrap_or(0),
             unsynced: 0,
+            since_think: 0,
+            thinking: false,
+            pending_write: None,
+            written,
+            backlog: std::collections::VecDeque::new(),
+            backlog_reads: 0,
+            phase: Phase::Run,
+            ss_samples: std::collections::VecDeque::new(),
+            ss_interval: 0,
+            ss_cur: (0, 0),
+            flow,
+            flow_own: 0,
+            stream_index: stream_index as u32,
+            woken: Vec::new(),
+            spec: spec.clone(),
         }
     }
 
@@ -360,6 +604,14 @@ impl FioSource {
                 }
                 fio_hash(sum) % n
             }
+            Offsets::Zoned(zones) => {
+                let r = rng.random_range(0..100u32);
+                let z = zones.iter().find(|z| r < z.0).or(zones.last()).copied();
+                match z {
+                    Some((_, first, len)) => first + rng.random_range(0..len.max(1)),
+                    None => 0,
+                }
+            }
         }
     }
 
@@ -386,84 +638,529 @@ impl FioSource {
         };
         self.content_base | (first & CONTENT_MASK).max(1)
     }
-}
 
-impl RequestSource for FioSource {
-    fn next_request(&mut self, now: SimTime) -> Result<Option<Request>> {
-        let start = *self.start.get_or_insert(now);
-        if let Some(rt) = self.spec.runtime_ns {
-            if now.0.saturating_sub(start.0) >= rt {
-                return Ok(None);
-            }
-        }
-        if self.spec.sync_every > 0 && self.unsynced >= self.spec.sync_every {
-            self.unsynced = 0;
-            return Ok(Some(Request {
-                time: now,
-                op: Op::Sync,
-                offset: 0,
-                len: 0,
-                content: 0,
-                file: crate::workload::NO_FILE,
-                attrs: FileAttrs(self.spec.open_flags),
-            }));
-        }
-        if self.spec.io_limit.is_some_and(|l| self.bytes >= l)
-            || self.spec.number_ios.is_some_and(|n| self.ios >= n)
-        {
-            return Ok(None);
-        }
-        let read = match self.spec.read_pct {
-            100 => true,
-            0 => false,
-            p => self.rng_ddir.random_range(0..100u32) < p,
-        };
-        let d = usize::from(!read);
-        let len = self.next_len(d);
-        let region = self.spec.region_len;
-        let pct = self.spec.pct_random[d];
-        let random = self.spec.random
-            && (pct == 100 || pct > 0 && self.rng_seq.random_range(0..100u32) < pct);
-        let rel = if random {
-            let off = self.next_block() * self.spec.min_bs;
-            // A large block near the end moves back so it stays in the region.
-            let off = off.min(region - len);
-            self.last_pos[d] = off + len;
-            off
-        } else {
-            let mut pos = self.last_pos[d];
-            if pos + len > region {
-                pos = 0;
-            }
-            self.last_pos[d] = pos + len;
-            pos
-        };
-        let op = if read { Op::Read } else { Op::Write };
-        let content = if read { 0 } else { self.next_content(len) };
-        self.bytes = self.bytes.saturating_add(len);
-        self.ios += 1;
-        self.unsynced += u64::from(!read);
-        Ok(Some(Request {
+    fn request(&self, now: SimTime, op: Op, addr: u64, len: u64, content: u64) -> Request {
+        Request {
             time: now,
             op,
-            offset: self.spec.region_start + rel,
+            offset: addr,
             len,
             content,
             file: crate::workload::NO_FILE,
             attrs: FileAttrs(self.spec.open_flags),
-        }))
+        }
+    }
+
+    /// Whether the job's I/O (one loop's, times `loops`) is done.
+    fn io_done(&self, now: SimTime, begin: SimTime) -> bool {
+        if let Some(rt) = self.spec.runtime_ns {
+            if now.0.saturating_sub(begin.0) >= rt {
+                return true;
+            }
+        }
+        let loops = self.spec.loops;
+        self.spec
+            .io_limit
+            .is_some_and(|l| self.bytes >= l.saturating_mul(loops))
+            || self
+                .spec
+                .number_ios
+                .is_some_and(|n| self.ios >= n.saturating_mul(loops))
+    }
+
+    /// fio's steady-state check at `now`: close the intervals that ended, then test the
+    /// last `dur` of them (I/Os and bytes are counted when issued).
+    fn steady_reached(&mut self, now: SimTime, begin: SimTime) -> bool {
+        let Some(ss) = self.spec.steady else {
+            return false;
+        };
+        let since = now.0.saturating_sub(begin.0);
+        if since < ss.ramp_ns {
+            self.ss_cur = (0, 0);
+            return false;
+        }
+        let idx = (since - ss.ramp_ns) / ss.interval_ns;
+        let want = (ss.dur_ns / ss.interval_ns) as usize;
+        while self.ss_interval < idx {
+            self.ss_samples.push_back(self.ss_cur);
+            self.ss_cur = (0, 0);
+            self.ss_interval += 1;
+            if self.ss_samples.len() > want {
+                self.ss_samples.pop_front();
+            }
+        }
+        if self.ss_samples.len() < want {
+            return false;
+        }
+        let secs = ss.interval_ns as f64 / 1e9;
+        let xs: Vec<f64> = self
+            .ss_samples
+            .iter()
+            .map(|&(ios, bytes)| match ss.metric {
+                SsMetric::Iops | SsMetric::IopsSlope => ios as f64 / secs,
+                SsMetric::Bw | SsMetric::BwSlope => bytes as f64 / secs,
+            })
+            .collect();
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        if mean <= 0.0 {
+            return false;
+        }
+        let value = match ss.metric {
+            // fio: the largest deviation from the mean.
+            SsMetric::Iops | SsMetric::Bw => {
+                xs.iter().map(|x| (x - mean).abs()).fold(0.0, f64::max)
+            }
+            // fio: the least-squares slope over the samples (per interval).
+            SsMetric::IopsSlope | SsMetric::BwSlope => {
+                let mx = (n - 1.0) / 2.0;
+                let (mut sxy, mut sxx) = (0.0, 0.0);
+                for (i, x) in xs.iter().enumerate() {
+                    sxy += (i as f64 - mx) * (x - mean);
+                    sxx += (i as f64 - mx) * (i as f64 - mx);
+                }
+                (sxy / sxx).abs()
+            }
+        };
+        let value = if ss.percent {
+            value / mean * 100.0
+        } else {
+            value
+        };
+        value <= ss.limit
+    }
+
+    /// The earliest time direction `d` may issue under `rate`/`rate_iops` (fio's linear
+    /// rate process: bytes done / rate after the start; poisson: exponential gaps).
+    fn rate_time(&mut self, d: usize, begin: SimTime) -> u64 {
+        let r = self.spec.rate;
+        let mut t = 0u64;
+        if r.poisson {
+            return self.next_at[d];
+        }
+        if r.bytes[d] > 0 {
+            let ns =
+                (u128::from(self.dir_bytes[d]) * 1_000_000_000 / u128::from(r.bytes[d])) as u64;
+            t = t.max(begin.0.saturating_add(ns));
+        }
+        if r.iops[d] > 0 {
+            let ns = (u128::from(self.dir_ios[d]) * 1_000_000_000 / u128::from(r.iops[d])) as u64;
+            t = t.max(begin.0.saturating_add(ns));
+        }
+        t
+    }
+
+    /// After issuing `len` bytes in direction `d` at `now`: the poisson process's next time.
+    fn after_issue_rate(&mut self, d: usize, len: u64, now: SimTime) {
+        let r = self.spec.rate;
+        if !r.poisson {
+            return;
+        }
+        let mean_ns = if r.iops[d] > 0 {
+            1e9 / r.iops[d] as f64
+        } else if r.bytes[d] > 0 {
+            len as f64 * 1e9 / r.bytes[d] as f64
+        } else {
+            return;
+        };
+        let u: f64 = self.rng_time.random();
+        let gap = -(1.0 - u).ln() * mean_ns;
+        self.next_at[d] = self.next_at[d].max(now.0).saturating_add(gap as u64);
+    }
+
+    /// `rate_min`: every `rate_cycle`, each direction with a minimum must have moved at
+    /// least that many bytes per second over the cycle.
+    fn check_rate_min(&mut self, now: SimTime, begin: SimTime) -> Result<()> {
+        let r = self.spec.rate;
+        if r.min_bytes.iter().all(|&m| m == 0) {
+            return Ok(());
+        }
+        let cycle = r.cycle_ns;
+        let t = now.0.saturating_sub(begin.0);
+        if t < self.cycle_start.saturating_add(cycle) {
+            return Ok(());
+        }
+        for d in 0..3 {
+            let m = r.min_bytes[d];
+            if m == 0 {
+                continue;
+            }
+            let moved = self.dir_bytes[d] - self.cycle_bytes[d];
+            let secs = (t - self.cycle_start) as f64 / 1e9;
+            if (moved as f64) < m as f64 * secs {
+                return Err(Error::Workload(format!(
+                    "fio job clone {}: {} rate {:.0} B/s over the last {:.3} s is below rate_min={m} B/s (fio ends such a job with an error)",
+                    self.stream_index,
+                    ["read", "write", "trim"][d],
+                    moved as f64 / secs,
+                    secs
+                )));
+            }
+        }
+        self.cycle_bytes = self.dir_bytes;
+        self.cycle_start = t;
+        Ok(())
+    }
+
+    /// Choose the direction of the next request (read 0, write 1, trim 2).
+    fn draw_dir(&mut self) -> usize {
+        match self.spec.mix {
+            Mix::Trim => 2,
+            Mix::TrimWrite => 2,
+            Mix::Rw { read_pct: 100 } => 0,
+            Mix::Rw { read_pct: 0 } => 1,
+            Mix::Rw { read_pct } => usize::from(self.rng_ddir.random_range(0..100u32) >= read_pct),
+        }
+    }
+
+    /// The next offset (relative to the region) for a request of `len` bytes in direction `d`.
+    fn next_offset(&mut self, d: usize, len: u64) -> u64 {
+        let region = self.spec.region_len;
+        let f = self.file;
+        let pct = self.spec.pct_random[d.min(1)];
+        let mut random = self.spec.random
+            && (pct == 100 || pct > 0 && self.rng_seq.random_range(0..100u32) < pct);
+        if random {
+            if let Some(n) = self.spec.modifier {
+                // `randread:N`: N sequential I/Os from each random offset.
+                if self.run_left > 0 {
+                    self.run_left -= 1;
+                    random = false;
+                } else {
+                    self.run_left = (n as u64).saturating_sub(1);
+                }
+            }
+        }
+        if random {
+            let off = self.next_block() * self.spec.align;
+            // A large block near the end moves back so it stays in the region.
+            let off = off.min(region - len);
+            self.last_pos[f][d] = off + len;
+            off
+        } else {
+            let mut pos = self.last_pos[f][d];
+            if pos + len > region {
+                pos = 0;
+            }
+            // `rw=read:N`: a gap of N bytes after each I/O (negative: backwards, wrapping
+            // to the region's end).
+            let next = match self.spec.modifier.filter(|_| !self.spec.random) {
+                Some(m) => {
+                    let n = (pos + len) as i128 + i128::from(m);
+                    let span = i128::from((region / len) * len);
+                    n.rem_euclid(span.max(1)) as u64
+                }
+                None => pos + len,
+            };
+            self.last_pos[f][d] = next;
+            pos
+        }
+    }
+
+    /// Move to the next file when `file_service_type` says so.
+    fn after_io_file(&mut self, len: u64) {
+        let n = self.spec.files.len();
+        if n <= 1 {
+            return;
+        }
+        self.file_ios += 1;
+        self.file_bytes += len;
+        let switch = match self.spec.file_rr {
+            0 => self.file_bytes >= self.spec.region_len,
+            k => self.file_ios >= k,
+        };
+        if switch {
+            self.file = (self.file + 1) % n;
+            self.file_ios = 0;
+            self.file_bytes = 0;
+        }
+    }
+
+    fn mark_written(&mut self, f: usize, rel: u64, len: u64) {
+        if self.written.is_empty() {
+            return;
+        }
+        let per_file = self.spec.region_len.div_ceil(VUNIT);
+        let first = f as u64 * per_file + rel / VUNIT;
+        let last = f as u64 * per_file + (rel + len).div_ceil(VUNIT);
+        for u in first..last {
+            self.written[(u / 64) as usize] |= 1 << (u % 64);
+        }
+    }
+
+    /// The next read of the verify pass from unit `from`: (next unit, request) or `None`.
+    fn next_verify(&mut self, from: u64, now: SimTime) -> Option<(u64, Request)> {
+        let per_file = self.spec.region_len.div_ceil(VUNIT);
+        let total = per_file * self.spec.files.len().max(1) as u64;
+        let is_set = |w: &[u64], u: u64| w[(u / 64) as usize] >> (u % 64) & 1 == 1;
+        let mut u = from;
+        while u < total && !is_set(&self.written, u) {
+            // Skip empty words quickly.
+            if u.is_multiple_of(64) && self.written[(u / 64) as usize] == 0 {
+                u += 64;
+            } else {
+                u += 1;
+            }
+        }
+        if u >= total {
+            return None;
+        }
+        let f = u / per_file;
+        let max_units = (self.spec.bs[1].max() / VUNIT).max(1);
+        let mut end = u + 1;
+        while end < total
+            && end / per_file == f
+            && end - u < max_units
+            && is_set(&self.written, end)
+        {
+            end += 1;
+        }
+        let rel = (u - f * per_file) * VUNIT;
+        let len = ((end - u) * VUNIT).min(self.spec.region_len - rel);
+        let addr = self.spec.files[f as usize] + self.spec.region_start + rel;
+        Some((end, self.request(now, Op::Read, addr, len, 0)))
+    }
+
+    /// Leave the run phase: verify, then the final flush, then done.
+    fn end_run(&mut self) {
+        if let Some(f) = &self.flow {
+            let mut g = lock(&f.group);
+            g.total_weight = g.total_weight.saturating_sub(f.weight);
+            self.woken.append(&mut g.waiting);
+        }
+        self.phase = if self.spec.verify {
+            Phase::Verify(0)
+        } else if self.spec.end_fsync {
+            Phase::EndSync
+        } else {
+            Phase::Done
+        };
+    }
+
+    fn step(&mut self, now: SimTime) -> Result<Next> {
+        let asked = *self.asked.get_or_insert(now);
+        let begin = match self.begin {
+            Some(b) => b,
+            None => {
+                let (lo, hi) = self.spec.startdelay;
+                let delay = if hi > lo {
+                    self.rng_time.random_range(lo..=hi)
+                } else {
+                    lo
+                };
+                let b = SimTime(asked.0.saturating_add(delay));
+                self.begin = Some(b);
+                self.cycle_start = 0;
+                self.next_at = [b.0; 3];
+                b
+            }
+        };
+        if now < begin {
+            return Ok(Next::Wait(begin));
+        }
+        loop {
+            match self.phase {
+                Phase::Done => return Ok(Next::Done),
+                Phase::EndSync => {
+                    self.phase = Phase::Done;
+                    return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
+                }
+                Phase::Verify(_) if self.spec.verify_backlog > 0 => {
+                    match self.backlog.pop_front() {
+                        Some((addr, len)) => {
+                            return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)))
+                        }
+                        None => {
+                            self.phase = if self.spec.end_fsync {
+                                Phase::EndSync
+                            } else {
+                                Phase::Done
+                            };
+                        }
+                    }
+                }
+                Phase::Verify(from) => match self.next_verify(from, now) {
+                    Some((next, r)) => {
+                        self.phase = Phase::Verify(next);
+                        return Ok(Next::Issue(r));
+                    }
+                    None => {
+                        self.phase = if self.spec.end_fsync {
+                            Phase::EndSync
+                        } else {
+                            Phase::Done
+                        };
+                    }
+                },
+                Phase::Run => break,
+            }
+        }
+        if self.spec.sync_every > 0 && self.unsynced >= self.spec.sync_every {
+            self.unsynced = 0;
+            return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
+        }
+        if self.io_done(now, begin) && self.pending_write.is_none() {
+            self.end_run();
+            return self.step(now);
+        }
+        if self.steady_reached(now, begin) {
+            self.end_run();
+            return self.step(now);
+        }
+        self.check_rate_min(now, begin)?;
+        if self.spec.thinktime_ns > 0 && self.since_think >= self.spec.thinktime_blocks {
+            if !self.thinking {
+                // fio quiesces (waits for the I/Os in flight) before it thinks.
+                self.thinking = true;
+                return Ok(Next::Drain(0));
+            }
+            self.thinking = false;
+            self.since_think = 0;
+            return Ok(Next::Wait(SimTime(
+                now.0.saturating_add(self.spec.thinktime_ns),
+            )));
+        }
+        if self.backlog_reads > 0 {
+            self.backlog_reads -= 1;
+            if let Some((addr, len)) = self.backlog.pop_front() {
+                return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)));
+            }
+        }
+        if let Some((addr, len)) = self.pending_write {
+            self.pending_write = None;
+            return Ok(Next::Issue(self.issue(now, 1, addr, len)));
+        }
+        let d = match self.held.take() {
+            Some(d) => d,
+            None => self.draw_dir(),
+        };
+        if self.spec.rate.limited() {
+            let t = self.rate_time(d, begin);
+            if t > now.0 {
+                self.held = Some(d);
+                return Ok(Next::Wait(SimTime(t)));
+            }
+        }
+        if let Some(f) = self.flow.clone() {
+            let mut g = lock(&f.group);
+            // fio: a job whose share of the group's I/Os exceeds its weight's share waits.
+            let exceeded = g.counter > 0
+                && u128::from(self.flow_own) * u128::from(g.total_weight)
+                    > u128::from(f.weight) * u128::from(g.counter);
+            if exceeded {
+                self.held = Some(d);
+                if !g.waiting.contains(&self.stream_index) {
+                    g.waiting.push(self.stream_index);
+                }
+                // Woken when another job of the group issues; the timed wake is fio's
+                // flow_sleep, or a fallback re-check.
+                let sleep = if self.spec.flow_sleep_ns > 0 {
+                    self.spec.flow_sleep_ns
+                } else {
+                    1_000_000
+                };
+                return Ok(Next::Wait(SimTime(now.0.saturating_add(sleep))));
+            }
+            g.counter += 1;
+            self.flow_own += 1;
+            g.waiting.retain(|&s| s != self.stream_index);
+            self.woken.append(&mut g.waiting);
+        }
+        let len = self.next_len(d);
+        let rel = self.next_offset(d, len);
+        let addr = self
+            .spec
+            .files
+            .first()
+            .map_or(0, |_| self.spec.files[self.file])
+            + self.spec.region_start
+            + rel;
+        let f = self.file;
+        if self.spec.verify_backlog > 0 && d == 1 {
+            self.backlog.push_back((addr, len));
+            if self.backlog.len() as u64 >= self.spec.verify_backlog {
+                self.backlog_reads = self.spec.verify_batch;
+            }
+        } else if d == 1 || (d == 2 && self.spec.mix == Mix::TrimWrite) {
+            self.mark_written(f, rel, len);
+        }
+        if d == 2 && self.spec.mix == Mix::TrimWrite {
+            self.pending_write = Some((addr, len));
+        }
+        self.after_io_file(len);
+        Ok(Next::Issue(self.issue(now, d, addr, len)))
+    }
+
+    /// Count and build a request of direction `d`.
+    fn issue(&mut self, now: SimTime, d: usize, addr: u64, len: u64) -> Request {
+        let (op, content) = match d {
+            0 => (Op::Read, 0),
+            1 => (Op::Write, self.next_content(len)),
+            _ => (Op::Trim, 0),
+        };
+        // trimwrite: a block's trim and write count once towards size and number_ios.
+        if !(d == 2 && self.spec.mix == Mix::TrimWrite) {
+            self.bytes = self.bytes.saturating_add(len);
+            self.ios += 1;
+        }
+        self.dir_bytes[d] += len;
+        self.dir_ios[d] += 1;
+        self.after_issue_rate(d, len, now);
+        self.unsynced += u64::from(d == 1);
+        self.since_think += 1;
+        self.ss_cur.0 += 1;
+        self.ss_cur.1 += len;
+        self.request(now, op, addr, len, content)
+    }
+}
+
+impl RequestSource for FioSource {
+    fn next(&mut self, now: SimTime) -> Result<Next> {
+        self.step(now)
+    }
+
+    fn next_request(&mut self, now: SimTime) -> Result<Option<Request>> {
+        // A driver that cannot wait (tests, tools reading the requests in order) sees the
+        // requests as if every wait were over at once.
+        let mut t = now;
+        for _ in 0..1_000_000 {
+            match self.step(t)? {
+                Next::Issue(r) | Next::IssueAsync(r) => return Ok(Some(r)),
+                Next::Done => return Ok(None),
+                Next::Drain(_) => {}
+                Next::Wait(u) => t = t.max(u),
+            }
+        }
+        Err(Error::Workload(
+            "fio source made no progress in a million steps".into(),
+        ))
+    }
+
+    fn take_woken(&mut self, out: &mut Vec<u32>) {
+        out.append(&mut self.woken);
+    }
+
+    fn ramp_end(&self) -> Option<SimTime> {
+        match (self.spec.ramp_ns, self.begin) {
+            (0, _) | (_, None) => None,
+            (r, Some(b)) => Some(SimTime(b.0.saturating_add(r))),
+        }
     }
 
     fn progress(&self, now: SimTime) -> Option<f64> {
         let mut p: f64 = 0.0;
+        let loops = self.spec.loops as f64;
         if let Some(l) = self.spec.io_limit {
-            p = p.max(self.bytes as f64 / l as f64);
+            p = p.max(self.bytes as f64 / (l as f64 * loops));
         }
         if let Some(n) = self.spec.number_ios {
-            p = p.max(self.ios as f64 / n as f64);
+            p = p.max(self.ios as f64 / (n as f64 * loops));
         }
-        if let (Some(rt), Some(start)) = (self.spec.runtime_ns, self.start) {
+        if let (Some(rt), Some(start)) = (self.spec.runtime_ns, self.begin) {
             p = p.max(now.0.saturating_sub(start.0) as f64 / rt as f64);
+        }
+        if self.phase != Phase::Run {
+            p = 1.0;
         }
         Some(p.min(1.0))
     }

@@ -1,7 +1,9 @@
 use super::*;
+use crate::config::OptionValue;
 use crate::units::SimTime;
 use crate::workload::{Op, Request};
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 const GIB: u64 = 1 << 30;
 
@@ -16,6 +18,8 @@ fn file_cfg(path: PathBuf) -> FioWorkload {
         path: Some(path),
         global: BTreeMap::new(),
         jobs: Vec::new(),
+        args: Vec::new(),
+        vars: BTreeMap::new(),
     }
 }
 
@@ -406,10 +410,13 @@ fn syntax_globals_comments_and_sizes() {
     assert!(a
         .iter()
         .all(|r| r.len == 8192 && r.op == Op::Write && r.offset + r.len <= GIB / 2));
+    // Jobs get their own files, as in fio: a's (512 MiB) from 0, b's after it; b's region
+    // starts 25% (of the device, the file having no filesize) into its file.
     let b = take(&mut st[1], 1000);
+    let b0 = GIB / 2 + GIB / 4;
     assert!(b
         .iter()
-        .all(|r| r.len == 16384 && r.offset >= GIB / 4 && r.offset + r.len <= GIB / 4 + (1 << 20)));
+        .all(|r| r.len == 16384 && r.offset >= b0 && r.offset + r.len <= b0 + (1 << 20)));
     assert_eq!(parse_size("4KiB"), Ok(4096));
     assert_eq!(parse_size("10G"), Ok(10 << 30));
     assert_eq!(parse_time_ns("2m"), Ok(120_000_000_000));
@@ -429,6 +436,7 @@ fn inline_jobs_after_file_jobs() {
         path: Some(shared("ssd-test.fio")),
         global,
         jobs: vec![job],
+        ..file_cfg(PathBuf::new())
     };
     let mut st = load_streams(&cfg, 16 * GIB, 1).unwrap();
     assert_eq!(st.len(), 5);
@@ -450,12 +458,21 @@ fn bad_job_files_name_their_line() {
     let cap = 16 * GIB;
     let cases: Vec<(&str, u64, &str)> = vec![
         ("rw=read\n[j]\n", 1, "before any"),
-        ("[j]\nrw=read\nfoo=1\n", 3, "unsupported fio option `foo`"),
-        ("[j]\nrw=trim\n", 2, "trim"),
-        ("[j]\nrw=randwrite:8\n", 2, ":N"),
+        ("[j]\nrw=read\nfoo=1\n", 3, "unknown fio option `foo`"),
+        ("[j]\nrw=trimwrite\nbs=4k,4k,8k\n", 3, "trim and write block sizes"),
+        ("[j]\nioengine=ftruncate\n", 2, "moves no data"),
+        ("[j]\nzonemode=zbd\n", 2, "zoned"),
+        ("[j]\nrandom_distribution=zoned:50/5:30/95\n", 2, "add up to 80"),
+        ("[j]\nrw=read:-8q\n", 2, "size suffix"),
+        ("[j]\nrw=randread:-2\n", 2, "positive count"),
+        ("[j]\nfilename=/dev/null\nrw=read\n", 1, "stores nothing"),
+        ("[j]\nwait_for=nobody\n", 2, "no earlier job"),
+        ("[j]\nsize=${FLASHPRESS_SURELY_UNSET_VAR}\n", 2, "not set"),
+        ("[j]\ninclude nothere.fio\n", 2, "no such file"),
+        ("[j]\nss=iops:10%\n", 2, "ss_dur"),
         ("[j]\nrw=sideways\n", 2, "expected read"),
-        ("[global]\nsize=10g\n[j]\noffset=8g\n", 2, "past the device's logical capacity"),
-        ("[j]\nsize=17g\n", 2, "`size=17g` ends at byte 18253611008, past the device's logical capacity of 17179869184"),
+        ("[global]\nsize=10g\n[j]\noffset=8g\n", 2, "more than the device's 17179869184 logical bytes"),
+        ("[j]\nsize=17g\n", 2, "need 18253611008 bytes (j.0.0: 18253611008 bytes), more than the device's 17179869184 logical bytes"),
         ("[j]\nsize=0\n", 2, "positive"),
         ("[j]\nsize=ten\n", 2, "byte count"),
         ("[j]\nbs=4q\n", 2, "suffix"),
@@ -471,7 +488,6 @@ fn bad_job_files_name_their_line() {
         ("[j\nrw=read\n", 1, "closing"),
         ("[]\n", 1, "empty section"),
         ("[j]\nrandom_distribution=zipf:1\n", 2, "zipf"),
-        ("[j]\nrandom_distribution=zoned:50/5:50/95\n", 2, "zoned"),
         ("[j]\nkb_base=1000\n", 2, "kb_base"),
         ("[j]\nruntime=5y\n", 2, "time suffix"),
         ("[j]\nbsrange=64k-4k\n", 2, "exceeds"),
@@ -539,6 +555,8 @@ fn bad_inline_options_name_their_key() {
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
             jobs: vec![job.into_iter().map(|(k, v)| (k.to_string(), v)).collect()],
+            args: Vec::new(),
+            vars: BTreeMap::new(),
         };
         match load_streams(&cfg, 16 * GIB, 1) {
             Err(Error::Config {
@@ -680,4 +698,271 @@ fn percentage_random_mixes_random_and_sequential_per_direction() {
         .err()
         .unwrap();
     assert!(e.to_string().contains("random jobs"), "{e}");
+}
+
+/// The byte range each stream's first `n` requests fall in.
+fn span(s: &mut Stream, n: usize) -> (u64, u64) {
+    let r = take(s, n);
+    let lo = r.iter().map(|r| r.offset).min().unwrap();
+    let hi = r.iter().map(|r| r.offset + r.len).max().unwrap();
+    (lo, hi)
+}
+
+#[test]
+fn jobs_get_their_own_files_unless_they_share_a_filename() {
+    const M: u64 = 1 << 20;
+    // fio: [a] and [b] each write their own 64 MiB file; clones too (numjobs=2).
+    let mut st = load_text(
+        "[global]\nrw=write\nsize=64m\n[a]\n[b]\nnumjobs=2\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let spans: Vec<(u64, u64)> = st.iter_mut().map(|s| span(s, 1_000_000)).collect();
+    assert_eq!(
+        spans,
+        vec![(0, 64 * M), (64 * M, 128 * M), (128 * M, 192 * M)]
+    );
+    // Shared filename: one file, every job over the same bytes; offset_increment splits it.
+    let mut st = load_text(
+        "[global]\nfilename=data\nrw=read\nsize=32m\n[a]\n[b]\nnumjobs=2\noffset_increment=32m\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let spans: Vec<(u64, u64)> = st.iter_mut().map(|s| span(s, 1_000_000)).collect();
+    assert_eq!(spans, vec![(0, 32 * M), (0, 32 * M), (32 * M, 64 * M)]);
+    // A device name: the device's own addresses.
+    let mut st = load_text(
+        "[a]\nfilename=/dev/nvme0n1\nrw=read\noffset=1g\nsize=1m\n",
+        4 * GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(span(&mut st[0], 1000), (GIB, GIB + M));
+    // nrfiles: round robin over the job's files, each `size / nrfiles`.
+    let mut st = load_text("[a]\nrw=write\nsize=8m\nnrfiles=4\nbs=1m\n", GIB, 1).unwrap();
+    let offs: Vec<u64> = take(&mut st[0], 8).iter().map(|r| r.offset / M).collect();
+    assert_eq!(offs, vec![0, 2, 4, 6, 1, 3, 5, 7]);
+    // Files past the device's end are refused, naming the size.
+    match load_text("[a]\nsize=600m\n[b]\nsize=600m\n", GIB, 1) {
+        Err(Error::JobFile { line, msg, .. }) => {
+            assert_eq!(line, 4);
+            assert!(msg.contains("more than the device's"), "{msg}");
+        }
+        other => panic!("{:?}", other.err()),
+    }
+}
+
+#[test]
+fn every_refused_option_is_reported_with_its_line() {
+    let text =
+        "[global]\nioengine=net\nport=8888\n[a]\nzonemode=zbd\nbogus=1\npi_act=1\n[b]\nfoo=2\n";
+    match load_text(text, GIB, 1) {
+        Err(Error::Several(errs)) => {
+            let lines: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+            let want = [
+                (":2:", "ioengine `net`"),
+                (":5:", "zoned"),
+                (":6:", "unknown fio option `bogus`"),
+                (":7:", "protection information"),
+                (":9:", "unknown fio option `foo`"),
+            ];
+            for (l, m) in want {
+                assert!(
+                    lines.iter().any(|x| x.contains(l) && x.contains(m)),
+                    "{l} {m} in {lines:#?}"
+                );
+            }
+            // The global engine is reported once, not once per job.
+            assert_eq!(
+                lines.iter().filter(|x| x.contains("`net`")).count(),
+                1,
+                "{lines:#?}"
+            );
+        }
+        other => panic!("{:?}", other.err()),
+    }
+}
+
+#[test]
+fn include_variables_and_command_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("common.fio"),
+        "[global]\nbs=${BS}\nrw=randwrite\n",
+    )
+    .unwrap();
+    let path = dir.path().join("job.fio");
+    std::fs::write(&path, "include common.fio\n[a]\nsize=1m\nnumjobs=$ncpus\n").unwrap();
+    let mut cfg = file_cfg(path);
+    cfg.vars.insert("BS".into(), "8k".into());
+    cfg.vars.insert("ncpus".into(), "3".into());
+    let l = load(&cfg, GIB, 1, false).unwrap();
+    assert_eq!(l.streams.len(), 3);
+    assert!(
+        l.notes.iter().any(|n| n.contains("`BS` = `8k`")),
+        "{:?}",
+        l.notes
+    );
+    let mut st = l.streams;
+    assert!(take(&mut st[0], 50)
+        .iter()
+        .all(|r| r.len == 8192 && r.op == Op::Write));
+    // A fio command line: options before the first --name are global.
+    let cfg = FioWorkload {
+        path: None,
+        args: [
+            "--bs=16k",
+            "--size=1m",
+            "--name=x",
+            "--rw=read",
+            "--name=y",
+            "--rw=write",
+            "--stonewall",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ..file_cfg(PathBuf::new())
+    };
+    let mut st = load_streams(&cfg, GIB, 1).unwrap();
+    let desc: Vec<(&str, u32)> = st.iter().map(|s| (s.name.as_str(), s.group)).collect();
+    assert_eq!(desc, vec![("x", 0), ("y", 1)]);
+    assert!(take(&mut st[1], 10)
+        .iter()
+        .all(|r| r.len == 16384 && r.op == Op::Write));
+    let bad = FioWorkload {
+        path: None,
+        args: vec!["--output=x".into(), "job.fio".into()],
+        ..file_cfg(PathBuf::new())
+    };
+    let e = load_streams(&bad, GIB, 1).err().unwrap().to_string();
+    assert!(
+        e.contains("flag of the fio program") && e.contains("workload.args[1]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn zoned_distribution_hits_zones_in_proportion() {
+    // fio's rand-zones.fio: 50% of accesses to the first 5%, 30% to the next 15%, 20% to the rest.
+    let mut st = load_text(
+        "[z]\nsize=1g\nbs=4k\nrw=randread\nnorandommap\nrandom_distribution=zoned:50/5:30/15:20/\n",
+        GIB,
+        7,
+    )
+    .unwrap();
+    let n = 200_000;
+    let r = take(&mut st[0], n);
+    let mut counts = [0u64; 3];
+    for q in &r {
+        let f = q.offset as f64 / GIB as f64;
+        counts[if f < 0.05 {
+            0
+        } else if f < 0.20 {
+            1
+        } else {
+            2
+        }] += 1;
+    }
+    for (c, p) in counts.iter().zip([0.5, 0.3, 0.2]) {
+        // Binomial: within 5 standard deviations.
+        let sd = (n as f64 * p * (1.0 - p)).sqrt();
+        assert!((*c as f64 - n as f64 * p).abs() < 5.0 * sd, "{counts:?}");
+    }
+    // zoned_abs: absolute sizes.
+    let mut st = load_text(
+        "[z]\nsize=1g\nrw=randread\nrandom_distribution=zoned_abs:80/100m:20/924m\n",
+        GIB,
+        7,
+    )
+    .unwrap();
+    let r = take(&mut st[0], n);
+    let hot = r.iter().filter(|q| q.offset < 100 << 20).count() as f64 / n as f64;
+    assert!((hot - 0.8).abs() < 0.01, "{hot}");
+}
+
+#[test]
+fn trims_offset_modifiers_and_blockalign() {
+    // trimwrite: each block trimmed, then written.
+    let mut st = load_text("[t]\nrw=trimwrite\nsize=64k\nbs=16k\n", GIB, 1).unwrap();
+    let r = take(&mut st[0], 8);
+    let ops: Vec<(Op, u64)> = r.iter().map(|r| (r.op, r.offset >> 10)).collect();
+    assert_eq!(
+        ops,
+        vec![
+            (Op::Trim, 0),
+            (Op::Write, 0),
+            (Op::Trim, 16),
+            (Op::Write, 16),
+            (Op::Trim, 32),
+            (Op::Write, 32),
+            (Op::Trim, 48),
+            (Op::Write, 48)
+        ]
+    );
+    // fio's backwards-read.fio: rw=read:-8k with 4k blocks reads backwards from the end.
+    let mut st = load_text("[b]\nbs=4k\nrw=read:-8k\nsize=64k\n", GIB, 1).unwrap();
+    let offs: Vec<u64> = take(&mut st[0], 4).iter().map(|r| r.offset >> 10).collect();
+    assert_eq!(offs, vec![0, 60, 56, 52]);
+    // rw=write:4k leaves a 4k hole after each block.
+    let mut st = load_text("[g]\nbs=4k\nrw=write:4k\nsize=64k\n", GIB, 1).unwrap();
+    let offs: Vec<u64> = take(&mut st[0], 4).iter().map(|r| r.offset >> 10).collect();
+    assert_eq!(offs, vec![0, 8, 16, 24]);
+    // blockalign: random offsets on 64k boundaries even with 4k blocks.
+    let mut st = load_text(
+        "[a]\nbs=4k\nblockalign=64k\nrw=randwrite\nsize=64m\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert!(take(&mut st[0], 1000).iter().all(|r| r.offset % 65536 == 0));
+}
+
+#[test]
+fn wait_for_starts_a_job_after_the_one_it_names() {
+    let st = load_text(
+        "[global]\nsize=1m\n[w]\nrw=write\n[r]\nwait_for=w\nrw=read\n[r2]\nrw=read\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let g: Vec<u32> = st.iter().map(|s| s.group).collect();
+    assert_eq!(g, vec![0, 1, 1]);
+    // Waiting for one job of a group that runs beside others is refused, not approximated.
+    let e = load_text("[global]\nsize=1m\n[a]\n[b]\n[c]\nwait_for=a\n", GIB, 1)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("not supported"), "{e}");
+}
+
+#[test]
+fn verify_reads_back_what_was_written() {
+    // After the write phase, every written block is read back once, in offset order.
+    let mut st = load_text("[v]\nrw=randwrite\nbs=4k\nsize=64k\nverify=md5\n", GIB, 1).unwrap();
+    let r = take(&mut st[0], 100);
+    let (w, rd): (Vec<&Request>, Vec<&Request>) = r.iter().partition(|r| r.op == Op::Write);
+    assert_eq!(w.len(), 16);
+    let mut written: Vec<u64> = w.iter().map(|r| r.offset).collect();
+    written.sort_unstable();
+    let read: Vec<(u64, u64)> = rd.iter().map(|r| (r.offset, r.len)).collect();
+    // Adjacent written blocks are read back in runs of up to the write block size.
+    assert_eq!(read, written.iter().map(|&o| (o, 4096)).collect::<Vec<_>>());
+    // verify_backlog=4: every 4 writes, those 4 are read back before writing on.
+    let mut st = load_text(
+        "[v]\nrw=randwrite\nbs=4k\nsize=64k\nverify=md5\nverify_backlog=4\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let r = take(&mut st[0], 100);
+    assert_eq!(r.len(), 32);
+    for chunk in r.chunks(8) {
+        let (w, rd) = chunk.split_at(4);
+        assert!(w.iter().all(|r| r.op == Op::Write) && rd.iter().all(|r| r.op == Op::Read));
+        let wo: Vec<u64> = w.iter().map(|r| r.offset).collect();
+        let ro: Vec<u64> = rd.iter().map(|r| r.offset).collect();
+        assert_eq!(wo, ro);
+    }
 }

@@ -1,0 +1,1071 @@
+//! Giving a job's options their meaning: one [`JobSpec`] per job, from its options in order
+//! (a later value overrides an earlier one, as in fio).
+
+use super::gen::{BsSpec, Dist, Mix, Rate, SourceSpec, SsMetric, SteadyState, ZoneRange};
+use super::options::{class_of, engine_class, why_ignored, Class};
+use super::parse::{Opt, Origin};
+use crate::error::Result;
+use std::collections::BTreeMap;
+
+/// fio's own limit on jobs (`REAL_MAX_JOBS`).
+pub(super) const MAX_JOBS: u64 = 4096;
+
+/// How a job's files are named and sized (laid out on the device by [`super::layout`]).
+#[derive(Debug, Clone)]
+pub(super) struct FileSpec {
+    /// `filename` (`:`-separated names), when given.
+    pub filename: Option<String>,
+    /// `directory`, prefixed to generated and relative names.
+    pub directory: Option<String>,
+    /// `nrfiles`.
+    pub nrfiles: u32,
+    /// `filesize`: every file's size; else `size / nrfiles`.
+    pub filesize: Option<u64>,
+    /// `filename_format` (default `$jobname.$jobnum.$filenum`).
+    pub format: Option<String>,
+    /// `offset_increment`: clone `k` starts `k` times this further into the file.
+    pub offset_increment: u64,
+    /// `offset` as written: bytes, or a percentage of the file.
+    pub offset: Offset,
+    /// `size` as written: bytes, a percentage of the file, or absent.
+    pub size: Option<Offset>,
+    /// Whether the engine addresses a block device (`sg`, `libiscsi`, `nbd`, ...), so a
+    /// `filename` names the device.
+    pub block_engine: bool,
+}
+
+/// A byte count or a percentage, as `offset` and `size` take them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Offset {
+    Bytes(u64),
+    Percent(f64),
+}
+
+/// A job with every option resolved (file placement still to do).
+pub(super) struct JobSpec {
+    pub name: String,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    pub randseed: Option<u64>,
+    pub compress: Option<u32>,
+    pub stonewall: bool,
+    pub wait_for: Option<(String, Origin)>,
+    pub files: FileSpec,
+    pub source: SourceSpec,
+    /// `verify` (with `do_verify`): read back what was written and check it.
+    pub verify: bool,
+    /// `flow_id`, `flow` weight.
+    pub flow: Option<(u32, u32)>,
+    /// Options accepted and ignored, with why, for the summary.
+    pub ignored: Vec<(String, &'static str)>,
+    /// Where the job's `size` was written, for layout errors.
+    pub size_at: Origin,
+}
+
+const BLOCK_ENGINES: &[&str] = &[
+    "sg",
+    "libiscsi",
+    "nbd",
+    "rbd",
+    "libblkio",
+    "io_uring_cmd",
+    "xnvme",
+    "spdk",
+    "dev-dax",
+    "pmemblk",
+    "libzbc",
+];
+
+fn opt_percent_or_size(o: &Opt) -> Result<Offset> {
+    let v = o.value()?.trim();
+    if let Some(p) = v.strip_suffix('%') {
+        let p: f64 = p
+            .trim()
+            .parse()
+            .ok()
+            .filter(|p: &f64| (0.0..=100.0).contains(p))
+            .ok_or_else(|| o.err("expected a percentage in 0..=100"))?;
+        Ok(Offset::Percent(p))
+    } else {
+        Ok(Offset::Bytes(parse_size(v).map_err(|m| o.err(m))?))
+    }
+}
+
+/// A rate per direction: `rate=r[,w[,t]]` in bytes/s, `rate_iops` in I/Os per second.
+fn parse_rates(o: &Opt, iops: bool) -> Result<[u64; 3]> {
+    let v = o.value()?;
+    let parts = ddir_parts(o, v)?;
+    let mut out = [0u64; 3];
+    for (d, p) in parts.iter().enumerate() {
+        if let Some(p) = p {
+            out[d] = if iops {
+                p.parse::<u64>()
+                    .map_err(|_| o.err(format!("expected a count of I/Os per second, got `{p}`")))?
+            } else {
+                parse_size(p).map_err(|m| o.err(m))?
+            };
+        }
+    }
+    Ok(out)
+}
+
+/// fio time with a default unit: `thinktime` and friends are in microseconds unless
+/// suffixed.
+fn parse_time_default_us(o: &Opt) -> Result<u64> {
+    let v = o.value()?.trim();
+    if v.bytes().all(|b| b.is_ascii_digit()) {
+        let n: u64 = v.parse().map_err(|_| o.err("too large"))?;
+        return n.checked_mul(1000).ok_or_else(|| o.err("too large"));
+    }
+    parse_time_ns(v).map_err(|m| o.err(m))
+}
+
+/// Resolve a job's options against the device.
+pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<JobSpec> {
+    // Last occurrence of each canonical option; block sizes are built in order (bs and
+    // bsrange set both limits, so the later one wins).
+    let mut last: BTreeMap<&'static str, &Opt> = BTreeMap::new();
+    let mut bs = [
+        BsSpec::Fixed(4096),
+        BsSpec::Fixed(4096),
+        BsSpec::Fixed(4096),
+    ];
+    let mut ignored: Vec<(String, &'static str)> = Vec::new();
+    for &o in opts {
+        match class_of(&o.key) {
+            Some(Class::Honoured(c)) => {
+                if c == "bs" {
+                    parse_bs_option(o, &mut bs)?;
+                }
+                last.insert(c, o);
+            }
+            Some(Class::Refused(why)) => return Err(o.err(why)),
+            Some(c) => {
+                if !ignored.iter().any(|(k, _)| *k == o.key) {
+                    ignored.push((o.key.clone(), why_ignored(c)));
+                }
+            }
+            None => return Err(o.at.err(format!("unknown fio option `{}`", o.key))),
+        }
+    }
+    let get = |k: &str| last.get(k).copied();
+    let flag = |k: &str| -> Result<bool> {
+        get(k)
+            .map(Opt::flag)
+            .transpose()
+            .map(|f| f.unwrap_or(false))
+    };
+
+    let name = match get("name") {
+        Some(o) => o.value()?.to_string(),
+        None => section_name.to_string(),
+    };
+    let engine = match get("ioengine") {
+        Some(o) => {
+            let e = o.value()?.trim().to_string();
+            engine_class(&e).map_err(|m| o.err(m))?;
+            e
+        }
+        None => "psync".to_string(),
+    };
+    // zonemode, sg_write_mode and write_mode values are checked with the refused options.
+    // rw, with fio's `:N` modifier.
+    let (mut mix, mut random) = (Mix::Rw { read_pct: 100 }, false);
+    let mut modifier: Option<i64> = None;
+    let (mut reads, mut writes, mut trims) = (true, false, false);
+    if let Some(o) = get("rw") {
+        let v = o.value()?.trim();
+        let (kind, m) = match v.split_once(':') {
+            Some((k, m)) => (k.trim(), Some(m.trim())),
+            None => (v, None),
+        };
+        (reads, writes, trims, random) = match kind {
+            "read" => (true, false, false, false),
+            "write" => (false, true, false, false),
+            "randread" => (true, false, false, true),
+            "randwrite" => (false, true, false, true),
+            "rw" | "readwrite" => (true, true, false, false),
+            "randrw" => (true, true, false, true),
+            "trim" => (false, false, true, false),
+            "randtrim" => (false, false, true, true),
+            "trimwrite" => (false, true, true, false),
+            "randtrimwrite" => (false, true, true, true),
+            _ => {
+                return Err(o.err(
+                    "expected read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite or randtrimwrite",
+                ))
+            }
+        };
+        if let Some(m) = m {
+            // fio: for sequential jobs a byte gap (negative: backwards) after each I/O; for
+            // random jobs the number of I/Os before a new random offset.
+            let (neg, t) = match m.strip_prefix('-') {
+                Some(t) => (true, t),
+                None => (false, m),
+            };
+            let n = if random {
+                t.parse::<u64>()
+                    .map_err(|_| o.err("the `:N` of a random rw is a count of I/Os"))?
+            } else {
+                parse_size(t).map_err(|e| o.err(e))?
+            };
+            if random && (neg || n == 0) {
+                return Err(o.err("the `:N` of a random rw must be a positive count of I/Os"));
+            }
+            let n = i64::try_from(n).map_err(|_| o.err("`:N` is too large"))?;
+            modifier = Some(if neg { -n } else { n });
+        }
+    }
+    let mut read_pct = 50;
+    if let Some(o) = get("rwmix") {
+        let p = parse_percent(o)?;
+        read_pct = if o.key == "rwmixread" { p } else { 100 - p };
+    }
+    if trims {
+        mix = if writes { Mix::TrimWrite } else { Mix::Trim };
+    } else {
+        if !writes {
+            read_pct = 100;
+        } else if !reads {
+            read_pct = 0;
+        }
+        mix = match mix {
+            Mix::Rw { .. } => Mix::Rw { read_pct },
+            m => m,
+        };
+    }
+    if let Some(o) = get("bssplit") {
+        for (d, s) in parse_bssplit(o)?.into_iter().enumerate() {
+            if let Some(s) = s {
+                bs[d] = s;
+            }
+        }
+    }
+    let used: Vec<usize> = [(0usize, reads && !trims), (1, writes), (2, trims)]
+        .iter()
+        .filter(|x| x.1)
+        .map(|x| x.0)
+        .collect();
+    let min_bs = used.iter().map(|&d| bs[d].min()).min().unwrap_or(4096);
+    let max_bs = used.iter().map(|&d| bs[d].max()).max().unwrap_or(4096);
+    if matches!(mix, Mix::TrimWrite) && bs[1] != bs[2] {
+        let o = get("bs")
+            .or(get("bssplit"))
+            .unwrap_or_else(|| get("rw").expect("rw set"));
+        return Err(o.err("trimwrite writes the blocks it trimmed: the trim and write block sizes must be the same"));
+    }
+    let align = match get("blockalign") {
+        None => min_bs,
+        Some(o) => {
+            let parts = ddir_parts(o, o.value()?)?;
+            let vals: Vec<u64> = parts
+                .iter()
+                .enumerate()
+                .filter(|(d, _)| used.contains(d))
+                .filter_map(|(_, p)| *p)
+                .map(|p| parse_bs(o, p))
+                .collect::<Result<_>>()?;
+            match vals.as_slice() {
+                [] => min_bs,
+                [first, rest @ ..] if rest.iter().all(|v| v == first) => *first,
+                _ => {
+                    return Err(o.err("different block alignments per direction are not supported"))
+                }
+            }
+        }
+    };
+
+    let offset = match get("offset") {
+        None => Offset::Bytes(0),
+        Some(o) => {
+            let off = opt_percent_or_size(o)?;
+            if let Offset::Bytes(b) = off {
+                if b % 512 != 0 {
+                    return Err(o.err("offset must be a multiple of 512 bytes"));
+                }
+            }
+            off
+        }
+    };
+    let fill = flag("fill_device")?;
+    let size = match get("size") {
+        None => None,
+        Some(o) => {
+            let s = opt_percent_or_size(o)?;
+            if matches!(s, Offset::Bytes(0)) || matches!(s, Offset::Percent(p) if p <= 0.0) {
+                return Err(o.err("size must be positive"));
+            }
+            Some(s)
+        }
+    };
+    let size = if fill { None } else { size };
+    let filesize = match get("filesize") {
+        None => None,
+        Some(o) => {
+            let v = o.value()?.trim();
+            // fio takes a range `lo-hi` (each file a random size in it); one size only here.
+            if v.contains('-') {
+                return Err(o.err("a filesize range is not supported: give one size"));
+            }
+            let s = parse_size(v).map_err(|m| o.err(m))?;
+            if s == 0 {
+                return Err(o.err("filesize must be positive"));
+            }
+            Some(s)
+        }
+    };
+    let nrfiles = match get("nrfiles") {
+        None => 1,
+        Some(o) => {
+            let n = parse_uint(o)?;
+            if n == 0 || n > 1 << 20 {
+                return Err(o.err("nrfiles must be in 1..=1048576"));
+            }
+            n as u32
+        }
+    };
+    let file_rr = match get("file_service_type") {
+        None => 1,
+        Some(o) => {
+            let v = o.value()?.trim();
+            let (kind, n) = match v.split_once(':') {
+                Some((k, n)) => (k, Some(n)),
+                None => (v, None),
+            };
+            let n = n
+                .map(|n| {
+                    n.trim()
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| {
+                            o.err("expected `roundrobin[:N]` with N a positive count of I/Os")
+                        })
+                })
+                .transpose()?
+                .unwrap_or(1);
+            match kind {
+                "roundrobin" => n,
+                "sequential" => 0,
+                _ => {
+                    return Err(
+                        o.err("only file_service_type=roundrobin[:N] and sequential are supported")
+                    )
+                }
+            }
+        }
+    };
+    let offset_increment = match get("offset_increment") {
+        None => 0,
+        Some(o) => parse_size(o.value()?).map_err(|m| o.err(m))?,
+    };
+    let io_size = match get("io_size") {
+        None => None,
+        Some(o) => {
+            let v = parse_size(o.value()?).map_err(|m| o.err(m))?;
+            if v == 0 {
+                return Err(o.err("io_size must be positive"));
+            }
+            Some(v)
+        }
+    };
+    let number_ios = match get("number_ios") {
+        None => None,
+        Some(o) => Some(parse_uint(o)?).filter(|&n| n > 0),
+    };
+    let loops = match get("loops") {
+        None => 1,
+        Some(o) => {
+            let n = parse_uint(o)?;
+            if n == 0 || n > 1 << 32 {
+                return Err(o.err("loops must be in 1..=4294967296"));
+            }
+            n
+        }
+    };
+    let iodepth = match get("iodepth") {
+        None => 1,
+        Some(o) => {
+            let v = parse_uint(o)?;
+            if v == 0 || v > 65536 {
+                return Err(o.err("iodepth must be in 1..=65536"));
+            }
+            v as u32
+        }
+    };
+    let numjobs = match get("numjobs") {
+        None => 1,
+        Some(o) => {
+            let v = parse_uint(o)?;
+            if v == 0 || v > MAX_JOBS {
+                return Err(o.err(format!("numjobs must be in 1..={MAX_JOBS}")));
+            }
+            v as u32
+        }
+    };
+    let ramp_ns = match get("ramp_time") {
+        None => 0,
+        Some(o) => parse_time_ns(o.value()?).map_err(|m| o.err(m))?,
+    };
+    let runtime_ns = match get("runtime") {
+        None => None,
+        // fio: ramp_time is lead-in time that lengthens a given runtime.
+        Some(o) => Some(parse_time_ns(o.value()?).map_err(|m| o.err(m))?)
+            .filter(|&t| t > 0)
+            .map(|t| t.saturating_add(ramp_ns)),
+    };
+    let time_based = match get("time_based") {
+        None => false,
+        Some(o) => {
+            let tb = o.flag()?;
+            if tb && runtime_ns.is_none() {
+                return Err(o.err("time_based needs a positive `runtime`"));
+            }
+            tb
+        }
+    };
+    let startdelay = match get("startdelay") {
+        None => (0, 0),
+        Some(o) => {
+            let v = o.value()?.trim();
+            match v.split_once('-') {
+                Some((a, b)) => {
+                    let (a, b) = (
+                        parse_time_ns(a).map_err(|m| o.err(m))?,
+                        parse_time_ns(b).map_err(|m| o.err(m))?,
+                    );
+                    if a > b {
+                        return Err(o.err("startdelay range minimum exceeds its maximum"));
+                    }
+                    (a, b)
+                }
+                None => {
+                    let t = parse_time_ns(v).map_err(|m| o.err(m))?;
+                    (t, t)
+                }
+            }
+        }
+    };
+    let dist = match get("random_distribution") {
+        None => Dist::Random,
+        Some(o) => parse_distribution(o)?,
+    };
+    let pct_random = match get("percentage_random") {
+        None => [100, 100],
+        Some(o) => {
+            let v = o.value()?;
+            let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+            let pct = |t: &str| -> Result<u32> {
+                t.parse::<u32>()
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(|| o.err(format!("expected a percentage in 0..=100, got `{t}`")))
+            };
+            match parts.as_slice() {
+                [a] => [pct(a)?, pct(a)?],
+                [a, b] => [pct(a)?, pct(b)?],
+                [a, b, _trim] => [pct(a)?, pct(b)?],
+                _ => return Err(o.err("expected `read[,write[,trim]]` percentages")),
+            }
+        }
+    };
+    if pct_random != [100, 100] && !random {
+        if let Some(o) = get("percentage_random") {
+            return Err(o.err(
+                "percentage_random applies to random jobs (rw = randread, randwrite or randrw)",
+            ));
+        }
+    }
+    let mut randommap = match get("norandommap") {
+        None => true,
+        Some(o) => !o.flag()?,
+    };
+    if let Some(o) = get("random_generator") {
+        match o.value()?.trim() {
+            "tausworthe" | "tausworthe64" => {}
+            // fio's LFSR visits every block once per pass without a map: so does the
+            // permutation flashpress uses for its random map.
+            "lfsr" => randommap = true,
+            _ => return Err(o.err("expected tausworthe, lfsr or tausworthe64")),
+        }
+    }
+    let randseed = match get("randseed") {
+        None => None,
+        Some(o) => Some(parse_uint(o)?),
+    };
+    if let Some(o) = get("randrepeat") {
+        // flashpress is always repeatable: the same seed gives the same run. randrepeat=0
+        // asks for a different sequence each run, which the run's `seed` gives.
+        let _ = o.flag()?;
+    }
+    let compress = get("buffer_compress_percentage")
+        .map(parse_percent)
+        .transpose()?;
+    let dedupe_pct = get("dedupe_percentage")
+        .map(parse_percent)
+        .transpose()?
+        .unwrap_or(0);
+    let working_set = match get("dedupe_mode") {
+        None => false,
+        Some(o) => match o.value()?.trim() {
+            "repeat" => false,
+            "working_set" => true,
+            v => {
+                return Err(o.err(format!(
+                    "unknown dedupe_mode `{v}` (expected repeat or working_set)"
+                )))
+            }
+        },
+    };
+    let ws_pct = get("dedupe_working_set_percentage")
+        .map(parse_percent)
+        .transpose()?;
+    let dedupe_ws_pct = if working_set && dedupe_pct > 0 {
+        let o = get("dedupe_mode").expect("dedupe_mode is set");
+        if size.is_none() {
+            return Err(o.err(
+                "dedupe_mode=working_set needs `size` (fio pregenerates the working set from it)",
+            ));
+        }
+        let pct = ws_pct.unwrap_or(5);
+        if pct + dedupe_pct > 100 {
+            let at = get("dedupe_working_set_percentage").unwrap_or(o);
+            return Err(at.err(format!(
+                "dedupe_working_set_percentage={pct} plus dedupe_percentage={dedupe_pct} exceeds 100 \
+                 (the working set's blocks are unique)"
+            )));
+        }
+        Some(pct)
+    } else {
+        None
+    };
+    let sync_every = match get("fsync") {
+        None => 0,
+        Some(o) => parse_uint(o)?,
+    };
+    let end_fsync = flag("end_fsync")?;
+    let mut open_flags = 0u8;
+    if let Some(o) = get("sync") {
+        let v = o.value.as_deref().map(str::trim);
+        if matches!(v, Some("sync") | Some("dsync")) || (v != Some("none") && o.flag()?) {
+            open_flags |= crate::workload::FileAttrs::DSYNC;
+        }
+    }
+    if flag("fua")? {
+        // A FUA write returns once its data is on the medium, as an O_DSYNC write does.
+        open_flags |= crate::workload::FileAttrs::DSYNC;
+    }
+    if let Some(o) = get("direct") {
+        let direct = if o.key == "buffered" {
+            !o.flag()?
+        } else {
+            o.flag()?
+        };
+        if direct {
+            open_flags |= crate::workload::FileAttrs::DIRECT;
+        }
+    }
+    let stonewall = flag("stonewall")?;
+    let wait_for = match get("wait_for") {
+        None => None,
+        Some(o) => Some((o.value()?.trim().to_string(), o.at.clone())),
+    };
+    if let Some(o) = get("kb_base") {
+        if o.value()?.trim() != "1024" {
+            return Err(o.err("only kb_base=1024 (fio's default) is supported"));
+        }
+    }
+    // Rates.
+    let rate_bytes = get("rate")
+        .map(|o| parse_rates(o, false))
+        .transpose()?
+        .unwrap_or([0; 3]);
+    let rate_iops = get("rate_iops")
+        .map(|o| parse_rates(o, true))
+        .transpose()?
+        .unwrap_or([0; 3]);
+    let rate_min = get("rate_min")
+        .map(|o| parse_rates(o, false))
+        .transpose()?
+        .unwrap_or([0; 3]);
+    let poisson = match get("rate_process") {
+        None => false,
+        Some(o) => match o.value()?.trim() {
+            "linear" => false,
+            "poisson" => true,
+            _ => return Err(o.err("expected linear or poisson")),
+        },
+    };
+    let rate_cycle_ns = match get("rate_cycle") {
+        None => 1_000_000_000,
+        Some(o) => {
+            let ms = parse_uint(o)?;
+            if ms == 0 {
+                return Err(o.err("rate_cycle must be a positive number of milliseconds"));
+            }
+            ms.saturating_mul(1_000_000)
+        }
+    };
+    let rate = Rate {
+        bytes: rate_bytes,
+        iops: rate_iops,
+        min_bytes: rate_min,
+        poisson,
+        cycle_ns: rate_cycle_ns,
+    };
+    let thinktime_ns = match get("thinktime") {
+        None => 0,
+        Some(o) => parse_time_default_us(o)?,
+    };
+    if let Some(o) = get("thinktime_spin") {
+        // Part of the think time spent spinning rather than sleeping: the same gap here.
+        if parse_time_default_us(o)? > thinktime_ns {
+            return Err(o.err("thinktime_spin exceeds thinktime"));
+        }
+    }
+    let thinktime_blocks = match get("thinktime_blocks") {
+        None => 1,
+        Some(o) => parse_uint(o)?.max(1),
+    };
+    // Verification.
+    let verify = match get("verify") {
+        None => false,
+        Some(o) => {
+            let v = o.value.as_deref().map(str::trim).unwrap_or("");
+            !matches!(v, "0" | "none" | "")
+        }
+    };
+    let do_verify = match get("do_verify") {
+        None => true,
+        Some(o) => o.flag()?,
+    };
+    let verify = verify && do_verify && writes;
+    // fio's verify_backlog=N: after every N blocks written, read them back (in batches of
+    // verify_backlog_batch, default N).
+    let verify_backlog = match get("verify_backlog") {
+        None => 0,
+        Some(o) => {
+            let n = parse_uint(o)?;
+            if n > 1 << 24 {
+                return Err(o.err("verify_backlog must be at most 16777216 blocks"));
+            }
+            n
+        }
+    };
+    let verify_batch = match get("verify_backlog_batch") {
+        None => verify_backlog,
+        Some(o) => parse_uint(o)?.clamp(1, verify_backlog.max(1)),
+    };
+    // Steady state.
+    let steady = match get("steadystate") {
+        None => None,
+        Some(o) => {
+            let v = o.value()?.trim();
+            let (metric, limit) = v.split_once(':').ok_or_else(|| o.err("expected `iops:X`, `iops_slope:X`, `bw:X` or `bw_slope:X` (X a number or a percentage)"))?;
+            let metric = match metric.trim() {
+                "iops" => SsMetric::Iops,
+                "iops_slope" => SsMetric::IopsSlope,
+                "bw" => SsMetric::Bw,
+                "bw_slope" => SsMetric::BwSlope,
+                "lat" | "lat_slope" => return Err(o.err(
+                    "steady state on latency needs completion latencies fed back to the job, which flashpress does not do yet (iops, iops_slope, bw and bw_slope work)",
+                )),
+                m => return Err(o.err(format!("unknown steady-state metric `{m}`"))),
+            };
+            let limit = limit.trim();
+            let (pct, num) = match limit.strip_suffix('%') {
+                Some(p) => (true, p),
+                None => (false, limit),
+            };
+            let x: f64 = num
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| o.err(format!("bad steady-state limit `{limit}`")))?;
+            let dur = match get("ss_dur") {
+                Some(d) => parse_time_ns(d.value()?).map_err(|m| d.err(m))?,
+                None => return Err(o.err("steadystate needs `ss_dur` (steadystate_duration)")),
+            };
+            let interval = match get("ss_interval") {
+                Some(d) => parse_time_ns(d.value()?).map_err(|m| d.err(m))?,
+                None => 1_000_000_000,
+            };
+            if interval == 0 || dur < 2 * interval {
+                let d = get("ss_dur").expect("set");
+                return Err(d.err(
+                    "ss_dur must span at least two check intervals (ss_interval, 1 s by default)",
+                ));
+            }
+            let ramp = match get("ss_ramp") {
+                Some(d) => parse_time_ns(d.value()?).map_err(|m| d.err(m))?,
+                None => 0,
+            };
+            Some(SteadyState {
+                metric,
+                limit: x,
+                percent: pct,
+                dur_ns: dur,
+                ramp_ns: ramp,
+                interval_ns: interval,
+            })
+        }
+    };
+    for k in ["ss_dur", "ss_ramp", "ss_interval"] {
+        if steady.is_none() {
+            if let Some(o) = get(k) {
+                return Err(o.err("needs `steadystate` (ss) to mean anything"));
+            }
+        }
+    }
+    let flow = match get("flow") {
+        None => None,
+        Some(o) => {
+            let w = parse_uint(o)?;
+            if w == 0 || w > u64::from(u32::MAX) {
+                return Err(o.err("flow must be a positive weight"));
+            }
+            let id = match get("flow_id") {
+                None => 0,
+                Some(i) => u32::try_from(parse_uint(i)?).map_err(|_| i.err("too large"))?,
+            };
+            Some((id, w as u32))
+        }
+    };
+    let flow_sleep_ns = match get("flow_sleep") {
+        None => 0,
+        Some(o) => parse_time_default_us(o)?,
+    };
+    let filename = get("filename")
+        .map(|o| o.value().map(str::to_string))
+        .transpose()?;
+    let directory = get("directory")
+        .map(|o| o.value().map(str::to_string))
+        .transpose()?;
+    let format = get("filename_format")
+        .map(|o| o.value().map(str::to_string))
+        .transpose()?;
+    let size_at = get("size")
+        .map(|o| o.at.clone())
+        .unwrap_or_else(|| at.clone());
+    Ok(JobSpec {
+        name,
+        iodepth,
+        numjobs,
+        randseed,
+        compress,
+        stonewall,
+        wait_for,
+        verify,
+        flow,
+        ignored,
+        size_at,
+        files: FileSpec {
+            filename,
+            directory,
+            nrfiles,
+            filesize,
+            format,
+            offset_increment,
+            offset,
+            size,
+            block_engine: BLOCK_ENGINES.contains(&engine.as_str()),
+        },
+        source: SourceSpec {
+            mix,
+            random,
+            bs,
+            min_bs,
+            max_bs,
+            align,
+            files: Vec::new(),
+            file_rr,
+            region_start: 0,
+            region_len: 0,
+            io_limit: if time_based { None } else { io_size },
+            loops,
+            number_ios,
+            runtime_ns,
+            time_based,
+            dist,
+            randommap,
+            dedupe_pct,
+            dedupe_ws_pct,
+            dedupe_working_set: None,
+            pct_random,
+            modifier,
+            sync_every,
+            end_fsync,
+            open_flags,
+            rate,
+            thinktime_ns,
+            thinktime_blocks,
+            startdelay,
+            ramp_ns,
+            steady,
+            flow_sleep_ns,
+            verify,
+            verify_backlog: if verify { verify_backlog } else { 0 },
+            verify_batch,
+        },
+    })
+}
+
+/// A byte count with fio's suffixes (powers of 1024): `4k`, `10G`, `1280m`, `4KiB`, `8kb`.
+pub(crate) fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return Err(format!(
+            "expected a byte count such as `4k` or `10g`, got `{t}`"
+        ));
+    }
+    let (num, suffix) = t.split_at(digits);
+    let n: u64 = num.parse().map_err(|_| format!("`{t}` is too large"))?;
+    let mult: u64 = match suffix.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        "p" | "pb" | "pib" => 1 << 50,
+        _ => {
+            return Err(format!(
+                "unknown size suffix in `{t}` (expected k, m, g, t or p)"
+            ))
+        }
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("`{t}` is too large"))
+}
+
+/// A fio time value in ns: seconds by default, or suffixed `us`, `ms`, `s`, `m`, `h`, `d`.
+pub(crate) fn parse_time_ns(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return Err(format!(
+            "expected a time such as `60`, `500ms` or `2m`, got `{t}`"
+        ));
+    }
+    let (num, suffix) = t.split_at(digits);
+    let n: u64 = num.parse().map_err(|_| format!("`{t}` is too large"))?;
+    let mult: u64 = match suffix.to_ascii_lowercase().as_str() {
+        "us" | "usec" => 1_000,
+        "ms" | "msec" => 1_000_000,
+        "" | "s" | "sec" => 1_000_000_000,
+        "m" | "min" => 60_000_000_000,
+        "h" | "hour" => 3_600_000_000_000,
+        "d" | "day" => 86_400_000_000_000,
+        _ => {
+            return Err(format!(
+                "unknown time suffix in `{t}` (expected us, ms, s, m, h or d)"
+            ))
+        }
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("`{t}` is too large"))
+}
+
+pub(super) fn parse_uint(opt: &Opt) -> Result<u64> {
+    let v = opt.value()?;
+    v.trim()
+        .parse::<u64>()
+        .map_err(|_| opt.err("expected a non-negative integer"))
+}
+
+fn parse_percent(opt: &Opt) -> Result<u32> {
+    let v = parse_uint(opt)?;
+    if v > 100 {
+        return Err(opt.err("expected a percentage in 0..=100"));
+    }
+    Ok(v as u32)
+}
+
+/// A block size: positive multiple of 512 bytes.
+fn parse_bs(opt: &Opt, text: &str) -> Result<u64> {
+    let v = parse_size(text).map_err(|m| opt.err(m))?;
+    if v == 0 || v % 512 != 0 {
+        return Err(opt.err(format!(
+            "block size `{}` must be a positive multiple of 512 bytes",
+            text.trim()
+        )));
+    }
+    Ok(v)
+}
+
+/// Per-direction parts of `read,write,trim` (fio's rule: one value sets all three; with two,
+/// trim takes the write value); an empty part keeps the default.
+pub(super) fn ddir_parts<'a>(opt: &Opt, v: &'a str) -> Result<[Option<&'a str>; 3]> {
+    let parts: Vec<&str> = v.split(',').collect();
+    if parts.len() > 3 {
+        return Err(opt.err("expected at most `read,write,trim` values"));
+    }
+    let get = |i: usize| parts.get(i).map(|s| s.trim()).filter(|s| !s.is_empty());
+    match parts.len() {
+        1 => Ok([get(0), get(0), get(0)]),
+        2 => Ok([get(0), get(1), get(1)]),
+        _ => Ok([get(0), get(1), get(2)]),
+    }
+}
+
+fn parse_bs_option(opt: &Opt, bs: &mut [BsSpec; 3]) -> Result<()> {
+    let v = opt.value()?;
+    let parts = ddir_parts(opt, v)?;
+    let is_range = opt.key == "bsrange" || opt.key == "blocksize_range";
+    for (d, part) in parts.iter().enumerate() {
+        let Some(part) = part else { continue };
+        bs[d] = if is_range {
+            let Some((a, b)) = part.split_once(['-', ':']) else {
+                return Err(opt.err(format!("expected a range `min-max`, got `{part}`")));
+            };
+            let (lo, hi) = (parse_bs(opt, a)?, parse_bs(opt, b)?);
+            if lo > hi {
+                return Err(opt.err(format!("range minimum {lo} exceeds its maximum {hi}")));
+            }
+            BsSpec::Range(lo, hi)
+        } else {
+            BsSpec::Fixed(parse_bs(opt, part)?)
+        };
+    }
+    Ok(())
+}
+
+/// `bssplit=4k/10:64k/50:32k/40[,read-or-write split]`. Entries without a percentage share
+/// what the others leave, as fio does (the last of them takes the integer remainder).
+fn parse_bssplit(opt: &Opt) -> Result<[Option<BsSpec>; 3]> {
+    let v = opt.value()?;
+    let parts = ddir_parts(opt, v)?;
+    let mut out = [None, None, None];
+    for (d, part) in parts.iter().enumerate() {
+        let Some(part) = part else { continue };
+        let mut entries: Vec<(u64, Option<u32>)> = Vec::new();
+        for e in part.split(':') {
+            let e = e.trim();
+            let (bs, pct) = match e.split_once('/') {
+                Some((b, p)) if !p.trim().is_empty() => {
+                    let p: u32 = p
+                        .trim()
+                        .parse()
+                        .map_err(|_| opt.err(format!("bad percentage in `{e}`")))?;
+                    if p > 100 {
+                        return Err(opt.err(format!("percentage above 100 in `{e}`")));
+                    }
+                    (b, Some(p))
+                }
+                Some((b, _)) => (b, None),
+                None => (e, None),
+            };
+            entries.push((parse_bs(opt, bs)?, pct));
+        }
+        let given: u32 = entries.iter().filter_map(|e| e.1).sum();
+        let missing = entries.iter().filter(|e| e.1.is_none()).count() as u32;
+        if given > 100 || (missing == 0 && given != 100) {
+            return Err(opt.err(format!(
+                "bssplit percentages add up to {given}, expected 100"
+            )));
+        }
+        let rest = 100 - given;
+        let mut seen = 0;
+        let split: Vec<(u64, u32)> = entries
+            .iter()
+            .map(|&(bs, p)| match p {
+                Some(p) => (bs, p),
+                None => {
+                    seen += 1;
+                    let share = rest / missing;
+                    (
+                        bs,
+                        if seen == missing {
+                            rest - share * (missing - 1)
+                        } else {
+                            share
+                        },
+                    )
+                }
+            })
+            .collect();
+        out[d] = Some(BsSpec::Split(split));
+    }
+    Ok(out)
+}
+
+pub(super) fn parse_distribution(opt: &Opt) -> Result<Dist> {
+    let v = opt.value()?.trim();
+    let (kind, arg) = match v.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (v, None),
+    };
+    let num = |default: f64| -> Result<f64> {
+        match arg {
+            None => Ok(default),
+            Some(a) => a
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| opt.err(format!("expected a number after `{kind}:`"))),
+        }
+    };
+    match kind {
+        "random" if arg.is_none() => Ok(Dist::Random),
+        "zipf" => {
+            // fio's default θ is 1.1 (FIO_DEF_ZIPF); θ = 1 makes its formula divide by zero.
+            let theta = num(1.1)?;
+            if theta <= 0.0 || theta == 1.0 {
+                return Err(opt.err("zipf θ must be positive and different from 1.0"));
+            }
+            Ok(Dist::Zipf(theta))
+        }
+        "pareto" => {
+            let h = num(0.2)?;
+            if !(h > 0.0 && h < 1.0) {
+                return Err(opt.err("pareto h must be in (0, 1)"));
+            }
+            Ok(Dist::Pareto(h))
+        }
+        "normal" | "gauss" => {
+            let dev = num(0.0)?;
+            if !(0.0..=100.0).contains(&dev) {
+                return Err(opt.err("normal deviation must be a percentage in 0..=100"));
+            }
+            Ok(Dist::Normal(dev))
+        }
+        "zoned" | "zoned_abs" => {
+            let Some(arg) = arg else {
+                return Err(opt.err(format!("`{kind}` needs zones: `{kind}:access%/range:...`")));
+            };
+            if arg.contains(',') {
+                return Err(opt.err("per-direction zones (`r,w,t`) are not supported: one zone list applies to every direction"));
+            }
+            let abs = kind == "zoned_abs";
+            let mut zones: Vec<(u32, Option<ZoneRange>)> = Vec::new();
+            for z in arg.split(':').map(str::trim).filter(|z| !z.is_empty()) {
+                let Some((p, r)) = z.split_once('/') else {
+                    return Err(opt.err(format!("zone `{z}`: expected `access%/range`")));
+                };
+                let p: u32 = p.trim().parse().ok().filter(|p| *p <= 100).ok_or_else(|| {
+                    opt.err(format!("zone `{z}`: access share must be a percentage in 0..=100"))
+                })?;
+                let r = r.trim();
+                let range = if r.is_empty() {
+                    None
+                } else if abs {
+                    Some(ZoneRange::Bytes(parse_size(r).map_err(|m| opt.err(format!("zone `{z}`: {m}")))?))
+                } else {
+                    Some(ZoneRange::Percent(r.parse().ok().filter(|x: &u32| *x <= 100).ok_or_else(|| {
+                        opt.err(format!("zone `{z}`: range must be a percentage of the region in 0..=100"))
+                    })?))
+                };
+                zones.push((p, range));
+            }
+            let total: u32 = zones.iter().map(|z| z.0).sum();
+            if zones.is_empty() || total != 100 {
+                return Err(opt.err(format!("zone access shares add up to {total}, expected 100")));
+            }
+            Ok(Dist::Zoned(zones))
+        }
+        _ => Err(opt.err(
+            "expected `random`, `zipf:θ`, `pareto:h`, `normal[:dev]`, `zoned:...` or `zoned_abs:...`",
+        )),
+    }
+}

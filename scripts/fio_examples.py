@@ -1,0 +1,105 @@
+"""Run every job file of fio's own examples folder through flashpress and tabulate the outcome.
+
+Usage: ``python scripts/fio_examples.py [--examples DIR] [--markdown OUT] [--runtime 20ms]``
+
+Each file runs as written on the ``default`` preset grown to 256 GiB (some examples lay out
+100-200 GiB of files) and not preconditioned (the survey asks whether a job runs, not how
+fast), with one addition: a runtime cap
+(``workload.global.runtime``, default 20 ms of simulated time) so the survey takes minutes
+instead of the hours of device time the examples ask for. A job that parses, resolves and runs
+to its end counts as ``runs``; a refusal is ``refused`` with flashpress's message (which names
+every option it cannot honour, each with its line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import flashpress
+from flashpress.errors import FlashpressError
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_EXAMPLES = HERE.parent.parent / "shared" / "data" / "fio-examples"
+
+
+def survey_one(path: Path, runtime: str) -> dict[str, object]:
+    cfg = flashpress.Config.preset("default").with_overrides(
+        {
+            "workload": {"type": "fio", "path": str(path), "global": {"runtime": runtime}},
+            "nand.blocks_per_plane": 16384,
+            "precondition.fill_fraction": 0.0,
+            "precondition.aging_fraction": 0.0,
+        },
+        source_name="fio_examples.py",
+    )
+    t0 = time.perf_counter()
+    try:
+        result = flashpress.simulate(cfg, progress=False)
+    except FlashpressError as e:
+        # Paths relative to the examples folder, so the table reads the same on any machine.
+        message = str(e).replace(str(path.parent) + "/", "")
+        return {"file": path.name, "outcome": "refused", "message": message, "seconds": time.perf_counter() - t0}
+    s = result.summary
+    return {
+        "file": path.name,
+        "outcome": "runs",
+        "requests": s["requests_completed"],
+        "issued": s["requests_issued"],
+        "notes": s.get("workload_notes", []),
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def markdown(rows: list[dict[str, object]]) -> str:
+    runs = sum(r["outcome"] == "runs" for r in rows)
+    out = [
+        "<!-- written by scripts/fio_examples.py; tests/python/test_fio_examples.py checks it is current -->",
+        "",
+        f"{runs} of {len(rows)} run as written; {len(rows) - runs} are refused.",
+        "",
+        "| file | outcome | requests completed / why refused | options ignored |",
+        "|---|---|---|---|",
+    ]
+    for r in rows:
+        if r["outcome"] == "runs":
+            what = f"{r['requests']:,}"
+            notes = [str(n) for n in r.get("notes", [])]  # type: ignore[attr-defined]
+            ignored = ", ".join(n.split("`")[1] for n in notes if n.startswith("fio option"))
+        else:
+            what = str(r["message"]).replace("\n", "<br>").replace("|", "\\|")
+            ignored = ""
+        out.append(f"| {r['file']} | {r['outcome']} | {what} | {ignored} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--examples", type=Path, default=DEFAULT_EXAMPLES)
+    ap.add_argument("--runtime", default="20ms", help="runtime cap per job (simulated time)")
+    ap.add_argument("--markdown", type=Path, help="write the table here")
+    ap.add_argument("--json", type=Path, help="write every row as JSON here")
+    ap.add_argument("files", nargs="*", help="only these files (names in the examples folder)")
+    args = ap.parse_args(argv)
+    paths = sorted(args.examples.glob("*.fio"))
+    if args.files:
+        paths = [p for p in paths if p.name in args.files]
+    rows = []
+    for p in paths:
+        r = survey_one(p, args.runtime)
+        rows.append(r)
+        print(f"{r['outcome']:8} {p.name:40} {r.get('requests', '')}", file=sys.stderr)
+    text = markdown(rows)
+    if args.markdown:
+        args.markdown.write_text(text)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, default=str))
+    print(text.splitlines()[0])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

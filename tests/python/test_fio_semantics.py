@@ -1,0 +1,209 @@
+"""fio options with timing meaning, checked against fio's documented behaviour on small runs
+(each expectation is computed from the job's options, not from flashpress's output)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import flashpress
+from flashpress.errors import JobFileError
+
+
+def run(jobs: list[dict[str, Any]], preset: str = "tiny", **over: Any) -> dict[str, Any]:
+    cfg = flashpress.Config.preset(preset).with_overrides(
+        {"workload": {"type": "fio", "jobs": jobs}, "precondition.fill_fraction": 0.0, **over},
+        source_name="test",
+    )
+    return flashpress.simulate(cfg, progress=False).summary
+
+
+def test_rate_iops_is_achieved_within_one_percent() -> None:
+    # The tiny device does ~5k random 4k writes/s at depth 4; 400/s is well below.
+    s = run(
+        [
+            {
+                "rw": "randwrite",
+                "bs": "4k",
+                "size": "8m",
+                "iodepth": 4,
+                "rate_iops": 400,
+                "runtime": "2s",
+                "time_based": True,
+            }
+        ]
+    )
+    iops = s["write"]["requests"] / s["window"]["seconds"]
+    assert iops == pytest.approx(400, rel=0.01)
+
+
+def test_rate_bytes_per_second() -> None:
+    s = run([{"rw": "read", "bs": "16k", "size": "8m", "rate": "2m", "runtime": "1s", "time_based": True}])
+    assert s["host_read_bytes"] / s["window"]["seconds"] == pytest.approx(2 << 20, rel=0.01)
+
+
+def test_ramp_time_is_left_out_of_the_statistics_and_lengthens_the_run() -> None:
+    # fio: ramp_time is lead-in time; with runtime given, the job runs ramp + runtime.
+    s = run(
+        [
+            {
+                "rw": "randread",
+                "bs": "4k",
+                "size": "8m",
+                "rate_iops": 1000,
+                "runtime": "1s",
+                "ramp_time": "500ms",
+                "time_based": True,
+            }
+        ]
+    )
+    assert s["requests_completed"] == pytest.approx(1500, abs=2)
+    assert s["read"]["requests"] == pytest.approx(1000, abs=2)
+
+
+def test_thinktime_adds_its_gaps() -> None:
+    base = {"rw": "write", "bs": "4k", "size": "4m", "number_ios": 200}
+    plain = run([base])
+    think = run([{**base, "thinktime": "5ms", "thinktime_blocks": 10}])
+    # 200 I/Os, a 5 ms think after every 10 of them: 19 or 20 gaps (the last may end the job).
+    extra = think["sim_time_s"] - plain["sim_time_s"]
+    assert 19 * 0.005 <= extra <= 20 * 0.005 + 1e-3
+
+
+def test_startdelay_shifts_the_job() -> None:
+    base = {"rw": "read", "bs": "4k", "size": "1m", "number_ios": 100}
+    plain = run([base])
+    late = run([{**base, "startdelay": "250ms"}])
+    assert late["sim_time_s"] - plain["sim_time_s"] == pytest.approx(0.25, abs=1e-6)
+
+
+def test_trims_free_pages_and_lower_write_amplification() -> None:
+    # Fill the device, then overwrite half of it at random. Trimming the other half first gives
+    # GC free space to work with, so fewer pages migrate.
+    # One device for every job (without a filename each job would get its own file).
+    dev = {"filename": "/dev/nvme0n1"}
+    fill = {**dev, "rw": "write", "bs": "128k", "size": "100%"}
+    overwrite = {
+        **dev,
+        "rw": "randwrite",
+        "bs": "4k",
+        "offset": "50%",
+        "size": "50%",
+        "io_size": "32m",
+        "stonewall": True,
+    }
+    trim = {**dev, "rw": "trim", "bs": "128k", "size": "50%", "stonewall": True}
+    without = run([fill, overwrite])
+    with_trim = run([fill, trim, overwrite])
+    assert with_trim["host_trim_bytes"] > 0
+    assert with_trim["gc_pages_migrated"] < 0.8 * without["gc_pages_migrated"]
+    assert with_trim["waf"] < without["waf"]
+
+
+def test_loops_repeat_the_io() -> None:
+    s = run([{"rw": "write", "bs": "4k", "size": "1m", "loops": 3}])
+    assert s["host_write_bytes"] == 3 << 20
+
+
+def test_steadystate_ends_the_job_once_reached() -> None:
+    # A rate-limited job's IOPS is flat: steady from the first full window. fio ends the job
+    # then, long before its 60 s runtime.
+    s = run(
+        [
+            {
+                "rw": "randread",
+                "bs": "4k",
+                "size": "8m",
+                "rate_iops": 200,
+                "runtime": "60s",
+                "time_based": True,
+                "ss": "iops:5%",
+                "ss_dur": "2s",
+                "ss_ramp": "1s",
+            }
+        ]
+    )
+    assert 2.9 <= s["sim_time_s"] <= 3.1
+
+
+def test_end_fsync_and_fsync_flush_the_write_buffer() -> None:
+    # With a write buffer, writes are acknowledged from DRAM; a flush waits for the programs.
+    base = {"rw": "write", "bs": "4k", "size": "1m"}
+    over = {"ftl.write_buffer_pages": 1024}
+    plain = run([base], **over)
+    synced = run([{**base, "end_fsync": True}], **over)
+    assert synced["trim"]["requests"] == 1  # the flush (counted with trims and other commands)
+    # The flush completes only when the last buffered page is programmed.
+    assert synced["sim_time_s"] >= plain["controller"]["flash_quiet_s"] - 1e-9
+
+
+def test_verify_reads_back_what_was_written() -> None:
+    cfg = flashpress.Config.preset("tiny").with_overrides(
+        {"workload": {"type": "fio", "jobs": [{"rw": "randwrite", "bs": "4k", "size": "2m", "verify": "crc32c"}]}}
+    )
+    result = flashpress.simulate(cfg, progress=False)
+    # fio's verify turns on flashpress's verify mode: every read is checked against the last write.
+    assert result.config["check"]["verify"] is True
+    s = result.summary
+    assert s["host_write_bytes"] == 2 << 20
+    assert s["host_read_bytes"] == 2 << 20  # every written block, once
+
+
+def test_flow_keeps_jobs_in_their_weight_ratio() -> None:
+    s = run(
+        [
+            {
+                "name": "a",
+                "rw": "randread",
+                "bs": "4k",
+                "size": "4m",
+                "flow": 3,
+                "runtime": "200ms",
+                "time_based": True,
+            },
+            {
+                "name": "b",
+                "rw": "randwrite",
+                "bs": "4k",
+                "size": "4m",
+                "flow": 1,
+                "runtime": "200ms",
+                "time_based": True,
+            },
+        ]
+    )
+    ratio = s["read"]["requests"] / s["write"]["requests"]
+    assert ratio == pytest.approx(3.0, rel=0.05)
+
+
+def test_every_unsupported_option_reported_in_one_error(tmp_path: Any) -> None:
+    job = tmp_path / "j.fio"
+    job.write_text("[a]\nioengine=http\nhttp_mode=s3\n[b]\nzonemode=zbd\npi_act=1\nfdp=1\n")
+    cfg = flashpress.Config.preset("tiny").with_overrides({"workload": {"type": "fio", "path": str(job)}})
+    with pytest.raises(JobFileError) as e:
+        flashpress.simulate(cfg, progress=False)
+    msg = str(e.value)
+    for needle in ["j.fio:2", "`http`", "j.fio:5", "zonemode=zbd", "j.fio:6", "j.fio:7"]:
+        assert needle in msg, msg
+    assert len(e.value.problems) == 4
+
+
+def test_ignored_options_are_listed_in_the_summary() -> None:
+    s = run([{"rw": "read", "bs": "4k", "size": "1m", "group_reporting": True, "thread": True}])
+    notes = s["workload_notes"]
+    assert any("`group_reporting` ignored" in n for n in notes)
+    assert any("`thread` ignored" in n for n in notes)
+
+
+def test_verify_backlog_reads_back_as_it_goes() -> None:
+    # fio: after every 16 blocks written, those 16 are read back; the last partial batch at the end.
+    s = run([{"rw": "randwrite", "bs": "4k", "size": "1m", "verify": "md5", "verify_backlog": 16}])
+    assert s["host_write_bytes"] == 1 << 20
+    assert s["host_read_bytes"] == 1 << 20
+
+
+def test_atomic_writes_are_plain_writes_and_say_so() -> None:
+    s = run([{"rw": "write", "bs": "4k", "size": "1m", "atomic": 1}])
+    assert s["host_write_bytes"] == 1 << 20
+    assert any("`atomic` ignored: no power loss is simulated" in n for n in s["workload_notes"])

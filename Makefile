@@ -14,10 +14,15 @@ PYTEST_ARGS ?=
 FLASHPRESS_TESTDATA ?= $(CURDIR)/target/testdata
 export FLASHPRESS_TESTDATA
 TESTDATA := $(FLASHPRESS_TESTDATA)
+# Headless Chromium for the HTML report's test: Debian's packages unpacked here by `make chromium`
+# (no root); the test runs $(FLASHPRESS_CHROMIUM).
+CHROMIUM_DIR ?= $(CURDIR)/target/chromium
+FLASHPRESS_CHROMIUM := $(CHROMIUM_DIR)/chromium
+export FLASHPRESS_CHROMIUM
 GCIDE_DEB_VERSION := 0.48.5+nmu2
 GCIDE_SHA256 := 802beb667e1fb666203e750f1faea60d5c202ac5430c2083c4180494609f10a7
 
-.PHONY: venv develop run test test-rust test-python lint test-slow bench bench-lossy bench-waltz codec-report testdata lock clean
+.PHONY: venv develop run test test-rust test-python lint test-slow bench bench-lossy bench-waltz codec-report testdata chromium lock clean
 
 ## venv: create $(VENV) and install the pinned Python dependencies (redone when the lock changes)
 venv: $(VENV_STAMP)
@@ -51,7 +56,7 @@ lint: venv
 	$(BIN)/ruff format --check python tests/python testdata scripts
 	$(BIN)/mypy python/flashpress
 
-test-python: develop testdata
+test-python: develop testdata chromium
 	$(BIN)/pytest tests/python -m "not slow" $(PYTEST_ARGS)
 
 ## test-slow: the slow Python tests (long runs, real job files on larger devices)
@@ -101,6 +106,14 @@ $(TESTDATA)/gcide.dict:
 	echo "$(GCIDE_SHA256)  $(TESTDATA)/gcide.tmp/gcide.dict" | sha256sum --check --quiet
 	mv $(TESTDATA)/gcide.tmp/gcide.dict $@
 	rm -rf $(TESTDATA)/gcide.tmp
+
+## chromium: Debian 12's chromium, chromium-common and the libraries of theirs a Debian machine lacks
+## (testdata/chromium.toml: 18 packages, ~105 MB, each checked by SHA-256), unpacked into $(CHROMIUM_DIR)
+## without root; $(FLASHPRESS_CHROMIUM) runs it. The HTML report's test opens the report in it.
+chromium: $(CHROMIUM_DIR)/chromium.json
+
+$(CHROMIUM_DIR)/chromium.json: testdata/chromium.toml testdata/chromium.py testdata/fetch.py
+	$(PYTHON) testdata/chromium.py --manifest testdata/chromium.toml --out $(CHROMIUM_DIR)
 
 ## lock: re-resolve the Python dependencies (latest allowed versions) into $(LOCK)
 lock:

@@ -1,4 +1,4 @@
-"""The ``flashpress`` command: run, presets, sweep, plot, reproduce, codec, lossy.
+"""The ``flashpress`` command: run, presets, sweep, plot, reproduce, report, codec, lossy.
 
 Errors from flashpress (bad config, trace line, job file, unreadable file, existing output)
 print ``flashpress: error: <message>`` on stderr and exit with status 2, without a traceback.
@@ -294,7 +294,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         )
     except ValueError as e:  # an unknown figure or scale
         raise UsageError(str(e)) from None
-    print(f"report written to {report}")
+    print(f"report written to {report} and {report.with_suffix('.html')}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from flashpress.reproduce import render
+
+    for d in args.dirs:
+        report = render(d)
+        print(f"report written to {report} and {report.with_suffix('.html')}")
     return 0
 
 
@@ -358,8 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
         "reproduce",
         help="run a seed paper's evaluation (waltz, coco, prssd, cagc, lossy) on Dask: figures and a report",
         description="Run the evaluation of the Waltz paper, COCO, PR-SSD or CAGC as a grid of simulations on Dask, "
-        "then write figures (PNG and SVG) and a Markdown report that sets each result beside the paper's "
-        "stated number.",
+        "then write figures (PNG and SVG) and a report (report.md and report.html) that sets each result "
+        "beside the paper's stated number.",
     )
     rp.add_argument("paper", choices=("waltz", "coco", "prssd", "cagc", "lossy"))
     rp.add_argument("--quick", action="store_true", help="CI-sized scale (fewer, shorter, smaller runs)")
@@ -373,6 +382,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--quiet", action="store_true", help="no per-run progress lines")
     rp.set_defaults(func=cmd_reproduce)
+
+    rr = sub.add_parser(
+        "report",
+        help="write a reproduction's report.md and report.html again from its saved results",
+        description="Write report.md and report.html of `flashpress reproduce` output directories again from "
+        "their saved files (results.csv, scale.json, reproduce.json, figures/, runs/*/config.json) with the "
+        "current claims, without running anything.",
+    )
+    rr.add_argument("dirs", nargs="+", metavar="DIR")
+    rr.set_defaults(func=cmd_report)
 
     co = sub.add_parser("codec", help="codec tools (bench: ratio and throughput on real files)")
     co_sub = co.add_subparsers(dest="codec_command", metavar="SUBCOMMAND", required=True)

@@ -12,7 +12,7 @@ import pytest
 
 from flashpress import Config, errors
 from flashpress.cli import main
-from flashpress.reproduce import describe, reproduce
+from flashpress.reproduce import describe, render, reproduce
 from flashpress.reproduce.claims import claims
 from flashpress.reproduce.experiments import LABEL_KEYS, PresetValue, figures, normalise_figure_key
 from flashpress.reproduce.figures import PLOTTERS, plot_figure
@@ -348,6 +348,11 @@ def test_quick_end_to_end(tmp_path: Path) -> None:
     assert len(ok) >= len(table) - 1, table[["run_id", "status", "error"]]
     assert ok["stack.policy"].notna().all()
     assert (out / "runs" / "0000" / "timeline.csv").is_file()
+    # report.html beside report.md, and both what `flashpress report` makes of the saved files.
+    written = {name: (out / name).read_bytes() for name in ("report.md", "report.html")}
+    assert "[with/23C](runs/0000/config.json)" in text
+    render(out)
+    assert {name: (out / name).read_bytes() for name in written} == written
 
 
 @pytest.mark.slow

@@ -1,14 +1,18 @@
 """``flashpress reproduce``: run a seed paper's evaluation (Waltz, COCO, PR-SSD or CAGC) as a grid of
-simulations on Dask and write figures and a Markdown report beside the seed's numbers.
+simulations on Dask and write figures and a report (Markdown and HTML) beside the seed's numbers.
 
 Layout: :mod:`.scale` (how big and long), :mod:`.experiments` (figures as lists of runs),
 :mod:`.runner` (resolve, dedupe, run on Dask), :mod:`.metrics` and :mod:`.claims` (the seed's
 statements and how they are checked; :mod:`.causes` holds the measured cause of each claim that
-does not hold), :mod:`.figures` (plots) and :mod:`.report` (Markdown).
+does not hold), :mod:`.figures` (plots), :mod:`.report` (the report's content) and
+:mod:`.document` (rendered to Markdown and to one self-contained HTML page).
 
-The output directory holds ``report.md``, ``results.csv`` / ``results.parquet`` (one row per
-figure run), ``figures/<key>.png|svg``, ``scale.json`` and ``runs/NNNN/`` (config, summary and
-timeline of every distinct simulation). It is written atomically.
+The output directory holds ``report.md`` and ``report.html``, ``results.csv`` /
+``results.parquet`` (one row per figure run), ``figures/<key>.png|svg``, ``scale.json``,
+``reproduce.json`` (the paper, preset, figures, wall time and cores: what the report needs
+besides the results) and ``runs/NNNN/`` (config, summary and timeline of every distinct
+simulation). It is written atomically. :func:`render` writes both reports again from these files
+without running anything.
 """
 
 from __future__ import annotations
@@ -17,12 +21,33 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from flashpress.errors import FileReadError
 from flashpress.reproduce import experiments
-from flashpress.reproduce.experiments import PAPER_PRESETS
+from flashpress.reproduce.experiments import PAPER_PRESETS, Figure
 from flashpress.reproduce.scale import SCALES, Scale, get_scale
 from flashpress.result import atomic_dir, check_out_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: What the report needs besides the results, written beside them.
+META = "reproduce.json"
+#: Columns read back from results.csv as text whatever they look like (a data study's
+#: ``variant`` "32" is a label, not a number).
+TEXT_COLUMNS = (
+    "figure",
+    "run_id",
+    "status",
+    "error",
+    "scheme",
+    "pattern",
+    "personality",
+    "workload",
+    "codec",
+    "variant",
+)
 
 
 def reproduce(
@@ -41,7 +66,6 @@ def reproduce(
     ``out``. Returns the report's path. Every config is validated before any run starts.
     ``preset``: the preset runs are merged over (default: the paper's)."""
     from flashpress.reproduce.figures import plot_figure
-    from flashpress.reproduce.report import write_report
     from flashpress.reproduce.runner import execute, plan
 
     sc = get_scale(scale) if isinstance(scale, str) else scale
@@ -83,9 +107,119 @@ def reproduce(
         for fig in figs:
             paths = plot_figure(fig, table, outcome.timelines, sc, tmp / "figures", cdfs=outcome.cdfs)
             files[fig.key] = [f"figures/{p.name}" for p in paths]
-        text = write_report(paper, figs, table, sc, figure_files=files, wall_s=outcome.wall_s, preset=preset)
-        (tmp / "report.md").write_text(text)
+        meta = {
+            "paper": paper,
+            "preset": preset,
+            "figures": [f.key for f in figs],
+            "wall_s": outcome.wall_s,
+            "cores": os.cpu_count(),
+        }
+        (tmp / META).write_text(json.dumps(meta, indent=2) + "\n")
+        configs = {i: f"runs/{i:04d}/config.json" for i in outcome.configs}
+        _write_reports(tmp, figs, table, sc, meta, files, configs)
     return Path(out) / "report.md"
+
+
+def _write_reports(
+    out: Path,
+    figs: list[Figure],
+    table: pd.DataFrame,
+    sc: Scale,
+    meta: dict[str, Any],
+    files: dict[str, list[str]],
+    configs: dict[int, str],
+) -> None:
+    """``report.md`` and ``report.html`` in ``out``, from one document; each file is replaced
+    whole (written beside it, then renamed)."""
+    from flashpress.reproduce.report import build_report
+
+    doc = build_report(
+        meta["paper"],
+        figs,
+        table,
+        sc,
+        figure_files=files,
+        wall_s=meta["wall_s"],
+        preset=meta["preset"],
+        configs=configs,
+        cores=meta.get("cores"),
+    )
+    for name, text in (("report.md", doc.markdown()), ("report.html", doc.html(out))):
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out / name)
+
+
+def _unreadable(path: Path, what: str) -> FileReadError:
+    e = FileReadError(f"{path}: {what}; is it a `flashpress reproduce` output directory?")
+    e.path = str(path)
+    return e
+
+
+def read_results(out: str | os.PathLike[str]) -> pd.DataFrame:
+    """``results.csv`` of a reproduction's output directory, read back as the report reads the
+    table the runs gave: label and text columns as text, empty cells missing (NaN)."""
+    import pandas as pd
+
+    path = Path(out) / "results.csv"
+    try:
+        table = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=dict.fromkeys(TEXT_COLUMNS, "str"))
+    except FileNotFoundError:
+        raise _unreadable(path, "missing") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise _unreadable(path, f"not a results table ({e})") from None
+    missing = [c for c in ("figure", "run_id", "status") if c not in table.columns]
+    if missing:
+        raise _unreadable(path, f"no column {', '.join(missing)}")
+    return table
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise _unreadable(path, "missing") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise _unreadable(path, f"not JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise _unreadable(path, "expected a JSON object")
+    return doc
+
+
+def _saved_scale(path: Path) -> Scale:
+    """The scale of ``scale.json``: its named scale with the values the file records (a file
+    written before a field existed keeps that field's value of the named scale)."""
+    import dataclasses
+
+    saved = _read_json(path)
+    try:
+        sc = get_scale(str(saved.get("name")))
+    except ValueError as e:
+        raise _unreadable(path, str(e)) from None
+    fields = {f.name for f in dataclasses.fields(sc)}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in fields}
+    return dataclasses.replace(sc, **values)
+
+
+def render(out: str | os.PathLike[str]) -> Path:
+    """Write ``report.md`` and ``report.html`` of a reproduction's output directory again from
+    its saved files (``reproduce.json``, ``scale.json``, ``results.csv``, ``figures/`` and
+    ``runs/*/config.json``), with the current claims and report code, without running anything.
+    Returns the Markdown report's path."""
+    d = Path(out)
+    meta = _read_json(d / META)
+    for key, kind in (("paper", str), ("preset", str), ("figures", list), ("wall_s", (int, float))):
+        if not isinstance(meta.get(key), kind):
+            raise _unreadable(d / META, f"expected `{key}`")
+    if meta["paper"] not in PAPER_PRESETS:
+        raise _unreadable(d / META, f"unknown paper {meta['paper']!r} (expected one of {sorted(PAPER_PRESETS)})")
+    sc = _saved_scale(d / "scale.json")
+    figs = experiments.figures(meta["paper"], sc, meta["figures"])
+    table = read_results(d)
+    files = {f.key: [f"figures/{p.name}" for p in sorted((d / "figures").glob(f"{f.key}.*"))] for f in figs}
+    configs = {int(p.parent.name): f"runs/{p.parent.name}/config.json" for p in sorted(d.glob("runs/*/config.json"))}
+    _write_reports(d, figs, table, sc, meta, files, configs)
+    return d / "report.md"
 
 
 def describe(paper: str, scale: str | Scale = "default") -> list[dict[str, Any]]:
@@ -94,4 +228,4 @@ def describe(paper: str, scale: str | Scale = "default") -> list[dict[str, Any]]
     return [{"figure": f.key, "runs": len(f.runs), "title": f.title} for f in experiments.figures(paper, sc)]
 
 
-__all__ = ["SCALES", "Scale", "describe", "get_scale", "reproduce"]
+__all__ = ["SCALES", "Scale", "describe", "get_scale", "read_results", "render", "reproduce"]

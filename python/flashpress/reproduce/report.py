@@ -1,15 +1,18 @@
-"""The Markdown report: per figure, the seed's stated numbers beside ours, whether the
-ordering the seed reports holds, the runs that failed or were skipped, and links to the
-figure files; plus the scale used and the wall time."""
+"""The report: per figure, the seed's stated numbers beside ours, whether the ordering the
+seed reports holds, the runs that failed or were skipped, and links to the figure files and
+each run's resolved config; plus the scale used and the wall time. It is built once as a
+:class:`~flashpress.reproduce.document.Document` and rendered to ``report.md`` and
+``report.html``."""
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from flashpress.reproduce.claims import FAILS, INCONCLUSIVE, NOT_RUN, Claim, Verdict, claims, headline, tally
+from flashpress.reproduce.document import Block, Document, Figures, Heading, Items, Paragraph, Quote, Table
 from flashpress.reproduce.experiments import LABEL_KEYS, PAPERS, Figure
 from flashpress.reproduce.metrics import LOSSY_COLUMNS, metric
 from flashpress.reproduce.scale import Scale
@@ -104,10 +107,14 @@ def _claim_row(c: Claim, v: Verdict) -> list[str]:
 CLAIM_HEAD = ["seed says", "kind", "seed value", "measured", "status", "why"]
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return lines
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], status: Sequence[str | None] = ()) -> Table:
+    return Table(tuple(head), tuple(tuple(r) for r in rows), tuple(status))
+
+
+def _given(v: Any) -> bool:
+    """A value is given unless it is None or NaN (a results table read back from a file has NaN
+    where the runs gave None)."""
+    return v is not None and not (isinstance(v, float) and math.isnan(v))
 
 
 def _num(r: dict[str, Any], k: str) -> float:
@@ -136,7 +143,7 @@ def _first_run(recs: list[dict[str, Any]], figure: str, scheme: str, workload: s
     )
 
 
-def _cagc_table2(table: pd.DataFrame) -> list[str]:
+def _cagc_table2(table: pd.DataFrame) -> list[Block]:
     """CAGC's Table II beside what the Inline runs of Fig. 2 saw (first seed)."""
     from flashpress.tracegen import TABLE2
 
@@ -167,22 +174,21 @@ def _cagc_table2(table: pd.DataFrame) -> list[str]:
             ]
         )
     return [
-        "## Workloads: Table II beside what the traces did",
-        "",
-        "Seed columns are Table II's (write share of requests, duplicate share, mean request KB); ours are the "
-        "Inline-Dedupe runs' (writes among requests, written pages found duplicate on the write path, mean "
-        "request KiB, and the dedup ratio at the end: logical pages mapped over pages stored). Requests are "
-        "counted as replayed: a generated request split where its file is fragmented counts once per piece, "
-        "and trims are not counted.",
-        "",
-        *_table(
+        Heading(2, "Workloads: Table II beside what the traces did"),
+        Paragraph(
+            "Seed columns are Table II's (write share of requests, duplicate share, mean request KB); ours are the "
+            "Inline-Dedupe runs' (writes among requests, written pages found duplicate on the write path, mean "
+            "request KiB, and the dedup ratio at the end: logical pages mapped over pages stored). Requests are "
+            "counted as replayed: a generated request split where its file is fragmented counts once per piece, "
+            "and trims are not counted."
+        ),
+        _table(
             ["workload", "seed writes", "seed dedup", "seed KB", "writes", "duplicates", "KiB", "dedup ratio"], rows
         ),
-        "",
     ]
 
 
-def _table2(table: pd.DataFrame) -> list[str]:
+def _table2(results: pd.DataFrame) -> list[Block]:
     """Table 2 beside what the Baseline runs of Fig. 14 achieved (first seed)."""
     from flashpress.reproduce import testdata
     from flashpress.reproduce.experiments_prssd import TABLE2
@@ -192,7 +198,7 @@ def _table2(table: pd.DataFrame) -> list[str]:
         images = testdata.images("prssd")
     except OSError:
         images = {}
-    recs = _records(table)
+    recs = _records(results)
     for name, (rr, rkb, wkb, rrand, wrand, saving) in TABLE2.items():
         r = _first_run(recs, "fig14", "Baseline", name)
         if r is None:
@@ -221,22 +227,22 @@ def _table2(table: pd.DataFrame) -> list[str]:
         if name in images:
             i = images[name]
             data.append(
-                f"- {name}: {i['what']}; {i['files']} files, {i['data_bytes'] / 2**20:.1f} MiB in a "
+                f"{name}: {i['what']}; {i['files']} files, {i['data_bytes'] / 2**20:.1f} MiB in a "
                 f"{i['bytes'] / 2**20:.1f} MiB image (SHA-256 {i['sha256'][:12]}...)"
             )
     if not rows:
         return []
-    return [
-        "## Table 2: the seed's workloads beside ours",
-        "",
-        "Seed / achieved (Baseline runs of Fig. 14, first seed). Sizes in KiB (Table 2's KB read as KiB); "
-        "a request is random unless it starts where its job's previous request of the same direction "
-        "ended (fio's `percentage_random` sets the share); the saving is "
-        "LZ4's per 4 KiB block on the data written, as the content model measured it; the last column is "
-        "the share of the data's 4 KiB blocks that are all zero (the seed: partial-zero requests 6% on "
-        "average, up to 20%, Fig. 6b).",
-        "",
-        *_table(
+    blocks: list[Block] = [
+        Heading(2, "Table 2: the seed's workloads beside ours"),
+        Paragraph(
+            "Seed / achieved (Baseline runs of Fig. 14, first seed). Sizes in KiB (Table 2's KB read as KiB); "
+            "a request is random unless it starts where its job's previous request of the same direction "
+            "ended (fio's `percentage_random` sets the share); the saving is "
+            "LZ4's per 4 KiB block on the data written, as the content model measured it; the last column is "
+            "the share of the data's 4 KiB blocks that are all zero (the seed: partial-zero requests 6% on "
+            "average, up to 20%, Fig. 6b)."
+        ),
+        _table(
             [
                 "workload",
                 "read ratio",
@@ -249,15 +255,16 @@ def _table2(table: pd.DataFrame) -> list[str]:
             ],
             rows,
         ),
-        "",
-        "The data (ext4 images built by `make testdata` from `testdata/prssd.toml`):",
-        "",
-        *data,
-        "",
     ]
+    if data:
+        blocks += [
+            Paragraph("The data (ext4 images built by `make testdata` from `testdata/prssd.toml`):"),
+            Items(tuple(data)),
+        ]
+    return blocks
 
 
-def write_report(
+def build_report(
     paper: str,
     figs: Sequence[Figure],
     table: pd.DataFrame,
@@ -266,9 +273,13 @@ def write_report(
     figure_files: dict[str, list[str]],
     wall_s: float,
     preset: str,
-) -> str:
-    """The report's Markdown text. ``figure_files`` maps a figure key to its files (relative
-    to the report)."""
+    configs: Mapping[int, str] | None = None,
+    cores: int | None = None,
+) -> Document:
+    """The report as a document. ``figure_files`` maps a figure key to its files and ``configs``
+    a run number (the table's ``run``) to its resolved config, paths relative to the report;
+    ``cores``: the cores of the machine that ran the lossy study (default: this machine's)."""
+    configs = configs or {}
     n = len(table)
     status = table["status"].value_counts().to_dict() if n else {}
     unique_runs = table["run"].dropna().nunique() if n and "run" in table.columns else 0
@@ -283,8 +294,8 @@ def write_report(
         about = (
             f"Scale **{scale.name}**: data sets {', '.join(scale.lossy_datasets)}; every timed measurement "
             f"repeated {scale.lossy_repeats} times (`rep`; the spread is the noise band). Nothing is scaled: codec "
-            f"times are wall seconds on this machine ({os.cpu_count()} cores), device times come from the HDD "
-            f"model and the simulator's `{preset}` preset."
+            f"times are wall seconds on this machine ({cores or os.cpu_count()} cores), device times come from the "
+            f"HDD model and the simulator's `{preset}` preset."
         )
         shown_scale = {k: v for k, v in scale.to_dict().items() if k.startswith("lossy_") or k == "name"}
     elif paper == "prssd":
@@ -300,53 +311,53 @@ def write_report(
             "polling, OSA period) are scaled together; times below are divided back by the time scale, so they "
             "compare with the seed's seconds."
         )
-        shown_scale = {k: v for k, v in scale.to_dict().items() if not k.startswith(("prssd_", "cagc_"))}
-    lines = [
-        f"# Reproduction: {TITLES.get(paper, paper)}",
-        "",
-        about,
-        "",
-        f"{n} figure runs ({unique_runs} distinct simulations): "
-        + ", ".join(f"{status.get(s, 0)} {s}" for s in ("ok", "failed", "skipped"))
-        + f". Wall time {wall_s:.1f} s.",
-        "",
-        TESTBED.get(paper, TESTBED["waltz"]),
-        "",
-        "## Scale",
-        "",
-        *_table(["parameter", "value"], [[k, _cell(v)] for k, v in shown_scale.items()]),
-        "",
-    ]
-    if paper == "prssd":
-        lines += _table2(table)
-    if paper == "cagc":
-        lines += _cagc_table2(table)
+        shown_scale = {k: v for k, v in scale.to_dict().items() if not k.startswith(("prssd_", "cagc_", "lossy_"))}
     all_claims = claims(paper)
     known = {f.key for f in PAPERS[paper](scale)}
     selected = {f.key for f in figs}
     verdicts: list[tuple[Claim, Verdict]] = [
         (c, c.check(table, scale)) for c in all_claims if c.figure in selected or c.figure not in known
     ]
+    doc = Document()
+    doc.add(
+        Heading(1, f"Reproduction: {TITLES.get(paper, paper)}"),
+        Paragraph(about),
+        Paragraph(headline(tally(v for _, v in verdicts))),
+        Paragraph(RULES),
+        Paragraph(
+            f"{n} figure runs ({unique_runs} distinct simulations): "
+            + ", ".join(f"{status.get(s, 0)} {s}" for s in ("ok", "failed", "skipped"))
+            + f". Wall time {wall_s:.1f} s."
+        ),
+        Paragraph(TESTBED.get(paper, TESTBED["waltz"])),
+        Heading(2, "Scale"),
+        _table(["parameter", "value"], [[k, _cell(v)] for k, v in shown_scale.items()]),
+    )
+    if paper == "prssd":
+        doc.add(*_table2(table))
+    if paper == "cagc":
+        doc.add(*_cagc_table2(table))
     by_fig: dict[str, list[tuple[Claim, Verdict]]] = {}
     for c, v in verdicts:
         by_fig.setdefault(c.figure, []).append((c, v))
     for fig in figs:
         rows = table[table["figure"] == fig.key] if n else table
-        lines += [f"## {fig.key}: {fig.title}", ""]
-        for f in figure_files.get(fig.key, []):
-            if f.endswith(".png"):
-                lines.append(f"![{fig.key}]({f})")
+        doc.add(Heading(2, f"{fig.key}: {fig.title}"))
         if figure_files.get(fig.key):
-            lines += ["", "Files: " + ", ".join(f"[{f}]({f})" for f in figure_files[fig.key]), ""]
-        for note in fig.notes:
-            lines += [f"> {note}", ""]
+            doc.add(Figures(fig.key, tuple(figure_files[fig.key])))
+        doc.add(*(Quote(note) for note in fig.notes))
         if by_fig.get(fig.key):
-            lines += _table(CLAIM_HEAD, [_claim_row(c, v) for c, v in by_fig[fig.key]])
-            lines.append("")
+            doc.add(
+                _table(
+                    CLAIM_HEAD,
+                    [_claim_row(c, v) for c, v in by_fig[fig.key]],
+                    [v.status for _, v in by_fig[fig.key]],
+                )
+            )
         recs = [{str(k): val for k, val in r.items()} for r in rows.to_dict("records")]
         every = SHOWN + (SHOWN_CAGC if paper == "cagc" else ()) + (SHOWN_LOSSY if paper == "lossy" else ())
         shown = [m for m in every if any(metric(r, m) is not None for r in recs)]
-        labels = [k for k in LABEL_KEYS if any(r.get(k) is not None for r in recs)]
+        labels = [k for k in LABEL_KEYS if any(_given(r.get(k)) for r in recs)]
         if fig.analysis is not None:
             # A data study has a row per workload and configuration: the mean over the workloads.
             groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -362,7 +373,7 @@ def write_report(
                 }
                 for k, rs in groups.items()
             ]
-            labels = [k for k in ("scheme", "variant") if any(r.get(k) is not None for r in recs)]
+            labels = [k for k in ("scheme", "variant") if any(_given(r.get(k)) for r in recs)]
         mrows = []
         for r in recs:
             vals = []
@@ -371,33 +382,72 @@ def write_report(
                 if val is not None and m in TIME_METRICS:
                     val = scale.paper_seconds(val)
                 vals.append(_cell(val))
-            mrows.append([_cell(r.get("run_id")), *(_cell(r.get(k)) for k in labels), _cell(r.get("status")), *vals])
+            run = _run_cell(r, configs)
+            mrows.append([run, *(_cell(r.get(k)) for k in labels), _cell(r.get("status")), *vals])
         if mrows:
-            lines += ["Measured:", ""]
-            lines += _table(["run", *labels, "status", *shown], mrows)
-            lines.append("")
+            doc.add(Paragraph("Measured:"), _table(["run", *labels, "status", *shown], mrows))
         bad = [r for r in recs if r.get("status") != "ok"]
         if bad:
-            lines += ["Runs without results:", ""]
-            lines += [f"- `{r['run_id']}` {r['status']}: {_cell(r.get('error'))}" for r in bad]
-            lines.append("")
+            doc.add(
+                Paragraph("Runs without results:"),
+                Items(tuple(f"`{r['run_id']}` {r['status']}: {_cell(r.get('error'))}" for r in bad)),
+            )
     unrun = [(c, v) for c, v in verdicts if c.figure not in known]
     if unrun:
-        lines += ["## Statements no experiment checks yet", ""]
-        lines += _table(["figure", *CLAIM_HEAD], [[c.figure, *_claim_row(c, v)] for c, v in unrun])
-        lines.append("")
+        doc.add(
+            Heading(2, "Statements no experiment checks yet"),
+            _table(
+                ["figure", *CLAIM_HEAD], [[c.figure, *_claim_row(c, v)] for c, v in unrun], [v.status for _, v in unrun]
+            ),
+        )
     misses = [
         (c, v) for c, v in verdicts if v.status in (FAILS, INCONCLUSIVE) or (v.status == NOT_RUN and c.figure in known)
     ]
     if misses:
-        lines += ["## Claims that do not hold, and why", ""]
+        items = []
         for c, v in misses:
             cause = f" Cause: {c.cause}" if c.cause else ""
-            lines.append(f"- **{v.status}** ({c.figure}) {_cell(c.seed)}: {_cell(v.why)}.{cause}")
-        lines.append("")
-    counts = tally(v for _, v in verdicts)
-    lines[4:4] = [headline(counts), "", RULES, ""]
-    return "\n".join(lines) + "\n"
+            items.append(f"**{v.status}** ({c.figure}) {_cell(c.seed)}: {_cell(v.why)}.{cause}")
+        doc.add(Heading(2, "Claims that do not hold, and why"), Items(tuple(items), tuple(v.status for _, v in misses)))
+    return doc
 
 
-__all__ = ["write_report"]
+def _run_cell(r: Mapping[str, Any], configs: Mapping[int, str]) -> str:
+    """A measured row's run id, linked to its resolved config when there is one."""
+    text = _cell(r.get("run_id"))
+    run: Any = r.get("run")
+    path = configs.get(int(run)) if _given(run) else None
+    if path is None:
+        return text
+    label = text.replace("[", "\\[").replace("]", "\\]")
+    return f"[{label}]({path})"
+
+
+def write_report(
+    paper: str,
+    figs: Sequence[Figure],
+    table: pd.DataFrame,
+    scale: Scale,
+    *,
+    figure_files: dict[str, list[str]],
+    wall_s: float,
+    preset: str,
+    configs: Mapping[int, str] | None = None,
+    cores: int | None = None,
+) -> str:
+    """The report's Markdown text (see :func:`build_report`)."""
+    doc = build_report(
+        paper,
+        figs,
+        table,
+        scale,
+        figure_files=figure_files,
+        wall_s=wall_s,
+        preset=preset,
+        configs=configs,
+        cores=cores,
+    )
+    return doc.markdown()
+
+
+__all__ = ["build_report", "write_report"]

@@ -4,8 +4,6 @@ them to a results directory without ever leaving a half-written one behind."""
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import os
 import shutil
@@ -23,7 +21,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 TimelineFormat = Literal["parquet", "csv"]
-CDF_OPS = ("read", "write")
 
 
 def check_out_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
@@ -133,6 +130,11 @@ class Result:
         """The timeline as CSV text, as the core writes it."""
         return self._report.timeline_csv()
 
+    def latency_cdf_csv(self) -> str:
+        """``latency_cdf.csv`` as text: columns ``op`` (``read``, ``write``,
+        ``read_during_gc``, ``write_during_gc``), ``latency_ns`` and ``cumulative``."""
+        return self._report.latency_cdf_csv()
+
     def write(
         self,
         out_dir: str | os.PathLike[str],
@@ -141,7 +143,10 @@ class Result:
         overwrite: bool = False,
     ) -> Path:
         """Write ``config.json``, ``summary.json``, ``timeline.parquet`` (or ``.csv``) and
-        ``latency_cdf.csv`` to ``out_dir``, atomically. Returns the directory."""
+        ``latency_cdf.csv`` to ``out_dir``, atomically. Returns the directory.
+
+        Every file comes from the core as text or bytes: writing imports neither pandas nor
+        pyarrow (``flashpress run --out`` stays as light as a run without it)."""
         if timeline_format not in ("parquet", "csv"):
             raise ValueError(f"timeline_format must be 'parquet' or 'csv', not {timeline_format!r}")
         with atomic_dir(out_dir, overwrite=overwrite) as tmp:
@@ -151,37 +156,11 @@ class Result:
                 self._write_parquet(tmp / "timeline.parquet")
             else:
                 (tmp / "timeline.csv").write_text(self.timeline_csv())
-            (tmp / "latency_cdf.csv").write_text(self._cdf_csv())
+            (tmp / "latency_cdf.csv").write_text(self.latency_cdf_csv())
         return Path(out_dir)
 
     def _write_parquet(self, path: Path) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        df = self.timeline
-        units: dict[str, str] = df.attrs["units"]
-        descs: dict[str, str] = df.attrs["descriptions"]
-        fields = [
-            pa.field(name, pa.float64(), metadata={"unit": units[name], "description": descs[name]})
-            for name in df.columns
-        ]
-        table = pa.Table.from_arrays(
-            [pa.array(df[name].to_numpy(), type=pa.float64()) for name in df.columns],
-            schema=pa.schema(fields, metadata={"flashpress.units": json.dumps(units)}),
-        )
-        pq.write_table(table, path)
-
-    def _cdf_csv(self) -> str:
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["op", "latency_ns", "cumulative"])
-        for during_gc in (False, True):
-            for op in CDF_OPS:
-                ns, cum = self._report.latency_cdf(op, during_gc)
-                name = f"{op}_during_gc" if during_gc else op
-                for x, c in zip(ns, cum, strict=True):
-                    w.writerow([name, x, repr(float(c))])
-        return buf.getvalue()
+        self._report.write_timeline_parquet(str(path))
 
     def __repr__(self) -> str:
         s = self.summary

@@ -6,9 +6,12 @@ use flashpress_core::config::SimConfig;
 use flashpress_core::sim::Simulation as CoreSimulation;
 use flashpress_core::stats::RunReport;
 use flashpress_core::workload::Op;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 // The GIL is released while the core steps, so the core values must be movable across threads.
@@ -142,6 +145,38 @@ impl Report {
             r.latency_cdf(op)
         };
         Ok(cdf.into_iter().unzip())
+    }
+
+    /// `latency_cdf.csv` text: `op,latency_ns,cumulative` rows of read, write, read_during_gc
+    /// and write_during_gc.
+    fn latency_cdf_csv(&self) -> String {
+        self.inner.lock().expect("report lock").latency_cdf_csv()
+    }
+
+    /// Write the timeline as Parquet to `path` (created or truncated), without the GIL. A file
+    /// that cannot be written raises OSError (its errno subclass) naming the file.
+    fn write_timeline_parquet(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.allow_threads(|| {
+            let mut file = BufWriter::new(File::create(&path)?);
+            let r = self.inner.lock().expect("report lock");
+            r.write_timeline_parquet(&mut file)?;
+            file.into_inner().map_err(|e| e.into_error())?;
+            Ok(())
+        })
+        .map_err(|e| write_error(e, &path))
+    }
+}
+
+/// An OSError as Python's own file functions raise it: `(errno, strerror, filename)`, so the
+/// errno picks the subclass (PermissionError, FileNotFoundError, ...).
+fn write_error(e: io::Error, path: &Path) -> PyErr {
+    let msg = e.to_string();
+    match e.raw_os_error() {
+        Some(code) => {
+            let strerror = msg.split(" (os error").next().unwrap_or(&msg).to_string();
+            PyOSError::new_err((code, strerror, path.display().to_string()))
+        }
+        None => PyOSError::new_err(format!("cannot write {}: {msg}", path.display())),
     }
 }
 

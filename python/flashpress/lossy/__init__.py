@@ -7,3 +7,7 @@ from a device whose time comes from the simulator (the NVMe SSD of the core, an 
 from real I/O to a path (``devices``, ``pipeline``). ``planner`` predicts which combination
 wins before running it.
 """
+
+#: The lossy codecs, here and not in ``codecs`` (which needs numpy) so that building the
+#: ``flashpress`` command line (``lossy --codec`` choices) does not import numpy.
+CODECS: tuple[str, ...] = ("szx", "sz3", "zfp")

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from flashpress.lossy.codecs import CODECS
+from flashpress.lossy import CODECS
 
 
 def _shape(text: str) -> tuple[int, ...]:

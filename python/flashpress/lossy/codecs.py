@@ -38,11 +38,11 @@ import numpy as np
 
 from flashpress import _core
 from flashpress.errors import FieldError
+from flashpress.lossy import CODECS
 from flashpress.lossy.fields import Field
 
 Mode = Literal["abs", "rel", "ratio"]
 MODES: tuple[Mode, ...] = ("abs", "rel", "ratio")
-CODECS: tuple[str, ...] = ("szx", "sz3", "zfp")
 #: A fixed-ratio search accepts a ratio within this share of the target (the issue's 10%).
 RATIO_TOLERANCE = 0.10
 #: Relative bounds the fixed-ratio search spans (x the value range).

@@ -31,8 +31,8 @@ from typing import Any, Literal
 import numpy as np
 
 from flashpress.errors import FieldError
-from flashpress.lossy import pipeline
-from flashpress.lossy.codecs import CODECS, Bound, codec_threads
+from flashpress.lossy import CODECS, pipeline
+from flashpress.lossy.codecs import Bound, codec_threads
 from flashpress.lossy.devices import SEED_IO, Device, IoShape
 from flashpress.lossy.fields import Field
 

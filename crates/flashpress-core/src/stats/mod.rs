@@ -3,10 +3,12 @@
 //! ([`stat_descriptions`]); counters are owned by the component that counts them (NAND,
 //! FTL, controller) and gathered here at the end.
 
+mod output;
 mod recorder;
 mod summary;
 mod window;
 
+pub use output::py_float_repr;
 pub use recorder::Recorder;
 pub use summary::{
     stat_descriptions, ControllerSummary, DuringGcSummary, EnergySummary, LatencySummary,

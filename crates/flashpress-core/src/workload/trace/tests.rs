@@ -1,4 +1,6 @@
 use super::*;
+use crate::config::TimeUnit;
+use std::fs::File;
 use std::io::Write;
 
 const GIB: u64 = 1 << 30;
@@ -460,7 +462,7 @@ fn bad_lines_name_their_line() {
     ];
     assert!(cases.len() >= 12);
     for (format, text, want_line) in cases {
-        match run(format, &text) {
+        match run(format.clone(), &text) {
             Err(Error::Trace { line, msg, .. }) => {
                 assert_eq!(line, want_line, "{format:?} {text:?}: {msg}");
                 assert!(!msg.is_empty());

@@ -792,12 +792,13 @@ impl ColumnsFormat {
             }
         }
         check(
-            self.delimiter == "whitespace" || self.delimiter.chars().count() == 1,
+            self.delimiter == "whitespace"
+                || (self.delimiter.len() == 1 && self.delimiter.is_ascii()),
             source,
             &key("delimiter"),
             || {
                 format!(
-                    "expected one character (such as \",\" or \"\\t\") or \"whitespace\", got {:?}",
+                    "expected one ASCII character (such as \",\" or \"\\t\") or \"whitespace\", got {:?}",
                     self.delimiter
                 )
             },

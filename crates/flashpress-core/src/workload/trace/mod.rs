@@ -582,4 +582,6 @@ pub(crate) fn check_sector_size(size: u32, source: &str) -> Result<()> {
 }
 
 #[cfg(test)]
+mod format_tests;
+#[cfg(test)]
 mod tests;

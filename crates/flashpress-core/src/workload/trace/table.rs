@@ -93,6 +93,42 @@ pub struct TableSpec {
     header: Header,
     /// Records of size 0 are skipped instead of refused (SPC).
     skip_zero: bool,
+    /// For each column up to the last one read, its slot in time, offset, size, op, device
+    /// order (`NO_SLOT`: not read).
+    slot: Vec<u8>,
+}
+
+const NO_SLOT: u8 = u8::MAX;
+
+impl TableSpec {
+    /// Keep field `i` if a column wants it.
+    #[inline]
+    fn put<'a>(&self, i: usize, f: &'a [u8], got: &mut [&'a [u8]; 5]) {
+        if let Some(&s) = self.slot.get(i) {
+            if let Some(g) = got.get_mut(usize::from(s)) {
+                *g = f;
+            }
+        }
+    }
+
+    /// Fill `slot` from the columns.
+    fn with_slots(mut self) -> TableSpec {
+        let cols = [
+            Some(self.time.idx),
+            Some(self.offset.idx),
+            Some(self.size.idx),
+            Some(self.op.idx),
+            self.device.as_ref().map(|c| c.idx),
+        ];
+        let last = cols.iter().flatten().max().copied().unwrap_or(0);
+        self.slot = vec![NO_SLOT; last + 1];
+        for (k, c) in cols.iter().enumerate() {
+            if let Some(i) = c {
+                self.slot[*i] = k as u8;
+            }
+        }
+        self
+    }
 }
 
 fn col(idx: usize, name: &str) -> Col {
@@ -133,6 +169,7 @@ impl TableSpec {
                 ops_expected: "`R` or `W` (any case)".into(),
                 header: Header::None,
                 skip_zero: true,
+                slot: Vec::new(),
             },
             TraceFormat::Alibaba => TableSpec {
                 delim: Some(b','),
@@ -150,6 +187,7 @@ impl TableSpec {
                 ops_expected: "`R` or `W`".into(),
                 header: Header::Exact(b"device_id,opcode,offset,length,timestamp"),
                 skip_zero: false,
+                slot: Vec::new(),
             },
             TraceFormat::Tencent => TableSpec {
                 delim: Some(b','),
@@ -167,6 +205,7 @@ impl TableSpec {
                 ops_expected: "`0` (read) or `1` (write)".into(),
                 header: Header::Exact(b"Timestamp,Offset,Size,IOType,VolumeID"),
                 skip_zero: false,
+                slot: Vec::new(),
             },
             TraceFormat::Cloudphysics => TableSpec {
                 delim: Some(b','),
@@ -184,9 +223,11 @@ impl TableSpec {
                 ops_expected: "`r` or `w` (any case)".into(),
                 header: Header::Exact(b"ts,lba,op,size"),
                 skip_zero: false,
+                slot: Vec::new(),
             },
             _ => return None,
-        })
+        }
+        .with_slots())
     }
 
     /// The mapping a config's [`ColumnsFormat`] describes (checked by `ColumnsFormat::check`).
@@ -255,7 +296,9 @@ impl TableSpec {
                 Header::None
             },
             skip_zero: false,
+            slot: Vec::new(),
         }
+        .with_slots()
     }
 }
 
@@ -287,35 +330,28 @@ impl Parser {
             }
             _ => {}
         }
-        // The wanted columns' fields, in the order time, offset, size, op, device.
-        let want = [
-            spec.time.idx,
-            spec.offset.idx,
-            spec.size.idx,
-            spec.op.idx,
-            spec.device.as_ref().map_or(usize::MAX, |c| c.idx),
-        ];
+        // The wanted columns' fields, in the order time, offset, size, op, device. Splitting
+        // stops after the last wanted column when extra columns are allowed anyway.
         let mut got: [&[u8]; 5] = [&[]; 5];
         let mut count = 0usize;
+        let open_ended = spec.max_fields.is_none();
         match spec.delim {
             Some(d) => {
                 for (i, f) in line.split(|&c| c == d).enumerate() {
-                    for (k, &w) in want.iter().enumerate() {
-                        if w == i {
-                            got[k] = trim(f);
-                        }
-                    }
                     count = i + 1;
+                    spec.put(i, trim(f), &mut got);
+                    if open_ended && count >= spec.min_fields {
+                        break;
+                    }
                 }
             }
             None => {
                 for (i, f) in fields(line).enumerate() {
-                    for (k, &w) in want.iter().enumerate() {
-                        if w == i {
-                            got[k] = f;
-                        }
-                    }
                     count = i + 1;
+                    spec.put(i, f, &mut got);
+                    if open_ended && count >= spec.min_fields {
+                        break;
+                    }
                 }
             }
         }

@@ -744,6 +744,30 @@ fn every_sample_runs_through_the_simulator_with_every_request_completed() {
             COLUMNS.as_bytes().to_vec(),
             3,
         ),
+        // and the formats flashpress started with
+        (TraceFormat::Disksim, DISKSIM.to_vec(), 3),
+        (
+            TraceFormat::Msr,
+            b"128166372003061629,hm,1,Read,8192,4096,100\n128166372003071629,hm,1,Write,0,512,200\n".to_vec(),
+            2,
+        ),
+        (
+            TraceFormat::Blkparse,
+            b"  8,0 0 1 0.000000000 697 D W 223490 + 8 [kjournald]\n  8,0 0 2 0.000010000 697 D DS 0 + 16 [fstrim]\n"
+                .to_vec(),
+            2,
+        ),
+        (
+            TraceFormat::Fiu,
+            b"1 1 nfsd 8 8 W 6 0 f0b48d3e3f3bfc21cb60f1bbfc2ded29\n2 1 nfsd 8 8 R 6 0 f0b48d3e3f3bfc21cb60f1bbfc2ded29\n"
+                .to_vec(),
+            2,
+        ),
+        (
+            TraceFormat::Csv,
+            b"time,op,offset,len,content\n0,W,0,8192,5\n10,T,0,4096,\n20,R,0,8192,\n".to_vec(),
+            3,
+        ),
     ];
     for (format, bytes, n) in samples {
         let (_d, path) = write_tmp(

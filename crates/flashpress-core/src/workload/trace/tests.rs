@@ -592,7 +592,31 @@ mod props {
             Just(TraceFormat::Msr),
             Just(TraceFormat::Blkparse),
             Just(TraceFormat::Fiu),
-            Just(TraceFormat::Csv)
+            Just(TraceFormat::Csv),
+            Just(TraceFormat::Spc),
+            Just(TraceFormat::Alibaba),
+            Just(TraceFormat::Tencent),
+            Just(TraceFormat::Cloudphysics),
+            Just(TraceFormat::OracleGeneral),
+            Just(TraceFormat::OracleGeneralOpns),
+            Just(TraceFormat::Columns(Box::new(
+                crate::config::ColumnsFormat {
+                    delimiter: " ".into(),
+                    skip_lines: 1,
+                    header: true,
+                    time: 1,
+                    offset: 3,
+                    size: 4,
+                    op: 2,
+                    device: Some(5),
+                    offset_unit: crate::config::AddrUnit::Sectors,
+                    size_unit: crate::config::AddrUnit::Bytes,
+                    read: vec!["R".into()],
+                    write: vec!["W".into()],
+                    trim: vec!["D".into()],
+                    ignore: vec!["Q".into()],
+                }
+            )))
         ]
     }
 
@@ -619,6 +643,10 @@ mod props {
             feed(TraceFormat::Blkparse, format!("8,0 0 1 {t} 1 D {rw} {a} + {b} [p]\n").as_bytes(), wrap);
             feed(TraceFormat::Fiu, format!("{t} 1 p {a} {b} {rw} 6 0 f0b48d3e3f3bfc21cb60f1bbfc2ded29\n").as_bytes(), wrap);
             feed(TraceFormat::Csv, format!("time,op,offset,len,content\n{t},{rw},{a},{b},{a}\n").as_bytes(), wrap);
+            feed(TraceFormat::Spc, format!("0,{a},{b},{rw},{t},x\n").as_bytes(), wrap);
+            feed(TraceFormat::Alibaba, format!("0,{rw},{a},{b},{t}\n").as_bytes(), wrap);
+            feed(TraceFormat::Tencent, format!("{t},{a},{b},{rw},1\n").as_bytes(), wrap);
+            feed(TraceFormat::Cloudphysics, format!("{t},{a},{rw},{b}\n").as_bytes(), wrap);
         }
     }
 }

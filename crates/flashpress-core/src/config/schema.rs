@@ -927,7 +927,6 @@ pub struct TraceWorkload {
     pub address_mode: AddressMode,
     /// Only this device's records: DiskSim `dev`, MSR `DiskNumber`, SPC `ASU`, Alibaba
     /// `device_id`, Tencent `VolumeID`, a column mapping's `device` column. All when absent.
-    #[serde(default)]
     pub device: Option<u32>,
     /// MSR only: only this host's records (`Hostname`, e.g. `"hm"`). All when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

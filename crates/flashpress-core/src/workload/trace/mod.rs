@@ -8,8 +8,8 @@
 //!
 //! The code follows the data path: [`input`] opens the file (compression told by magic
 //! bytes: gzip, zstd, xz, bzip2; a UTF-8 byte-order mark skipped; binary garbage described,
-//! never echoed) and cuts it into lines; [`text`] parses the line formats flashpress started
-//! with; [`table`] the comma- and blank-separated tables (SPC, Alibaba, Tencent,
+//! never echoed) and cuts it into lines; `text.rs` parses the line formats flashpress
+//! started with; [`table`] the comma- and blank-separated tables (SPC, Alibaba, Tencent,
 //! CloudPhysics, and any table through a column mapping); [`binary`] libCacheSim's binary
 //! records; this module turns a parsed record into a [`Request`] by the common rules.
 //!

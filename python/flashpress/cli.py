@@ -20,7 +20,19 @@ from flashpress import __version__, _core
 from flashpress.config import Config
 from flashpress.errors import FlashpressError
 
-TRACE_FORMATS = ("disksim", "msr", "blkparse", "fiu", "csv")
+TRACE_FORMATS = (
+    "disksim",
+    "msr",
+    "blkparse",
+    "fiu",
+    "csv",
+    "spc",
+    "alibaba",
+    "tencent",
+    "cloudphysics",
+    "oracle_general",
+    "oracle_general_opns",
+)
 TIME_UNITS = ("ns", "us", "ms", "s", "filetime")
 
 
@@ -154,14 +166,19 @@ def format_summary(summary: dict[str, Any], title: str) -> str:
 def _build_run_config(args: argparse.Namespace) -> Config:
     cfg = Config.from_toml(args.config) if args.config else Config.preset(args.preset or "default")
     trace_flags = [
-        f for f in ("time_unit", "replay", "queue_depth", "address_mode", "hash_bytes") if getattr(args, f) is not None
+        f
+        for f in ("time_unit", "replay", "queue_depth", "address_mode", "hash_bytes", "device", "host")
+        if getattr(args, f) is not None
     ]
     if args.job and args.trace:
         raise UsageError("give either --job or --trace, not both")
     if args.trace and not args.format:
         raise UsageError(f"--trace needs --format ({', '.join(TRACE_FORMATS)})")
     if (args.format or trace_flags) and not args.trace:
-        raise UsageError("--format, --time-unit, --replay, --queue-depth, --address-mode and --hash-bytes need --trace")
+        raise UsageError(
+            "--format, --time-unit, --replay, --queue-depth, --address-mode, --hash-bytes, --device and --host"
+            " need --trace"
+        )
     if args.fio_args is not None and args.trace:
         raise UsageError("give either --fio-args or --trace, not both")
     if args.job or args.fio_args is not None:
@@ -324,7 +341,11 @@ def build_parser() -> argparse.ArgumentParser:
         "(options before the first --name are global; with --job, its jobs come after the file's)",
     )
     r.add_argument("--trace", metavar="FILE", help="use a block trace as the workload")
-    r.add_argument("--format", choices=TRACE_FORMATS, help="trace format (with --trace)")
+    r.add_argument(
+        "--format",
+        choices=TRACE_FORMATS,
+        help="trace format (with --trace; a column mapping for any table goes in a config's workload.format)",
+    )
     r.add_argument("--time-unit", choices=TIME_UNITS, help="unit of the trace's time column")
     r.add_argument("--replay", choices=("timed", "afap"), help="honour timestamps or replay as fast as possible")
     r.add_argument("--queue-depth", type=int, metavar="N", help="requests in flight for afap replay")
@@ -335,6 +356,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="FIU traces: bytes each record's MD5 covers (mail, web-vm: 4096; homes: 512)",
     )
+    r.add_argument(
+        "--device",
+        type=int,
+        metavar="N",
+        help="only this device's records (DiskSim dev, MSR DiskNumber, SPC ASU, Alibaba device_id, Tencent VolumeID)",
+    )
+    r.add_argument("--host", metavar="NAME", help="MSR traces: only this host's records (Hostname, e.g. hm)")
     r.add_argument("--seed", type=int, metavar="N", help="seed of every random stream")
     r.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (TOML value); repeatable"

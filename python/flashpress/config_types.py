@@ -11,7 +11,19 @@ from typing import Literal, NotRequired, TypedDict
 CellType = Literal["slc", "mlc", "tlc"]
 Striping = Literal["channel_first", "plane_first", "least_busy"]
 VictimPolicy = Literal["greedy", "random", "cost_benefit", "fifo"]
-TraceFormat = Literal["disksim", "msr", "blkparse", "fiu", "csv"]
+TraceFormatName = Literal[
+    "disksim",
+    "msr",
+    "blkparse",
+    "fiu",
+    "csv",
+    "spc",
+    "alibaba",
+    "tencent",
+    "cloudphysics",
+    "oracle_general",
+    "oracle_general_opns",
+]
 TimeUnit = Literal["ns", "us", "ms", "s", "filetime"]
 Replay = Literal["timed", "afap"]
 AddressMode = Literal["strict", "wrap"]
@@ -209,6 +221,29 @@ FioWorkloadDict = TypedDict(
 )
 
 
+class ColumnsFormatDict(TypedDict):
+    """A column mapping for any CSV or whitespace table (columns numbered from 1)."""
+
+    type: Literal["columns"]
+    delimiter: NotRequired[str]
+    skip_lines: NotRequired[int]
+    header: NotRequired[bool]
+    time: int
+    offset: int
+    size: int
+    op: int
+    device: NotRequired[int]
+    offset_unit: Literal["bytes", "sectors"]
+    size_unit: Literal["bytes", "sectors"]
+    read: NotRequired[list[str]]
+    write: NotRequired[list[str]]
+    trim: NotRequired[list[str]]
+    ignore: NotRequired[list[str]]
+
+
+TraceFormat = TraceFormatName | ColumnsFormatDict
+
+
 class TraceWorkloadDict(TypedDict):
     type: Literal["trace"]
     path: str
@@ -220,7 +255,9 @@ class TraceWorkloadDict(TypedDict):
     time_scale: float
     address_mode: AddressMode
     device: NotRequired[int | None]
+    host: NotRequired[str]
     blkparse_action: BlkAction
+    hash_bytes: NotRequired[int]
 
 
 class FilebenchWorkloadDict(TypedDict):
@@ -279,6 +316,8 @@ __all__ = [
     "Striping",
     "TimeUnit",
     "TraceFormat",
+    "TraceFormatName",
+    "ColumnsFormatDict",
     "TraceWorkloadDict",
     "VictimPolicy",
     "WorkloadDict",

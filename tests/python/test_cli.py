@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
+import lzma
 import subprocess
 import sys
 from pathlib import Path
@@ -194,3 +197,62 @@ def test_a_trace_sector_size_must_be_a_power_of_two(tmp_path: Path, capsys: pyte
     assert "workload.sector_size" in err
     assert "power of two" in err
     assert main([*args, "--set", "workload.sector_size=4096"]) == 0
+
+
+MSR_TWO_HOSTS = "".join(
+    f"{128166372003061629 + i * 10000},{'hm' if i % 3 else 'prxy'},{i % 2},{'Read' if i % 4 else 'Write'},"
+    f"{(i * 4096) % (1 << 22)},4096,100\n"
+    for i in range(120)
+)
+
+
+def test_run_trace_host_and_device_flags(tmp_path: Path) -> None:
+    trace = tmp_path / "msr.csv"
+    trace.write_text(MSR_TWO_HOSTS)
+    out = tmp_path / "res"
+    argv = ["run", "--preset", "tiny", "--trace", str(trace), "--format", "msr", "--host", "hm", "--device", "1"]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    w = json.loads((out / "config.json").read_text())["workload"]
+    assert (w["host"], w["device"], w["time_unit"]) == ("hm", 1, "filetime")
+    # hm is every i not divisible by 3; disk 1 every odd i
+    kept = sum(1 for i in range(120) if i % 3 and i % 2 == 1)
+    assert json.loads((out / "summary.json").read_text())["requests_completed"] == kept
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress], ids=["gzip", "bzip2", "xz"])
+def test_compressed_trace_is_found_by_its_bytes(compress: Any, tmp_path: Path) -> None:
+    # Python's own compressors, and a name that says nothing about compression.
+    trace = tmp_path / "tencent.log"
+    rows = "".join(f"{1538323200 + i // 10},{(i * 8) % 16384},8,{i % 2},1063\n" for i in range(300))
+    trace.write_bytes(compress(("Timestamp,Offset,Size,IOType,VolumeID\n" + rows).encode()))
+    out = tmp_path / "res"
+    argv = ["run", "--preset", "tiny", "--trace", str(trace), "--format", "tencent", "--out", str(out)]
+    assert main([*argv, "--no-progress"]) == 0
+    assert json.loads((out / "summary.json").read_text())["requests_completed"] == 300
+
+
+def test_toml_trace_needs_only_path_and_format(tmp_path: Path) -> None:
+    # The SPC spec's example records, and a columns mapping over a semicolon table.
+    (tmp_path / "fin.spc").write_text(
+        "0,20941264,8192,W,0.551706,Alpha/NT\n0,20939840,8192,W,0.554041\n1,3436288,15872,W,1.250720,0x123\n"
+    )
+    (tmp_path / "io.txt").write_text("op;lba;len;t_ms\nW;8;4096;0\nR;8;4096;1.5\nD;0;8192;2\nX;0;0;3\n")
+    cases = {
+        "spc": ('format = "spc"\npath = "fin.spc"\naddress_mode = "wrap"', 3, "s"),
+        "columns": (
+            'path = "io.txt"\ntime_unit = "ms"\n'
+            'format = { type = "columns", delimiter = ";", header = true, time = 4, offset = 2, size = 3, op = 1,'
+            ' offset_unit = "sectors", size_unit = "bytes",'
+            ' read = ["R"], write = ["W"], trim = ["D"], ignore = ["X"] }',
+            3,
+            "ms",
+        ),
+    }
+    for name, (body, n, unit) in cases.items():
+        cfg = tmp_path / f"{name}.toml"
+        cfg.write_text(f'preset = "tiny"\n[workload]\ntype = "trace"\n{body}\n')
+        out = tmp_path / name
+        assert main(["run", "--config", str(cfg), "--out", str(out), "--no-progress"]) == 0
+        w = json.loads((out / "config.json").read_text())["workload"]
+        assert (w["time_unit"], w["sector_size"], w["replay"], w["queue_depth"]) == (unit, 512, "timed", 32)
+        assert json.loads((out / "summary.json").read_text())["requests_completed"] == n

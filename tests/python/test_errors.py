@@ -110,6 +110,34 @@ CASES = [
         ["t.trace:2:", "op"],
         {"t.trace": f"1 4363 syslogd 100 8 W 6 0 {MD5}\n2 4363 syslogd 100 8 X 6 0 {MD5}\n"},
     ),
+    Case(
+        "spc-bad-opcode",
+        run_trace("spc"),
+        errors.TraceFormatError,
+        ["t.trace:2:", "Opcode: expected `R` or `W`", "`E`"],
+        {"t.trace": "0,20941264,8192,W,0.551706\n0,20939840,8192,E,0.554041\n"},
+    ),
+    Case(
+        "tencent-bad-iotype",
+        run_trace("tencent"),
+        errors.TraceFormatError,
+        ["t.trace:1:", "IOType"],
+        {"t.trace": "1538323200,2048,8,7,1063\n"},
+    ),
+    Case(
+        "alibaba-binary-garbage",
+        run_trace("alibaba"),
+        errors.TraceFormatError,
+        ["t.trace:2:", "control character (U+0007 at column 3)"],
+        {"t.trace": "0,R,0,4096,1577808000000626\n0,\x07\x07,0,4096,1577808000000627\n"},
+    ),
+    Case(
+        "msr-host-filters-everything",
+        run_trace("msr", host="web"),
+        errors.WorkloadError,
+        ["no requests", "filtered out by host"],
+        {"t.trace": "128166372003061629,hm,0,Read,0,4096,100\n"},
+    ),
     # -- fio job files: file:line ----------------------------------------------------------
     Case(
         "fio-unknown-option",
@@ -254,7 +282,7 @@ CASES = [
         "unknown-trace-format",
         lambda f: flashpress._core.default_trace_config("x", "tsv"),
         errors.ConfigError,
-        ["tsv", "disksim", "csv"],
+        ["tsv", "disksim", "csv", "alibaba", "oracle_general"],
     ),
     Case("simulate-bad-seed", lambda f: flashpress.simulate("tiny", seed=-1), errors.ConfigError, ["seed"]),
 ]

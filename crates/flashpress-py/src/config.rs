@@ -69,15 +69,18 @@ fn preset_toml(py: Python<'_>, name: &str) -> PyResult<&'static str> {
 }
 
 /// The workload table (JSON, with `"type": "trace"`) for a trace file with the usual settings
-/// of its format (`disksim`, `msr`, `blkparse`, `fiu`, `csv`).
+/// of its format (one of [`TraceFormat::NAMES`]), the same defaults a TOML config gets.
 #[pyfunction]
 fn default_trace_config(py: Python<'_>, path: PathBuf, format: &str) -> PyResult<String> {
-    let fmt: TraceFormat = serde_json::from_value(serde_json::Value::String(format.to_string())).map_err(|_| {
+    let fmt = TraceFormat::from_name(format).ok_or_else(|| {
         config_error(
             py,
             "arguments",
             "workload.format",
-            &format!("unknown trace format `{format}` (expected one of: disksim, msr, blkparse, fiu, csv)"),
+            &format!(
+                "unknown trace format `{format}` (expected one of: {})",
+                TraceFormat::NAMES.join(", ")
+            ),
         )
     })?;
     let w = WorkloadConfig::Trace(trace::default_trace_config(path, fmt));

@@ -523,9 +523,10 @@ pub struct FioWorkload {
     pub vars: BTreeMap<String, String>,
 }
 
-/// Block trace formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// Block trace formats: a named format (a string in TOML, `format = "msr"`), or a column
+/// mapping for any CSV or whitespace table (`format = { type = "columns", ... }`). See
+/// [`crate::workload::trace`] for each format's fields and units.
+#[derive(Debug, Clone, PartialEq)]
 pub enum TraceFormat {
     /// DiskSim/MQSim ASCII: `time dev sector nsectors rw` (rw 0 = write, 1 = read).
     Disksim,
@@ -538,6 +539,309 @@ pub enum TraceFormat {
     /// flashpress's own CSV, for generated workloads that need what the others cannot say
     /// (trims with content ids): header `time,op,offset,len,content`, op `R`/`W`/`T`, bytes.
     Csv,
+    /// SPC trace file format 1.0.1 (the UMass trace repository's Financial and WebSearch
+    /// traces): `ASU,LBA,Size,Opcode,Timestamp[,optional...]`, LBA in blocks, Size in bytes.
+    Spc,
+    /// Alibaba block traces (2020): `device_id,opcode,offset,length,timestamp`, bytes, us.
+    Alibaba,
+    /// Tencent CBS block traces (2018): `Timestamp,Offset,Size,IOType,VolumeID`, sectors, s.
+    Tencent,
+    /// CloudPhysics block traces as CSV text: `ts,lba,op,size` (us, sectors, r/w, bytes).
+    Cloudphysics,
+    /// libCacheSim's oracleGeneral binary trace: 24-byte little-endian records.
+    OracleGeneral,
+    /// libCacheSim's oracleGeneralOpNS binary trace: 27-byte records with an op.
+    OracleGeneralOpns,
+    /// A column mapping for any CSV or whitespace-separated table.
+    Columns(Box<ColumnsFormat>),
+}
+
+impl TraceFormat {
+    /// The named formats, as written in a config.
+    pub const NAMES: [&'static str; 11] = [
+        "disksim",
+        "msr",
+        "blkparse",
+        "fiu",
+        "csv",
+        "spc",
+        "alibaba",
+        "tencent",
+        "cloudphysics",
+        "oracle_general",
+        "oracle_general_opns",
+    ];
+
+    /// The named format called `name`.
+    pub fn from_name(name: &str) -> Option<TraceFormat> {
+        Some(match name {
+            "disksim" => TraceFormat::Disksim,
+            "msr" => TraceFormat::Msr,
+            "blkparse" => TraceFormat::Blkparse,
+            "fiu" => TraceFormat::Fiu,
+            "csv" => TraceFormat::Csv,
+            "spc" => TraceFormat::Spc,
+            "alibaba" => TraceFormat::Alibaba,
+            "tencent" => TraceFormat::Tencent,
+            "cloudphysics" => TraceFormat::Cloudphysics,
+            "oracle_general" => TraceFormat::OracleGeneral,
+            "oracle_general_opns" => TraceFormat::OracleGeneralOpns,
+            _ => return None,
+        })
+    }
+
+    /// The format's name (`columns` for a column mapping).
+    pub fn name(&self) -> &'static str {
+        match self {
+            TraceFormat::Disksim => "disksim",
+            TraceFormat::Msr => "msr",
+            TraceFormat::Blkparse => "blkparse",
+            TraceFormat::Fiu => "fiu",
+            TraceFormat::Csv => "csv",
+            TraceFormat::Spc => "spc",
+            TraceFormat::Alibaba => "alibaba",
+            TraceFormat::Tencent => "tencent",
+            TraceFormat::Cloudphysics => "cloudphysics",
+            TraceFormat::OracleGeneral => "oracle_general",
+            TraceFormat::OracleGeneralOpns => "oracle_general_opns",
+            TraceFormat::Columns(_) => "columns",
+        }
+    }
+
+    /// The unit the format's published description gives its time column (`None` for a
+    /// column mapping, whose table has no usual unit).
+    pub fn default_time_unit(&self) -> Option<TimeUnit> {
+        Some(match self {
+            // MQSim's ASCII traces are in ns; FIU's README gives `ts in ns`.
+            TraceFormat::Disksim | TraceFormat::Fiu | TraceFormat::Csv => TimeUnit::Ns,
+            TraceFormat::Msr => TimeUnit::Filetime,
+            // blkparse prints seconds; SPC's timestamp is seconds; Tencent's a Unix time in
+            // seconds; libCacheSim's oracle traces keep seconds.
+            TraceFormat::Blkparse
+            | TraceFormat::Spc
+            | TraceFormat::Tencent
+            | TraceFormat::OracleGeneral
+            | TraceFormat::OracleGeneralOpns => TimeUnit::S,
+            // Alibaba's timestamp is in microseconds; CloudPhysics' vscsi ts too.
+            TraceFormat::Alibaba | TraceFormat::Cloudphysics => TimeUnit::Us,
+            TraceFormat::Columns(_) => return None,
+        })
+    }
+
+    /// Whether the format has a device or volume column that `workload.device` filters on.
+    pub fn has_device(&self) -> bool {
+        match self {
+            TraceFormat::Disksim
+            | TraceFormat::Msr
+            | TraceFormat::Spc
+            | TraceFormat::Alibaba
+            | TraceFormat::Tencent => true,
+            TraceFormat::Columns(c) => c.device.is_some(),
+            _ => false,
+        }
+    }
+
+    /// Whether the format is binary records rather than lines of text.
+    pub fn is_binary(&self) -> bool {
+        matches!(
+            self,
+            TraceFormat::OracleGeneral | TraceFormat::OracleGeneralOpns
+        )
+    }
+}
+
+impl Serialize for TraceFormat {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        enum Table<'a> {
+            Columns(&'a ColumnsFormat),
+        }
+        match self {
+            TraceFormat::Columns(c) => Table::Columns(c).serialize(s),
+            named => s.serialize_str(named.name()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        enum Table {
+            Columns(Box<ColumnsFormat>),
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = TraceFormat;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(
+                    f,
+                    "a trace format name ({}) or a table {{ type = \"columns\", ... }}",
+                    TraceFormat::NAMES.join(", ")
+                )
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                v: &str,
+            ) -> std::result::Result<TraceFormat, E> {
+                TraceFormat::from_name(v).ok_or_else(|| {
+                    E::custom(format!(
+                        "unknown trace format `{v}`, expected one of: {}, or a table {{ type = \"columns\", ... }}",
+                        TraceFormat::NAMES.join(", ")
+                    ))
+                })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<TraceFormat, A::Error> {
+                let Table::Columns(c) =
+                    Table::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(TraceFormat::Columns(c))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Unit of an address column of a [`ColumnsFormat`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddrUnit {
+    /// Bytes.
+    Bytes,
+    /// Sectors of `workload.sector_size` bytes.
+    Sectors,
+}
+
+/// A column mapping for a CSV or whitespace-separated table: which column holds what, in
+/// which unit, and how the op column names reads, writes and trims. Columns are numbered
+/// from 1, as `cut` and `awk` number them; columns not named are ignored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnsFormat {
+    /// Field separator: one character (`","`, `";"`, `"\t"`, `"|"`), or `"whitespace"` for
+    /// runs of blanks. Fields are trimmed of blanks; quotes are not interpreted.
+    #[serde(default = "default_delimiter")]
+    pub delimiter: String,
+    /// Physical lines skipped at the start of the file (a preamble), before anything else.
+    #[serde(default)]
+    pub skip_lines: u64,
+    /// The first record line (after `skip_lines`, blank lines and `#` comments) is a header
+    /// of column names, and is skipped.
+    #[serde(default)]
+    pub header: bool,
+    /// Column of the request time, in `workload.time_unit`.
+    pub time: u32,
+    /// Column of the request's address, in `offset_unit`.
+    pub offset: u32,
+    /// Column of the request's length, in `size_unit`.
+    pub size: u32,
+    /// Column of the operation, matched against `read`, `write`, `trim` and `ignore`.
+    pub op: u32,
+    /// Column of a device or volume number, which `workload.device` filters on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<u32>,
+    /// Unit of the offset column.
+    pub offset_unit: AddrUnit,
+    /// Unit of the size column.
+    pub size_unit: AddrUnit,
+    /// Op values that mean a read (exact, case-sensitive match).
+    #[serde(default)]
+    pub read: Vec<String>,
+    /// Op values that mean a write.
+    #[serde(default)]
+    pub write: Vec<String>,
+    /// Op values that mean a trim (discard).
+    #[serde(default)]
+    pub trim: Vec<String>,
+    /// Op values whose records are skipped, neither requests nor errors (flushes, say). Any
+    /// other value is an error naming the line.
+    #[serde(default)]
+    pub ignore: Vec<String>,
+}
+
+fn default_delimiter() -> String {
+    ",".into()
+}
+
+impl ColumnsFormat {
+    /// Check the mapping: columns from 1 and distinct, one delimiter, each op value in one
+    /// list, at least one value that makes a request. `source` names the config in errors.
+    pub fn check(&self, source: &str) -> Result<()> {
+        let key = |k: &str| format!("workload.format.{k}");
+        let cols = [
+            ("time", Some(self.time)),
+            ("offset", Some(self.offset)),
+            ("size", Some(self.size)),
+            ("op", Some(self.op)),
+            ("device", self.device),
+        ];
+        for (i, (name, col)) in cols.iter().enumerate() {
+            let Some(col) = *col else { continue };
+            check(col >= 1, source, &key(name), || {
+                "columns are numbered from 1 (the first column is 1), got 0".into()
+            })?;
+            if let Some((other, _)) = cols[..i].iter().find(|(_, c)| *c == Some(col)) {
+                return Err(Error::config(
+                    source,
+                    key(name),
+                    format!("column {col} is already the `{other}` column"),
+                ));
+            }
+        }
+        check(
+            self.delimiter == "whitespace"
+                || (self.delimiter.len() == 1 && self.delimiter.is_ascii()),
+            source,
+            &key("delimiter"),
+            || {
+                format!(
+                    "expected one ASCII character (such as \",\" or \"\\t\") or \"whitespace\", got {:?}",
+                    self.delimiter
+                )
+            },
+        )?;
+        let lists = [
+            ("read", &self.read),
+            ("write", &self.write),
+            ("trim", &self.trim),
+            ("ignore", &self.ignore),
+        ];
+        for (i, (name, list)) in lists.iter().enumerate() {
+            for (j, v) in list.iter().enumerate() {
+                check(!v.trim().is_empty(), source, &key(name), || {
+                    "an op value must not be empty or blank".into()
+                })?;
+                check(v.trim() == v, source, &key(name), || {
+                    format!(
+                        "op value {v:?} has leading or trailing blanks, which fields never keep"
+                    )
+                })?;
+                let earlier = lists[..i]
+                    .iter()
+                    .find(|(_, l)| l.contains(v))
+                    .map(|(n, _)| *n)
+                    .or_else(|| list[..j].contains(v).then_some(*name));
+                if let Some(other) = earlier {
+                    return Err(Error::config(
+                        source,
+                        key(name),
+                        format!("op value {v:?} is already listed in `{other}`"),
+                    ));
+                }
+            }
+        }
+        check(
+            !(self.read.is_empty() && self.write.is_empty() && self.trim.is_empty()),
+            source,
+            &key("read"),
+            || {
+                "give the op values of reads, writes or trims (`read = [\"R\"]`, `write = [\"W\"]`, ...)".into()
+            },
+        )
+    }
 }
 
 /// Unit of a trace's time column.
@@ -598,17 +902,20 @@ pub enum BlkAction {
     Q,
 }
 
-/// A block trace workload.
+/// A block trace workload. In a config only `path` and `format` are required: every other
+/// key defaults as [`TraceWorkload::with_defaults`] says (the CLI's `--trace` uses the same
+/// defaults), and a column mapping must give `time_unit`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "TraceWorkloadInput")]
 pub struct TraceWorkload {
-    /// Trace file, plain or `.gz`.
+    /// Trace file, plain or compressed (gzip, zstd, xz or bzip2, told by its first bytes).
     pub path: PathBuf,
-    /// Line format.
+    /// Line or record format.
     pub format: TraceFormat,
-    /// Unit of the time column (must suit the format: MSR is `filetime`, blkparse `s`).
+    /// Unit of the time column (default: the format's published unit).
     pub time_unit: TimeUnit,
-    /// Size of the trace's sector unit in bytes (DiskSim, blkparse, FIU; ignored by MSR, which is in bytes).
+    /// Size of the trace's sector unit in bytes (the formats that count addresses in sectors
+    /// or blocks, and oracle traces' object ids; ignored by those in bytes, such as MSR).
     pub sector_size: u32,
     /// Timed (open loop) or as fast as possible (closed loop).
     pub replay: Replay,
@@ -618,9 +925,12 @@ pub struct TraceWorkload {
     pub time_scale: f64,
     /// Addresses past the logical capacity: error or wrap.
     pub address_mode: AddressMode,
-    /// Only this device number's lines (DiskSim `dev`, MSR `DiskNumber`); all when absent.
-    #[serde(default)]
+    /// Only this device's records: DiskSim `dev`, MSR `DiskNumber`, SPC `ASU`, Alibaba
+    /// `device_id`, Tencent `VolumeID`, a column mapping's `device` column. All when absent.
     pub device: Option<u32>,
+    /// MSR only: only this host's records (`Hostname`, e.g. `"hm"`). All when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// blkparse only: which action's events to replay.
     pub blkparse_action: BlkAction,
     /// FIU only: bytes each record's MD5 covers (the mail and web-vm traces: 4096, one record
@@ -630,6 +940,77 @@ pub struct TraceWorkload {
     /// record's MD5 is its first page's content id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash_bytes: Option<u32>,
+}
+
+impl TraceWorkload {
+    /// A trace workload with the usual settings of `format`: its published time unit (see
+    /// [`TraceFormat::default_time_unit`]; nanoseconds for a column mapping, which a config
+    /// must give instead), 512-byte sectors, timed replay, queue depth 32, time scale 1,
+    /// strict addresses, all devices and hosts, blkparse action `D`, no FIU hash unit.
+    pub fn with_defaults(path: PathBuf, format: TraceFormat) -> TraceWorkload {
+        TraceWorkload {
+            path,
+            time_unit: format.default_time_unit().unwrap_or(TimeUnit::Ns),
+            format,
+            sector_size: 512,
+            replay: Replay::Timed,
+            queue_depth: 32,
+            time_scale: 1.0,
+            address_mode: AddressMode::Strict,
+            device: None,
+            host: None,
+            blkparse_action: BlkAction::D,
+            hash_bytes: None,
+        }
+    }
+}
+
+/// [`TraceWorkload`] as a config gives it: keys left out take the format's defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TraceWorkloadInput {
+    path: PathBuf,
+    format: TraceFormat,
+    time_unit: Option<TimeUnit>,
+    sector_size: Option<u32>,
+    replay: Option<Replay>,
+    queue_depth: Option<u32>,
+    time_scale: Option<f64>,
+    address_mode: Option<AddressMode>,
+    #[serde(default)]
+    device: Option<u32>,
+    #[serde(default)]
+    host: Option<String>,
+    blkparse_action: Option<BlkAction>,
+    #[serde(default)]
+    hash_bytes: Option<u32>,
+}
+
+impl TryFrom<TraceWorkloadInput> for TraceWorkload {
+    type Error = String;
+    fn try_from(t: TraceWorkloadInput) -> std::result::Result<TraceWorkload, String> {
+        if t.time_unit.is_none() && t.format.default_time_unit().is_none() {
+            return Err(
+                "workload.time_unit is required with a `columns` format (a table's time column \
+                 has no usual unit): one of ns, us, ms, s, filetime"
+                    .into(),
+            );
+        }
+        let d = TraceWorkload::with_defaults(t.path, t.format);
+        Ok(TraceWorkload {
+            time_unit: t.time_unit.unwrap_or(d.time_unit),
+            sector_size: t.sector_size.unwrap_or(d.sector_size),
+            replay: t.replay.unwrap_or(d.replay),
+            queue_depth: t.queue_depth.unwrap_or(d.queue_depth),
+            time_scale: t.time_scale.unwrap_or(d.time_scale),
+            address_mode: t.address_mode.unwrap_or(d.address_mode),
+            device: t.device,
+            host: t.host,
+            blkparse_action: t.blkparse_action.unwrap_or(d.blkparse_action),
+            hash_bytes: t.hash_bytes,
+            ..d
+        })
+    }
 }
 
 /// Filebench workload: a built-in personality and/or a user `.f` file (see
@@ -1180,7 +1561,7 @@ impl SimConfig {
             }
             WorkloadConfig::Filebench(f) => f.validate(src)?,
             WorkloadConfig::Trace(t) => {
-                crate::workload::trace::check_sector_size(t.sector_size, src)?;
+                t.check(src)?;
                 if let Some(h) = t.hash_bytes {
                     check(
                         t.format == TraceFormat::Fiu,
@@ -1200,18 +1581,57 @@ impl SimConfig {
                         },
                     )?;
                 }
-                check(t.queue_depth > 0, src, "workload.queue_depth", || {
-                    "expected a positive integer, got 0".into()
-                })?;
-                check(
-                    t.time_scale.is_finite() && t.time_scale > 0.0,
-                    src,
-                    "workload.time_scale",
-                    || format!("expected a positive number, got {}", t.time_scale),
-                )?;
             }
         }
         Ok(())
+    }
+}
+
+impl TraceWorkload {
+    /// Check the keys that need no device: ranges, a column mapping, and that each filter
+    /// is one the format has. Errors name `workload.*`; `src` names the config.
+    pub fn check(&self, src: &str) -> Result<()> {
+        crate::workload::trace::check_sector_size(self.sector_size, src)?;
+        check(self.queue_depth > 0, src, "workload.queue_depth", || {
+            "expected a positive integer, got 0".into()
+        })?;
+        check(
+            self.time_scale.is_finite() && self.time_scale > 0.0,
+            src,
+            "workload.time_scale",
+            || format!("expected a positive number, got {}", self.time_scale),
+        )?;
+        if let TraceFormat::Columns(c) = &self.format {
+            c.check(src)?;
+        }
+        let name = self.format.name();
+        check(
+            self.device.is_none() || self.format.has_device(),
+            src,
+            "workload.device",
+            || {
+                if name == "columns" {
+                    "the column mapping has no `device` column to filter on".into()
+                } else {
+                    format!(
+                        "a {name} trace has no device column to filter on (device filters: disksim, \
+                         msr, spc, alibaba, tencent, and columns with a `device` column)"
+                    )
+                }
+            },
+        )?;
+        check(
+            self.host.is_none() || self.format == TraceFormat::Msr,
+            src,
+            "workload.host",
+            || format!("only MSR traces have a host column (format = \"msr\"), not {name}"),
+        )?;
+        check(
+            self.blkparse_action == BlkAction::D || self.format == TraceFormat::Blkparse,
+            src,
+            "workload.blkparse_action",
+            || format!("only blkparse traces have actions (format = \"blkparse\"), not {name}"),
+        )
     }
 }
 

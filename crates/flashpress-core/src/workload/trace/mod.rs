@@ -1,37 +1,51 @@
-//! Block traces (DiskSim/MQSim ASCII, MSR Cambridge CSV, blkparse text, FIU), plain or gzip.
+//! Block traces: the formats researchers publish, plain or compressed, read lazily.
 //!
-//! A trace is read lazily, one line at a time, from a buffered reader (through
-//! [`flate2::read::MultiGzDecoder`] when the path ends in `.gz`), so a trace of any length
-//! costs a few kilobytes of memory. One line buffer is reused and integers are parsed from
-//! the raw bytes, so a DiskSim line costs a few tens of nanoseconds.
+//! A trace is read one line (or binary record) at a time from a buffered reader, so a trace
+//! of any length costs a few kilobytes of memory. One line buffer is reused and integers are
+//! parsed from the raw bytes, so a DiskSim line costs a few tens of nanoseconds. Opening a
+//! trace for a run first reads it once to the end ([`scan`]), so a bad line anywhere fails
+//! before the device is built and preconditioned, not minutes into the run.
+//!
+//! The code follows the data path: [`input`] opens the file (compression told by magic
+//! bytes: gzip, zstd, xz, bzip2; a UTF-8 byte-order mark skipped; binary garbage described,
+//! never echoed) and cuts it into lines; `text.rs` parses the line formats flashpress
+//! started with; [`table`] the comma- and blank-separated tables (SPC, Alibaba, Tencent,
+//! CloudPhysics, and any table through a column mapping); [`binary`] libCacheSim's binary
+//! records; this module turns a parsed record into a [`Request`] by the common rules.
 //!
 //! Common rules for every format:
-//! - Line numbers in errors are 1-based physical lines of the (decompressed) file.
+//! - Line numbers in errors are 1-based physical lines of the (decompressed) file; a binary
+//!   trace's errors give the 1-based record number in that place.
 //! - Blank lines and lines whose first non-blank character is `#` are skipped.
 //! - Request times are relative to the first record kept:
 //!   `time = (t - t_first) * ns_per_unit * time_scale` nanoseconds, so the first request
 //!   arrives at 0. A record whose time is
 //!   earlier than its predecessor's (blkparse interleaves CPUs; some traces are not sorted)
 //!   arrives at its predecessor's time, so arrival times never go backwards.
-//! - A zero-length request is an error; so is a request ending past the device's logical
-//!   capacity under `address_mode = "strict"`. Under `"wrap"` such a request is folded:
+//! - A zero-length request is an error (SPC's spec allows size 0, so SPC skips such records);
+//!   so is a request ending past the device's logical capacity under
+//!   `address_mode = "strict"`. Under `"wrap"` such a request is folded:
 //!   `offset = (offset % capacity)` rounded down to 4096 bytes, moved to `capacity - len` if it
-//!   still does not fit (`len` capped to the capacity). Requests that fit are never changed.
-//! - `device = Some(d)` keeps only DiskSim lines whose `dev` is `d` and MSR lines whose
-//!   `DiskNumber` is `d`.
+//!   still does not fit (`len` capped to the capacity); an address in sectors whose byte
+//!   value passes 2^64 is folded in 128-bit arithmetic first. Requests that fit are never
+//!   changed.
+//! - `device = Some(d)` keeps only records whose device column is `d` (DiskSim `dev`, MSR
+//!   `DiskNumber`, SPC `ASU`, Alibaba `device_id`, Tencent `VolumeID`, a column mapping's
+//!   `device`); `host = Some(h)` only MSR records whose `Hostname` is `h`. A trace whose
+//!   filters keep nothing is an error.
 //!
-//! Formats (see [`TraceFormat`]):
+//! Formats (see [`TraceFormat`]; the unit named is the default `time_unit`):
 //! - **disksim**: `time dev sector nsectors rw`, whitespace separated, exactly 5 fields. `time`
-//!   in `time_unit` (default ns, as MQSim's ASCII traces; decimals allowed), `dev` an integer,
+//!   in ns (as MQSim's ASCII traces; decimals allowed), `dev` an integer,
 //!   `sector` and `nsectors` in `sector_size`-byte units, `rw` = `0` write, `1` read (MQSim's
 //!   `ASCII_WRITE_CODE "0"` / `ASCII_READ_CODE "1"`, DiskSim's read flag).
 //! - **msr**: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` (MSR Cambridge,
-//!   SNIA IOTTA). `Timestamp` in `time_unit` (default Windows FILETIME, 100 ns ticks), `Type`
+//!   SNIA IOTTA). `Timestamp` in Windows FILETIME (100 ns ticks), `Type`
 //!   `Read`/`Write` (any case), `Offset` and `Size` in bytes, `ResponseTime` ignored. A header
 //!   line is accepted only before the first record and only if it is exactly the column names.
 //! - **blkparse**: blkparse's default text output, e.g.
 //!   `  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]`: device
-//!   `maj,min`, cpu, sequence, time (`time_unit`, default seconds), pid, action, RWBS, then
+//!   `maj,min`, cpu, sequence, time (seconds), pid, action, RWBS, then
 //!   `sector + nsectors` in `sector_size` units and the process name. Only events whose action
 //!   is `blkparse_action` are kept (others are filtered, not errors). RWBS containing `D` is a
 //!   trim, else `W` a write, else `R` a read; events that carry no data (RWBS like `N`, `FN`,
@@ -39,36 +53,43 @@
 //!   (`CPU0 (8,0):`, `Total (8,0):`, `Throughput (R/W): ...`, `Events (8,0): ...`).
 //! - **fiu**: FIU SRCMap / deduplication traces (SNIA IOTTA). Their README gives each record
 //!   as `[ts in ns] [pid] [process] [lba] [size in 512 Bytes blocks] [Write or Read]
-//!   [major device number] [minor device number] [MD5 per 4096 Bytes]`. So `ts` in `time_unit`
-//!   (default ns), `lba` and `nblocks` in `sector_size` units, op `R`/`W`, `md5` 32 hex
+//!   [major device number] [minor device number] [MD5 per 4096 Bytes]`. So `ts` in ns,
+//!   `lba` and `nblocks` in `sector_size` units, op `R`/`W`, `md5` 32 hex
 //!   digits. A write's content id is the MD5's first 16 hex digits as a `u64` (1 if that is 0),
 //!   so equal blocks deduplicate. The process name may contain blanks: fields are taken from
 //!   both ends of the line.
 //! - **csv**: flashpress's own format, for workloads generated elsewhere (the `flashpress.tracegen`
 //!   module writes it) that need trims and chosen content ids together, which no format above
 //!   carries: the first record line must be the header `time,op,offset,len,content`, then one
-//!   request per line. `time` in `time_unit` (default ns), `op` `R` (read), `W` (write) or `T`
+//!   request per line. `time` in ns, `op` `R` (read), `W` (write) or `T`
 //!   (trim), `offset` and `len` in bytes, `content` the content id of a write's first 4 KiB
 //!   block (block `i` holds `content + i`, so equal ids deduplicate) as a decimal integer;
 //!   empty or `0` gives fresh content, and reads and trims must leave it empty.
+//! - **spc**, **alibaba**, **tencent**, **cloudphysics** and **columns** (a column mapping for
+//!   any CSV or whitespace table): see [`table`].
+//! - **oracle_general**, **oracle_general_opns**: libCacheSim's binary records; see [`binary`].
 
-use crate::config::{AddressMode, BlkAction, Replay, TimeUnit, TraceFormat, TraceWorkload};
+use crate::config::{AddressMode, BlkAction, Replay, TraceFormat, TraceWorkload};
 use crate::error::{Error, Result};
 use crate::units::SimTime;
 use crate::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
-use flate2::read::MultiGzDecoder;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use input::{next_from, open_input, Compression, Input, Lines};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Size of the read buffer: large enough that refills are rare next to per-line work.
-const READ_BUF_BYTES: usize = 1 << 16;
+pub mod binary;
+mod fields;
+pub mod input;
+pub mod table;
+mod text;
+
+pub use input::MAX_LINE_BYTES;
 
 /// Open a trace as one stream: open loop for `replay = "timed"`, closed loop of
-/// `queue_depth` for `"afap"`. Lines are parsed lazily as the run consumes them.
-/// `capacity_bytes` is the device's logical capacity in bytes.
+/// `queue_depth` for `"afap"`. The trace is first read once to the end ([`scan`]): a bad line
+/// anywhere, or a trace whose filters keep nothing, is an error here. Then the run parses it
+/// lazily as it consumes it. `capacity_bytes` is the device's logical capacity in bytes.
 pub fn open_stream(cfg: &TraceWorkload, capacity_bytes: u64) -> Result<Stream> {
     open_stream_paged(cfg, capacity_bytes, 4096)
 }
@@ -80,14 +101,23 @@ pub fn open_stream_paged(
     capacity_bytes: u64,
     page_bytes: u64,
 ) -> Result<Stream> {
-    let mut source = TraceSource::open(cfg, capacity_bytes)?;
-    if let Some(h) = cfg.hash_bytes.filter(|&h| u64::from(h) < page_bytes) {
-        source.parser.units = Some(UnitHashes {
-            unit: u64::from(h),
-            per_page: page_bytes / u64::from(h),
-            held: Default::default(),
-        });
+    let found = scan(cfg, capacity_bytes, page_bytes)?;
+    if found.requests == 0 {
+        let why = if found.filtered > 0 {
+            format!(
+                "all {} records are filtered out by {}",
+                found.filtered,
+                filters(cfg)
+            )
+        } else {
+            "it holds no records".to_string()
+        };
+        return Err(Error::Workload(format!(
+            "the trace {} has no requests: {why}",
+            cfg.path.display()
+        )));
     }
+    let source = TraceSource::open_paged(cfg, capacity_bytes, page_bytes)?;
     let name = cfg
         .path
         .file_name()
@@ -109,43 +139,58 @@ pub fn open_stream_paged(
     })
 }
 
-/// A trace workload with the usual units of `format` (DiskSim/MQSim ns, MSR FILETIME,
-/// blkparse seconds, FIU ns as its README states), 512-byte sectors, timed replay, queue
-/// depth 32, time scale 1, strict addresses, all devices, blkparse action `D`.
+/// The filters a config sets, for messages.
+fn filters(cfg: &TraceWorkload) -> String {
+    let mut f = Vec::new();
+    if let Some(d) = cfg.device {
+        f.push(format!("device = {d}"));
+    }
+    if let Some(h) = &cfg.host {
+        f.push(format!("host = {h:?}"));
+    }
+    if f.is_empty() {
+        "the op values listed in `ignore`".into()
+    } else {
+        f.join(" and ")
+    }
+}
+
+/// What one pass over a whole trace found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceScan {
+    /// Requests the run will replay.
+    pub requests: u64,
+    /// Records left out by `device`, `host` or a column mapping's `ignore` values.
+    pub filtered: u64,
+    /// Physical lines (text) or records (binary) read.
+    pub lines: u64,
+    /// The file's compression.
+    pub compression: Compression,
+}
+
+/// Read the whole trace once, exactly as a run will, and report what it holds: the first
+/// bad line is the error a run would meet, found before any simulation work. Costs one
+/// parse of the file (see the README's figures) and the memory of a lazy read.
+pub fn scan(cfg: &TraceWorkload, capacity_bytes: u64, page_bytes: u64) -> Result<TraceScan> {
+    let mut source = TraceSource::open_paged(cfg, capacity_bytes, page_bytes)?;
+    let mut requests = 0;
+    while source.next_request(SimTime::ZERO)?.is_some() {
+        requests += 1;
+    }
+    Ok(TraceScan {
+        requests,
+        filtered: source.parser.filtered,
+        lines: source.lines.line,
+        compression: source.compression,
+    })
+}
+
+/// A trace workload with the usual settings of `format` (see
+/// [`TraceWorkload::with_defaults`], the one source of these defaults for the CLI and for
+/// configs): the format's published time unit, 512-byte sectors, timed replay, queue depth
+/// 32, time scale 1, strict addresses, all devices, blkparse action `D`.
 pub fn default_trace_config(path: PathBuf, format: TraceFormat) -> TraceWorkload {
-    let time_unit = match format {
-        TraceFormat::Disksim => TimeUnit::Ns,
-        TraceFormat::Msr => TimeUnit::Filetime,
-        TraceFormat::Blkparse => TimeUnit::S,
-        TraceFormat::Fiu | TraceFormat::Csv => TimeUnit::Ns,
-    };
-    TraceWorkload {
-        path,
-        format,
-        time_unit,
-        sector_size: 512,
-        replay: Replay::Timed,
-        queue_depth: 32,
-        time_scale: 1.0,
-        address_mode: AddressMode::Strict,
-        device: None,
-        blkparse_action: BlkAction::D,
-        hash_bytes: None,
-    }
-}
-
-/// Counts the compressed bytes a gzip decoder pulls from the file (for progress).
-struct CountingReader<R> {
-    inner: R,
-    count: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for CountingReader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
+    TraceWorkload::with_defaults(path, format)
 }
 
 /// A trace time value: integers stay exact; decimals and exponents go through `f64`.
@@ -182,12 +227,24 @@ enum Parsed {
     End,
 }
 
+/// The parser a format needs.
+enum Kind {
+    Disksim,
+    Msr,
+    Blkparse,
+    Fiu,
+    Csv,
+    Table(Box<table::TableSpec>),
+    Binary(binary::Layout),
+}
+
 /// Per-format parsing state and the normalisation rules (kept apart from the reader so the
 /// line buffer can be borrowed while parsing).
 struct Parser {
-    format: TraceFormat,
+    kind: Kind,
     sector: u64,
-    device: Option<u32>,
+    device: Option<u64>,
+    host: Option<Vec<u8>>,
     action: u8,
     capacity: u64,
     wrap: bool,
@@ -202,12 +259,13 @@ struct Parser {
     timed: bool,
     /// FIU with `hash_bytes` below the page: the MD5 each written unit holds.
     units: Option<UnitHashes>,
-    /// csv: the header line has been read.
+    /// csv, and tables with a header: the header line has been read.
     seen_header: bool,
+    /// Physical lines skipped at the start (a column mapping's `skip_lines`).
+    skip_lines: u64,
+    /// Records left out by a filter.
+    filtered: u64,
 }
-
-/// The header line a csv trace starts with.
-const CSV_HEADER: &[u8] = b"time,op,offset,len,content";
 
 /// The hash each unit of `unit` bytes last written holds (FIU `hash_bytes` below the page):
 /// at most one entry per unit of the logical capacity.
@@ -246,50 +304,35 @@ fn splitmix(mut z: u64) -> u64 {
 /// simulated clock once service times are added.
 pub const MAX_TIMED_NS: u64 = 1 << 62;
 
-/// The two kinds of input, kept as an enum (not a trait object) so the line loop is
-/// monomorphised and inlined for each.
-enum Input {
-    Plain(BufReader<File>),
-    /// Boxed: the decoder's state is large and only gzip traces pay for it.
-    Gz(Box<BufReader<MultiGzDecoder<BufReader<CountingReader<File>>>>>),
-}
-
-/// Line bookkeeping shared by both inputs.
-struct Lines {
-    /// A line split across two reads of the buffer (rare: only at buffer boundaries).
-    carry: Vec<u8>,
-    /// 1-based number of the last line taken.
-    line: u64,
-    /// Bytes of the (decompressed) input consumed so far.
-    consumed: u64,
-    done: bool,
-}
-
-/// What one line produced.
-enum Step {
-    Req(Request),
-    Skip,
-    End,
-}
-
 /// A lazily parsed trace file.
 pub struct TraceSource {
     path: PathBuf,
     input: Input,
     lines: Lines,
-    gz_count: Option<Arc<AtomicU64>>,
+    compression: Compression,
+    file_count: Arc<AtomicU64>,
     file_size: u64,
     parser: Parser,
 }
 
 impl TraceSource {
-    /// Open `cfg.path` for lazy parsing against a device of `capacity_bytes`.
+    /// Open `cfg.path` for lazy parsing against a device of `capacity_bytes` (no [`scan`]).
     pub fn open(cfg: &TraceWorkload, capacity_bytes: u64) -> Result<TraceSource> {
+        Self::open_paged(cfg, capacity_bytes, 4096)
+    }
+
+    /// [`TraceSource::open`] for a device of `page_bytes` pages.
+    pub fn open_paged(
+        cfg: &TraceWorkload,
+        capacity_bytes: u64,
+        page_bytes: u64,
+    ) -> Result<TraceSource> {
         if capacity_bytes == 0 {
             return Err(Error::Workload(
                 "cannot replay a trace on a device with 0 logical bytes".into(),
             ));
         }
+        cfg.check("workload")?;
         let factor = cfg.time_unit.ns_per_unit() * cfg.time_scale;
         if !factor.is_finite() || factor <= 0.0 {
             return Err(Error::config(
@@ -298,45 +341,52 @@ impl TraceSource {
                 format!("expected a positive number, got {}", cfg.time_scale),
             ));
         }
-        check_sector_size(cfg.sector_size, "workload")?;
-        let file = File::open(&cfg.path).map_err(|e| Error::io(&cfg.path, e))?;
-        let file_size = file.metadata().map_err(|e| Error::io(&cfg.path, e))?.len();
-        let is_gz = cfg
-            .path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-        let (input, gz_count) = if is_gz {
-            let count = Arc::new(AtomicU64::new(0));
-            let counting = CountingReader {
-                inner: file,
-                count: Arc::clone(&count),
-            };
-            let dec = MultiGzDecoder::new(BufReader::with_capacity(READ_BUF_BYTES, counting));
-            (
-                Input::Gz(Box::new(BufReader::with_capacity(READ_BUF_BYTES, dec))),
-                Some(count),
-            )
-        } else {
-            (
-                Input::Plain(BufReader::with_capacity(READ_BUF_BYTES, file)),
-                None,
-            )
+        let sector = u64::from(cfg.sector_size);
+        let (kind, skip_lines) = match &cfg.format {
+            TraceFormat::Disksim => (Kind::Disksim, 0),
+            TraceFormat::Msr => (Kind::Msr, 0),
+            TraceFormat::Blkparse => (Kind::Blkparse, 0),
+            TraceFormat::Fiu => (Kind::Fiu, 0),
+            TraceFormat::Csv => (Kind::Csv, 0),
+            TraceFormat::OracleGeneral => (Kind::Binary(binary::Layout::GENERAL), 0),
+            TraceFormat::OracleGeneralOpns => (Kind::Binary(binary::Layout::OPNS), 0),
+            TraceFormat::Columns(c) => (
+                Kind::Table(Box::new(table::TableSpec::columns(c, sector))),
+                c.skip_lines,
+            ),
+            named => (
+                Kind::Table(Box::new(
+                    table::TableSpec::named(named, sector).expect("every other format is a table"),
+                )),
+                0,
+            ),
         };
+        let opened = open_input(&cfg.path, !cfg.format.is_binary())?;
+        let units = cfg
+            .hash_bytes
+            .filter(|&h| u64::from(h) < page_bytes)
+            .map(|h| UnitHashes {
+                unit: u64::from(h),
+                per_page: page_bytes / u64::from(h),
+                held: Default::default(),
+            });
         Ok(TraceSource {
             path: cfg.path.clone(),
-            input,
+            input: opened.input,
             lines: Lines {
                 carry: Vec::new(),
                 line: 0,
-                consumed: 0,
+                consumed: opened.skipped,
                 done: false,
             },
-            gz_count,
-            file_size,
+            compression: opened.compression,
+            file_count: opened.file_count,
+            file_size: opened.file_size,
             parser: Parser {
-                format: cfg.format,
-                sector: u64::from(cfg.sector_size),
-                device: cfg.device,
+                kind,
+                sector,
+                device: cfg.device.map(u64::from),
+                host: cfg.host.as_ref().map(|h| h.as_bytes().to_vec()),
                 action: match cfg.blkparse_action {
                     BlkAction::D => b'D',
                     BlkAction::Q => b'Q',
@@ -349,103 +399,27 @@ impl TraceSource {
                 last_time: 0,
                 seen_record: false,
                 timed: cfg.replay == Replay::Timed,
-                units: None,
+                units,
                 seen_header: false,
+                skip_lines,
+                filtered: 0,
             },
         })
     }
 }
 
-/// Parse one physical line (without its `\n`).
-#[inline]
-fn step(parser: &mut Parser, raw: &[u8]) -> std::result::Result<Step, String> {
-    let line = trim(raw);
-    if line.is_empty() || line[0] == b'#' {
-        return Ok(Step::Skip);
-    }
-    match parser.parse(line)? {
-        Parsed::Record(r) => parser.finish(r).map(Step::Req),
-        Parsed::Skip => Ok(Step::Skip),
-        Parsed::End => Ok(Step::End),
-    }
-}
-
-/// The next request from `reader`. Lines are parsed in place in the reader's buffer; only a
-/// line straddling two buffer fills is copied (into `st.carry`).
-#[inline]
-fn next_from<R: BufRead>(
-    reader: &mut R,
-    st: &mut Lines,
-    parser: &mut Parser,
-    path: &Path,
-) -> Result<Option<Request>> {
-    let trace_err = |line: u64, msg: String| Error::Trace {
-        path: path.to_path_buf(),
-        line,
-        msg,
-    };
-    while !st.done {
-        let avail = reader.fill_buf().map_err(|e| Error::io(path, e))?;
-        if parser.format == TraceFormat::Disksim && st.carry.is_empty() {
-            if let Some((v, used)) = fast_disksim(avail) {
-                if let Some(parsed) = parser.disksim_values(v) {
-                    reader.consume(used);
-                    st.consumed += used as u64;
-                    st.line += 1;
-                    match parsed.and_then(|p| match p {
-                        Parsed::Record(r) => parser.finish(r).map(Some),
-                        _ => Ok(None),
-                    }) {
-                        Ok(Some(r)) => return Ok(Some(r)),
-                        Ok(None) => continue,
-                        Err(msg) => return Err(trace_err(st.line, msg)),
-                    }
-                }
-            }
-        }
-        let (outcome, used) = if avail.is_empty() {
-            // End of input: a last line without `\n` is still a line.
-            st.done = true;
-            if st.carry.is_empty() {
-                return Ok(None);
-            }
-            st.line += 1;
-            let o = step(parser, &st.carry);
-            st.carry.clear();
-            (Some(o), 0)
-        } else if let Some(i) = avail.iter().position(|&c| c == b'\n') {
-            st.line += 1;
-            let head = avail.get(..i).unwrap_or_default();
-            let o = if st.carry.is_empty() {
-                step(parser, head)
-            } else {
-                st.carry.extend_from_slice(head);
-                let o = step(parser, &st.carry);
-                st.carry.clear();
-                o
-            };
-            (Some(o), i + 1)
-        } else {
-            st.carry.extend_from_slice(avail);
-            (None, avail.len())
-        };
-        reader.consume(used);
-        st.consumed += used as u64;
-        match outcome {
-            None | Some(Ok(Step::Skip)) => {}
-            Some(Ok(Step::Req(r))) => return Ok(Some(r)),
-            Some(Ok(Step::End)) => st.done = true,
-            Some(Err(msg)) => return Err(trace_err(st.line, msg)),
-        }
-    }
-    Ok(None)
-}
-
 impl RequestSource for TraceSource {
     fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
+        let (st, parser, path) = (&mut self.lines, &mut self.parser, &self.path);
+        if let Kind::Binary(layout) = parser.kind {
+            return match &mut self.input {
+                Input::Plain(r) => binary::next_record(r, layout, st, parser, path),
+                Input::Decoded(r) => binary::next_record(r.as_mut(), layout, st, parser, path),
+            };
+        }
         match &mut self.input {
-            Input::Plain(r) => next_from(r, &mut self.lines, &mut self.parser, &self.path),
-            Input::Gz(r) => next_from(r.as_mut(), &mut self.lines, &mut self.parser, &self.path),
+            Input::Plain(r) => next_from(r, st, parser, path),
+            Input::Decoded(r) => next_from(r.as_mut(), st, parser, path),
         }
     }
 
@@ -456,163 +430,25 @@ impl RequestSource for TraceSource {
         if self.file_size == 0 {
             return None;
         }
-        let used = match &self.gz_count {
-            Some(c) => c.load(Ordering::Relaxed),
-            None => self.lines.consumed,
+        let used = match self.compression {
+            Compression::None => self.lines.consumed,
+            _ => self.file_count.load(Ordering::Relaxed),
         };
         Some((used as f64 / self.file_size as f64).min(1.0))
     }
 }
 
-/// Exactly `N` comma-separated fields of a CSV line (MSR, csv), each trimmed; `names` is the
-/// columns, for the error.
-#[inline]
-fn comma_fields<'a, const N: usize>(
-    line: &'a [u8],
-    names: &str,
-) -> std::result::Result<[&'a [u8]; N], String> {
-    let mut out: [&[u8]; N] = [&[]; N];
-    let mut got = 0;
-    for f in line.split(|&c| c == b',') {
-        if let Some(slot) = out.get_mut(got) {
-            *slot = trim(f);
-        }
-        got += 1;
-    }
-    if got != N {
-        return Err(format!(
-            "expected {N} comma-separated fields `{names}`, got {got}"
-        ));
-    }
-    Ok(out)
-}
-
-/// Strip leading and trailing ASCII whitespace (including the `\r` of CRLF files).
-#[inline]
-fn trim(mut b: &[u8]) -> &[u8] {
-    while let [first, rest @ ..] = b {
-        if first.is_ascii_whitespace() {
-            b = rest;
-        } else {
-            break;
-        }
-    }
-    while let [rest @ .., last] = b {
-        if last.is_ascii_whitespace() {
-            b = rest;
-        } else {
-            break;
-        }
-    }
-    b
-}
-
-/// Splits a line on runs of blanks (space, tab, and stray `\r`).
-struct Fields<'a> {
-    rest: &'a [u8],
-}
-
-impl<'a> Iterator for Fields<'a> {
-    type Item = &'a [u8];
-    #[inline]
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let mut start = 0;
-        while start < self.rest.len() && is_blank(self.rest[start]) {
-            start += 1;
-        }
-        if start == self.rest.len() {
-            self.rest = &[];
-            return None;
-        }
-        let mut end = start;
-        while end < self.rest.len() && !is_blank(self.rest[end]) {
-            end += 1;
-        }
-        let (field, rest) = self.rest.split_at(end);
-        self.rest = rest;
-        field.get(start..)
-    }
-}
-
-#[inline]
-fn is_blank(c: u8) -> bool {
-    c == b' ' || c == b'\t' || c == b'\r' || c == b'\n'
-}
-
-fn fields(line: &[u8]) -> Fields<'_> {
-    Fields { rest: line }
-}
-
-/// A field for messages: lossy UTF-8, truncated so a garbage line cannot flood the terminal.
-fn show(b: &[u8]) -> String {
-    let s = String::from_utf8_lossy(b);
-    if s.chars().count() > 40 {
-        let head: String = s.chars().take(40).collect();
-        format!("{head}...")
-    } else {
-        s.into_owned()
-    }
-}
-
-/// Decimal `u64` from ASCII digits, `None` on anything else or overflow.
-#[inline]
-fn parse_u64(b: &[u8]) -> Option<u64> {
-    if b.is_empty() || b.len() > 20 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &c in b {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
-    }
-    Some(v)
-}
-
-/// A time field: exact integer, or a finite non-negative float when it has `.`/`e`/`E`.
-#[inline]
-fn parse_time(b: &[u8]) -> Option<TimeVal> {
-    if let Some(v) = parse_u64(b) {
-        return Some(TimeVal::Int(v));
-    }
-    if !b.iter().any(|&c| c == b'.' || c == b'e' || c == b'E') {
-        return None;
-    }
-    // Only digits, one sign after an exponent, `.` and exponent letters: rejects `inf`, `nan`.
-    if !b
-        .iter()
-        .all(|&c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
-    {
-        return None;
-    }
-    let f: f64 = std::str::from_utf8(b).ok()?.parse().ok()?;
-    (f.is_finite() && f >= 0.0).then_some(TimeVal::Float(f))
-}
-
-/// Lowercase hex digit value.
-#[inline]
-fn hex(c: u8) -> Option<u64> {
-    match c {
-        b'0'..=b'9' => Some(u64::from(c - b'0')),
-        b'a'..=b'f' => Some(u64::from(c - b'a' + 10)),
-        b'A'..=b'F' => Some(u64::from(c - b'A' + 10)),
-        _ => None,
-    }
-}
-
-const MSR_HEADER: &[u8] = b"Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime";
-
 impl Parser {
     #[inline]
     fn parse(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
-        let p = match self.format {
-            TraceFormat::Disksim => self.disksim(line),
-            TraceFormat::Msr => self.msr(line),
-            TraceFormat::Blkparse => self.blkparse(line),
-            TraceFormat::Fiu => self.fiu(line),
-            TraceFormat::Csv => self.csv(line),
+        let p = match self.kind {
+            Kind::Disksim => self.disksim(line),
+            Kind::Msr => self.msr(line),
+            Kind::Blkparse => self.blkparse(line),
+            Kind::Fiu => self.fiu(line),
+            Kind::Csv => self.csv(line),
+            Kind::Table(_) => self.table(line),
+            Kind::Binary(_) => unreachable!("binary traces are read by records, not lines"),
         }?;
         if matches!(p, Parsed::Record(_)) {
             self.seen_record = true;
@@ -623,349 +459,16 @@ impl Parser {
     /// Sectors to bytes with overflow checks.
     #[inline]
     fn sectors(&self, sector: u64, n: u64) -> std::result::Result<(u64, u64), String> {
-        let off = sector.checked_mul(self.sector).ok_or_else(|| {
-            format!(
-                "sector {sector} times the sector size {} overflows 64 bits",
-                self.sector
-            )
-        })?;
-        let len = n.checked_mul(self.sector).ok_or_else(|| {
-            format!(
-                "{n} sectors times the sector size {} overflows 64 bits",
-                self.sector
-            )
-        })?;
-        Ok((off, len))
+        Ok((
+            addr_bytes(sector, self.sector, "sector", self.fold())?,
+            len_bytes(n, self.sector, "sector count")?,
+        ))
     }
 
-    /// The fast path's five values as a record; `None` sends the line to the general parser
-    /// (which gives the error message), e.g. for an `rw` other than 0 or 1.
+    /// Under `wrap`, the capacity addresses fold into.
     #[inline]
-    fn disksim_values(&mut self, v: [u64; 5]) -> Option<std::result::Result<Parsed, String>> {
-        let [t, dev, sector, nsec, rw] = v;
-        let op = match rw {
-            0 => Op::Write,
-            1 => Op::Read,
-            _ => return None,
-        };
-        let dev = u32::try_from(dev).ok()?;
-        if self.device.is_some_and(|d| d != dev) {
-            self.seen_record = true;
-            return Some(Ok(Parsed::Skip));
-        }
-        self.seen_record = true;
-        Some(self.sectors(sector, nsec).map(|(offset, len)| {
-            Parsed::Record(Record {
-                time: TimeVal::Int(t),
-                op,
-                offset,
-                len,
-                content: 0,
-            })
-        }))
-    }
-
-    fn disksim(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
-        let mut it = fields(line);
-        let (Some(t), Some(dev), Some(sec), Some(n), Some(rw), None) = (
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-        ) else {
-            let got = fields(line).count();
-            return Err(format!(
-                "expected 5 whitespace-separated fields `time dev sector nsectors rw`, got {got}"
-            ));
-        };
-        let time = parse_time(t)
-            .ok_or_else(|| format!("time: expected a non-negative number, got `{}`", show(t)))?;
-        let dev = parse_u64(dev)
-            .and_then(|d| u32::try_from(d).ok())
-            .ok_or_else(|| format!("dev: expected a device number, got `{}`", show(dev)))?;
-        let sector = parse_u64(sec).ok_or_else(|| {
-            format!(
-                "sector: expected a non-negative integer, got `{}`",
-                show(sec)
-            )
-        })?;
-        let nsec = parse_u64(n).ok_or_else(|| {
-            format!(
-                "nsectors: expected a non-negative integer, got `{}`",
-                show(n)
-            )
-        })?;
-        let op = match rw {
-            b"0" => Op::Write,
-            b"1" => Op::Read,
-            _ => {
-                return Err(format!(
-                    "rw: expected 0 (write) or 1 (read), got `{}`",
-                    show(rw)
-                ))
-            }
-        };
-        if self.device.is_some_and(|d| d != dev) {
-            return Ok(Parsed::Skip);
-        }
-        let (offset, len) = self.sectors(sector, nsec)?;
-        Ok(Parsed::Record(Record {
-            time,
-            op,
-            offset,
-            len,
-            content: 0,
-        }))
-    }
-
-    fn msr(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
-        if line == MSR_HEADER {
-            if self.seen_record {
-                return Err("column header after the first record".into());
-            }
-            return Ok(Parsed::Skip);
-        }
-        let [t, _host, disk, ty, off, size, _resp] = comma_fields(
-            line,
-            "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
-        )?;
-        let time = parse_time(t).ok_or_else(|| {
-            format!(
-                "Timestamp: expected a non-negative number, got `{}`",
-                show(t)
-            )
-        })?;
-        let disk = parse_u64(disk)
-            .and_then(|d| u32::try_from(d).ok())
-            .ok_or_else(|| format!("DiskNumber: expected a disk number, got `{}`", show(disk)))?;
-        let op = if ty.eq_ignore_ascii_case(b"read") {
-            Op::Read
-        } else if ty.eq_ignore_ascii_case(b"write") {
-            Op::Write
-        } else {
-            return Err(format!(
-                "Type: expected `Read` or `Write`, got `{}`",
-                show(ty)
-            ));
-        };
-        let offset = parse_u64(off)
-            .ok_or_else(|| format!("Offset: expected a byte offset, got `{}`", show(off)))?;
-        let len = parse_u64(size)
-            .ok_or_else(|| format!("Size: expected a byte count, got `{}`", show(size)))?;
-        if self.device.is_some_and(|d| d != disk) {
-            return Ok(Parsed::Skip);
-        }
-        Ok(Parsed::Record(Record {
-            time,
-            op,
-            offset,
-            len,
-            content: 0,
-        }))
-    }
-
-    fn blkparse(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
-        if is_blkparse_summary(line) {
-            return Ok(Parsed::End);
-        }
-        let mut it = fields(line);
-        let mut next = |what: &str| {
-            it.next()
-                .ok_or_else(|| format!("expected {what}; the line ends early"))
-        };
-        let dev = next("the device `major,minor`")?;
-        let valid_dev = {
-            let mut parts = dev.split(|&c| c == b',');
-            matches!(
-                (
-                    parts.next().and_then(parse_u64),
-                    parts.next().and_then(parse_u64),
-                    parts.next()
-                ),
-                (Some(_), Some(_), None)
-            )
-        };
-        if !valid_dev {
-            return Err(format!(
-                "device: expected `major,minor`, got `{}`",
-                show(dev)
-            ));
-        }
-        let cpu = next("the cpu")?;
-        parse_u64(cpu).ok_or_else(|| format!("cpu: expected an integer, got `{}`", show(cpu)))?;
-        let seq = next("the sequence number")?;
-        parse_u64(seq)
-            .ok_or_else(|| format!("sequence: expected an integer, got `{}`", show(seq)))?;
-        let t = next("the time")?;
-        let time =
-            parse_time(t).ok_or_else(|| format!("time: expected seconds, got `{}`", show(t)))?;
-        let pid = next("the pid")?;
-        parse_u64(pid).ok_or_else(|| format!("pid: expected an integer, got `{}`", show(pid)))?;
-        let action = next("the action")?;
-        if action != [self.action] {
-            return Ok(Parsed::Skip);
-        }
-        let rwbs = next("the RWBS field")?;
-        let op = if rwbs.contains(&b'D') {
-            Op::Trim
-        } else if rwbs.contains(&b'W') {
-            Op::Write
-        } else if rwbs.contains(&b'R') {
-            Op::Read
-        } else {
-            // N (no data), F/FN flush-only and the like.
-            return Ok(Parsed::Skip);
-        };
-        let Some(sec) = it.next() else {
-            return Ok(Parsed::Skip);
-        };
-        let Some(sector) = parse_u64(sec) else {
-            // `[proc]` or `(...)` right after RWBS: an event without a data range.
-            if sec.first() == Some(&b'[') || sec.first() == Some(&b'(') {
-                return Ok(Parsed::Skip);
-            }
-            return Err(format!("sector: expected an integer, got `{}`", show(sec)));
-        };
-        match it.next() {
-            Some(b"+") => {}
-            None => return Ok(Parsed::Skip),
-            Some(other) if other.first() == Some(&b'[') || other.first() == Some(&b'(') => {
-                return Ok(Parsed::Skip)
-            }
-            Some(other) => {
-                return Err(format!(
-                    "expected `+` after the sector, got `{}`",
-                    show(other)
-                ))
-            }
-        }
-        let n = it
-            .next()
-            .ok_or_else(|| "expected the sector count after `+`".to_string())?;
-        let nsec = parse_u64(n)
-            .ok_or_else(|| format!("sector count: expected an integer, got `{}`", show(n)))?;
-        if nsec == 0 {
-            // `+ 0`: a barrier or flush carrying no data.
-            return Ok(Parsed::Skip);
-        }
-        let (offset, len) = self.sectors(sector, nsec)?;
-        Ok(Parsed::Record(Record {
-            time,
-            op,
-            offset,
-            len,
-            content: 0,
-        }))
-    }
-
-    fn fiu(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
-        // Up to 8 fixed fields and the end of the line are needed; collect field spans.
-        let mut f: [&[u8]; 9] = [&[]; 9];
-        let mut count = 0usize;
-        for field in fields(line) {
-            if count < 9 {
-                f[count] = field;
-                count += 1;
-            } else {
-                // More than 9 fields: the process name had blanks. Shift the tail left.
-                f.copy_within(4..9, 3);
-                f[8] = field;
-            }
-        }
-        if count < 9 {
-            return Err(format!(
-                "expected 9 fields `ts pid process lba nblocks op major minor md5`, got {count}"
-            ));
-        }
-        let [t, pid, _proc, lba, nb, op, major, minor, md5] = f;
-        let time = parse_time(t)
-            .ok_or_else(|| format!("ts: expected a non-negative number, got `{}`", show(t)))?;
-        parse_u64(pid).ok_or_else(|| format!("pid: expected an integer, got `{}`", show(pid)))?;
-        let lba = parse_u64(lba)
-            .ok_or_else(|| format!("lba: expected a sector number, got `{}`", show(lba)))?;
-        let nblocks = parse_u64(nb)
-            .ok_or_else(|| format!("nblocks: expected a sector count, got `{}`", show(nb)))?;
-        let op = match op {
-            b"W" | b"w" => Op::Write,
-            b"R" | b"r" => Op::Read,
-            _ => return Err(format!("op: expected `R` or `W`, got `{}`", show(op))),
-        };
-        parse_u64(major)
-            .ok_or_else(|| format!("major: expected an integer, got `{}`", show(major)))?;
-        parse_u64(minor)
-            .ok_or_else(|| format!("minor: expected an integer, got `{}`", show(minor)))?;
-        if md5.len() != 32 || !md5.iter().all(|&c| hex(c).is_some()) {
-            return Err(format!("md5: expected 32 hex digits, got `{}`", show(md5)));
-        }
-        let content = if op == Op::Write {
-            let v = md5
-                .iter()
-                .take(16)
-                .fold(0u64, |acc, &c| (acc << 4) | hex(c).unwrap_or(0));
-            v.max(1)
-        } else {
-            0
-        };
-        let (offset, len) = self.sectors(lba, nblocks)?;
-        Ok(Parsed::Record(Record {
-            time,
-            op,
-            offset,
-            len,
-            content,
-        }))
-    }
-
-    fn csv(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
-        if !self.seen_header {
-            if line != CSV_HEADER {
-                return Err(format!(
-                    "expected the header `{}` first, got `{}`",
-                    String::from_utf8_lossy(CSV_HEADER),
-                    show(line)
-                ));
-            }
-            self.seen_header = true;
-            return Ok(Parsed::Skip);
-        }
-        let [t, op, off, len, content] = comma_fields(line, "time,op,offset,len,content")?;
-        let time = parse_time(t)
-            .ok_or_else(|| format!("time: expected a non-negative number, got `{}`", show(t)))?;
-        let op = match op {
-            b"R" => Op::Read,
-            b"W" => Op::Write,
-            b"T" => Op::Trim,
-            _ => return Err(format!("op: expected `R`, `W` or `T`, got `{}`", show(op))),
-        };
-        let offset = parse_u64(off)
-            .ok_or_else(|| format!("offset: expected a byte offset, got `{}`", show(off)))?;
-        let len = parse_u64(len)
-            .ok_or_else(|| format!("len: expected a byte count, got `{}`", show(len)))?;
-        let content = if content.is_empty() {
-            0
-        } else if op != Op::Write {
-            return Err(format!(
-                "content: only a write carries a content id, got `{}` on a {}",
-                show(content),
-                if op == Op::Read { "read" } else { "trim" }
-            ));
-        } else {
-            parse_u64(content).ok_or_else(|| {
-                format!(
-                    "content: expected a decimal content id (or nothing), got `{}`",
-                    show(content)
-                )
-            })?
-        };
-        Ok(Parsed::Record(Record {
-            time,
-            op,
-            offset,
-            len,
-            content,
-        }))
+    fn fold(&self) -> Option<u64> {
+        self.wrap.then_some(self.capacity)
     }
 
     /// Apply time origin, scaling and the address rules.
@@ -1039,60 +542,30 @@ impl Parser {
     }
 }
 
-/// Fast path for the common DiskSim line: five unsigned integers (at most 19 digits each)
-/// separated by blanks, then `\n` (optionally `\r\n`), at the start of `b`. Returns the values
-/// and the bytes used including the `\n`; `None` for anything else (a decimal time, a comment,
-/// a line cut by the buffer's end, an error), which the general parser then handles. One pass
-/// over the bytes finds the line end and the values together.
+/// An address of `v` units of `unit` bytes. Past 2^64 bytes it is an error, or with `fold`
+/// (`wrap`: the capacity) folded modulo the capacity in 128-bit arithmetic, as the address
+/// rules would fold it.
 #[inline]
-fn fast_disksim(b: &[u8]) -> Option<([u64; 5], usize)> {
-    let n = b.len();
-    let mut i = 0;
-    while i < n && (b[i] == b' ' || b[i] == b'\t') {
-        i += 1;
+fn addr_bytes(
+    v: u64,
+    unit: u64,
+    name: &str,
+    fold: Option<u64>,
+) -> std::result::Result<u64, String> {
+    match (v.checked_mul(unit), fold) {
+        (Some(b), _) => Ok(b),
+        (None, Some(cap)) => Ok(((u128::from(v) * u128::from(unit)) % u128::from(cap)) as u64),
+        (None, None) => Err(format!(
+            "{name} {v} times {unit} bytes overflows 64 bits (address_mode = \"wrap\" folds it)"
+        )),
     }
-    let mut v = [0u64; 5];
-    for (k, slot) in v.iter_mut().enumerate() {
-        let start = i;
-        let mut x: u64 = 0;
-        while i < n {
-            let d = b[i].wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            // Wrapping: a 20+ digit field is rejected below, before its value is used.
-            x = x.wrapping_mul(10).wrapping_add(u64::from(d));
-            i += 1;
-        }
-        if i == start || i - start > 19 {
-            return None;
-        }
-        *slot = x;
-        if k < 4 {
-            if i >= n || !(b[i] == b' ' || b[i] == b'\t') {
-                return None;
-            }
-            while i < n && (b[i] == b' ' || b[i] == b'\t') {
-                i += 1;
-            }
-        }
-    }
-    while i < n && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
-        i += 1;
-    }
-    (i < n && b[i] == b'\n').then_some((v, i + 1))
 }
 
-/// Whether a blkparse line starts the summary printed after the events.
-fn is_blkparse_summary(line: &[u8]) -> bool {
-    if let Some(rest) = line.strip_prefix(b"CPU") {
-        // `CPU0 (8,0):`
-        return rest.first().is_some_and(|c| c.is_ascii_digit());
-    }
-    line.starts_with(b"Total (")
-        || line.starts_with(b"Throughput (R/W):")
-        || line.starts_with(b"Events (")
-        || line.starts_with(b"Reads Queued:")
+/// A length of `v` units of `unit` bytes; past 2^64 bytes it is an error.
+#[inline]
+fn len_bytes(v: u64, unit: u64, name: &str) -> std::result::Result<u64, String> {
+    v.checked_mul(unit)
+        .ok_or_else(|| format!("{name} {v} times {unit} bytes overflows 64 bits"))
 }
 
 /// `workload.sector_size`: a power of two bytes (512 and 4096 are the usual ones); the formats
@@ -1108,5 +581,7 @@ pub(crate) fn check_sector_size(size: u32, source: &str) -> Result<()> {
     ))
 }
 
+#[cfg(test)]
+mod format_tests;
 #[cfg(test)]
 mod tests;

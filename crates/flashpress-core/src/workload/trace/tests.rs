@@ -1,4 +1,6 @@
 use super::*;
+use crate::config::TimeUnit;
+use std::fs::File;
 use std::io::Write;
 
 const GIB: u64 = 1 << 30;
@@ -460,7 +462,7 @@ fn bad_lines_name_their_line() {
     ];
     assert!(cases.len() >= 12);
     for (format, text, want_line) in cases {
-        match run(format, &text) {
+        match run(format.clone(), &text) {
             Err(Error::Trace { line, msg, .. }) => {
                 assert_eq!(line, want_line, "{format:?} {text:?}: {msg}");
                 assert!(!msg.is_empty());
@@ -526,8 +528,48 @@ fn speed_disksim_1m_lines() {
         assert_ne!(sum, 0);
         best = best.min(dt);
     }
-    // Includes opening the file and reading it from the page cache.
-    println!("disksim parse: {:.1} ns/line", best * 1e9 / 1e6);
+    // Includes opening the file and reading it from the page cache, and the scan.
+    println!(
+        "disksim open (scan) + parse: {:.1} ns/line",
+        best * 1e9 / 1e6
+    );
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let t0 = std::time::Instant::now();
+        assert_eq!(scan(&cfg, 16 * GIB, 4096).unwrap().requests, 1_000_000);
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    println!("disksim scan alone: {:.1} ms for 1M lines", best * 1e3);
+    // The same requests as an Alibaba table, plain and gzip-compressed.
+    let mut table = Vec::with_capacity(50_000_000);
+    let mut msr = Vec::with_capacity(60_000_000);
+    for line in text.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
+        let f: Vec<&str> = std::str::from_utf8(line).unwrap().split(' ').collect();
+        let op = if f[4] == "1" { "R" } else { "W" };
+        let off: u64 = f[2].parse::<u64>().unwrap() * 512;
+        let len: u64 = f[3].parse::<u64>().unwrap() * 512;
+        writeln!(table, "{},{op},{off},{len},{}", f[1], f[0]).unwrap();
+        let ty = if op == "R" { "Read" } else { "Write" };
+        writeln!(msr, "{},hm,{},{ty},{off},{len},100", f[0], f[1]).unwrap();
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&table).unwrap();
+    let gz = gz.finish().unwrap();
+    for (name, bytes, format) in [
+        ("msr", &msr, TraceFormat::Msr),
+        ("alibaba", &table, TraceFormat::Alibaba),
+        ("alibaba.gz", &gz, TraceFormat::Alibaba),
+    ] {
+        let (_d, path) = write_tmp(name, bytes);
+        let cfg = default_trace_config(path, format);
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let t0 = std::time::Instant::now();
+            assert_eq!(scan(&cfg, 16 * GIB, 4096).unwrap().requests, 1_000_000);
+            best = best.min(t0.elapsed().as_secs_f64());
+        }
+        println!("{name} scan: {:.1} ms for 1M lines", best * 1e3);
+    }
 }
 
 mod props {
@@ -550,7 +592,31 @@ mod props {
             Just(TraceFormat::Msr),
             Just(TraceFormat::Blkparse),
             Just(TraceFormat::Fiu),
-            Just(TraceFormat::Csv)
+            Just(TraceFormat::Csv),
+            Just(TraceFormat::Spc),
+            Just(TraceFormat::Alibaba),
+            Just(TraceFormat::Tencent),
+            Just(TraceFormat::Cloudphysics),
+            Just(TraceFormat::OracleGeneral),
+            Just(TraceFormat::OracleGeneralOpns),
+            Just(TraceFormat::Columns(Box::new(
+                crate::config::ColumnsFormat {
+                    delimiter: " ".into(),
+                    skip_lines: 1,
+                    header: true,
+                    time: 1,
+                    offset: 3,
+                    size: 4,
+                    op: 2,
+                    device: Some(5),
+                    offset_unit: crate::config::AddrUnit::Sectors,
+                    size_unit: crate::config::AddrUnit::Bytes,
+                    read: vec!["R".into()],
+                    write: vec!["W".into()],
+                    trim: vec!["D".into()],
+                    ignore: vec!["Q".into()],
+                }
+            )))
         ]
     }
 
@@ -577,6 +643,10 @@ mod props {
             feed(TraceFormat::Blkparse, format!("8,0 0 1 {t} 1 D {rw} {a} + {b} [p]\n").as_bytes(), wrap);
             feed(TraceFormat::Fiu, format!("{t} 1 p {a} {b} {rw} 6 0 f0b48d3e3f3bfc21cb60f1bbfc2ded29\n").as_bytes(), wrap);
             feed(TraceFormat::Csv, format!("time,op,offset,len,content\n{t},{rw},{a},{b},{a}\n").as_bytes(), wrap);
+            feed(TraceFormat::Spc, format!("0,{a},{b},{rw},{t},x\n").as_bytes(), wrap);
+            feed(TraceFormat::Alibaba, format!("0,{rw},{a},{b},{t}\n").as_bytes(), wrap);
+            feed(TraceFormat::Tencent, format!("{t},{a},{b},{rw},1\n").as_bytes(), wrap);
+            feed(TraceFormat::Cloudphysics, format!("{t},{a},{rw},{b}\n").as_bytes(), wrap);
         }
     }
 }

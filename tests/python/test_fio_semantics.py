@@ -58,7 +58,7 @@ def test_ramp_time_is_left_out_of_the_statistics_and_lengthens_the_run() -> None
             }
         ]
     )
-    assert s["requests_completed"] == pytest.approx(1500, abs=2)
+    assert s["sim_time_s"] == pytest.approx(1.5, abs=0.002)
     assert s["read"]["requests"] == pytest.approx(1000, abs=2)
 
 
@@ -207,3 +207,91 @@ def test_atomic_writes_are_plain_writes_and_say_so() -> None:
     s = run([{"rw": "write", "bs": "4k", "size": "1m", "atomic": 1}])
     assert s["host_write_bytes"] == 1 << 20
     assert any("`atomic` ignored: no power loss is simulated" in n for n in s["workload_notes"])
+
+
+def test_queue_depth_is_kept_after_waits() -> None:
+    # A start delay or think time must not leave a QD16 job at depth 1 afterwards.
+    base = {"rw": "randwrite", "bs": "4k", "size": "8m", "iodepth": 16, "runtime": "200ms", "time_based": True}
+    qd16 = run([base])["write"]["iops"]
+    qd1 = run([{**base, "iodepth": 1}])["write"]["iops"]
+    assert qd16 > 2 * qd1  # the device is faster at depth (otherwise the checks below prove nothing)
+    delayed = run([{**base, "startdelay": "1ms"}])["write"]["iops"]
+    assert delayed == pytest.approx(qd16, rel=0.05)
+    # Think 1 us after every 64 I/Os: nearly no time, so nearly the QD16 rate.
+    think = run([{**base, "thinktime": 1, "thinktime_blocks": 64}])["write"]["iops"]
+    assert think > 0.8 * qd16
+
+
+def test_ramp_time_shared_by_every_job_is_the_warmup() -> None:
+    s = run(
+        [
+            {
+                "rw": "randread",
+                "bs": "4k",
+                "size": "8m",
+                "rate_iops": 1000,
+                "runtime": "1s",
+                "ramp_time": "500ms",
+                "time_based": True,
+            }
+        ]
+    )
+    # The rate over the measured window, not halved by the ramp in the divisor.
+    assert s["read"]["iops"] == pytest.approx(1000, rel=0.01)
+    assert s["window"]["from_s"] == pytest.approx(0.5)
+    # A write job's WAF on a fresh device stays 1 with a ramp.
+    w = run([{"rw": "randwrite", "bs": "4k", "size": "4m", "ramp_time": "20ms", "runtime": "50ms", "time_based": True}])
+    assert w["waf"] == pytest.approx(1.0, abs=0.02)
+
+
+def test_rate_limit_on_one_direction_leaves_the_other_free() -> None:
+    mixed = {"rw": "randrw", "bs": "4k", "size": "8m", "runtime": "500ms", "time_based": True}
+    free = run([mixed])["read"]["iops"]
+    capped = run([{**mixed, "rate": ",1m"}])
+    assert capped["host_write_bytes"] / capped["window"]["seconds"] == pytest.approx(1 << 20, rel=0.02)
+    assert capped["read"]["iops"] > 0.7 * free
+
+
+def test_rate_min_checks_only_directions_that_move() -> None:
+    # A write-only job with rate_min for every direction does not fail on reads it never does.
+    s = run(
+        [
+            {
+                "rw": "randwrite",
+                "bs": "4k",
+                "size": "8m",
+                "rate_min": "1k",
+                "runtime": "3s",
+                "time_based": True,
+                "rate_iops": 100,
+            }
+        ]
+    )
+    assert s["write"]["requests"] > 0
+    with pytest.raises(flashpress.errors.WorkloadError, match="below rate_min"):
+        run(
+            [
+                {
+                    "rw": "randwrite",
+                    "bs": "4k",
+                    "size": "8m",
+                    "rate_min": "1m",
+                    "rate_iops": 10,
+                    "runtime": "4s",
+                    "time_based": True,
+                }
+            ]
+        )
+
+
+def test_filesize_sizes_the_file_and_size_the_io() -> None:
+    # fio: filesize overrides size as the file's size; size is then the I/O to do.
+    s = run([{"rw": "randwrite", "bs": "4k", "filesize": "8m", "size": "1m", "filename": "f"}])
+    assert s["host_write_bytes"] == 1 << 20
+
+
+def test_flow_across_stonewall_groups_and_exitall_are_refused() -> None:
+    with pytest.raises(flashpress.errors.ConfigError, match="flow_id 0"):
+        run([{"rw": "write", "size": "1m", "flow": 1}, {"rw": "write", "size": "1m", "flow": 1, "stonewall": True}])
+    with pytest.raises(flashpress.errors.ConfigError, match="exitall"):
+        run([{"rw": "write", "size": "1m", "exitall": True}])

@@ -72,6 +72,8 @@ pub struct OpenedWorkload {
     pub notes: Vec<String>,
     /// Some stream verifies what it wrote.
     pub verify: bool,
+    /// A warm-up the workload asks for (fio's `ramp_time` shared by every job), ns.
+    pub warmup_ns: Option<u64>,
 }
 
 /// [`open_workload`], with the workload's notes.
@@ -80,6 +82,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
         streams,
         notes: Vec::new(),
         verify: false,
+        warmup_ns: None,
     };
     match &cfg.workload {
         WorkloadConfig::Fio(f) => {
@@ -88,6 +91,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 streams: l.streams,
                 notes: l.notes,
                 verify: l.verify,
+                warmup_ns: l.warmup_ns,
             })
         }
         WorkloadConfig::Trace(t) => Ok(plain(vec![workload::trace::open_stream_paged(
@@ -115,8 +119,19 @@ impl Simulation {
             // resolved config records it.
             cfg.check.verify = true;
         }
+        let mut notes = opened.notes;
+        if let Some(ns) = opened.warmup_ns {
+            let ms = ns as f64 / 1e6;
+            if ms > cfg.stats.warmup_ms {
+                // fio's ramp_time: the resolved config records it as the warm-up.
+                cfg.stats.warmup_ms = ms;
+                notes.push(format!(
+                    "fio ramp_time: the first {ms} ms are the run's warm-up (stats.warmup_ms), left out of every count, rate and latency"
+                ));
+            }
+        }
         let mut sim = Self::with_streams(cfg, opened.streams)?;
-        sim.notes = opened.notes;
+        sim.notes = notes;
         Ok(sim)
     }
 

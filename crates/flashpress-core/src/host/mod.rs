@@ -441,10 +441,28 @@ impl Host {
             };
             if ask {
                 s.wait = Wait::Completion;
-                self.advance(i, now, w)?;
+                self.refill(i, now, w)?;
             }
         }
         self.end_group_if_done(i, now, w)
+    }
+
+    /// Ask closed-loop stream `i` for requests until `depth` are in flight or it waits for
+    /// something else: after a wait or a drain the stream goes back to its full depth, not
+    /// one request per completion.
+    fn refill(&mut self, i: usize, now: SimTime, w: &mut World<'_>) -> Result<()> {
+        let Drive::Closed { depth } = self.streams[i].stream.drive else {
+            return Ok(());
+        };
+        loop {
+            if !self.advance(i, now, w)? {
+                return Ok(());
+            }
+            let s = &self.streams[i];
+            if s.exhausted || s.in_flight >= depth || s.wait != Wait::Completion {
+                return Ok(());
+            }
+        }
     }
 
     /// A wake event of stream `i`, generation `generation`, at `now`.
@@ -464,7 +482,7 @@ impl Host {
             return Ok(());
         }
         s.wait = Wait::Completion;
-        self.advance(i, now, w)?;
+        self.refill(i, now, w)?;
         self.end_group_if_done(i, now, w)
     }
 

@@ -232,7 +232,8 @@ pub struct Summary {
     pub read: OpSummary,
     /// Writes.
     pub write: OpSummary,
-    /// Trims; under `[stack]` also file deletes and flushes (fsync).
+    /// Trims, and the other commands that move no data: flushes (fio's fsync, end_fsync)
+    /// and, under `[stack]`, file deletes.
     pub trim: OpSummary,
     /// Energy.
     pub energy: EnergySummary,

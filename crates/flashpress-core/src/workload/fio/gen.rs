@@ -184,6 +184,9 @@ pub(super) struct SourceSpec {
     pub startdelay: (u64, u64),
     /// `ramp_time` ns: I/Os issued in it are left out of the statistics.
     pub ramp_ns: u64,
+    /// The ramp is this stream's own (the recorder leaves its I/Os out); false when every
+    /// job shares one ramp from the run's start, which is then the run's warm-up.
+    pub ramp_per_stream: bool,
     pub steady: Option<SteadyState>,
     /// `flow_sleep` ns (0: wait until another job of the group issues).
     pub flow_sleep_ns: u64,
@@ -434,6 +437,8 @@ pub(super) struct FioSource {
     /// to read back before writing again.
     backlog: std::collections::VecDeque<(u64, u64)>,
     backlog_reads: u64,
+    /// The I/O counters were reset at the end of the ramp.
+    ramp_reset: bool,
     phase: Phase,
     /// Steady state: samples (I/Os, bytes) per interval, the current interval's index and
     /// counts.
@@ -535,6 +540,7 @@ impl FioSource {
             written,
             backlog: std::collections::VecDeque::new(),
             backlog_reads: 0,
+            ramp_reset: false,
             phase: Phase::Run,
             ss_samples: std::collections::VecDeque::new(),
             ss_interval: 0,
@@ -777,12 +783,19 @@ impl FioSource {
         }
         let cycle = r.cycle_ns;
         let t = now.0.saturating_sub(begin.0);
+        // fio (__check_min_rate): a 2 s settle period first.
+        if t < 2_000_000_000 {
+            self.cycle_bytes = self.dir_bytes;
+            self.cycle_start = t;
+            return Ok(());
+        }
         if t < self.cycle_start.saturating_add(cycle) {
             return Ok(());
         }
         for d in 0..3 {
             let m = r.min_bytes[d];
-            if m == 0 {
+            // fio checks only the directions that have moved bytes.
+            if m == 0 || self.dir_bytes[d] == 0 {
                 continue;
             }
             let moved = self.dir_bytes[d] - self.cycle_bytes[d];
@@ -1008,6 +1021,15 @@ impl FioSource {
             return self.step(now);
         }
         self.check_rate_min(now, begin)?;
+        if self.spec.ramp_ns > 0
+            && !self.ramp_reset
+            && now.0 >= begin.0.saturating_add(self.spec.ramp_ns)
+        {
+            // fio's reset_all_stats at the end of ramp_time: size and number_ios count from here.
+            self.ramp_reset = true;
+            self.bytes = 0;
+            self.ios = 0;
+        }
         if self.spec.thinktime_ns > 0 && self.since_think >= self.spec.thinktime_blocks {
             if !self.thinking {
                 // fio quiesces (waits for the I/Os in flight) before it thinks.
@@ -1030,15 +1052,30 @@ impl FioSource {
             self.pending_write = None;
             return Ok(Next::Issue(self.issue(now, 1, addr, len)));
         }
-        let d = match self.held.take() {
+        let mut d = match self.held.take() {
             Some(d) => d,
             None => self.draw_dir(),
         };
         if self.spec.rate.limited() {
             let t = self.rate_time(d, begin);
             if t > now.0 {
-                self.held = Some(d);
-                return Ok(Next::Wait(SimTime(t)));
+                // fio's rate_ddir: when the other direction of a mixed job is behind its
+                // rate, switch to it; when both are ahead, sleep until the sooner one.
+                let other = match self.spec.mix {
+                    Mix::Rw { read_pct } if read_pct > 0 && read_pct < 100 => Some(1 - d),
+                    _ => None,
+                };
+                match other.map(|o| (o, self.rate_time(o, begin))) {
+                    Some((o, to)) if to <= now.0 => d = o,
+                    Some((o, to)) if to < t => {
+                        self.held = Some(o);
+                        return Ok(Next::Wait(SimTime(to)));
+                    }
+                    _ => {
+                        self.held = Some(d);
+                        return Ok(Next::Wait(SimTime(t)));
+                    }
+                }
             }
         }
         if let Some(f) = self.flow.clone() {
@@ -1141,6 +1178,9 @@ impl RequestSource for FioSource {
     }
 
     fn ramp_end(&self) -> Option<SimTime> {
+        if !self.spec.ramp_per_stream {
+            return None;
+        }
         match (self.spec.ramp_ns, self.begin) {
             (0, _) | (_, None) => None,
             (r, Some(b)) => Some(SimTime(b.0.saturating_add(r))),

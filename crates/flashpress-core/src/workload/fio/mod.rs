@@ -50,6 +50,8 @@ pub struct FioLoad {
     pub notes: Vec<String>,
     /// Some job verifies what it wrote (`verify`): reads check their content.
     pub verify: bool,
+    /// Every job's `ramp_time` when they share one from the run's start: the run's warm-up.
+    pub warmup_ns: Option<u64>,
 }
 
 /// Build one closed-loop stream per job clone (see [`load`]), for a plain device.
@@ -131,10 +133,17 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
         .collect();
     let mut refused = vec![false; jobs.len()];
     for (i, opts) in job_opts.iter().enumerate() {
-        for o in opts {
+        // A value is checked only where it is the one that applies (the last of its option).
+        let mut last: BTreeMap<&str, usize> = BTreeMap::new();
+        for (k, o) in opts.iter().enumerate() {
+            if let Some(options::Class::Honoured(c)) = options::class_of(&o.key) {
+                last.insert(c, k);
+            }
+        }
+        for (k, o) in opts.iter().enumerate() {
             let e = match options::class_of(&o.key) {
                 Some(options::Class::Refused(why)) => Some(o.err(why)),
-                Some(options::Class::Honoured(c)) => o
+                Some(options::Class::Honoured(c)) if last.get(c) == Some(&k) => o
                     .value
                     .as_deref()
                     .and_then(|v| options::refused_value(c, v))
@@ -162,14 +171,40 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
     if specs.is_empty() {
         return Err(Error::Workload("the fio workload defines no jobs".into()));
     }
-    let placed = layout::place(&mut specs, capacity_bytes, stacked)?;
+    let mut placed = layout::place(&mut specs, capacity_bytes, stacked)?;
 
+    let mut notes = Vec::new();
+    // One ramp shared by every job from the run's start is the run's warm-up
+    // (stats.warmup_ms): counts, the window's length and flash counters all leave it out.
+    let uniform_ramp = {
+        let r = specs[0].source.ramp_ns;
+        (r > 0
+            && specs.iter().all(|s| {
+                s.source.ramp_ns == r
+                    && !s.stonewall
+                    && s.wait_for.is_none()
+                    && s.source.startdelay == (0, 0)
+            }))
+        .then_some(r)
+    };
+    if uniform_ramp.is_some() {
+        for clones in &mut placed {
+            for c in clones.iter_mut() {
+                c.ramp_per_stream = false;
+            }
+        }
+    } else if specs.iter().any(|s| s.source.ramp_ns > 0) {
+        notes.push(
+            "fio ramp_time differs between jobs or starts after the run's start: each job's ramp I/O is left out of the request, byte and latency totals, but the measured window's length and the flash counters include it".to_string(),
+        );
+    }
     // Streams, groups and flow groups.
     let mut streams = Vec::new();
     let mut group: u32 = 0;
     let mut group_jobs: Vec<usize> = Vec::new();
     let mut flows: BTreeMap<u32, Arc<Mutex<FlowGroup>>> = BTreeMap::new();
     let mut verify = false;
+    let mut flow_group: BTreeMap<u32, u32> = BTreeMap::new();
     for (job_index, spec) in specs.iter().enumerate() {
         let mut new_group = job_index > 0 && spec.stonewall;
         if let Some((target, at)) = &spec.wait_for {
@@ -193,6 +228,21 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
         }
         group_jobs.push(job_index);
         verify |= spec.verify;
+        if let Some((id, _)) = spec.flow {
+            // fio counts the weights of every job of a flow group, so jobs of one group in
+            // different stonewall groups would stall each other forever.
+            match flow_group.get(&id) {
+                Some(&g) if g != group => {
+                    return Err(spec.size_at.err(format!(
+                        "job `{}`: flow_id {id} has jobs in different stonewall groups, where fio's flow control stalls forever",
+                        spec.name
+                    )))
+                }
+                _ => {
+                    flow_group.insert(id, group);
+                }
+            }
+        }
         let mut zipf_cache = None;
         for clone in 0..spec.numjobs {
             let stream_index = streams.len() as u64;
@@ -234,8 +284,6 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
             });
         }
     }
-    // What the summary says: ignored options (once each, in order), variables read.
-    let mut notes = Vec::new();
     let mut listed = std::collections::BTreeSet::new();
     for spec in &specs {
         for (k, why) in &spec.ignored {
@@ -251,6 +299,7 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
         streams,
         notes,
         verify,
+        warmup_ns: uniform_ramp,
     })
 }
 
@@ -337,7 +386,7 @@ mod layout {
             names: Vec<String>,
             start: u64,
             len: u64,
-            /// `size` when it exceeds what the files hold.
+            /// `size` when `filesize` sizes the files: the I/O to do.
             io_total: Option<u64>,
         }
         let mut extent: BTreeMap<String, u64> = BTreeMap::new();
@@ -399,9 +448,13 @@ mod layout {
                 }
                 // With `filesize`, `size` is the I/O over the files (fio goes round them
                 // again when it is larger); the region is what the file holds.
-                let io_total = spec.files.size.map(|s| of(s, pct_room));
+                // fio: `filesize` sizes the files; `size` is then only the I/O to do.
+                let io_total = match (spec.files.size, spec.files.filesize) {
+                    (Some(s), Some(_)) => Some(of(s, pct_room)),
+                    _ => None,
+                };
                 let len = match (spec.files.size, spec.files.filesize) {
-                    (Some(s), Some(fs)) => (of(s, pct_room) / n).min(fs.saturating_sub(start)),
+                    (Some(_), Some(fs)) => fs.saturating_sub(start),
                     (Some(s), None) => of(s, pct_room) / n,
                     (None, Some(fs)) => fs.saturating_sub(start),
                     (None, None) if is_dev || stacked => capacity.saturating_sub(start),
@@ -552,7 +605,7 @@ mod layout {
                 let nfiles = s.files.len() as u64;
                 if !s.time_based && s.io_limit.is_none() {
                     let held = w.len.saturating_mul(nfiles);
-                    s.io_limit = Some(w.io_total.map_or(held, |t| t.max(held)));
+                    s.io_limit = Some(w.io_total.unwrap_or(held));
                 }
                 if let Some(pct) = s.dedupe_ws_pct {
                     s.dedupe_working_set =

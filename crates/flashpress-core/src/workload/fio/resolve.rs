@@ -212,6 +212,11 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             if random && (neg || n == 0) {
                 return Err(o.err("the `:N` of a random rw must be a positive count of I/Os"));
             }
+            if !random && n % 512 != 0 {
+                return Err(
+                    o.err("the `:N` gap of a sequential rw must be a multiple of 512 bytes")
+                );
+            }
             let n = i64::try_from(n).map_err(|_| o.err("`:N` is too large"))?;
             modifier = Some(if neg { -n } else { n });
         }
@@ -639,6 +644,12 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         None => true,
         Some(o) => o.flag()?,
     };
+    if verify && do_verify && !writes {
+        ignored.push((
+            "verify".to_string(),
+            "a read-only job has no writes of its own to verify (flashpress checks reads against the last write under check.verify)",
+        ));
+    }
     let verify = verify && do_verify && writes;
     // fio's verify_backlog=N: after every N blocks written, read them back (in batches of
     // verify_backlog_batch, default N).
@@ -801,6 +812,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             thinktime_blocks,
             startdelay,
             ramp_ns,
+            ramp_per_stream: true,
             steady,
             flow_sleep_ns,
             verify,

@@ -966,3 +966,15 @@ fn verify_reads_back_what_was_written() {
         assert_eq!(wo, ro);
     }
 }
+
+#[test]
+fn filesize_is_the_region_and_size_the_io() {
+    let mut st = load_text("[f]\nrw=randwrite\nbs=4k\nfilesize=8m\nsize=1m\n", GIB, 1).unwrap();
+    let r = take(&mut st[0], 10_000);
+    assert_eq!(r.iter().map(|r| r.len).sum::<u64>(), 1 << 20);
+    assert!(
+        r.iter().any(|r| r.offset >= 4 << 20),
+        "random offsets cover the whole 8 MiB file"
+    );
+    assert!(r.iter().all(|r| r.offset + r.len <= 8 << 20));
+}

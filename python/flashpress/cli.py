@@ -237,12 +237,28 @@ def cmd_presets(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from flashpress.sweep import sweep
 
-    df = sweep(args.grid, args.out, scheduler=args.scheduler, workers=args.workers, overwrite=args.force)
+    try:
+        df = sweep(
+            args.grid,
+            args.out,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            overwrite=args.force,
+            log=lambda msg: print(msg, file=sys.stderr),
+        )
+    except KeyboardInterrupt as e:
+        return _interrupted(e)
     headline = ["requests_completed", "waf", "read.iops", "write.iops", "write.latency_us.p99"]
     shown = ["point", *df.attrs.get("params", []), *(c for c in headline if c in df.columns)]
     print(df[shown].to_string(index=False))
     print(f"\n{len(df)} points; results written to {args.out}/ (results.csv, results.parquet, points/)")
     return 0
+
+
+def _interrupted(e: KeyboardInterrupt) -> int:
+    """Ctrl-C of a sweep or reproduction: one line (what was kept), status 130."""
+    print(f"flashpress: interrupted{f'; {e}' if str(e) else ''}", file=sys.stderr)
+    return 130
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -306,11 +322,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             only=only,
             scheduler=args.scheduler,
             workers=args.workers,
-            overwrite=args.overwrite,
+            overwrite=args.force,
             log=None if args.quiet else (lambda msg: print(msg, file=sys.stderr)),
         )
     except ValueError as e:  # an unknown figure or scale
         raise UsageError(str(e)) from None
+    except KeyboardInterrupt as e:
+        return _interrupted(e)
     print(f"report written to {report} and {report.with_suffix('.html')}")
     return 0
 
@@ -402,7 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--quick", action="store_true", help="CI-sized scale (fewer, shorter, smaller runs)")
     rp.add_argument("--scale", choices=("quick", "default", "full"), help="scale of the runs (default: default)")
     rp.add_argument("--out", metavar="DIR", help="output directory (default: reproduce-PAPER)")
-    rp.add_argument("--overwrite", action="store_true", help="replace a non-empty --out directory")
+    rp.add_argument("--force", action="store_true", help="replace a non-empty --out directory")
+    # The flag's earlier name, kept so scripts keep working; --force is the one name of every command.
+    rp.add_argument("--overwrite", action="store_true", dest="force", help=argparse.SUPPRESS)
     rp.add_argument("--workers", type=int, metavar="N", help="local cluster worker processes")
     rp.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address (default: a local cluster)")
     rp.add_argument(

@@ -1,7 +1,7 @@
 """The exceptions flashpress raises: one class per kind of user mistake, under FlashpressError.
 
-Every class but ``OutputExistsError`` maps one variant of the core's error enum. Attributes
-set on raised instances where they apply: ``key`` and ``source_name`` (ConfigError),
+Every class but ``OutputExistsError``, ``SweepError`` and ``FieldError`` maps one variant of the
+core's error enum. Attributes set on raised instances where they apply: ``key`` and ``source_name`` (ConfigError),
 ``path`` and ``line`` (TraceFormatError, JobFileError), ``path`` and ``errno``
 (FileReadError), ``name`` and ``known`` (UnknownPresetError, UnknownCodecError), ``codec``
 (CodecError).
@@ -30,6 +30,15 @@ class OutputExistsError(FlashpressError, FileExistsError):
     """A results directory already exists and is not empty (pass ``overwrite=True``)."""
 
 
+class SweepError(FlashpressError):
+    """Some tasks of a sweep or reproduction did not finish: a task raised, its worker died past
+    Dask's retries (KilledWorker) or the scheduler was lost. The finished tasks' results are kept
+    in the output's work folder and the same call again resumes from them. ``failed`` maps each
+    failed point (or run) number to what happened."""
+
+    failed: dict[int, str]
+
+
 class FieldError(FlashpressError, ValueError):
     """A scientific field that cannot be read or compressed as asked (lossy pipelines): an
     unknown variable, an unsupported dtype, a shape that does not match the file, NaN or Inf
@@ -52,6 +61,7 @@ __all__ = [
     "InvariantError",
     "JobFileError",
     "OutputExistsError",
+    "SweepError",
     "TraceFormatError",
     "UnknownCodecError",
     "UnknownPolicyError",

@@ -4,9 +4,17 @@ them to a results directory without ever leaving a half-written one behind."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import fcntl
+import functools
+import hashlib
 import json
+import logging
 import os
+import secrets
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from functools import cached_property
@@ -25,15 +33,140 @@ TimelineFormat = Literal["parquet", "csv"]
 
 def check_out_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Raise OutputExistsError if ``out_dir`` is a file, or a non-empty directory and not
-    ``overwrite``; return its absolute path."""
+    ``overwrite``; return its absolute path. Leftovers of earlier killed writers of
+    ``out_dir`` are dealt with first (see :func:`recover_leftovers`)."""
     out = Path(out_dir).absolute()
+    recover_leftovers(out)
     if out.exists() and not out.is_dir():
         raise OutputExistsError(f"{out_dir}: exists and is not a directory")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
+        kept = _work_path(out)
+        hint = (
+            f"; an interrupted run's finished work is kept in {kept.name}/ and --force resumes it"
+            if kept.is_dir()
+            else ""
+        )
         raise OutputExistsError(
-            f"{out_dir}: output directory exists and is not empty (use --force / overwrite=True to replace it)"
+            f"{out_dir}: output directory exists and is not empty (use --force / overwrite=True to replace it{hint})"
         )
     return out
+
+
+# -- writers' temporary folders --------------------------------------------------------------
+#
+# A writer of D works in hidden siblings named after itself: ``.D.tmp-<pid>-<start>-<random>``
+# (the new results, or the old ones after an exchange) and, where the kernel cannot exchange two
+# directories, ``.D.old-<pid>-<start>-<random>`` (the old results between the two renames of an
+# overwrite). <start> is the process's start time (Linux: clock ticks since boot), so a reused pid
+# is not taken for the writer. A later writer of D removes the folders of writers that are gone,
+# and puts an old D back if its writer died between the two renames.
+
+_log = logging.getLogger("flashpress")
+
+
+def _start_ticks(pid: int) -> int:
+    """The start time of process ``pid`` (clock ticks since boot; 0 where /proc is missing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    # Field 22; the command name (field 2) may hold spaces and parentheses, so count from its end.
+    return int(stat[stat.rindex(")") + 2 :].split()[19])
+
+
+@functools.cache
+def _owner_tag() -> str:
+    pid = os.getpid()
+    return f"{pid}-{_start_ticks(pid)}"
+
+
+def _owner_alive(pid: int, start: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, someone else's
+    return start == 0 or _start_ticks(pid) in (0, start)
+
+
+def _work_path(out: Path) -> Path:
+    """The resumable work folder of ``out`` (see :class:`WorkDir`)."""
+    return out.parent / f".{out.name}.partial"
+
+
+def recover_leftovers(out_dir: str | os.PathLike[str]) -> None:
+    """Clean up after earlier writers of ``out_dir`` that were killed: remove their temporary
+    folders, and when one died between the two renames of an overwrite (``out_dir`` missing, the
+    old results aside), rename the old results back (said on the ``flashpress`` logger).
+    Folders of writers still running are left alone."""
+    out = Path(out_dir).absolute()
+    try:
+        entries = sorted(out.parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        for kind in ("tmp", "old"):
+            prefix = f".{out.name}.{kind}-"
+            if not entry.name.startswith(prefix):
+                continue
+            pid, _, rest = entry.name[len(prefix) :].partition("-")
+            start, _, _ = rest.partition("-")
+            if not (pid.isdigit() and start.isdigit()) or _owner_alive(int(pid), int(start)):
+                continue  # a running writer's, or not ours to judge
+            if kind == "old" and not out.exists():
+                os.replace(entry, out)
+                _log.warning(
+                    "flashpress: %s was missing after an interrupted overwrite; its earlier results were put back",
+                    out,
+                )
+            elif entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directories in one step (Linux renameat2 RENAME_EXCHANGE); False where the
+    kernel, the C library or the file system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _commit(tmp: Path, out: Path) -> None:
+    """Put the finished directory ``tmp`` at ``out``, replacing what is there without a moment
+    in which ``out`` is missing (or, without an exchange, with the old results recoverable by
+    :func:`recover_leftovers` if this process dies in between)."""
+    if not out.exists():
+        os.replace(tmp, out)
+    elif _exchange(tmp, out):
+        shutil.rmtree(tmp, ignore_errors=True)  # now the old results
+    else:
+        old = out.parent / f".{out.name}.old-{_owner_tag()}-{secrets.token_hex(4)}"
+        os.replace(out, old)
+        os.replace(tmp, out)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _temp_dir(out: Path) -> Path:
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{_owner_tag()}-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)  # mkdtemp makes 0700; results are ordinary files for others to read
+    return tmp
 
 
 class AtomicFile:
@@ -62,27 +195,109 @@ def atomic_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> I
     """Yield a temporary sibling directory of ``out_dir``; when the block succeeds, it is
     renamed to ``out_dir``; when it fails, it is removed and ``out_dir`` is left untouched.
 
-    An existing non-empty ``out_dir`` raises OutputExistsError unless ``overwrite``.
+    An existing non-empty ``out_dir`` raises OutputExistsError unless ``overwrite``; it is
+    replaced without a moment in which ``out_dir`` is missing (an exchange where the kernel
+    has one, else two renames that the next writer completes or undoes if this one dies).
     """
     out = check_out_dir(out_dir, overwrite=overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    tmp.chmod(0o777 & ~umask)  # mkdtemp makes 0700; results are ordinary files for others to read
+    tmp = _temp_dir(out)
     try:
         yield tmp
-        if out.exists():
-            # Move the old directory aside first so a crash never leaves a mix of both.
-            trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, trash / "old")
-            os.replace(tmp, out)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
+        _commit(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+@functools.cache
+def _build_id() -> str:
+    """What identifies this flashpress: its version and the SHA-256 of the extension module
+    (a rebuilt core with the same version number is another build)."""
+    digest = hashlib.sha256()
+    with open(_core.__file__, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return f"{_core.__version__}+{digest.hexdigest()[:16]}"
+
+
+def task_key(kind: str, *parts: Any) -> str:
+    """The key of one task's result: SHA-256 of what determines it (``kind``, ``parts`` such as
+    the resolved config's JSON, which holds the seed, and this flashpress build)."""
+    text = json.dumps([kind, _build_id(), *parts], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class WorkDir:
+    """The resumable work folder of an output directory ``D``: ``.D.partial`` beside it.
+
+    Each finished task's result is kept there as it completes (``done/<key>.json``, written
+    atomically, keyed by :func:`task_key`), so a rerun on the same ``D`` reuses every result
+    whose key matches. When every task is done, the final files are written into the folder,
+    the kept results are dropped and the folder is renamed to ``D`` (see :func:`_commit`):
+    ``D`` is complete or absent, and an unfinished run never looks finished. One process at a
+    time works in a folder (an advisory lock); use it as a context manager.
+    """
+
+    def __init__(self, out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> None:
+        self.out = check_out_dir(out_dir, overwrite=overwrite)
+        self.path = _work_path(self.out)
+        self._fd: int | None = None
+
+    def __enter__(self) -> WorkDir:
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.path.mkdir(exist_ok=True)
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputExistsError(
+                f"{self.out}: another flashpress process is writing this output (its {self.path.name}/ is locked)"
+            ) from None
+        self._fd = fd
+        # Final files of a run killed while writing them are written again; kept results stay.
+        for entry in self.path.iterdir():
+            if entry.name == "done":
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        (self.path / "done").mkdir(exist_ok=True)
+        for stray in (self.path / "done").glob("*.tmp"):
+            stray.unlink()  # an AtomicFile of a killed run
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # releases the lock; the kept results stay for a rerun
+            self._fd = None
+
+    def keys(self) -> set[str]:
+        """The keys of the results kept so far."""
+        return {p.stem for p in (self.path / "done").glob("*.json")}
+
+    def get(self, key: str) -> Any:
+        """The result kept under ``key`` (None when there is none)."""
+        try:
+            return json.loads((self.path / "done" / f"{key}.json").read_text())
+        except FileNotFoundError:
+            return None
+
+    def put(self, key: str, value: Any) -> None:
+        """Keep ``value`` (JSON-serialisable) under ``key``, atomically."""
+        with AtomicFile(self.path / "done" / f"{key}.json") as f:
+            json.dump(value, f)
+
+    def commit(self) -> Path:
+        """Drop the kept results and rename the folder, now holding the final files, to the
+        output directory. Returns the output directory."""
+        garbage = self.out.parent / f".{self.out.name}.tmp-{_owner_tag()}-{secrets.token_hex(4)}"
+        os.replace(self.path / "done", garbage)
+        _commit(self.path, self.out)
+        shutil.rmtree(garbage, ignore_errors=True)
+        return self.out
 
 
 class Result:

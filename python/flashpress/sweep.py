@@ -24,16 +24,19 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import logging
 import os
+import signal
+import threading
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashpress.config import Config
-from flashpress.errors import ConfigError, FileReadError, FlashpressError
-from flashpress.result import atomic_dir, check_out_dir
+from flashpress.errors import ConfigError, FileReadError, FlashpressError, SweepError
+from flashpress.result import WorkDir, task_key
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -164,36 +167,165 @@ def flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def run_point(index: int, params: dict[str, Any], config_json: str) -> tuple[dict[str, Any], str]:
-    """One sweep task (runs on a Dask worker): simulate a resolved config and return the flat
-    results row and the exact ``summary.json`` text."""
+def _test_hook(task: str) -> None:
+    """Test-only: the worker process running ``task`` (e.g. ``point 1``) dies at once when
+    ``FLASHPRESS_TEST_DIE_IN`` names it, as a worker killed by the OOM killer would."""
+    if os.environ.get("FLASHPRESS_TEST_DIE_IN") == task:
+        os._exit(70)
+
+
+def run_point(index: int, config_json: str) -> str:
+    """One sweep task (runs on a Dask worker): simulate a resolved config and return the exact
+    ``summary.json`` text."""
     from flashpress.run import simulate
 
-    result = simulate(Config.from_json(config_json, source_name=f"point {index}"), progress=False)
-    row = {"point": index, **params, **flatten(result.summary)}
-    return row, result.summary_json
+    _test_hook(f"point {index}")
+    return simulate(Config.from_json(config_json, source_name=f"point {index}"), progress=False).summary_json
+
+
+def dask_setup(worker: object) -> None:
+    """Preload of the local cluster's worker processes (runs in their main thread). Ctrl-C at a
+    terminal signals the whole process group; the workers leave it to the flashpress process,
+    which stops them, instead of each printing its own tracebacks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _dask_logs_off() -> Iterator[None]:
+    """No log lines from Dask (and the libraries under it): what goes wrong with a task is
+    reported by :func:`run_tasks`, naming the task."""
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+@contextlib.contextmanager
+def _no_sigint() -> Iterator[None]:
+    """While closing a client and cluster after a Ctrl-C: no second KeyboardInterrupt."""
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, old)
 
 
 @contextlib.contextmanager
 def dask_client(scheduler: str | None, workers: int | None, tasks: int) -> Iterator[Client]:
     """A Dask client: connected to ``scheduler`` when given, else to a local cluster of
     ``workers`` single-threaded processes (default: one per core, at most one per task).
-    The client (and a local cluster) is closed on exit."""
+    The client (and a local cluster) is closed on exit, quietly after a Ctrl-C."""
     from dask.distributed import Client, LocalCluster
 
-    if scheduler:
-        client = Client(scheduler)
-        cluster = None
-    else:
-        n = workers or max(1, min(os.cpu_count() or 1, tasks))
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
+    with contextlib.ExitStack() as stack:
+        if scheduler:
+            client = Client(scheduler)
+            cluster = None
+        else:
+            # Our own cluster: a worker that dies is reported by run_tasks, not logged by Dask.
+            stack.enter_context(_dask_logs_off())
+            n = workers or max(1, min(os.cpu_count() or 1, tasks))
+            cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                preload=["flashpress.sweep"],
+                silence_logs=logging.CRITICAL,
+            )
+            client = Client(cluster)
+        interrupted = False
+        try:
+            yield client
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
+        finally:
+            if interrupted:
+                stack.enter_context(_no_sigint())
+                stack.enter_context(_dask_logs_off())
+            with contextlib.suppress(Exception):
+                client.close()
+            if cluster is not None:
+                with contextlib.suppress(Exception):
+                    cluster.close()
+
+
+def _describe_failure(exc: BaseException | None) -> str:
+    from distributed.scheduler import KilledWorker
+
+    if isinstance(exc, KilledWorker):
+        return "its worker process died (KilledWorker: Dask's retries are used up; out of memory?)"
+    if isinstance(exc, FlashpressError):
+        return f"{type(exc).__name__}: {exc}"
+    return f"{type(exc).__name__}: {exc}" if exc is not None else "not run"
+
+
+def run_tasks(
+    client: Client,
+    tasks: Sequence[tuple[str, Callable[..., Any], tuple[Any, ...]]],
+    on_done: Callable[[int, Any], None],
+) -> dict[int, str]:
+    """Run ``tasks`` (Dask key, function, arguments) on ``client``, calling ``on_done(i, result)``
+    in this process as each finishes (in any order), so a result is kept as soon as it exists.
+    Returns what went wrong with each task that did not finish, by index: an error the task
+    raised, a worker that died past Dask's retries (KilledWorker), or the scheduler lost (then
+    every unfinished task). Ctrl-C raises KeyboardInterrupt, the finished tasks handed over."""
+    from distributed import as_completed
+
+    # On our local cluster at most one task per worker is handed to Dask at a time: Dask counts
+    # a worker's death against every task assigned to it, so a queue behind a task that kills its
+    # worker would be blamed (and given up) with it. A remote cluster gets every task at once.
+    limit = len(client.scheduler_info().get("workers", {})) if client.cluster is not None else 0
+    pending = iter(enumerate(tasks))
+    index: dict[Any, int] = {}
+    futures = []
+
+    def submit_next() -> Any:
+        try:
+            i, (key, fn, args) = next(pending)
+        except StopIteration:
+            return None
+        fut = client.submit(fn, *args, pure=False, key=key)
+        index[fut.key] = i
+        futures.append(fut)
+        return fut
+
+    first = [submit_next() for _ in range(limit if limit > 0 else len(tasks))]
+    running = as_completed([f for f in first if f is not None])
+    failures: dict[int, str] = {}
+    finished: set[int] = set()
     try:
-        yield client
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        for fut in running:
+            i = index[fut.key]
+            if fut.status == "finished":
+                on_done(i, fut.result())
+                finished.add(i)
+                fut.release()  # kept by on_done: not to be computed again if its worker dies
+            elif fut.status == "error":
+                failures[i] = _describe_failure(fut.exception())
+            else:
+                failures[i] = "lost: the connection to the Dask scheduler was lost (or the task was cancelled)"
+            if limit > 0:
+                nxt = submit_next()
+                if nxt is not None:
+                    running.add(nxt)
+    except OSError as e:  # the scheduler went away while we waited
+        for i in range(len(tasks)):
+            if i not in finished and i not in failures:
+                failures[i] = f"lost: the connection to the Dask scheduler failed ({type(e).__name__}: {e})"
+    except KeyboardInterrupt:
+        with contextlib.suppress(Exception):
+            client.cancel(futures)
+        raise
+    return failures
 
 
 def sweep(
@@ -203,47 +335,87 @@ def sweep(
     workers: int | None = None,
     *,
     overwrite: bool = False,
+    log: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Run every point of ``grid`` on Dask and write the results under ``out``.
 
     ``scheduler`` is a Dask scheduler address; without it a local cluster of ``workers``
     processes (default: one per core, at most one per point) runs the tasks. Returns the results
     table (one row per point, sorted by point index).
+
+    Each point's summary is kept in ``out``'s work folder (``.OUT.partial``, see
+    :class:`~flashpress.result.WorkDir`) as it finishes; a sweep that stops early (a failed point
+    raises :class:`~flashpress.errors.SweepError`, Ctrl-C raises KeyboardInterrupt) is resumed by
+    calling it again with the same ``out``: points whose config and flashpress build match a kept
+    summary are not run again. ``log`` receives a line about what is reused.
     """
     import pandas as pd
 
     points = expand(grid)
     # Fail on an unusable output directory before starting a cluster.
-    check_out_dir(out, overwrite=overwrite)
-    with dask_client(scheduler, workers, len(points)) as client:
-        futures = [
-            client.submit(
-                run_point, p.index, p.params, p.config.to_json(), pure=False, key=f"flashpress-point-{p.index}"
+    with WorkDir(out, overwrite=overwrite) as work:
+        configs = [p.config.to_json() for p in points]
+        keys = [task_key("sweep point", c) for c in configs]
+        kept = work.keys()
+        summaries: dict[int, str] = {i: work.get(k) for i, k in enumerate(keys) if k in kept}
+        if kept and log is not None:
+            unused = len(kept - set(keys))
+            log(
+                f"resuming {out}: {len(summaries)} of {len(points)} points finished earlier, "
+                f"{len(points) - len(summaries)} to run"
+                + (
+                    f"; {unused} earlier results match no point now (config or build changed) and are not used"
+                    if unused
+                    else ""
+                )
             )
-            for p in points
-        ]
-        outputs: list[tuple[dict[str, Any], str]] = []
-        for p, fut in zip(points, futures, strict=True):
-            try:
-                outputs.append(fut.result())
-            except FlashpressError as e:
-                client.cancel(futures)
-                e.args = (f"point {p.index} ({p.describe()}): {e}",)
-                raise
+        todo = [p for p in points if p.index not in summaries]
+        if todo:
 
-    rows = [row for row, _ in outputs]
-    df = pd.DataFrame(rows).sort_values("point", kind="stable").reset_index(drop=True)
-    df.attrs["params"] = list(points[0].params) if points else []
-    with atomic_dir(out, overwrite=overwrite) as tmp:
+            def keep(j: int, summary_json: str) -> None:
+                i = todo[j].index
+                work.put(keys[i], summary_json)
+                summaries[i] = summary_json
+
+            try:
+                with dask_client(scheduler, workers, len(todo)) as client:
+                    failures = run_tasks(
+                        client,
+                        [(f"flashpress-point-{p.index}", run_point, (p.index, configs[p.index])) for p in todo],
+                        keep,
+                    )
+            except KeyboardInterrupt:
+                raise KeyboardInterrupt(_kept_note(len(summaries), len(points), "points", work)) from None
+            if failures:
+                failed = {todo[j].index: msg for j, msg in failures.items()}
+                lines = [f"point {i} ({points[i].describe()}): {msg}" for i, msg in sorted(failed.items())]
+                err = SweepError(
+                    f"{len(failed)} of {len(points)} points failed; "
+                    + _kept_note(len(summaries), len(points), "points", work)
+                    + "\n  "
+                    + "\n  ".join(lines)
+                )
+                err.failed = failed
+                raise err
+
+        rows = [{"point": p.index, **p.params, **flatten(json.loads(summaries[p.index]))} for p in points]
+        df = pd.DataFrame(rows).sort_values("point", kind="stable").reset_index(drop=True)
+        df.attrs["params"] = list(points[0].params) if points else []
+        tmp = work.path
         df.to_csv(tmp / "results.csv", index=False)
         df.to_parquet(tmp / "results.parquet", index=False)
-        for p, (_, summary_json) in zip(points, outputs, strict=True):
+        for p in points:
             d = tmp / "points" / f"{p.index:04d}"
             d.mkdir(parents=True)
-            (d / "config.json").write_text(p.config.to_json())
-            (d / "summary.json").write_text(summary_json)
+            (d / "config.json").write_text(configs[p.index])
+            (d / "summary.json").write_text(summaries[p.index])
             (d / "params.json").write_text(json.dumps(p.params, indent=2) + "\n")
+        work.commit()
     return df
 
 
-__all__ = ["Point", "dask_client", "expand", "flatten", "run_point", "sweep"]
+def _kept_note(done: int, total: int, what: str, work: WorkDir) -> str:
+    return f"{done} of {total} {what} finished and are kept in {work.path}; the same command again resumes from them"
+
+
+__all__ = ["Point", "dask_client", "expand", "flatten", "run_point", "run_tasks", "sweep"]

@@ -11,7 +11,9 @@ The output directory holds ``report.md`` and ``report.html``, ``results.csv`` /
 ``results.parquet`` (one row per figure run), ``figures/<key>.png|svg``, ``scale.json``,
 ``reproduce.json`` (the paper, preset, figures, wall time and cores: what the report needs
 besides the results) and ``runs/NNNN/`` (config, summary and timeline of every distinct
-simulation). It is written atomically. :func:`render` writes both reports again from these files
+simulation). It is written atomically: each run is kept in the work folder ``.OUT.partial``
+beside it as it finishes, and an interrupted reproduction resumes from there when run again.
+:func:`render` writes both reports again from these files
 without running anything.
 """
 
@@ -27,7 +29,7 @@ from flashpress.errors import FileReadError
 from flashpress.reproduce import experiments
 from flashpress.reproduce.experiments import PAPER_PRESETS, Figure
 from flashpress.reproduce.scale import SCALES, Scale, get_scale
-from flashpress.result import atomic_dir, check_out_dir
+from flashpress.result import WorkDir, check_out_dir
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,8 +83,9 @@ def reproduce(
         prep(sc, [r for f in figs if f.prepare is prep for r in f.runs])
     # The data studies are quick and can fail on missing data: before the runs, not after.
     studies = [row for f in figs if f.analysis is not None for row in f.analysis(sc)]
-    outcome = execute(planned, scheduler=scheduler, workers=workers, log=log)
-    with atomic_dir(out, overwrite=overwrite) as tmp:
+    with WorkDir(out, overwrite=overwrite) as work:
+        outcome = execute(planned, scheduler=scheduler, workers=workers, log=log, work=work)
+        tmp = work.path
         table = outcome.table
         if studies:
             import pandas as pd
@@ -117,6 +120,7 @@ def reproduce(
         (tmp / META).write_text(json.dumps(meta, indent=2) + "\n")
         configs = {i: f"runs/{i:04d}/config.json" for i in outcome.configs}
         _write_reports(tmp, figs, table, sc, meta, files, configs)
+        work.commit()
     return Path(out) / "report.md"
 
 

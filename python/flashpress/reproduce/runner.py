@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flashpress.config import Config
-from flashpress.errors import ConfigError, FlashpressError
+from flashpress.errors import ConfigError, FlashpressError, SweepError
 from flashpress.reproduce.experiments import LABEL_KEYS, PRESET, Figure, PresetValue, RunSpec
 from flashpress.reproduce.timeline_features import features as timeline_features
-from flashpress.sweep import dask_client, flatten
+from flashpress.result import WorkDir, task_key
+from flashpress.sweep import _test_hook, dask_client, flatten, run_tasks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -108,6 +109,7 @@ def run_task(index: int, config_json: str, want_timeline: bool, want_cdf: bool =
     from flashpress.run import simulate
 
     t0 = time.perf_counter()
+    _test_hook(f"run {index + 1}")
     try:
         result = simulate(Config.from_json(config_json, source_name=f"run {index}"), progress=False)
     except FlashpressError as e:
@@ -152,6 +154,17 @@ class Outcome:
     cdfs: dict[int, pd.DataFrame] = field(default_factory=dict)
 
 
+def _task_args(u: tuple[Config, bool, bool]) -> tuple[str, bool, bool]:
+    cfg, tl, cdf = u
+    return cfg.to_json(), tl, cdf
+
+
+def _kept(done: int, total: int, work: WorkDir | None) -> str:
+    if work is None:
+        return f"{done} of {total} runs finished"
+    return f"{done} of {total} runs finished and are kept in {work.path}; the same command again resumes from them"
+
+
 def _unique(planned: Iterable[PlannedRun]) -> tuple[list[tuple[Config, bool, bool]], list[int | None]]:
     """Unique configs (in first-seen order, with whether a timeline and the during-GC CDFs are
     wanted) and each planned run's index into them (None when skipped)."""
@@ -180,30 +193,64 @@ def execute(
     scheduler: str | None = None,
     workers: int | None = None,
     log: Any = None,
+    work: WorkDir | None = None,
 ) -> Outcome:
     """Run the planned runs on Dask (a local cluster of ``workers`` processes, or the
-    scheduler at ``scheduler``) and gather the results table."""
+    scheduler at ``scheduler``) and gather the results table.
+
+    With ``work``, each finished run is kept there as it completes and runs kept by an earlier,
+    interrupted call are not run again (same config, same flashpress build). A run whose worker
+    died past Dask's retries, or that the lost scheduler never finished, raises
+    :class:`~flashpress.errors.SweepError` (the finished ones kept); a flashpress error of a run
+    is that run's ``failed`` row."""
     import io
 
     import pandas as pd
 
     t0 = time.perf_counter()
     unique, refs = _unique(planned)
-    outputs: list[dict[str, Any]] = []
-    if unique:
-        with dask_client(scheduler, workers, len(unique)) as client:
-            futures = [
-                client.submit(run_task, i, cfg.to_json(), tl, cdf, pure=False, key=f"flashpress-reproduce-{i}")
-                for i, (cfg, tl, cdf) in enumerate(unique)
-            ]
-            for i, fut in enumerate(futures):
-                try:
-                    out = fut.result()
-                except Exception as e:  # a worker died or the task could not run: keep the others
-                    out = {"status": "failed", "error": f"{type(e).__name__}: {e}", "wall_s": None}
-                outputs.append(out)
-                if log is not None:
-                    log(f"run {i + 1}/{len(unique)}: {out['status']}" + (f" ({out['error']})" if out["error"] else ""))
+    keys = [task_key("reproduce run", cfg.to_json(), tl, cdf) for cfg, tl, cdf in unique]
+    found: dict[int, dict[str, Any]] = {}
+    if work is not None:
+        kept = work.keys()
+        found = {i: work.get(k) for i, k in enumerate(keys) if k in kept}
+        if kept and log is not None:
+            log(f"resuming: {len(found)} of {len(unique)} runs finished earlier, {len(unique) - len(found)} to run")
+    todo = [i for i in range(len(unique)) if i not in found]
+    if todo:
+
+        def keep(j: int, out: dict[str, Any]) -> None:
+            i = todo[j]
+            if work is not None and out["status"] == "ok":
+                work.put(keys[i], out)
+            found[i] = out
+            if log is not None:
+                log(f"run {i + 1}/{len(unique)}: {out['status']}" + (f" ({out['error']})" if out["error"] else ""))
+
+        try:
+            with dask_client(scheduler, workers, len(todo)) as client:
+                failures = run_tasks(
+                    client,
+                    [(f"flashpress-reproduce-{i}", run_task, (i, *_task_args(unique[i]))) for i in todo],
+                    keep,
+                )
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt(_kept(len(found), len(unique), work)) from None
+        if failures:
+            lines = []
+            for j, msg in sorted(failures.items()):
+                names = [
+                    f"{p.figure} run `{p.spec.run_id}`" for p, ref in zip(planned, refs, strict=True) if ref == todo[j]
+                ]
+                lines.append(f"run {todo[j] + 1} ({', '.join(names)}): {msg}")
+            err = SweepError(
+                f"{len(failures)} of {len(unique)} runs did not finish; {_kept(len(found), len(unique), work)}"
+                + "\n  "
+                + "\n  ".join(lines)
+            )
+            err.failed = {todo[j] + 1: msg for j, msg in failures.items()}
+            raise err
+    outputs = [found[i] for i in range(len(unique))]
 
     timelines: dict[int, pd.DataFrame] = {}
     cdfs: dict[int, pd.DataFrame] = {}

@@ -225,12 +225,13 @@ def dask_client(scheduler: str | None, workers: int | None, tasks: int) -> Itera
     from dask.distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
+        # A worker that dies or a scheduler lost is reported by run_tasks, naming the tasks, not
+        # logged by Dask (with tracebacks of its reconnection attempts).
+        stack.enter_context(_dask_logs_off())
         if scheduler:
             client = Client(scheduler)
             cluster = None
         else:
-            # Our own cluster: a worker that dies is reported by run_tasks, not logged by Dask.
-            stack.enter_context(_dask_logs_off())
             n = workers or max(1, min(os.cpu_count() or 1, tasks))
             cluster = LocalCluster(
                 n_workers=n,
@@ -250,7 +251,6 @@ def dask_client(scheduler: str | None, workers: int | None, tasks: int) -> Itera
         finally:
             if interrupted:
                 stack.enter_context(_no_sigint())
-                stack.enter_context(_dask_logs_off())
             with contextlib.suppress(Exception):
                 client.close()
             if cluster is not None:

@@ -73,6 +73,12 @@ def start(procs: list[subprocess.Popen[str]], args: list[str], **env: str) -> su
     return p
 
 
+def start_exe(procs: list[subprocess.Popen[str]], cmd: list[str]) -> subprocess.Popen[str]:
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    procs.append(p)
+    return p
+
+
 def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CMD, *args], capture_output=True, text=True, env={**os.environ, **env}, timeout=300)
 
@@ -89,6 +95,7 @@ def wait_for_kept(out: Path, n: int, proc: subprocess.Popen[str], timeout: float
     raise AssertionError(f"no {n} finished points in {done} after {timeout} s")
 
 
+@pytest.mark.slow
 def test_sweep_killed_midway_resumes_and_equals_a_clean_sweep(
     tmp_path: Path, procs: list[subprocess.Popen[str]]
 ) -> None:
@@ -165,6 +172,64 @@ def test_ctrl_c_of_a_sweep_is_one_line_and_status_130(tmp_path: Path, procs: lis
     assert lines[0].startswith("flashpress: interrupted; ")
     assert "of 4 points finished and are kept in" in lines[0]
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_lost_scheduler_is_an_error_naming_the_points_and_resumable(
+    tmp_path: Path, procs: list[subprocess.Popen[str]]
+) -> None:
+    # A scheduler and a worker of their own, reached by address as a cluster is; the scheduler
+    # is killed once a point has finished.
+    dask = str(Path(sys.executable).parent / "dask")
+    scheduler = start_exe(procs, [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"])
+    addr = ""
+    assert scheduler.stderr is not None
+    for line in scheduler.stderr:
+        if "Scheduler at:" in line:
+            addr = line.split("Scheduler at:")[1].strip()
+            break
+    assert addr.startswith("tcp://127.0.0.1:")
+    start_exe(procs, [dask, "worker", addr, "--nthreads", "1", "--nworkers", "1", "--no-dashboard"])
+    grid = grid_file(tmp_path, [0.1, 0.15, 0.2, 0.25], ios=30000)
+    out = tmp_path / "out"
+    p = start(procs, ["sweep", str(grid), "--out", str(out), "--scheduler", addr])
+    wait_for_kept(out, 1, p)
+    os.kill(scheduler.pid, signal.SIGKILL)
+    _, stderr = p.communicate(timeout=120)
+    assert p.returncode == 2, stderr
+    first = stderr.splitlines()[0]
+    assert first.startswith("flashpress: error: "), stderr
+    assert "points failed;" in first
+    assert "points finished and are kept in" in first
+    assert "the connection to the Dask scheduler" in stderr
+    assert "Traceback" not in stderr
+    assert not out.exists()
+    kept = len(list((tmp_path / ".out.partial" / "done").glob("*.json")))
+    assert 1 <= kept < 4
+    again = cli("sweep", str(grid), "--out", str(out), "--workers", "1")
+    assert again.returncode == 0, again.stderr
+    assert f"{kept} of 4 points finished earlier, {4 - kept} to run" in again.stderr
+
+
+@pytest.mark.slow
+def test_reproduce_with_a_killed_worker_resumes(tmp_path: Path) -> None:
+    """Needs the storage stack (Waltz Fig 3: three cold-start runs)."""
+    out = tmp_path / "rp"
+    args = ["reproduce", "waltz", "--quick", "--only", "3", "--out", str(out), "--workers", "1"]
+    r = cli(*args, FLASHPRESS_TEST_DIE_IN="run 2", DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")
+    assert r.returncode == 2, r.stderr
+    assert "flashpress: error: 1 of 3 runs did not finish; 2 of 3 runs finished and are kept in " in r.stderr
+    assert "run 2 (fig3 run `without/23C`): its worker process died (KilledWorker" in r.stderr
+    assert not out.exists()
+    again = cli(*args)
+    assert again.returncode == 0, again.stderr
+    assert "resuming: 2 of 3 runs finished earlier, 1 to run" in again.stderr
+    assert "run 2/3: ok" in again.stderr
+    assert "run 1/3" not in again.stderr
+    table = (out / "results.csv").read_text()
+    assert table.count(",ok,") == 3
+    assert (out / "report.html").is_file()
+    assert hidden(tmp_path) == []
 
 
 def test_reproduce_takes_force_and_keeps_overwrite_hidden() -> None:

@@ -21,7 +21,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -125,19 +124,12 @@ class CodecBench:
 
     def write_json(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`to_json` to ``path`` atomically: a failure leaves no partial file."""
+        from flashpress.result import AtomicFile
+
         out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.tmp-", dir=out.parent)
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(self.to_json())
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are for others to read
-            os.replace(tmp, out)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with AtomicFile(out) as f:
+            f.write(self.to_json())
         return out
 
     def table(self) -> str:

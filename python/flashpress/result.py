@@ -170,15 +170,22 @@ def _temp_dir(out: Path) -> Path:
 
 
 class AtomicFile:
-    """A text file written under a temporary name of its own (unique per writer, in the
-    target's folder) and renamed to ``path`` only when complete; removed on an error."""
+    """A text file written under a temporary name of its own (``.NAME.tmp-<pid>-<start>-*``
+    in the target's folder, so the next writer removes it if this process is killed) and
+    renamed to ``path`` only when complete; removed on an error."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, recover: bool = True) -> None:
         self.path = Path(path)
+        self.recover = recover
 
     def __enter__(self) -> IO[str]:
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp")
+        if self.recover:
+            recover_leftovers(self.path)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.tmp-{_owner_tag()}-")
         self.tmp = Path(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; results are for others to read
         self.f = os.fdopen(fd, "w")
         return self.f
 
@@ -265,7 +272,7 @@ class WorkDir:
             else:
                 entry.unlink()
         (self.path / "done").mkdir(exist_ok=True)
-        for stray in (self.path / "done").glob("*.tmp"):
+        for stray in (self.path / "done").glob(".*"):
             stray.unlink()  # an AtomicFile of a killed run
         return self
 
@@ -287,7 +294,7 @@ class WorkDir:
 
     def put(self, key: str, value: Any) -> None:
         """Keep ``value`` (JSON-serialisable) under ``key``, atomically."""
-        with AtomicFile(self.path / "done" / f"{key}.json") as f:
+        with AtomicFile(self.path / "done" / f"{key}.json", recover=False) as f:
             json.dump(value, f)
 
     def commit(self) -> Path:

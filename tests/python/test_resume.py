@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from flashpress import result
+from flashpress import errors, result
 from flashpress.cli import build_parser
 
 EXE = Path(sys.executable).parent / "flashpress"
@@ -244,7 +244,7 @@ def test_reproduce_takes_force_and_keeps_overwrite_hidden() -> None:
 KILL_WHILE_WRITING = """
 import os, signal, sys
 from pathlib import Path
-from flashpress import result
+from flashpress import errors, result
 out = Path(sys.argv[1])
 if sys.argv[2] == "swap":
     result._exchange = lambda a, b: False  # the two-rename protocol, as on a file system without exchange
@@ -316,3 +316,35 @@ def test_leftovers_of_live_writers_are_left_alone(tmp_path: Path) -> None:
         d.mkdir()
     result.recover_leftovers(tmp_path / "D")
     assert hidden(tmp_path) == sorted([mine.name, other.name])
+
+
+def test_a_killed_file_writers_temporary_file_is_removed_by_the_next(tmp_path: Path) -> None:
+    target = tmp_path / "codecs.json"
+    script = (
+        "import os, signal, sys\n"
+        "from flashpress.result import AtomicFile\n"
+        "with AtomicFile(sys.argv[1]) as f:\n"
+        "    f.write('half')\n"
+        "    f.flush()\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    assert subprocess.run([sys.executable, "-c", script, str(target)]).returncode == -signal.SIGKILL
+    assert [h.split("-")[0] for h in hidden(tmp_path)] == [".codecs.json.tmp"]
+    with result.AtomicFile(target) as f:
+        f.write("whole")
+    assert hidden(tmp_path) == []
+    assert target.read_text() == "whole"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask, "as open() would make it, not mkstemp's 0600"
+
+
+def test_one_process_at_a_time_in_a_work_folder(tmp_path: Path) -> None:
+    with result.WorkDir(tmp_path / "out") as work:
+        work.put("k", {"summary": 1})
+        with pytest.raises(errors.OutputExistsError, match="another flashpress process is writing this output"):
+            result.WorkDir(tmp_path / "out").__enter__()
+    with result.WorkDir(tmp_path / "out") as again:
+        assert again.keys() == {"k"}
+        assert again.get("k") == {"summary": 1}
+        assert again.get("other") is None

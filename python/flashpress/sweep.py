@@ -17,6 +17,8 @@ A grid file (TOML)::
 Every point is resolved by the core before any task starts, so a bad key fails at once,
 naming the point. Results gather into ``results.csv`` / ``results.parquet`` (one row per point:
 ``point``, the parameters, then the summary flattened with dotted names) and ``points/NNNN/``.
+Each point's summary is kept as it finishes (:class:`~flashpress.result.WorkDir`), so a sweep
+stopped by a failure, a lost scheduler or Ctrl-C resumes when run again on the same output.
 """
 
 from __future__ import annotations

@@ -196,7 +196,12 @@ def dask_setup(worker: object) -> None:
 def _dask_logs_off() -> Iterator[None]:
     """No log lines from Dask (and the libraries under it): what goes wrong with a task is
     reported by :func:`run_tasks`, naming the task."""
-    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    # Every logger under them: Dask sets levels on some (distributed.client), and a record is
+    # passed to its ancestors' handlers whatever their level.
+    names = [
+        n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in ("distributed", "tornado", "asyncio")
+    ]
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio", *names)]
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL + 1)

@@ -185,13 +185,6 @@ def run_point(index: int, config_json: str) -> str:
     return simulate(Config.from_json(config_json, source_name=f"point {index}"), progress=False).summary_json
 
 
-def dask_setup(worker: object) -> None:
-    """Preload of the local cluster's worker processes (runs in their main thread). Ctrl-C at a
-    terminal signals the whole process group; the workers leave it to the flashpress process,
-    which stops them, instead of each printing its own tracebacks."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 @contextlib.contextmanager
 def _dask_logs_off() -> Iterator[None]:
     """No log lines from Dask (and the libraries under it): what goes wrong with a task is
@@ -214,21 +207,40 @@ def _dask_logs_off() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _no_sigint() -> Iterator[None]:
-    """While closing a client and cluster after a Ctrl-C: no second KeyboardInterrupt."""
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    """SIGINT ignored in this block (when this is the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        if main:
-            signal.signal(signal.SIGINT, old)
+        signal.signal(signal.SIGINT, old)
+
+
+def dask_setup(worker: object) -> None:
+    """Preload of the local cluster's worker processes (runs in their main thread): a worker
+    that Dask starts again after one died ignores Ctrl-C as the first ones do (see
+    :func:`dask_client`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _close(obj: Any) -> None:
+    with _no_sigint(), contextlib.suppress(Exception):
+        obj.close()
 
 
 @contextlib.contextmanager
 def dask_client(scheduler: str | None, workers: int | None, tasks: int) -> Iterator[Client]:
     """A Dask client: connected to ``scheduler`` when given, else to a local cluster of
     ``workers`` single-threaded processes (default: one per core, at most one per task).
-    The client (and a local cluster) is closed on exit, quietly after a Ctrl-C."""
+    The client (and a local cluster) is closed on exit, quietly after a Ctrl-C.
+
+    Ctrl-C at a terminal signals the whole process group. The local cluster is started with
+    SIGINT ignored, which its worker processes inherit (Python keeps an inherited SIG_IGN), and a
+    worker started again later ignores it from its preload on: the workers leave Ctrl-C to this
+    process, which stops them, instead of each printing tracebacks. So a Ctrl-C while the
+    cluster starts (a second or two) is ignored, as is one while it is closed."""
     from dask.distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
@@ -237,32 +249,22 @@ def dask_client(scheduler: str | None, workers: int | None, tasks: int) -> Itera
         stack.enter_context(_dask_logs_off())
         if scheduler:
             client = Client(scheduler)
-            cluster = None
+            stack.callback(_close, client)
         else:
             n = workers or max(1, min(os.cpu_count() or 1, tasks))
-            cluster = LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                preload=["flashpress.sweep"],
-                silence_logs=logging.CRITICAL,
-            )
-            client = Client(cluster)
-        interrupted = False
-        try:
-            yield client
-        except KeyboardInterrupt:
-            interrupted = True
-            raise
-        finally:
-            if interrupted:
-                stack.enter_context(_no_sigint())
-            with contextlib.suppress(Exception):
-                client.close()
-            if cluster is not None:
-                with contextlib.suppress(Exception):
-                    cluster.close()
+            with _no_sigint():
+                cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    preload=["flashpress.sweep"],
+                    silence_logs=logging.CRITICAL,
+                )
+                stack.callback(_close, cluster)
+                client = Client(cluster)
+                stack.callback(_close, client)
+        yield client
 
 
 def _describe_failure(exc: BaseException | None) -> str:

@@ -228,10 +228,28 @@ def _build_id() -> str:
     return f"{_core.__version__}+{digest.hexdigest()[:16]}"
 
 
-def task_key(kind: str, *parts: Any) -> str:
-    """The key of one task's result: SHA-256 of what determines it (``kind``, ``parts`` such as
-    the resolved config's JSON, which holds the seed, and this flashpress build)."""
-    text = json.dumps([kind, _build_id(), *parts], sort_keys=True, separators=(",", ":"))
+def _input_files(node: Any) -> Iterator[str]:
+    """Every string in a config (parsed JSON) that names an existing file: traces, job files,
+    content files a run reads."""
+    if isinstance(node, dict):
+        for v in node.values():
+            yield from _input_files(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _input_files(v)
+    elif isinstance(node, str) and 0 < len(node) < 4096 and os.path.isfile(node):
+        yield node
+
+
+def task_key(kind: str, config_json: str, *extra: Any) -> str:
+    """The key of one task's result: SHA-256 of what determines it: ``kind``, the resolved
+    config's JSON (which holds the seed), the size and modification time of each file it names
+    (a trace edited in place is another input), ``extra`` and this flashpress build."""
+    stamps = []
+    for path in sorted(set(_input_files(json.loads(config_json)))):
+        st = os.stat(path)
+        stamps.append([path, st.st_size, st.st_mtime_ns])
+    text = json.dumps([kind, _build_id(), config_json, stamps, *extra], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashpress.config import Config
-from flashpress.errors import ConfigError, FileReadError, FlashpressError, SweepError
+from flashpress.errors import ConfigError, FileReadError, SweepError
 from flashpress.result import WorkDir, task_key
 
 if TYPE_CHECKING:
@@ -272,9 +272,7 @@ def _describe_failure(exc: BaseException | None) -> str:
 
     if isinstance(exc, KilledWorker):
         return "its worker process died (KilledWorker: Dask's retries are used up; out of memory?)"
-    if isinstance(exc, FlashpressError):
-        return f"{type(exc).__name__}: {exc}"
-    return f"{type(exc).__name__}: {exc}" if exc is not None else "not run"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def run_tasks(

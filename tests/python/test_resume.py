@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from flashpress import errors, result
+from flashpress import Config, errors, result
 from flashpress.cli import build_parser
 
 EXE = Path(sys.executable).parent / "flashpress"
@@ -244,7 +244,7 @@ def test_reproduce_takes_force_and_keeps_overwrite_hidden() -> None:
 KILL_WHILE_WRITING = """
 import os, signal, sys
 from pathlib import Path
-from flashpress import errors, result
+from flashpress import Config, errors, result
 out = Path(sys.argv[1])
 if sys.argv[2] == "swap":
     result._exchange = lambda a, b: False  # the two-rename protocol, as on a file system without exchange
@@ -348,3 +348,14 @@ def test_one_process_at_a_time_in_a_work_folder(tmp_path: Path) -> None:
         assert again.keys() == {"k"}
         assert again.get("k") == {"summary": 1}
         assert again.get("other") is None
+
+
+def test_a_kept_result_is_keyed_by_the_files_its_config_names(tmp_path: Path) -> None:
+    job = tmp_path / "w.fio"
+    job.write_text("[w]\nrw=randwrite\nnumber_ios=10\n")
+    cfg = Config.preset("tiny").with_overrides({"workload": {"type": "fio", "path": str(job)}}).to_json()
+    key = result.task_key("sweep point", cfg)
+    assert result.task_key("sweep point", cfg) == key
+    assert result.task_key("reproduce run", cfg) != key
+    job.write_text("[w]\nrw=randwrite\nnumber_ios=20\n")  # the same config, another job
+    assert result.task_key("sweep point", cfg) != key

@@ -68,10 +68,10 @@ def _start_ticks(pid: int) -> int:
     """The start time of process ``pid`` (clock ticks since boot; 0 where /proc is missing)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+        # Field 22; the command name (field 2) may hold spaces and parentheses: count from its end.
+        return int(stat[stat.rindex(")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
         return 0
-    # Field 22; the command name (field 2) may hold spaces and parentheses, so count from its end.
-    return int(stat[stat.rindex(")") + 2 :].split()[19])
 
 
 @functools.cache

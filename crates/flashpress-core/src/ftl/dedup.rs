@@ -251,6 +251,23 @@ impl Dedup {
         self.l2v.len() as u64 * 4 + n * per_node + buckets * (16 + 1)
     }
 
+    /// Bytes a map of `logical` logical pages over `nodes` nodes reaches once every logical
+    /// page holds unique content (the fingerprint index at its largest), from the element
+    /// sizes of its arrays; `strong`: byte fingerprints keep a strong hash per node.
+    pub fn estimate_bytes(logical: u64, nodes: u64, strong: bool) -> u64 {
+        use std::mem::size_of;
+        let per_node = size_of::<Node>()
+            + size_of::<u64>() // fps
+            + size_of::<u32>() // free list
+            + if strong { size_of::<Strong>() } else { 0 };
+        // hashbrown: buckets = entries * 8 / 7 rounded up to a power of two, each an entry
+        // and one control byte.
+        let buckets = (logical * 8 / 7).max(1).next_power_of_two();
+        logical * size_of::<u32>() as u64
+            + nodes * per_node as u64
+            + buckets * (size_of::<(u64, u32)>() as u64 + 1)
+    }
+
     /// The root a logical page resolves to.
     #[inline]
     pub fn resolve(&self, lpn: u32) -> Option<u32> {

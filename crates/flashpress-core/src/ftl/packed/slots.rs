@@ -12,11 +12,13 @@ pub struct ReservedBuffer {
 }
 
 impl ReservedBuffer {
-    /// An empty buffer of `capacity` pages.
+    /// An empty buffer of `capacity` pages. The heap grows with the pages in flight rather
+    /// than reserving `capacity` up front: a buffer of billions of slots costs only what a
+    /// run fills of it.
     pub fn new(capacity: usize) -> ReservedBuffer {
         ReservedBuffer {
             capacity,
-            busy_until: BinaryHeap::with_capacity(capacity + 1),
+            busy_until: BinaryHeap::new(),
         }
     }
 

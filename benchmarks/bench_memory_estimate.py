@@ -43,6 +43,9 @@ iodepth = 32
 number_ios = 20000
 """
 
+#: Schemes (configs/schemes/) measured besides the presets.
+SCHEMES = ("cagc/CAGC", "prssd/DP")
+
 #: A device too small to matter, for the Python baseline.
 SMALL = """preset = "tiny"
 [workload]
@@ -92,6 +95,11 @@ def configs(tmp: Path) -> list[tuple[str, list[str], str]]:
             out.append((name, ["--config", str(path)], str(path)))
         else:
             out.append((name, ["--preset", name], name))
+    # The dedup map and the compression packer, which no preset turns on by itself.
+    for scheme in SCHEMES:
+        path = tmp / f"{scheme.replace('/', '-')}.toml"
+        path.write_text(f'scheme = "{scheme}"\n')
+        out.append((scheme, ["--config", str(path)], str(path)))
     tib = tmp / "tib.toml"
     tib.write_text(TIB)
     out.append(("1tib", ["--config", str(tib)], str(tib)))
@@ -100,7 +108,7 @@ def configs(tmp: Path) -> list[tuple[str, list[str], str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", nargs="*", metavar="NAME", help="only these configs (preset names, 1tib)")
+    ap.add_argument("--only", nargs="*", metavar="NAME", help="only these configs (preset or scheme names, 1tib)")
     ap.add_argument("--baseline", action="store_true", help="measure the Python baseline instead")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:

@@ -153,23 +153,47 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
             );
             if cfg.check.verify {
                 // The FTL's content id per physical page and the device's expected content
-                // per logical page.
+                // per logical page; with compression, per virtual page the chunks it holds
+                // (one each), a page id and a zero-page content id.
+                let chunk = size_of::<(u64, u32, u64)>();
+                let per_vpn = if cfg.ftl.compression().is_some() {
+                    size_of::<Vec<(u64, u32, u64)>>() + chunk + 2 * size_of::<u64>()
+                } else {
+                    0
+                };
                 p.add(
                     "verify",
                     "check.verify",
-                    (pages + mapped) * size_of::<u64>() as u64,
-                    format!("({pages} physical + {mapped} logical pages) x 8 B"),
+                    (pages + mapped) * size_of::<u64>() as u64 + mapped * per_vpn as u64,
+                    format!(
+                        "({pages} physical + {mapped} logical pages) x 8 B + {mapped} x {per_vpn} B"
+                    ),
                 );
             }
             if let Some(d) = cfg.ftl.dedup() {
+                use crate::ftl::dedup::Dedup;
                 let strong = d.fingerprint == DedupFingerprint::Bytes;
-                let b = crate::ftl::dedup::Dedup::estimate_bytes(logical, mapped, strong);
+                // Inline, every page written is fingerprinted: the index can name every
+                // logical page. In GC, only the pages GC moves are, which the config does
+                // not tell; the estimate leaves that index out.
+                let indexed = match d.mode {
+                    crate::config::DedupMode::Inline => logical,
+                    crate::config::DedupMode::Gc => 0,
+                };
                 p.add(
                     "ftl.dedup",
                     bpp,
-                    b,
-                    format!("{logical} logical pages, {mapped} nodes, fingerprint index"),
+                    Dedup::estimate_bytes(logical, mapped, strong, indexed),
+                    format!("{logical} logical pages, {mapped} nodes, {indexed} indexed"),
                 );
+                if cfg.check.invariants {
+                    p.add(
+                        "check.dedup",
+                        "check.invariants",
+                        Dedup::check_bytes(mapped),
+                        format!("{mapped} nodes x 8 B"),
+                    );
+                }
             }
             if cfg.ftl.compression().is_some() {
                 // The packer: its map (one u64 per logical page, in leaves), per virtual
@@ -182,6 +206,17 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     mapped * (per_lpn + per_vpn) as u64,
                     format!("{mapped} pages x {} B", per_lpn + per_vpn),
                 );
+                if cfg.check.invariants {
+                    // The packer's check at the end, with the logical space as full as the
+                    // preconditioning leaves it.
+                    let filled = (cfg.precondition.fill_fraction * logical as f64) as u64;
+                    p.add(
+                        "check.compression",
+                        "check.invariants",
+                        crate::ftl::packed::pages::PagePacker::check_bytes(mapped, filled),
+                        format!("{mapped} virtual pages, {filled} chunks"),
+                    );
+                }
             }
         }
         Some(st) => {

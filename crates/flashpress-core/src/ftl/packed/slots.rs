@@ -68,4 +68,14 @@ mod tests {
         // at 120 the slot released at 100 is free again
         assert_eq!(b.acquire(SimTime(120)), (SimTime(120), false));
     }
+
+    #[test]
+    fn a_huge_buffer_reserves_nothing_up_front() {
+        // 2^31 slots used to reserve 17 GB before the first page arrived.
+        let mut b = ReservedBuffer::new(1 << 31);
+        assert_eq!(b.busy_until.capacity(), 0);
+        assert_eq!(b.acquire(SimTime(0)), (SimTime(0), false));
+        b.release_at(SimTime(5));
+        assert!(b.busy_until.capacity() < 1 << 10);
+    }
 }

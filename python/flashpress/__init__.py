@@ -15,7 +15,7 @@ from flashpress import errors
 from flashpress._core import __version__
 from flashpress.config import Config, preset_toml, presets
 from flashpress.result import Result
-from flashpress.run import simulate
+from flashpress.run import estimate_memory, simulate
 from flashpress.sweep import sweep
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "Result",
     "__version__",
     "errors",
+    "estimate_memory",
     "preset_toml",
     "presets",
     "simulate",

@@ -203,17 +203,63 @@ def _build_run_config(args: argparse.Namespace) -> Config:
     return cfg
 
 
+def _human(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def format_estimate(est: dict[str, Any], cfg: Config, title: str) -> str:
+    """``flashpress run --dry-run``'s report: the device and the memory estimate by part."""
+    n: dict[str, Any] = dict(cfg.to_dict()["nand"])
+    geo = " x ".join(
+        f"{n[k]} {label}"
+        for k, label in (
+            ("channels", "channels"),
+            ("chips_per_channel", "chips"),
+            ("dies_per_chip", "dies"),
+            ("planes_per_die", "planes"),
+            ("blocks_per_plane", "blocks"),
+            ("pages_per_block", "pages"),
+        )
+    )
+    avail = est.get("available_bytes")
+    lines = [
+        title,
+        f"device: {geo} of {est['page_size']} B = {est['physical_pages']:,} pages",
+        f"capacity: {_human(est['physical_bytes'])} physical, {_human(est['logical_bytes'])} logical",
+        f"memory estimate: {_human(est['total_bytes'])}"
+        + (f" (available on this machine: {_human(avail)})" if avail is not None else ""),
+    ]
+    w = max(len(c["name"]) for c in est["components"])
+    for c in est["components"]:
+        lines.append(f"  {c['name'].ljust(w)}  {_human(c['bytes']).rjust(10)}  {c['detail']}")
+    return "\n".join(lines)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from flashpress.result import check_out_dir
-    from flashpress.run import simulate
+    from flashpress.run import estimate_memory, simulate
 
     cfg = _build_run_config(args)
+    source = args.config or f"preset `{args.preset or 'default'}`"
+    if args.dry_run:
+        if args.seed is not None:
+            cfg = cfg.with_overrides({"seed": args.seed}, source_name="--seed")
+        title = f"flashpress {__version__}: {source}: dry run (nothing simulated)"
+        print(format_estimate(estimate_memory(cfg), cfg, title))
+        return 0
     if args.out:
         check_out_dir(args.out, overwrite=args.force)  # fail before a long run, not after
     result = simulate(
-        cfg, seed=args.seed, verify=True if args.verify else None, progress=not args.no_progress and "auto"
+        cfg,
+        seed=args.seed,
+        verify=True if args.verify else None,
+        progress=not args.no_progress and "auto",
+        max_memory=args.max_memory,
     )
-    source = args.config or f"preset `{args.preset or 'default'}`"
     print(format_summary(result.summary, f"flashpress {__version__}: {source}, seed {result.config.seed}"))
     if args.out:
         out = result.write(args.out, timeline_format=args.timeline_format, overwrite=args.force)
@@ -283,6 +329,13 @@ def _positive_size_arg(text: str) -> int:
     n = _size_arg(text)
     if n <= 0:
         raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return n
+
+
+def _memory_arg(text: str) -> int:
+    n = _size_arg(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no check) or a positive size, got {text!r}")
     return n
 
 
@@ -390,6 +443,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--timeline-format", choices=("parquet", "csv"), default="parquet")
     r.add_argument("--force", action="store_true", help="replace a non-empty --out directory")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.add_argument("--dry-run", action="store_true", help="print the device and the memory estimate, simulate nothing")
+    r.add_argument(
+        "--max-memory",
+        type=_memory_arg,
+        metavar="SIZE",
+        help="refuse a run whose memory estimate exceeds SIZE (e.g. 8G; default: the available memory; 0: no check)",
+    )
     r.set_defaults(func=cmd_run)
 
     ps = sub.add_parser("presets", help="list the built-in presets")

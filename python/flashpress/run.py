@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -48,9 +49,44 @@ def _fmt_time(ns: int) -> str:
     return f"{s * 1e6:.1f} us"
 
 
-def run_simulation(cfg: Config, progress: bool | Literal["auto"] = "auto") -> _core.Report:
-    """Step a simulation of ``cfg`` to the end and return its report."""
-    sim = _core.Simulation(cfg.to_json())
+#: Peak resident memory of ``flashpress run`` besides the simulation: the Python interpreter,
+#: the extension and the libraries a run imports (numpy, tqdm), measured with
+#: ``benchmarks/bench_memory_estimate.py`` on a run of a device too small to matter (bytes).
+PYTHON_BASELINE_BYTES = 21_700_000
+
+
+def estimate_memory(config: ConfigLike = None) -> dict[str, Any]:
+    """The memory a run of ``config`` will need, known before anything is allocated.
+
+    Returns a dict: ``total_bytes``; ``components`` (largest first), each with ``name``,
+    ``bytes``, ``detail`` (counts x element sizes) and ``key`` (the config key that sizes
+    it); the device's ``physical_pages``, ``page_size``, ``physical_bytes`` and
+    ``logical_bytes``; ``timeline_intervals``; and ``available_bytes``, this machine's
+    available memory (None where unknown). The total includes the Python process
+    (``python``, a measured constant).
+    """
+    cfg = as_config(config)
+    est: dict[str, Any] = json.loads(_core.estimate_memory(cfg.to_json()))
+    est["components"].append(
+        {
+            "name": "python",
+            "bytes": PYTHON_BASELINE_BYTES,
+            "detail": "the interpreter, the extension and the libraries a run imports (measured)",
+            "key": "",
+        }
+    )
+    est["components"].sort(key=lambda c: -c["bytes"])
+    est["total_bytes"] += PYTHON_BASELINE_BYTES
+    return est
+
+
+def run_simulation(
+    cfg: Config, progress: bool | Literal["auto"] = "auto", max_memory: int | None = None
+) -> _core.Report:
+    """Step a simulation of ``cfg`` to the end and return its report. ``max_memory``: refuse
+    the run (ConfigError) when its memory estimate exceeds this many bytes (None: the
+    machine's available memory; 0: no check)."""
+    sim = _core.Simulation(cfg.to_json(), max_memory)
     if progress is False:
         while not sim.step(STEP_EVENTS):
             pass
@@ -93,6 +129,7 @@ def simulate(
     seed: int | None = None,
     progress: bool | Literal["auto"] = "auto",
     verify: bool | None = None,
+    max_memory: int | None = None,
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
 
@@ -100,7 +137,9 @@ def simulate(
     (merged over its ``preset``), a path to a TOML file, or a preset name. ``seed`` and
     ``verify`` (check every read against the last write) override the config's values.
     ``progress``: ``"auto"`` shows a bar on a terminal for runs longer than 1 s, ``True``
-    always (after 1 s), ``False`` never.
+    always (after 1 s), ``False`` never. ``max_memory``: refuse the run with a ConfigError
+    naming what to change when its memory estimate (:func:`estimate_memory`) exceeds this
+    many bytes (None: the machine's available memory; 0: no check).
     """
     cfg = as_config(config)
     overrides: dict[str, Any] = {}
@@ -110,4 +149,4 @@ def simulate(
         overrides["check.verify"] = verify
     if overrides:
         cfg = cfg.with_overrides(overrides, source_name="simulate() arguments")
-    return Result(cfg, run_simulation(cfg, progress))
+    return Result(cfg, run_simulation(cfg, progress, max_memory))

@@ -33,6 +33,7 @@ pub mod content;
 pub mod device;
 pub mod engine;
 pub mod error;
+pub mod estimate;
 pub mod ftl;
 pub mod host;
 pub mod nand;

@@ -7,6 +7,7 @@ use crate::content::ContentModel;
 use crate::device::Device;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
+use crate::estimate::MemoryLimit;
 use crate::host::{Host, Target, World};
 use crate::stack::bio::Disk;
 use crate::stack::Stack;
@@ -104,9 +105,17 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
 }
 
 impl Simulation {
-    /// Build the device, precondition it and open the workload.
+    /// Build the device, precondition it and open the workload, once the run's memory
+    /// estimate fits in the machine's available memory.
     pub fn new(cfg: SimConfig) -> Result<Simulation> {
+        Self::with_memory_limit(cfg, MemoryLimit::Machine)
+    }
+
+    /// [`Simulation::new`], with the memory estimate checked against `limit` (see
+    /// [`crate::estimate`]) before anything large is allocated.
+    pub fn with_memory_limit(cfg: SimConfig, limit: MemoryLimit) -> Result<Simulation> {
         cfg.validate("config")?;
+        crate::estimate::check(&cfg, limit)?;
         let capacity = match &cfg.stack {
             // fio on a file system: a job's offsets are inside its file, sized by the user space.
             Some(st) => crate::stack::user_bytes_of(st),

@@ -3,6 +3,7 @@
 use crate::config::parse_json;
 use crate::errors::{FlashpressError, IntoPyResult};
 use flashpress_core::config::SimConfig;
+use flashpress_core::estimate::MemoryLimit;
 use flashpress_core::sim::Simulation as CoreSimulation;
 use flashpress_core::stats::RunReport;
 use flashpress_core::workload::Op;
@@ -36,11 +37,21 @@ fn finished(py: Python<'_>) -> PyErr {
 #[pymethods]
 impl Simulation {
     /// Build the device from a resolved config (JSON), precondition it and open the workload.
+    /// The run's memory estimate is checked first against `max_memory` bytes (None: the
+    /// machine's available memory; 0: no check).
     #[new]
-    fn new(py: Python<'_>, resolved_config_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (resolved_config_json, max_memory = None))]
+    fn new(py: Python<'_>, resolved_config_json: &str, max_memory: Option<u64>) -> PyResult<Self> {
         let v = parse_json(py, resolved_config_json, "resolved config")?;
         let cfg = SimConfig::from_resolved_value(v, "resolved config", None).py_err(py)?;
-        let sim = py.allow_threads(|| CoreSimulation::new(cfg)).py_err(py)?;
+        let limit = match max_memory {
+            None => MemoryLimit::Machine,
+            Some(0) => MemoryLimit::Unlimited,
+            Some(b) => MemoryLimit::Bytes(b),
+        };
+        let sim = py
+            .allow_threads(|| CoreSimulation::with_memory_limit(cfg, limit))
+            .py_err(py)?;
         Ok(Simulation {
             inner: Mutex::new(Some(sim)),
         })
@@ -183,5 +194,20 @@ fn write_error(e: io::Error, path: &Path) -> PyErr {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<Report>()?;
+    m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     Ok(())
+}
+
+/// The memory estimate of a resolved config (JSON): a JSON object with total_bytes,
+/// components (name, bytes, detail, key; largest first), the device's geometry and capacity,
+/// and available_bytes (the machine's available memory, or null where unknown).
+#[pyfunction]
+fn estimate_memory(py: Python<'_>, resolved_config_json: &str) -> PyResult<String> {
+    let v = parse_json(py, resolved_config_json, "resolved config")?;
+    let cfg = SimConfig::from_resolved_value(v, "resolved config", None).py_err(py)?;
+    cfg.validate("config").py_err(py)?;
+    let est = flashpress_core::estimate::estimate(&cfg);
+    let mut v = serde_json::to_value(&est).expect("estimate serializes");
+    v["available_bytes"] = serde_json::json!(flashpress_core::estimate::available_memory());
+    Ok(v.to_string())
 }

@@ -29,6 +29,12 @@ pub struct Blocks {
 }
 
 impl Blocks {
+    /// Bytes per block of these arrays (for the memory estimate).
+    pub const BYTES_PER_BLOCK: usize = 2 * std::mem::size_of::<u32>()
+        + std::mem::size_of::<BlockState>()
+        + std::mem::size_of::<u64>()
+        + std::mem::size_of::<SimTime>();
+
     /// `n` free blocks.
     pub fn new(n: usize) -> Blocks {
         Blocks {

@@ -251,6 +251,32 @@ impl Dedup {
         self.l2v.len() as u64 * 4 + n * per_node + buckets * (16 + 1)
     }
 
+    /// Bytes of a map of `logical` logical pages over `nodes` nodes whose fingerprint index
+    /// holds `indexed` entries, from the element sizes of its arrays; `strong`: byte
+    /// fingerprints keep a strong hash per node.
+    pub fn estimate_bytes(logical: u64, nodes: u64, strong: bool, indexed: u64) -> u64 {
+        use std::mem::size_of;
+        let per_node = size_of::<Node>()
+            + size_of::<u64>() // fps
+            + size_of::<u32>() // free list
+            + if strong { size_of::<Strong>() } else { 0 };
+        // hashbrown: buckets = entries * 8 / 7 rounded up to a power of two, each an entry
+        // and one control byte.
+        let buckets = if indexed > 0 {
+            (indexed * 8 / 7).next_power_of_two()
+        } else {
+            0
+        };
+        logical * size_of::<u32>() as u64
+            + nodes * per_node as u64
+            + buckets * (size_of::<(u64, u32)>() as u64 + 1)
+    }
+
+    /// Bytes the invariant check allocates for a map of `nodes` nodes (counts per node).
+    pub fn check_bytes(nodes: u64) -> u64 {
+        nodes * 2 * std::mem::size_of::<u32>() as u64
+    }
+
     /// The root a logical page resolves to.
     #[inline]
     pub fn resolve(&self, lpn: u32) -> Option<u32> {

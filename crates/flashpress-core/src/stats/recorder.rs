@@ -144,6 +144,27 @@ impl Recorder {
         }
     }
 
+    /// Bytes one timeline interval can cost at the end of a run, for the memory estimate:
+    /// its sample, its completions (kept, and copied by [`Recorder::timeline`]), its row
+    /// index and position there, and one `f64` in each of the finished timeline's columns.
+    pub fn bytes_per_interval() -> u64 {
+        use std::mem::size_of;
+        // The columns `timeline` builds, with the dedup ones and `time_s`.
+        const COLUMNS: usize = 17;
+        (size_of::<(u64, Sample)>()
+            + 2 * size_of::<(u64, Interval)>()
+            + size_of::<u64>()
+            + size_of::<Option<usize>>()
+            + COLUMNS * size_of::<f64>()) as u64
+    }
+
+    /// Bytes of the four latency histograms.
+    pub fn histogram_bytes() -> u64 {
+        let h = Histogram::<u64>::new_with_bounds(1, LATENCY_CAP_NS, 3)
+            .expect("valid histogram bounds");
+        4 * h.len() * std::mem::size_of::<u64>() as u64
+    }
+
     /// Sampling interval (ns).
     pub fn interval_ns(&self) -> u64 {
         self.interval_ns

@@ -12,11 +12,13 @@ pub struct ReservedBuffer {
 }
 
 impl ReservedBuffer {
-    /// An empty buffer of `capacity` pages.
+    /// An empty buffer of `capacity` pages. The heap grows with the pages in flight rather
+    /// than reserving `capacity` up front: a buffer of billions of slots costs only what a
+    /// run fills of it.
     pub fn new(capacity: usize) -> ReservedBuffer {
         ReservedBuffer {
             capacity,
-            busy_until: BinaryHeap::with_capacity(capacity + 1),
+            busy_until: BinaryHeap::new(),
         }
     }
 
@@ -65,5 +67,15 @@ mod tests {
         b.release_at(SimTime(200));
         // at 120 the slot released at 100 is free again
         assert_eq!(b.acquire(SimTime(120)), (SimTime(120), false));
+    }
+
+    #[test]
+    fn a_huge_buffer_reserves_nothing_up_front() {
+        // 2^31 slots used to reserve 17 GB before the first page arrived.
+        let mut b = ReservedBuffer::new(1 << 31);
+        assert_eq!(b.busy_until.capacity(), 0);
+        assert_eq!(b.acquire(SimTime(0)), (SimTime(0), false));
+        b.release_at(SimTime(5));
+        assert!(b.busy_until.capacity() < 1 << 10);
     }
 }

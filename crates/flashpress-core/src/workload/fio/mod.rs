@@ -26,6 +26,9 @@ mod options;
 mod parse;
 mod resolve;
 
+/// fio's time values, for the memory estimate's run horizon.
+pub(crate) use resolve::parse_time_ns;
+
 use crate::config::FioWorkload;
 use crate::error::{Error, Result};
 use crate::workload::{ContentHints, Drive, Stream};
@@ -36,7 +39,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 #[cfg(test)]
-use resolve::{parse_size, parse_time_ns};
+use resolve::parse_size;
 
 #[cfg(test)]
 mod tests;

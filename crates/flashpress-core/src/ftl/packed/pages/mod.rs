@@ -328,6 +328,15 @@ impl PagePacker {
         })
     }
 
+    /// Bytes [`PagePacker::check`] allocates for `vpns` virtual pages holding `mapped`
+    /// logical pages: a count and a flag per virtual page, a span per mapped chunk (in a
+    /// vector that grows by doubling).
+    pub fn check_bytes(vpns: u64, mapped: u64) -> u64 {
+        use std::mem::size_of;
+        vpns * (size_of::<u32>() + size_of::<bool>()) as u64
+            + mapped.next_power_of_two() * size_of::<(u32, u32, u32)>() as u64
+    }
+
     /// Check the map, the chunk counts and the free pool against each other: every VPN's
     /// count equals the chunks mapped into it, chunks of one VPN do not overlap and fit the
     /// page, and a VPN is free exactly when nothing maps into it and it is not open.

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""How close the memory estimate (issue 15) comes to what a run really uses: for every preset
+and a 1 TiB device, ``flashpress run --dry-run``'s estimate (``flashpress.estimate_memory``)
+against the peak RSS of ``flashpress run`` in a child process of its own (``os.wait4``).
+Prints one row per config and, on its last line, one JSON object with every row.
+
+    python3 benchmarks/bench_memory_estimate.py [--only NAME ...] [--baseline]
+
+``--baseline`` measures instead the Python process's own peak (interpreter, extension and the
+libraries a run imports) on a device too small to matter: the ``python`` component of the
+estimate (``flashpress.run.PYTHON_BASELINE_BYTES``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import flashpress
+from flashpress import _core
+from flashpress.run import PYTHON_BASELINE_BYTES
+
+#: A 1 TiB device: the default preset with 64 Ki blocks per plane (32 planes x 65,536 blocks x
+#: 128 pages x 4 KiB), filled to 90% without aging (aging a quarter of a billion pages would
+#: take minutes), then 20,000 random 4 KiB requests.
+TIB = """preset = "default"
+[nand]
+blocks_per_plane = 65536
+[precondition]
+aging_fraction = 0.0
+[workload]
+type = "fio"
+[[workload.jobs]]
+name = "randrw"
+rw = "randrw"
+bs = "4k"
+iodepth = 32
+number_ios = 20000
+"""
+
+#: Schemes (configs/schemes/) measured besides the presets.
+SCHEMES = ("cagc/CAGC", "prssd/DP")
+
+#: A device too small to matter, for the Python baseline.
+SMALL = """preset = "tiny"
+[workload]
+type = "fio"
+[[workload.jobs]]
+name = "w"
+rw = "randwrite"
+bs = "4k"
+iodepth = 1
+number_ios = 100
+"""
+
+
+def peak_rss(args: list[str]) -> int:
+    """Peak resident bytes of ``flashpress`` run with ``args`` in a child process."""
+    cmd = [sys.executable, "-m", "flashpress", *args]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    err = p.stderr.read().decode() if p.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
+    return int(usage.ru_maxrss) * 1024  # Linux: KiB
+
+
+#: Presets whose workload is a trace they do not ship (``bench-mlc-2g``'s benchmark trace) run
+#: this instead: 200,000 random 4 KiB writes.
+FIO = """preset = "{name}"
+[workload]
+type = "fio"
+[[workload.jobs]]
+name = "randwrite"
+rw = "randwrite"
+bs = "4k"
+iodepth = 32
+number_ios = 200000
+"""
+
+
+def configs(tmp: Path) -> list[tuple[str, list[str], str]]:
+    """(name, run arguments, config for the estimate) of every preset and the 1 TiB device."""
+    out = []
+    for name in _core.preset_names():
+        workload = flashpress.Config.preset(name).to_dict()["workload"]
+        if workload["type"] == "trace" and not Path(workload["path"]).is_file():
+            path = tmp / f"{name}.toml"
+            path.write_text(FIO.format(name=name))
+            out.append((name, ["--config", str(path)], str(path)))
+        else:
+            out.append((name, ["--preset", name], name))
+    # The dedup map and the compression packer, which no preset turns on by itself.
+    for scheme in SCHEMES:
+        path = tmp / f"{scheme.replace('/', '-')}.toml"
+        path.write_text(f'scheme = "{scheme}"\n')
+        out.append((scheme, ["--config", str(path)], str(path)))
+    tib = tmp / "tib.toml"
+    tib.write_text(TIB)
+    out.append(("1tib", ["--config", str(tib)], str(tib)))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", nargs="*", metavar="NAME", help="only these configs (preset or scheme names, 1tib)")
+    ap.add_argument("--baseline", action="store_true", help="measure the Python baseline instead")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        if a.baseline:
+            small = tmp / "small.toml"
+            small.write_text(SMALL)
+            est = flashpress.estimate_memory(str(small))
+            core = est["total_bytes"] - PYTHON_BASELINE_BYTES
+            rss = peak_rss(["run", "--config", str(small), "--no-progress"])
+            print(f"peak RSS {rss / 2**20:.1f} MiB, core estimate {core / 2**20:.1f} MiB")
+            print(json.dumps({"peak_rss": rss, "core_estimate": core, "baseline": rss - core}))
+            return
+        rows = []
+        print(f"{'config':<14} {'estimate MiB':>13} {'peak RSS MiB':>13} {'error':>8}  largest part")
+        for name, args, cfg in configs(tmp):
+            if a.only and name not in a.only:
+                continue
+            est = flashpress.estimate_memory(cfg)
+            rss = peak_rss(["run", *args, "--no-progress"])
+            err = est["total_bytes"] / rss - 1
+            top = est["components"][0]
+            rows.append(
+                {
+                    "config": name,
+                    "estimate_bytes": est["total_bytes"],
+                    "peak_rss_bytes": rss,
+                    "error": err,
+                    "components": {c["name"]: c["bytes"] for c in est["components"]},
+                }
+            )
+            print(
+                f"{name:<14} {est['total_bytes'] / 2**20:>13.1f} {rss / 2**20:>13.1f} {err:>+8.1%}"
+                f"  {top['name']} {top['bytes'] / 2**20:.1f} MiB",
+                flush=True,
+            )
+        print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()

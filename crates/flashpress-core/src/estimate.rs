@@ -1,0 +1,554 @@
+//! What a run's memory will be, known from its config before anything large is allocated.
+//!
+//! [`estimate`] adds up the structures a run builds (page maps, block bookkeeping, dedup
+//! tables, the compression packer, the timeline, histograms, the content cache, the storage
+//! stack's arrays), each from the element sizes of the real types (`size_of`), so the figure
+//! follows the code when a structure changes. [`check`] compares the total with a limit
+//! (`--max-memory`, or the machine's available memory) and refuses a run that would not fit
+//! with an error naming the biggest components and the config keys that size them.
+//! `Simulation::new` calls it before it opens the workload or builds the device.
+//!
+//! What the estimate leaves out is small or bounded by the workload rather than by the
+//! config: request slots and queues (bounded by the queue depths), a fio job's verify bitmap
+//! (allocated fallibly when the job is opened), a trace's scan table, a file corpus's bytes.
+
+use crate::config::{DedupFingerprint, SimConfig, WorkloadConfig};
+use crate::error::{Error, Result};
+use crate::stats::Recorder;
+use crate::units::SimTime;
+use std::mem::size_of;
+
+/// One part of the estimate.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Component {
+    /// What it is (`ftl.page_map`).
+    pub name: &'static str,
+    /// Bytes.
+    pub bytes: u64,
+    /// How the figure was reached (counts and element sizes).
+    pub detail: String,
+    /// The config key whose value sizes it most, to name in an error.
+    pub key: &'static str,
+}
+
+/// A run's memory estimate.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MemoryEstimate {
+    /// Total of the components (bytes).
+    pub total_bytes: u64,
+    /// The parts, largest first.
+    pub components: Vec<Component>,
+    /// Physical pages of the flash array.
+    pub physical_pages: u64,
+    /// Page size (bytes).
+    pub page_size: u64,
+    /// Physical capacity (bytes).
+    pub physical_bytes: u64,
+    /// Logical capacity the host sees (bytes).
+    pub logical_bytes: u64,
+    /// Timeline intervals the estimate assumes.
+    pub timeline_intervals: u64,
+}
+
+/// The limit a run's estimate is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// The machine's available memory ([`available_memory`]); unchecked where unknown.
+    Machine,
+    /// At most this many bytes (`--max-memory`).
+    Bytes(u64),
+    /// No check.
+    Unlimited,
+}
+
+/// Simulated time the timeline term assumes when the config does not bound the run's length:
+/// one second, the default sampling interval's one row.
+pub const ASSUMED_HORIZON: SimTime = SimTime(1_000_000_000);
+
+fn pages_of(cfg: &SimConfig) -> u64 {
+    let n = &cfg.nand;
+    n.channels as u64
+        * n.chips_per_channel as u64
+        * n.dies_per_chip as u64
+        * n.planes_per_die as u64
+        * n.blocks_per_plane as u64
+        * n.pages_per_block as u64
+}
+
+fn blocks_of(cfg: &SimConfig) -> u64 {
+    pages_of(cfg) / cfg.nand.pages_per_block.max(1) as u64
+}
+
+/// `bytes` in a short human form (`34.0 GiB`).
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+struct Parts(Vec<Component>);
+
+impl Parts {
+    fn add(&mut self, name: &'static str, key: &'static str, bytes: u64, detail: String) {
+        if bytes > 0 {
+            self.0.push(Component {
+                name,
+                bytes,
+                detail,
+                key,
+            });
+        }
+    }
+
+    /// `n` elements of `each` bytes.
+    fn array(&mut self, name: &'static str, key: &'static str, n: u64, each: usize, what: &str) {
+        let b = n.saturating_mul(each as u64);
+        self.add(name, key, b, format!("{n} {what} x {each} B"));
+    }
+}
+
+/// The memory a run of `cfg` will use, by component. Pure arithmetic on the config:
+/// allocates nothing that grows with the device.
+pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
+    let pages = pages_of(cfg);
+    let blocks = blocks_of(cfg);
+    let page_size = cfg.nand.page_size as u64;
+    let bpp = "nand.blocks_per_plane";
+    let mut p = Parts(Vec::new());
+    // The NAND array's and the scheduler's per-block arrays (erase counts; erases queued,
+    // erased-but-free flags, programs in flight), and an FTL's block bookkeeping with its
+    // free lists.
+    let nand_block = size_of::<u32>() + size_of::<u8>() + size_of::<bool>() + size_of::<u16>();
+    let ftl_block = crate::ftl::Blocks::BYTES_PER_BLOCK + size_of::<u32>();
+    let logical_bytes;
+    match &cfg.stack {
+        None => {
+            let logical = crate::ftl::logical_pages(cfg);
+            logical_bytes = logical * page_size;
+            let mapped = crate::ftl::mapped_pages(cfg);
+            p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
+            p.array("ftl.blocks", bpp, blocks, ftl_block, "blocks");
+            p.array(
+                "ftl.page_map",
+                bpp,
+                mapped,
+                size_of::<u32>(),
+                "mapped pages",
+            );
+            p.array(
+                "ftl.reverse_map",
+                bpp,
+                pages,
+                size_of::<u32>(),
+                "physical pages",
+            );
+            if cfg.check.verify {
+                // The FTL's content id per physical page and the device's expected content
+                // per logical page; with compression, per virtual page the chunks it holds
+                // (one each), a page id and a zero-page content id.
+                let chunk = size_of::<(u64, u32, u64)>();
+                let per_vpn = if cfg.ftl.compression().is_some() {
+                    size_of::<Vec<(u64, u32, u64)>>() + chunk + 2 * size_of::<u64>()
+                } else {
+                    0
+                };
+                p.add(
+                    "verify",
+                    "check.verify",
+                    (pages + mapped) * size_of::<u64>() as u64 + mapped * per_vpn as u64,
+                    format!(
+                        "({pages} physical + {mapped} logical pages) x 8 B + {mapped} x {per_vpn} B"
+                    ),
+                );
+            }
+            if let Some(d) = cfg.ftl.dedup() {
+                use crate::ftl::dedup::Dedup;
+                let strong = d.fingerprint == DedupFingerprint::Bytes;
+                // Inline, every page written is fingerprinted: the index can name every
+                // logical page. In GC, only the pages GC moves are, which the config does
+                // not tell; the estimate leaves that index out.
+                let indexed = match d.mode {
+                    crate::config::DedupMode::Inline => logical,
+                    crate::config::DedupMode::Gc => 0,
+                };
+                p.add(
+                    "ftl.dedup",
+                    bpp,
+                    Dedup::estimate_bytes(logical, mapped, strong, indexed),
+                    format!("{logical} logical pages, {mapped} nodes, {indexed} indexed"),
+                );
+                if cfg.check.invariants {
+                    p.add(
+                        "check.dedup",
+                        "check.invariants",
+                        Dedup::check_bytes(mapped),
+                        format!("{mapped} nodes x 8 B"),
+                    );
+                }
+            }
+            if cfg.ftl.compression().is_some() {
+                // The packer: its map (one u64 per logical page, in leaves), per virtual
+                // page a live count and a free-list entry, per logical page its metadata.
+                let per_lpn = size_of::<u64>() + size_of::<u16>();
+                let per_vpn = size_of::<u8>() + size_of::<u32>();
+                p.add(
+                    "ftl.compression",
+                    bpp,
+                    mapped * (per_lpn + per_vpn) as u64,
+                    format!("{mapped} pages x {} B", per_lpn + per_vpn),
+                );
+                if cfg.check.invariants {
+                    // The packer's check at the end, with the logical space as full as the
+                    // preconditioning leaves it.
+                    let filled = (cfg.precondition.fill_fraction * logical as f64) as u64;
+                    p.add(
+                        "check.compression",
+                        "check.invariants",
+                        crate::ftl::packed::pages::PagePacker::check_bytes(mapped, filled),
+                        format!("{mapped} virtual pages, {filled} chunks"),
+                    );
+                }
+            }
+        }
+        Some(st) => {
+            let user = crate::stack::user_bytes_of(st);
+            logical_bytes = user;
+            let logical_blocks =
+                (pages as f64 * page_size as f64 * (1.0 - cfg.ftl.op_ratio) * st.ccsd.logical_ratio
+                    / 4096.0) as u64;
+            p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
+            // The CCSD's packed FTL: block bookkeeping, per block the list of logical blocks
+            // written into it (one entry per chunk, kept until the block is erased: at most
+            // about one per 4 KiB of flash), the map (a u64 per logical block, in leaves of
+            // 64 Ki blocks allocated where written: the file system writes inside its
+            // partition).
+            let chunks_stored = pages * page_size / 4096;
+            p.add(
+                "ccsd.blocks",
+                bpp,
+                blocks * (ftl_block + size_of::<Vec<u32>>()) as u64
+                    + chunks_stored * size_of::<u32>() as u64,
+                format!("{blocks} blocks, {chunks_stored} chunk entries"),
+            );
+            let written = logical_blocks
+                .min(st.fs.partition_bytes / 4096)
+                .next_multiple_of(1 << 16);
+            p.array(
+                "ccsd.map",
+                "stack.fs.partition_bytes",
+                written,
+                size_of::<u64>(),
+                "logical blocks written",
+            );
+            if st.ccsd.straddle {
+                p.array("ccsd.next", bpp, pages, size_of::<u32>(), "physical pages");
+            }
+            // The file system: per block of the partition its owner and a bit, per file
+            // block its address, content id and kind.
+            let fs_blocks = st.fs.partition_bytes / 4096;
+            p.add(
+                "fs.segments",
+                "stack.fs.partition_bytes",
+                fs_blocks * size_of::<u32>() as u64 + fs_blocks / 8,
+                format!("{fs_blocks} blocks x 4 B + bitmap"),
+            );
+            let per_file_block = size_of::<u32>() + size_of::<u64>() + size_of::<u8>();
+            p.array(
+                "fs.files",
+                "stack.fs.partition_bytes",
+                user / 4096,
+                per_file_block,
+                "file blocks",
+            );
+            if st.cache.enabled {
+                let cache_pages = (st.cache.capacity_mib << 8).min(user / 4096);
+                // Per cached page: its content id and an index entry.
+                let each = size_of::<u64>() * 4;
+                p.array(
+                    "page_cache",
+                    "stack.cache.capacity_mib",
+                    cache_pages,
+                    each,
+                    "cached pages",
+                );
+            }
+        }
+    }
+    if cfg.ftl.write_buffer_pages > 0 && cfg.stack.is_some() {
+        // The CCSD's DRAM slots: a heap of program end times, one per page in flight.
+        p.array(
+            "write_buffer",
+            "ftl.write_buffer_pages",
+            (cfg.ftl.write_buffer_pages as u64 + 1).min(pages),
+            size_of::<std::cmp::Reverse<SimTime>>(),
+            "slots",
+        );
+    } else if cfg.ftl.write_buffer_pages > 0 {
+        // The plain SSD's waiting pages (request slot, page, time), at most one per slot.
+        p.array(
+            "write_buffer",
+            "ftl.write_buffer_pages",
+            (cfg.ftl.write_buffer_pages as u64).min(pages),
+            size_of::<crate::device::buffer::Waiter>(),
+            "waiting pages",
+        );
+    }
+    // The content model's size cache (bytes mode: model mode draws sizes from a curve): one
+    // entry per distinct content id, up to `content.cache_entries` per measure (the
+    // content's codec, the SSD's, the stack's file system and CCSD).
+    if cfg.content.mode == crate::config::ContentMode::Bytes {
+        let measures: u64 = 1 + match &cfg.stack {
+            Some(_) => 2,
+            None => cfg.ftl.compression().is_some() as u64,
+        };
+        let distinct = (cfg.content.cache_entries as u64).min(pages);
+        let buckets = (distinct * 8 / 7).max(1).next_power_of_two();
+        p.add(
+            "content.cache",
+            "content.cache_entries",
+            measures * buckets * (size_of::<(u64, u32)>() as u64 + 1),
+            format!(
+                "{measures} x {buckets} buckets of {} B",
+                size_of::<(u64, u32)>() + 1
+            ),
+        );
+    }
+    p.add(
+        "stats.histograms",
+        "",
+        Recorder::histogram_bytes(),
+        "4 HDR histograms, 1 ns to 1 h, 3 digits".into(),
+    );
+    let interval_ns = (cfg.stats.interval_ms * 1e6).round().max(1.0);
+    let horizon = horizon_ns(cfg).unwrap_or(ASSUMED_HORIZON.0) as f64;
+    let intervals = (horizon / interval_ns).ceil().clamp(1.0, u64::MAX as f64) as u64;
+    let per = Recorder::bytes_per_interval();
+    p.add(
+        "stats.timeline",
+        "stats.interval_ms",
+        intervals.saturating_mul(per),
+        format!(
+            "{intervals} intervals of {} ms over {} s x {per} B",
+            cfg.stats.interval_ms,
+            horizon / 1e9
+        ),
+    );
+    let mut components = p.0;
+    components.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(b.name)));
+    MemoryEstimate {
+        total_bytes: components
+            .iter()
+            .fold(0u64, |t, c| t.saturating_add(c.bytes)),
+        components,
+        physical_pages: pages,
+        page_size,
+        physical_bytes: pages * page_size,
+        logical_bytes,
+        timeline_intervals: intervals,
+    }
+}
+
+/// The run's simulated length when the config bounds it: a fio workload of inline jobs that
+/// all give a `runtime` (theirs or the global one). A trace's span is only known after its
+/// scan, a job file's after it is parsed.
+fn horizon_ns(cfg: &SimConfig) -> Option<u64> {
+    use crate::config::OptionValue;
+    let WorkloadConfig::Fio(f) = &cfg.workload else {
+        return None;
+    };
+    let secs = |v: &OptionValue| match v {
+        OptionValue::Int(i) if *i > 0 => Some(*i as f64),
+        OptionValue::Float(x) if *x > 0.0 && x.is_finite() => Some(*x),
+        OptionValue::Str(s) => crate::workload::fio::parse_time_ns(s)
+            .ok()
+            .filter(|&ns| ns > 0)
+            .map(|ns| ns as f64 / 1e9),
+        _ => None,
+    };
+    let global = f.global.get("runtime").and_then(secs);
+    let mut longest: Option<f64> = None;
+    for j in &f.jobs {
+        let r = j.get("runtime").and_then(secs).or(global)?;
+        longest = Some(longest.map_or(r, |l: f64| l.max(r)));
+    }
+    if f.path.is_some() || !f.args.is_empty() {
+        return None;
+    }
+    longest.map(|s| (s * 1e9).min(u64::MAX as f64) as u64)
+}
+
+/// The machine's available memory: `MemAvailable` from `/proc/meminfo`, or the cgroup's
+/// `memory.max` less its `memory.current` when that is lower. `None` where unknown (not
+/// Linux).
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let avail = meminfo.lines().find_map(|l| {
+        let rest = l.strip_prefix("MemAvailable:")?;
+        let kib: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kib * 1024)
+    })?;
+    let read = |p: &str| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("0::").map(|p| p.trim().to_string()))
+        })
+        .and_then(|path| {
+            let dir = format!("/sys/fs/cgroup{}", path.trim_end_matches('/'));
+            let max = read(&format!("{dir}/memory.max"))?;
+            let cur = read(&format!("{dir}/memory.current")).unwrap_or(0);
+            Some(max.saturating_sub(cur))
+        });
+    Some(cgroup.map_or(avail, |c| c.min(avail)))
+}
+
+/// The bytes a limit allows, `None` when unchecked.
+pub fn limit_bytes(limit: MemoryLimit) -> Option<u64> {
+    match limit {
+        MemoryLimit::Machine => available_memory(),
+        MemoryLimit::Bytes(b) => Some(b),
+        MemoryLimit::Unlimited => None,
+    }
+}
+
+/// Refuse `cfg` when its estimate exceeds `limit`, with an error naming the biggest
+/// components and what to change. Returns the estimate.
+pub fn check(cfg: &SimConfig, limit: MemoryLimit) -> Result<MemoryEstimate> {
+    let est = estimate(cfg);
+    let Some(allowed) = limit_bytes(limit) else {
+        return Ok(est);
+    };
+    if est.total_bytes <= allowed {
+        return Ok(est);
+    }
+    let top = &est.components[0];
+    let biggest: Vec<String> = est
+        .components
+        .iter()
+        .take(3)
+        .map(|c| format!("{} {} ({})", c.name, human(c.bytes), c.detail))
+        .collect();
+    let what = match limit {
+        MemoryLimit::Bytes(_) => "the --max-memory limit",
+        _ => "the memory available on this machine",
+    };
+    let value = key_value(cfg, top.key).map_or(String::new(), |v| {
+        let pages = if top.key == "nand.blocks_per_plane" {
+            format!(
+                " gives {} physical pages of {} B",
+                est.physical_pages, est.page_size
+            )
+        } else {
+            String::new()
+        };
+        format!("{} = {v}{pages}: ", top.key)
+    });
+    let fix = if top.key.is_empty() {
+        "raise --max-memory".to_string()
+    } else {
+        format!("lower {} or raise --max-memory", top.key)
+    };
+    let key = if top.key.is_empty() {
+        "config"
+    } else {
+        top.key
+    };
+    Err(Error::config(
+        "config",
+        key,
+        format!(
+            "{value}the run needs about {} of memory, more than {what} ({}); the largest \
+             parts: {}; {fix}",
+            human(est.total_bytes),
+            human(allowed),
+            biggest.join(", "),
+        ),
+    ))
+}
+
+/// The value of one of the keys the estimate names, for its error message.
+fn key_value(cfg: &SimConfig, key: &str) -> Option<String> {
+    Some(match key {
+        "nand.blocks_per_plane" => cfg.nand.blocks_per_plane.to_string(),
+        "ftl.write_buffer_pages" => cfg.ftl.write_buffer_pages.to_string(),
+        "stats.interval_ms" => cfg.stats.interval_ms.to_string(),
+        "content.cache_entries" => cfg.content.cache_entries.to_string(),
+        "stack.fs.partition_bytes" => cfg.stack.as_ref()?.fs.partition_bytes.to_string(),
+        "stack.cache.capacity_mib" => cfg.stack.as_ref()?.cache.capacity_mib.to_string(),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(extra: &str) -> SimConfig {
+        SimConfig::from_toml_str(&format!("preset = \"default\"\n{extra}"), "test").unwrap()
+    }
+
+    #[test]
+    fn page_map_scales_with_the_device() {
+        let small = estimate(&cfg(""));
+        let big = estimate(&cfg("[nand]\nblocks_per_plane = 8192\n"));
+        let map = |e: &MemoryEstimate| {
+            e.components
+                .iter()
+                .find(|c| c.name == "ftl.page_map")
+                .unwrap()
+                .bytes
+        };
+        assert!(map(&big) > 4 * map(&small));
+        assert_eq!(
+            map(&big),
+            crate::ftl::mapped_pages(&cfg("[nand]\nblocks_per_plane = 8192\n")) * 4
+        );
+    }
+
+    #[test]
+    fn a_huge_device_is_refused_naming_its_key() {
+        let c = cfg("[nand]\nblocks_per_plane = 1000000\n");
+        let e = check(&c, MemoryLimit::Bytes(1 << 30))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nand.blocks_per_plane"), "{e}");
+        assert!(e.contains("1000000"), "{e}");
+        assert!(e.contains("--max-memory"), "{e}");
+        assert!(
+            e.contains("ftl.page_map") || e.contains("ftl.reverse_map"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_tiny_interval_on_a_long_run_is_refused_by_its_timeline() {
+        let c = cfg("[stats]\ninterval_ms = 0.001\n[workload]\ntype = \"fio\"\n[[workload.jobs]]\nrw = \"randread\"\nruntime = 3600\ntime_based = true\n");
+        let e = check(&c, MemoryLimit::Bytes(6 << 30))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("stats.interval_ms"), "{e}");
+    }
+
+    #[test]
+    fn unlimited_never_refuses() {
+        let c = cfg("[nand]\nblocks_per_plane = 1000000\n");
+        assert!(check(&c, MemoryLimit::Unlimited).is_ok());
+    }
+
+    #[test]
+    fn machine_memory_is_read_on_linux() {
+        if cfg!(target_os = "linux") {
+            assert!(available_memory().is_some_and(|b| b > 0));
+        }
+    }
+}

@@ -1,0 +1,165 @@
+"""The memory estimate (issue 15): known from the config before anything is allocated, printed by
+``flashpress run --dry-run``, checked against ``--max-memory`` or the machine, and close to what a
+run really uses."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import flashpress
+from flashpress.cli import main
+from flashpress.errors import ConfigError
+
+HUGE = {"preset": "default", "nand": {"blocks_per_plane": 1_000_000}}
+
+
+def _pages(nand: dict[str, int]) -> int:
+    return math.prod(
+        nand[k]
+        for k in (
+            "channels",
+            "chips_per_channel",
+            "dies_per_chip",
+            "planes_per_die",
+            "blocks_per_plane",
+            "pages_per_block",
+        )
+    )
+
+
+def test_estimate_parts_add_up_and_the_page_map_is_one_u32_per_logical_page() -> None:
+    cfg = flashpress.Config.preset("default")
+    est = flashpress.estimate_memory(cfg)
+    assert est["total_bytes"] == sum(c["bytes"] for c in est["components"])
+    assert [c["bytes"] for c in est["components"]] == sorted((c["bytes"] for c in est["components"]), reverse=True)
+    d = cfg.to_dict()
+    pages = _pages(d["nand"])
+    assert est["physical_pages"] == pages
+    logical = math.floor(pages * (1 - d["ftl"]["op_ratio"]))
+    parts = {c["name"]: c["bytes"] for c in est["components"]}
+    assert parts["ftl.page_map"] == logical * 4
+    assert parts["ftl.reverse_map"] == pages * 4
+    assert parts["python"] > 0
+
+
+def test_estimate_grows_with_the_device_and_the_timeline() -> None:
+    base = flashpress.estimate_memory("default")
+    big = flashpress.estimate_memory({"preset": "default", "nand": {"blocks_per_plane": 4096}})
+    # Four times the blocks: the per-page parts four times as large.
+    parts = {c["name"]: c["bytes"] for c in base["components"]}
+    bigparts = {c["name"]: c["bytes"] for c in big["components"]}
+    assert bigparts["ftl.reverse_map"] == 4 * parts["ftl.reverse_map"]
+    fine = flashpress.estimate_memory({"preset": "default", "stats": {"interval_ms": 0.001}})
+    tl = {c["name"]: c for c in fine["components"]}["stats.timeline"]
+    assert fine["timeline_intervals"] == 1_000_000  # one assumed second in 1 us intervals
+    assert tl["key"] == "stats.interval_ms"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key", "value"),
+    [
+        ({"nand": {"blocks_per_plane": 1_000_000}}, "nand.blocks_per_plane", "1000000"),
+        (
+            {
+                "stats": {"interval_ms": 0.001},
+                "workload": {
+                    "type": "fio",
+                    "jobs": [{"name": "r", "rw": "randread", "bs": "4k", "runtime": 3600, "time_based": True}],
+                },
+            },
+            "stats.interval_ms",
+            "0.001",
+        ),
+    ],
+)
+def test_a_run_over_the_limit_is_refused_before_it_allocates(overrides: dict, key: str, value: str) -> None:
+    t = time.perf_counter()
+    with pytest.raises(ConfigError) as e:
+        flashpress.simulate({"preset": "default", **overrides}, max_memory=1 << 30, progress=False)
+    assert time.perf_counter() - t < 2.0
+    msg = str(e.value)
+    assert e.value.key == key
+    assert f"{key} = {value}" in msg, msg
+    for part in ("--max-memory", "1.0 GiB", "largest parts"):
+        assert part in msg, msg
+
+
+def test_the_cli_refuses_with_exit_2_and_dry_run_allocates_nothing(tmp_path: Path, capsys) -> None:
+    args = ["run", "--set", "nand.blocks_per_plane=1000000", "--no-progress"]
+    assert main([*args, "--max-memory", "2G"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("flashpress: error: "), err
+    assert "nand.blocks_per_plane = 1000000" in err, err
+    t = time.perf_counter()
+    assert main([*args, "--dry-run"]) == 0
+    assert time.perf_counter() - t < 2.0
+    out = capsys.readouterr().out
+    for part in ("dry run", "memory estimate:", "ftl.page_map"):
+        assert part in out, out
+    assert "4,096,000,000 pages" in out  # 32 planes x 1e6 blocks x 128 pages
+
+
+def test_max_memory_flag_rejects_a_negative_size(capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["run", "--max-memory", "-1", "--dry-run"])
+    assert e.value.code == 2
+    assert "--max-memory" in capsys.readouterr().err
+
+
+def test_max_memory_zero_means_no_check() -> None:
+    res = flashpress.simulate(
+        {
+            "preset": "tiny",
+            "workload": {"type": "fio", "jobs": [{"rw": "randwrite", "bs": "4k", "number_ios": 100}]},
+        },
+        max_memory=0,
+        progress=False,
+    )
+    assert res.summary["requests_completed"] == 100
+
+
+def _peak_rss(argv: list[str]) -> int:
+    p = subprocess.Popen([sys.executable, "-m", "flashpress", *argv], stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    return int(usage.ru_maxrss) * 1024
+
+
+TIB = """preset = "default"
+[nand]
+blocks_per_plane = 65536
+[precondition]
+aging_fraction = 0.0
+[workload]
+type = "fio"
+[[workload.jobs]]
+name = "randrw"
+rw = "randrw"
+bs = "4k"
+iodepth = 32
+number_ios = 20000
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB is Linux's")
+@pytest.mark.parametrize("which", ["default", "1tib"])
+def test_estimate_within_20_percent_of_peak_rss(which: str, tmp_path: Path) -> None:
+    if which == "1tib":
+        path = tmp_path / "tib.toml"
+        path.write_text(TIB)
+        cfg: str = str(path)
+        argv = ["run", "--config", cfg, "--no-progress"]
+    else:
+        cfg = which
+        argv = ["run", "--preset", which, "--no-progress"]
+    est = flashpress.estimate_memory(cfg)["total_bytes"]
+    rss = _peak_rss(argv)
+    assert abs(est / rss - 1) <= 0.20, (est, rss)

@@ -35,6 +35,7 @@ pub mod engine;
 pub mod error;
 pub mod ftl;
 pub mod host;
+pub mod interrupt;
 pub mod nand;
 pub mod sim;
 pub mod stack;

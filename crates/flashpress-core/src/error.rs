@@ -87,6 +87,10 @@ pub enum Error {
     /// An API call out of order (e.g. finishing a simulation that has not ended).
     #[error("{0}")]
     State(String),
+
+    /// The caller's interrupt hook asked a long loop to stop (Ctrl-C in the front ends).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl Error {

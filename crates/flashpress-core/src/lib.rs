@@ -36,6 +36,7 @@ pub mod error;
 pub mod estimate;
 pub mod ftl;
 pub mod host;
+pub mod interrupt;
 pub mod nand;
 pub mod sim;
 pub mod stack;

@@ -9,13 +9,14 @@ use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::estimate::MemoryLimit;
 use crate::host::{Host, Target, World};
+use crate::interrupt::Interrupt;
 use crate::stack::bio::Disk;
 use crate::stack::Stack;
 use crate::stats::{
     minus, ControllerSummary, EnergySummary, OpSummary, PreconditionSummary, Recorder, RunReport,
     Summary, WearSummary, WindowBase, WindowSummary,
 };
-use crate::units::{Lpn, SimTime};
+use crate::units::{duration_ns, Lpn, SimTime, MAX_PERIOD_NS};
 use crate::workload::{self, Op, Stream};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -108,12 +109,28 @@ impl Simulation {
     /// Build the device, precondition it and open the workload, once the run's memory
     /// estimate fits in the machine's available memory.
     pub fn new(cfg: SimConfig) -> Result<Simulation> {
-        Self::with_memory_limit(cfg, MemoryLimit::Machine)
+        Self::build(cfg, MemoryLimit::Machine, &mut Interrupt::none())
     }
 
     /// [`Simulation::new`], with the memory estimate checked against `limit` (see
     /// [`crate::estimate`]) before anything large is allocated.
     pub fn with_memory_limit(cfg: SimConfig, limit: MemoryLimit) -> Result<Simulation> {
+        Self::build(cfg, limit, &mut Interrupt::none())
+    }
+
+    /// [`Simulation::new`], polling `stop` in its long loops (preconditioning, a stack's
+    /// layout and fill): a hook's error ends the build with that error.
+    pub fn new_interruptible(cfg: SimConfig, stop: &mut Interrupt<'_>) -> Result<Simulation> {
+        Self::build(cfg, MemoryLimit::Machine, stop)
+    }
+
+    /// The build behind every constructor: validation, the memory check against `limit`,
+    /// then the device and workload, polling `stop` in the long loops.
+    pub fn build(
+        cfg: SimConfig,
+        limit: MemoryLimit,
+        stop: &mut Interrupt<'_>,
+    ) -> Result<Simulation> {
         cfg.validate("config")?;
         crate::estimate::check(&cfg, limit)?;
         let capacity = match &cfg.stack {
@@ -139,7 +156,7 @@ impl Simulation {
                 ));
             }
         }
-        let mut sim = Self::with_streams(cfg, opened.streams)?;
+        let mut sim = Self::with_streams_interruptible(cfg, opened.streams, stop)?;
         sim.notes = notes;
         Ok(sim)
     }
@@ -147,6 +164,15 @@ impl Simulation {
     /// Build with streams made by the caller instead of the config's `workload` (which is
     /// then only recorded in the resolved config).
     pub fn with_streams(cfg: SimConfig, streams: Vec<Stream>) -> Result<Simulation> {
+        Self::with_streams_interruptible(cfg, streams, &mut Interrupt::none())
+    }
+
+    /// [`Simulation::with_streams`], polling `stop` as [`Simulation::new_interruptible`] does.
+    pub fn with_streams_interruptible(
+        cfg: SimConfig,
+        streams: Vec<Stream>,
+        stop: &mut Interrupt<'_>,
+    ) -> Result<Simulation> {
         cfg.validate("config")?;
         // The content model first: a missing corpus fails before the fill does any work.
         let hints: Vec<_> = streams.iter().map(|s| s.content).collect();
@@ -162,7 +188,7 @@ impl Simulation {
                 }
                 let names: Vec<String> = streams.iter().map(|s| s.name.clone()).collect();
                 let layouts: Vec<u64> = streams.iter().map(|s| s.layout_bytes).collect();
-                let stack = Stack::new(&cfg, st, &names, &layouts, content.as_mut())?;
+                let stack = Stack::new(&cfg, st, &names, &layouts, content.as_mut(), stop)?;
                 (
                     Target::Stack(Box::new(stack)),
                     PreconditionSummary::default(),
@@ -170,13 +196,23 @@ impl Simulation {
             }
             None => {
                 let mut device = Device::new(&cfg, content.as_mut())?;
-                let p = precondition(&cfg, &mut device, content.as_mut())?;
+                let p = precondition(&cfg, &mut device, content.as_mut(), stop)?;
                 (Target::Ssd(Box::new(device)), p)
             }
         };
         let host = Host::new(streams, target.capacity_bytes())?;
-        let interval_ns = (cfg.stats.interval_ms * 1e6).round() as u64;
-        let warmup = SimTime((cfg.stats.warmup_ms * 1e6).round() as u64);
+        let interval_ns = duration_ns(
+            "stats.interval_ms",
+            cfg.stats.interval_ms,
+            1e6,
+            MAX_PERIOD_NS,
+        )?;
+        let warmup = SimTime(duration_ns(
+            "stats.warmup_ms",
+            cfg.stats.warmup_ms,
+            1e6,
+            MAX_PERIOD_NS,
+        )?);
         let mut rec = Recorder::new(interval_ns);
         rec.measure_from(warmup);
         let mut sim = Simulation {
@@ -235,6 +271,9 @@ impl Simulation {
             };
             if let Some(ta) = arrival {
                 if self.queue.peek_time().is_none_or(|th| ta <= th) {
+                    if ta >= SimTime::HORIZON {
+                        return Err(self.horizon_error());
+                    }
                     self.now = ta;
                     self.events_since_tick += 1;
                     if let Target::Ssd(d) = &mut self.target {
@@ -248,6 +287,9 @@ impl Simulation {
                 self.done = true;
                 return Ok(true);
             };
+            if t >= SimTime::HORIZON {
+                return Err(self.horizon_error());
+            }
             self.now = t;
             match ev {
                 Event::Completion(s) | Event::Arrival(s) => {
@@ -322,6 +364,53 @@ impl Simulation {
         }
         let arrivals = matches!(&self.target, Target::Ssd(d) if d.next_arrival().is_some());
         Ok(self.queue.is_empty() && !arrivals)
+    }
+
+    /// The run needs more simulated time than fits in u64 ns: sums of durations saturate at
+    /// [`SimTime::HORIZON`] instead of wrapping, and the first event there ends the run. The
+    /// error names the config's longest per-operation duration, the usual cause.
+    fn horizon_error(&self) -> Error {
+        let c = &self.cfg;
+        let us = |v: f64| v * 1e3;
+        let page_xfer = c.nand.page_size as f64 * 1e3 / c.nand.channel_mb_per_s;
+        let link_4k = 4096.0 * 1e3 / c.host.link_mb_per_s;
+        let mut longest: Vec<(&str, f64)> = vec![
+            (
+                "nand.read_latency_us",
+                us(c.nand.read_latency_us.iter().copied().fold(0.0, f64::max)),
+            ),
+            (
+                "nand.program_latency_us",
+                us(c.nand
+                    .program_latency_us
+                    .iter()
+                    .copied()
+                    .fold(0.0, f64::max)),
+            ),
+            ("nand.erase_latency_us", us(c.nand.erase_latency_us)),
+            ("nand.channel_mb_per_s", page_xfer),
+            ("host.link_mb_per_s", link_4k),
+            (
+                "host.command_overhead_ns",
+                c.host.command_overhead_ns as f64,
+            ),
+        ];
+        if let Some(z) = c.ftl.compression() {
+            longest.push(("ftl.compression.compress_us", us(z.compress_us)));
+            longest.push(("ftl.compression.decompress_us", us(z.decompress_us)));
+        }
+        let (key, ns) = longest
+            .into_iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("candidates");
+        Error::config(
+            "config",
+            key,
+            format!(
+                "the run needs more simulated time than fits (2^64 ns, about 584 years;                  reached after {} of {} requests completed); the config's longest                  per-operation time is this key's, {ns:.4e} ns: shorten it (or the workload)",
+                self.host.counters.completed, self.host.counters.issued
+            ),
+        )
     }
 
     /// Read the counters the window's figures are measured from, and start the stack's window.
@@ -644,10 +733,12 @@ impl Simulation {
                 nand_program_j: j(n.program_energy_pj),
                 nand_erase_j: j(n.erase_energy_pj),
                 channel_transfer_j: j(n.transfer_energy_pj),
-                total_j: j(n.read_energy_pj
-                    + n.program_energy_pj
-                    + n.erase_energy_pj
-                    + n.transfer_energy_pj),
+                // Each counter saturates on its own; so does their sum.
+                total_j: j(n
+                    .read_energy_pj
+                    .saturating_add(n.program_energy_pj)
+                    .saturating_add(n.erase_energy_pj)
+                    .saturating_add(n.transfer_energy_pj)),
             },
             wear: WearSummary {
                 erase_count_mean: ec.iter().map(|&e| e as u64).sum::<u64>() as f64
@@ -748,6 +839,7 @@ fn precondition(
     cfg: &SimConfig,
     dev: &mut Device,
     mut cm: Option<&mut ContentModel>,
+    stop: &mut Interrupt<'_>,
 ) -> Result<PreconditionSummary> {
     let p = &cfg.precondition;
     let pages = (p.fill_fraction * dev.logical_pages() as f64).floor() as u64;
@@ -756,6 +848,7 @@ fn precondition(
     for lpn in 0..pages {
         content += 1;
         dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+        stop.poll()?;
     }
     if pages > 0 {
         let mut rng = Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x7072_6563_6f6e_6469);
@@ -763,6 +856,7 @@ fn precondition(
             content += 1;
             let lpn = rng.random_range(0..pages);
             dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+            stop.poll()?;
         }
     }
     let s = PreconditionSummary {

@@ -310,6 +310,9 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
             &[("codec", s(&codec)), ("detail", s(&detail))],
         ),
         Error::State(_) => raise(py, &py.get_type::<FlashpressError>(), msg, &[]),
+        // The binding's hooks keep the Python exception that stopped the loop and raise it
+        // instead; this is for a core caller that stopped without one.
+        Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
     }
 }
 

@@ -4,9 +4,11 @@ use crate::config::parse_json;
 use crate::errors::{FlashpressError, IntoPyResult};
 use flashpress_core::config::SimConfig;
 use flashpress_core::estimate::MemoryLimit;
+use flashpress_core::interrupt::{Interrupt, POLL_EVERY};
 use flashpress_core::sim::Simulation as CoreSimulation;
 use flashpress_core::stats::RunReport;
 use flashpress_core::workload::Op;
+use flashpress_core::Error;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -14,6 +16,7 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Instant;
 
 // The GIL is released while the core steps, so the core values must be movable across threads.
 const _: fn() = || {
@@ -29,6 +32,32 @@ pub struct Simulation {
     inner: Mutex<Option<CoreSimulation>>,
 }
 
+/// Events per chunk of a `step` between two readings of the clock.
+const STEP_CHUNK: u64 = 1 << 12;
+
+/// The core's interrupt hook: take the GIL briefly and run Python's signal handlers (on the
+/// main thread, where the call happens, so a SIGINT raises KeyboardInterrupt); their
+/// exception is kept in `slot` for [`reraise`] and the core loop stops with
+/// `Error::Interrupted`.
+fn check_signals(slot: &Mutex<Option<PyErr>>) -> flashpress_core::Result<()> {
+    Python::with_gil(|py| py.check_signals()).map_err(|e| {
+        *slot.lock().expect("signal slot") = Some(e);
+        Error::Interrupted
+    })
+}
+
+/// A core result, with the Python exception that interrupted it (if any) raised instead.
+fn reraise<T>(
+    py: Python<'_>,
+    r: flashpress_core::Result<T>,
+    slot: Mutex<Option<PyErr>>,
+) -> PyResult<T> {
+    match (r, slot.into_inner().expect("signal slot")) {
+        (Err(Error::Interrupted), Some(e)) => Err(e),
+        (r, _) => r.py_err(py),
+    }
+}
+
 fn finished(py: Python<'_>) -> PyErr {
     let _ = py;
     FlashpressError::new_err("this Simulation has already been finished")
@@ -38,7 +67,8 @@ fn finished(py: Python<'_>) -> PyErr {
 impl Simulation {
     /// Build the device from a resolved config (JSON), precondition it and open the workload.
     /// The run's memory estimate is checked first against `max_memory` bytes (None: the
-    /// machine's available memory; 0: no check).
+    /// machine's available memory; 0: no check). Ctrl-C during preconditioning or a stack's
+    /// layout raises KeyboardInterrupt within a few milliseconds.
     #[new]
     #[pyo3(signature = (resolved_config_json, max_memory = None))]
     fn new(py: Python<'_>, resolved_config_json: &str, max_memory: Option<u64>) -> PyResult<Self> {
@@ -49,22 +79,44 @@ impl Simulation {
             Some(0) => MemoryLimit::Unlimited,
             Some(b) => MemoryLimit::Bytes(b),
         };
-        let sim = py
-            .allow_threads(|| CoreSimulation::with_memory_limit(cfg, limit))
-            .py_err(py)?;
+        let signal = Mutex::new(None);
+        let sim = py.allow_threads(|| {
+            let hook = || check_signals(&signal);
+            CoreSimulation::build(cfg, limit, &mut Interrupt::new(&hook))
+        });
+        let sim = reraise(py, sim, signal)?;
         Ok(Simulation {
             inner: Mutex::new(Some(sim)),
         })
     }
 
     /// Process at most `max_events` events without holding the GIL; True once the workload is
-    /// done. Checks for Ctrl-C (KeyboardInterrupt) after each step.
+    /// done. Checks for Ctrl-C (KeyboardInterrupt) every few milliseconds of wall time.
     #[pyo3(signature = (max_events = 1 << 18))]
     fn step(&self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
         let mut guard = self.inner.lock().expect("simulation lock");
         let sim = guard.as_mut().ok_or_else(|| finished(py))?;
-        let done = py.allow_threads(|| sim.step(max_events)).py_err(py)?;
+        let signal = Mutex::new(None);
+        let done = py.allow_threads(|| {
+            // In chunks, so a step of many slow events still notices Ctrl-C in time.
+            let mut left = max_events;
+            let mut next_check = Instant::now() + POLL_EVERY;
+            while left > 0 {
+                let n = left.min(STEP_CHUNK);
+                if sim.step(n)? {
+                    return Ok(true);
+                }
+                left -= n;
+                let now = Instant::now();
+                if now >= next_check {
+                    next_check = now + POLL_EVERY;
+                    check_signals(&signal)?;
+                }
+            }
+            Ok(false)
+        });
         drop(guard);
+        let done = reraise(py, done, signal)?;
         py.check_signals()?;
         Ok(done)
     }

@@ -106,7 +106,9 @@ impl CostModel {
                 block_bytes,
                 compress_ns,
                 ..
-            } => bytes.div_ceil(block_bytes as u64) * compress_ns,
+            } => bytes
+                .div_ceil(block_bytes as u64)
+                .saturating_mul(compress_ns),
         }
     }
 
@@ -121,7 +123,9 @@ impl CostModel {
                 block_bytes,
                 decompress_ns,
                 ..
-            } => bytes.div_ceil(block_bytes as u64) * decompress_ns,
+            } => bytes
+                .div_ceil(block_bytes as u64)
+                .saturating_mul(decompress_ns),
         }
     }
 

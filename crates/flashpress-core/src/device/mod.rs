@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::ftl::dedup::Strong;
 use crate::ftl::Ftl;
 use crate::nand::Nand;
-use crate::units::{Lpn, Ppn, SimTime};
+use crate::units::{bytes_ns, duration_ns, ns_per_byte, Lpn, Ppn, SimTime, MAX_OP_NS};
 use crate::workload::{Op, Request};
 use buffer::{Waiter, WriteBuffer};
 use compress::{Compression, PageWrite};
@@ -133,7 +133,8 @@ pub struct Device {
     div_page: StrengthReducedU64,
     /// Bytes of a partial-read unit (`nand.partial_read`), 0 when reads are whole pages.
     partial_unit: u64,
-    link_ns_per_kib: f64,
+    /// Host link time per byte (ns, from `host.link_mb_per_s`).
+    link_ns_per_byte: f64,
     overhead_ns: u64,
     link_to_device: SimTime,
     link_to_host: SimTime,
@@ -173,10 +174,17 @@ impl Device {
     /// Build a fresh device for a validated config; `content` gives compressed sizes when
     /// `ftl.compression` is on (validation made sure the model is on then).
     pub fn new(cfg: &SimConfig, content: Option<&mut ContentModel>) -> Result<Device> {
-        let nand = Nand::new(&cfg.nand);
+        let nand = Nand::new(&cfg.nand)?;
+        let link_ns_per_byte = ns_per_byte("host.link_mb_per_s", cfg.host.link_mb_per_s)?;
+        let overhead_ns = duration_ns(
+            "host.command_overhead_ns",
+            cfg.host.command_overhead_ns as f64,
+            1.0,
+            MAX_OP_NS,
+        )?;
         let verify = cfg.check.verify;
         let ftl = Ftl::new(cfg, &nand.geo, verify);
-        let mut sched = Scheduler::new(cfg, &nand);
+        let mut sched = Scheduler::new(cfg, &nand)?;
         sched.reset(&ftl);
         let compression = match (cfg.ftl.compression(), content) {
             (None, _) => None,
@@ -194,8 +202,8 @@ impl Device {
             page_size: cfg.nand.page_size as u64,
             div_page: StrengthReducedU64::new(cfg.nand.page_size as u64),
             partial_unit: cfg.nand.partial_unit().map_or(0, u64::from),
-            link_ns_per_kib: 1024.0 * 1e3 / cfg.host.link_mb_per_s,
-            overhead_ns: cfg.host.command_overhead_ns,
+            link_ns_per_byte,
+            overhead_ns,
             link_to_device: SimTime::ZERO,
             link_to_host: SimTime::ZERO,
             flushes: std::collections::VecDeque::new(),
@@ -299,7 +307,7 @@ impl Device {
 
     #[inline]
     fn link_ns(&self, bytes: u64) -> u64 {
-        (bytes as f64 * self.link_ns_per_kib / 1024.0).round() as u64
+        bytes_ns(bytes, self.link_ns_per_byte)
     }
 
     #[inline]
@@ -421,12 +429,12 @@ impl Device {
                             .wrapping_add(lpn * self.page_size / 4096)
                             .wrapping_sub(req.offset / 4096);
                         let fp = self.fingerprint(c, stream, block, cm.as_deref_mut());
-                        self.write_dedup_page(lpn, fp, old, slot, base, cmd, arrived, now, q);
+                        self.write_dedup_page(lpn, fp, old, slot, base, cmd, arrived, now, q)?;
                         continue;
                     }
                     let ppn = {
                         let mut be = self.sched.backend(&mut self.nand, q, now);
-                        self.ftl.write(Lpn(lpn as u32), c, now, &mut be)
+                        self.ftl.write(Lpn(lpn as u32), c, now, &mut be)?
                     };
                     self.sched.program_allocated(ppn);
                     self.page_data_in(ppn, old, slot, base, cmd, arrived);
@@ -477,7 +485,7 @@ impl Device {
         arrived: SimTime,
         now: SimTime,
         q: &mut EventQueue,
-    ) {
+    ) -> Result<()> {
         let inline = !self.sched.gc_hashes();
         let arrived = match self.sched.hash.as_mut() {
             Some(h) if inline => h.run(arrived),
@@ -486,7 +494,7 @@ impl Device {
         let ppn = {
             let mut be = self.sched.backend(&mut self.nand, q, now);
             self.ftl
-                .write_dedup(Lpn(lpn as u32), fp, strong, c, now, &mut be)
+                .write_dedup(Lpn(lpn as u32), fp, strong, c, now, &mut be)?
         };
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn as usize] = c;
@@ -499,6 +507,7 @@ impl Device {
             None => Ppn(DUPLICATE),
         };
         self.page_data_in(ppn, old, slot, base, cmd, arrived);
+        Ok(())
     }
 
     /// The data of a write's page, mapped to `ppn`, is at the controller at `arrived`: its
@@ -906,14 +915,16 @@ impl Device {
             }
             let p = self
                 .ftl
-                .write_dedup(lpn, fp, strong, c, SimTime::ZERO, &mut self.nand);
+                .write_dedup(lpn, fp, strong, c, SimTime::ZERO, &mut self.nand)?;
             if let Some(ppn) = p {
                 self.nand.count_transfer();
                 self.nand.count_program(ppn, false);
             }
             return Ok(());
         }
-        let ppn = self.ftl.write(lpn, content, SimTime::ZERO, &mut self.nand);
+        let ppn = self
+            .ftl
+            .write(lpn, content, SimTime::ZERO, &mut self.nand)?;
         self.nand.count_transfer();
         self.nand.count_program(ppn, false);
         Ok(())

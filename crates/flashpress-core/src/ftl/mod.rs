@@ -20,6 +20,7 @@ pub mod victim;
 pub use blocks::{BlockState, Blocks};
 
 use crate::config::{DedupMode, SimConfig, Striping, VictimPolicy};
+use crate::error::{Error, Result};
 use crate::nand::{Geometry, Nand};
 use crate::units::{BlockId, Lpn, PlaneId, Ppn, SimTime};
 use placement::{Origin, PageCtx, Placement};
@@ -291,7 +292,7 @@ impl Ftl {
         content: u64,
         at: SimTime,
         flash: &mut F,
-    ) -> Option<Ppn> {
+    ) -> Result<Option<Ppn>> {
         let inline = !self.gc_hash;
         let d = self.dedup.as_mut().expect("write_dedup without ftl.dedup");
         let mut index = inline;
@@ -303,7 +304,7 @@ impl Ftl {
                     if let Some(z) = d.link(lpn.0, r) {
                         self.drop_node(z, at);
                     }
-                    return None;
+                    return Ok(None);
                 }
                 // Another page with the same pre-filter hash holds the index entry.
                 index = false;
@@ -316,12 +317,12 @@ impl Ftl {
         if let Some(st) = strong {
             d.set_strong(v, st);
         }
-        let ppn = self.write(Lpn(v), content, at, flash);
+        let ppn = self.write(Lpn(v), content, at, flash)?;
         let d = self.dedup.as_mut().expect("checked");
         if let Some(z) = d.drop_detached(old) {
             self.drop_node(z, at);
         }
-        Some(ppn)
+        Ok(Some(ppn))
     }
 
     /// A node of the dedup map lost its last reference (or merged away): its flash page, if
@@ -368,16 +369,16 @@ impl Ftl {
         content: u64,
         at: SimTime,
         flash: &mut F,
-    ) -> Ppn {
+    ) -> Result<Ppn> {
         let stream = self.placement.stream_for(&PageCtx {
             lpn,
             origin: Origin::Host,
         });
-        let plane = self.pick_plane(stream, at, flash);
+        let plane = self.pick_plane(stream, at, flash)?;
         let ppn = self.take_page(plane, stream, flash);
         self.remap(lpn, ppn, content, at);
         self.counters.host_pages_written += 1;
-        ppn
+        Ok(ppn)
     }
 
     /// Map logical pages `lpns` (a split group's pages, PR-SSD section 4.3) to fresh
@@ -396,13 +397,13 @@ impl Ftl {
         at: SimTime,
         flash: &mut F,
         out: &mut Vec<Ppn>,
-    ) -> bool {
+    ) -> Result<bool> {
         let stream = self.placement.stream_for(&PageCtx {
             lpn: lpns[0],
             origin: Origin::Host,
         });
         let cursor = self.cursor;
-        let first = self.pick_plane(stream, at, flash);
+        let first = self.pick_plane(stream, at, flash)?;
         let n = self.stripe_order.len();
         let start = (self.cursor + n - 1) % n;
         let t0 = self.next_page_type(first, stream);
@@ -435,7 +436,7 @@ impl Ftl {
         if planes.len() < lpns.len() {
             // The pages are written one by one from where this walk started.
             self.cursor = cursor;
-            return false;
+            return Ok(false);
         }
         self.cursor = last;
         out.clear();
@@ -445,7 +446,7 @@ impl Ftl {
             self.counters.host_pages_written += 1;
             out.push(ppn);
         }
-        true
+        Ok(true)
     }
 
     /// Page type (LSB, CSB, MSB, ...) of the page `stream` writes next in `plane`.
@@ -500,14 +501,15 @@ impl Ftl {
     }
 
     /// Next plane in striping order whose `stream` can take a page, running foreground GC
-    /// where a new block is needed. Planes that cannot free space are skipped.
+    /// where a new block is needed. Planes that cannot free space are skipped; when none
+    /// can, an error (see the message) rather than a wrong placement.
     #[inline]
     fn pick_plane<F: FlashBackend>(
         &mut self,
         stream: usize,
         at: SimTime,
         flash: &mut F,
-    ) -> PlaneId {
+    ) -> Result<PlaneId> {
         if self.least_busy {
             // Start the round-robin walk at the plane whose queued work ends first.
             let n = self.stripe_order.len();
@@ -530,17 +532,33 @@ impl Ftl {
                 self.cursor = 0;
             }
             if self.open[plane.0 as usize * self.streams + stream] != UNMAPPED {
-                return plane;
+                return Ok(plane);
             }
             if self.free[plane.0 as usize].len() < self.gc_threshold {
                 self.foreground_gc(plane, at, flash);
             }
             // Leave one free block for GC's own destination.
             if self.free[plane.0 as usize].len() >= 2 {
-                return plane;
+                return Ok(plane);
             }
         }
-        panic!("no plane can take a write: logical space exceeds usable space (config validation should prevent this)");
+        // Validation keeps the logical space within the usable space, so this happens only
+        // in timed runs: every page is mapped when its write reaches the controller, and a
+        // block with programs still queued cannot be a GC victim. Far more writes queued at
+        // once than the device has spare pages (a trace with thousands of writes at one
+        // timestamp) leave no block to clean. The controller does not hold writes back until
+        // space frees up (no backpressure is modelled), so the run stops here.
+        Err(Error::Workload(format!(
+            "at simulated time {} ns no plane can take a page write: {} page programs are \
+             queued and every block GC could clean still has programs queued. Too many \
+             writes arrive at once for this device's spare space (ftl.op_ratio, \
+             nand.blocks_per_plane); spread the workload's arrivals out in time or lower its \
+             queue depth",
+            at.0,
+            flash
+                .programs_in_flight()
+                .map_or(0, |f| f.iter().map(|&n| u64::from(n)).sum::<u64>())
+        )))
     }
 
     fn foreground_gc<F: FlashBackend>(&mut self, plane: PlaneId, at: SimTime, flash: &mut F) {

@@ -17,7 +17,8 @@ mod geometry;
 pub use geometry::Geometry;
 
 use crate::config::NandConfig;
-use crate::units::{BlockId, PlaneId, Ppn, SimTime};
+use crate::error::Result;
+use crate::units::{bytes_ns, duration_ns, ns_per_byte, BlockId, PlaneId, Ppn, SimTime, MAX_OP_NS};
 
 /// Operation counts and energy, owned by the NAND array.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -94,26 +95,23 @@ struct PartialTiming {
     xfer_pj: u64,
 }
 
-fn ns(us: f64) -> u64 {
-    (us * 1e3).round() as u64
-}
-
 /// V * mA * ns = 1e-12 J = pJ.
 fn pj(vcc_v: f64, ma: f64, t_ns: u64) -> u64 {
     (vcc_v * ma * t_ns as f64).round() as u64
 }
 
 impl Timing {
-    fn new(c: &NandConfig) -> Timing {
+    fn new(c: &NandConfig) -> Result<Timing> {
         let mut read_ns = [0; 3];
         let mut program_ns = [0; 3];
+        let ns = |key: &str, us: f64| duration_ns(key, us, 1e3, MAX_OP_NS);
         for i in 0..c.cell.page_types() {
-            read_ns[i] = ns(c.read_latency_us[i]);
-            program_ns[i] = ns(c.program_latency_us[i]);
+            read_ns[i] = ns("nand.read_latency_us", c.read_latency_us[i])?;
+            program_ns[i] = ns("nand.program_latency_us", c.program_latency_us[i])?;
         }
-        let erase_ns = ns(c.erase_latency_us);
-        // bytes / (MB/s) = bytes / (1e6 B/s) s = bytes * 1e3 / rate ns
-        let page_xfer_ns = (c.page_size as f64 * 1e3 / c.channel_mb_per_s).round() as u64;
+        let erase_ns = ns("nand.erase_latency_us", c.erase_latency_us)?;
+        let per_byte = ns_per_byte("nand.channel_mb_per_s", c.channel_mb_per_s)?;
+        let page_xfer_ns = bytes_ns(c.page_size as u64, per_byte);
         let p = &c.power;
         let partial =
             c.partial_read
@@ -121,7 +119,7 @@ impl Timing {
                 .filter(|p| p.enabled)
                 .map_or(PartialTiming::default(), |pr| {
                     let read_ns = read_ns.map(|t| (t as f64 * pr.latency_factor).round() as u64);
-                    let xfer_ns = (pr.unit_bytes as f64 * 1e3 / c.channel_mb_per_s).round() as u64;
+                    let xfer_ns = bytes_ns(pr.unit_bytes as u64, per_byte);
                     PartialTiming {
                         unit_bytes: pr.unit_bytes,
                         read_ns,
@@ -130,7 +128,7 @@ impl Timing {
                         xfer_pj: pj(p.vcc_v, p.transfer_ma, xfer_ns),
                     }
                 });
-        Timing {
+        Ok(Timing {
             partial,
             read_ns,
             program_ns,
@@ -146,7 +144,7 @@ impl Timing {
             type_of_page: (0..c.pages_per_block)
                 .map(|i| (i as usize % c.cell.page_types()) as u8)
                 .collect(),
-        }
+        })
     }
 }
 
@@ -164,17 +162,17 @@ pub struct Nand {
 }
 
 impl Nand {
-    /// Build an idle, fresh array.
-    pub fn new(c: &NandConfig) -> Nand {
+    /// Build an idle, fresh array; an error names a duration or rate that does not fit.
+    pub fn new(c: &NandConfig) -> Result<Nand> {
         let geo = Geometry::new(c);
-        Nand {
-            t: Timing::new(c),
+        Ok(Nand {
+            t: Timing::new(c)?,
             plane_busy: vec![SimTime::ZERO; geo.planes as usize],
             chan_busy: vec![SimTime::ZERO; geo.channels as usize],
             erase_counts: vec![0; geo.blocks as usize],
             counters: NandCounters::default(),
             geo,
-        }
+        })
     }
 
     #[inline]
@@ -236,7 +234,10 @@ impl Nand {
     #[inline]
     pub fn count_transfer(&mut self) {
         self.counters.transfer_bytes += self.geo.page_size as u64;
-        self.counters.transfer_energy_pj += self.t.page_xfer_pj;
+        self.counters.transfer_energy_pj = self
+            .counters
+            .transfer_energy_pj
+            .saturating_add(self.t.page_xfer_pj);
     }
 
     /// Book the transfer of what a read sensed: one unit (partial) or one page.
@@ -244,7 +245,10 @@ impl Nand {
     pub fn count_read_transfer(&mut self, partial: bool) {
         if partial {
             self.counters.transfer_bytes += self.t.partial.unit_bytes as u64;
-            self.counters.transfer_energy_pj += self.t.partial.xfer_pj;
+            self.counters.transfer_energy_pj = self
+                .counters
+                .transfer_energy_pj
+                .saturating_add(self.t.partial.xfer_pj);
         } else {
             self.count_transfer();
         }
@@ -263,7 +267,10 @@ impl Nand {
         let ty = self.page_type(ppn);
         self.counters.reads += 1;
         self.counters.partial_reads += 1;
-        self.counters.read_energy_pj += self.t.partial.read_pj[ty];
+        self.counters.read_energy_pj = self
+            .counters
+            .read_energy_pj
+            .saturating_add(self.t.partial.read_pj[ty]);
         self.busy(self.t.partial.read_ns[ty], gc);
     }
 
@@ -272,7 +279,10 @@ impl Nand {
     pub fn count_read(&mut self, ppn: Ppn, gc: bool) {
         let ty = self.page_type(ppn);
         self.counters.reads += 1;
-        self.counters.read_energy_pj += self.t.read_pj[ty];
+        self.counters.read_energy_pj = self
+            .counters
+            .read_energy_pj
+            .saturating_add(self.t.read_pj[ty]);
         self.busy(self.t.read_ns[ty], gc);
     }
 
@@ -288,7 +298,10 @@ impl Nand {
         let ty = self.page_type(ppn);
         let t = self.t.program_ns[ty];
         self.counters.programs += 1;
-        self.counters.program_energy_pj += self.t.program_pj[ty];
+        self.counters.program_energy_pj = self
+            .counters
+            .program_energy_pj
+            .saturating_add(self.t.program_pj[ty]);
         self.busy(t, gc);
         t
     }
@@ -321,8 +334,8 @@ impl Nand {
         c.reads += b.n;
         c.programs += b.n;
         c.copybacks += b.n;
-        c.read_energy_pj += b.read_pj;
-        c.program_energy_pj += b.program_pj;
+        c.read_energy_pj = c.read_energy_pj.saturating_add(b.read_pj);
+        c.program_energy_pj = c.program_energy_pj.saturating_add(b.program_pj);
         self.busy(b.ns, gc);
     }
 
@@ -331,7 +344,10 @@ impl Nand {
     pub fn count_erase(&mut self, block: BlockId, gc: bool) {
         self.erase_counts[block.0 as usize] += 1;
         self.counters.erases += 1;
-        self.counters.erase_energy_pj += self.t.erase_pj;
+        self.counters.erase_energy_pj = self
+            .counters
+            .erase_energy_pj
+            .saturating_add(self.t.erase_pj);
         self.busy(self.t.erase_ns, gc);
     }
 
@@ -346,18 +362,20 @@ impl Nand {
         };
         let pj = (self.t.vcc_v * ma * ns as f64).round() as u64;
         if erase {
-            self.counters.erase_energy_pj += pj;
+            self.counters.erase_energy_pj = self.counters.erase_energy_pj.saturating_add(pj);
         } else {
-            self.counters.program_energy_pj += pj;
+            self.counters.program_energy_pj = self.counters.program_energy_pj.saturating_add(pj);
         }
         self.busy(ns, gc);
     }
 
     #[inline]
     fn busy(&mut self, ns: u64, gc: bool) {
-        self.counters.array_busy_ns += ns;
+        // Saturating: durations are bounded (`MAX_OP_NS`), but their sum over every plane
+        // can pass u64 before the run reaches the horizon.
+        self.counters.array_busy_ns = self.counters.array_busy_ns.saturating_add(ns);
         if gc {
-            self.counters.gc_busy_ns += ns;
+            self.counters.gc_busy_ns = self.counters.gc_busy_ns.saturating_add(ns);
         }
     }
 
@@ -449,7 +467,7 @@ mod tests {
     use crate::config::SimConfig;
 
     fn nand() -> Nand {
-        Nand::new(&SimConfig::preset("bench-mlc-2g").unwrap().nand)
+        Nand::new(&SimConfig::preset("bench-mlc-2g").unwrap().nand).unwrap()
     }
 
     #[test]

@@ -35,7 +35,7 @@
 use crate::config::CacheConfig;
 use crate::error::Result;
 use crate::stack::fs::{FsDone, FS_CALL_NS};
-use crate::units::SimTime;
+use crate::units::{duration_ns, SimTime, MAX_OP_NS, MAX_PERIOD_NS};
 use crate::workload::{FileAttrs, Op, Request};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -167,23 +167,32 @@ pub struct PageCache {
     counters: CacheCounters,
 }
 
-fn centis_ns(c: u64) -> u64 {
-    c.saturating_mul(10_000_000)
-}
-
 impl PageCache {
-    /// A cache with `cfg`'s capacity and writeback parameters (validated by the config).
-    pub fn new(cfg: &CacheConfig) -> PageCache {
+    /// A cache with `cfg`'s capacity and writeback parameters (validated by the config); an
+    /// error names a duration that does not fit.
+    pub fn new(cfg: &CacheConfig) -> Result<PageCache> {
+        let centis = |key: &str, c: u64| duration_ns(key, c as f64, 1e7, MAX_PERIOD_NS);
+        let expire_ns = centis(
+            "stack.cache.dirty_expire_centisecs",
+            cfg.dirty_expire_centisecs,
+        )?;
+        let period_ns = centis(
+            "stack.cache.dirty_writeback_centisecs",
+            cfg.dirty_writeback_centisecs,
+        )?;
+        let op = |key: &str, us: f64| duration_ns(key, us, 1e3, MAX_OP_NS);
+        let op_ns = op("stack.cache.op_cpu_us", cfg.op_cpu_us)?;
+        let copy_ns = op("stack.cache.page_copy_us", cfg.page_copy_us)?;
         let cap = (cfg.capacity_mib.saturating_mul(1 << 20) / PAGE).max(1);
         let pct = |r: f64| ((r / 100.0 * cap as f64).floor() as u64).clamp(1, cap);
-        PageCache {
+        Ok(PageCache {
             cap,
             bg_pages: pct(cfg.dirty_background_ratio),
             hard_pages: pct(cfg.dirty_ratio),
-            expire_ns: centis_ns(cfg.dirty_expire_centisecs),
-            period_ns: centis_ns(cfg.dirty_writeback_centisecs),
-            op_ns: (cfg.op_cpu_us * 1e3).round() as u64,
-            copy_ns: (cfg.page_copy_us * 1e3).round() as u64,
+            expire_ns,
+            period_ns,
+            op_ns,
+            copy_ns,
             files: BTreeMap::new(),
             order: BTreeSet::new(),
             nodes: Vec::new(),
@@ -192,9 +201,9 @@ impl PageCache {
             tail: NIL,
             pages: 0,
             dirty: 0,
-            next_flush: SimTime(centis_ns(cfg.dirty_writeback_centisecs)),
+            next_flush: SimTime(period_ns),
             counters: CacheCounters::default(),
-        }
+        })
     }
 
     /// Counters.
@@ -266,7 +275,8 @@ impl PageCache {
     }
 
     fn cpu_ns(&self, pages: u64) -> u64 {
-        self.op_ns + self.copy_ns * pages
+        self.op_ns
+            .saturating_add(self.copy_ns.saturating_mul(pages))
     }
 
     /// A system call that moves no data (an empty read or write, an fsync's entry) issued

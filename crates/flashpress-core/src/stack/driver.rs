@@ -12,8 +12,9 @@ use crate::config::{PolicyKind, SimConfig, SpacePolicy, StackConfig};
 use crate::content::ContentModel;
 use crate::device::ccsd::{Ccsd, CcsdCounters};
 use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
 use crate::stats::{minus, Column};
-use crate::units::SimTime;
+use crate::units::{duration_ns, SimTime, MAX_PERIOD_NS};
 use crate::workload::{Op, Request, NO_FILE};
 use serde::Serialize;
 
@@ -57,6 +58,8 @@ pub struct Stack {
     smart_interval_ns: u64,
     next_smart: SimTime,
     tick_ns: u64,
+    /// Period of the space policy (`u64::MAX` for `fixed`, which has none).
+    space_step_ns: u64,
     space: SpaceState,
     fs_base: FsCounters,
     series: Series,
@@ -125,7 +128,16 @@ impl Stack {
         streams: &[String],
         layouts: &[u64],
         mut content: Option<&mut ContentModel>,
+        stop: &mut Interrupt<'_>,
     ) -> Result<Stack> {
+        let smart_interval_ns = ms_to_ns("stack.tcs.smart_interval_ms", st.tcs.smart_interval_ms)?;
+        let tick_ns = ms_to_ns("stack.ccsd.thermal.step_ms", st.ccsd.thermal.step_ms)?;
+        let space_step_ns = match st.space {
+            SpacePolicy::Fixed => u64::MAX,
+            SpacePolicy::Osa { interval_ms, .. } | SpacePolicy::CocoOp { interval_ms, .. } => {
+                ms_to_ns("stack.space.interval_ms", interval_ms)?
+            }
+        };
         let policies: Vec<Policy> = streams
             .iter()
             .map(|n| Policy::new(st.policy_of(n), st))
@@ -179,6 +191,7 @@ impl Stack {
                     )));
                 }
                 off += len;
+                stop.poll_by((len / 4096) as u32)?;
             }
             untimed |= bytes > 0;
         }
@@ -189,7 +202,7 @@ impl Stack {
                 content,
                 policy: &policies[0],
             };
-            fs.fill(&mut ctx, st.fs.fill_fraction)?;
+            fs.fill(&mut ctx, st.fs.fill_fraction, stop)?;
             untimed = true;
         }
         if untimed {
@@ -198,14 +211,19 @@ impl Stack {
         }
         let fs_base = fs.counters();
         Ok(Stack {
-            smart_interval_ns: ms_to_ns(st.tcs.smart_interval_ms),
+            smart_interval_ns,
             next_smart: SimTime::ZERO,
-            tick_ns: ms_to_ns(st.ccsd.thermal.step_ms),
+            tick_ns,
+            space_step_ns,
             space: SpaceState::default(),
             fs_base,
             series: Series::default(),
             window: None,
-            cache: st.cache.on().then(|| PageCache::new(&st.cache)),
+            cache: if st.cache.on() {
+                Some(PageCache::new(&st.cache)?)
+            } else {
+                None
+            },
             cache_base: CacheCounters::default(),
             cfg: st.clone(),
             fs,
@@ -285,32 +303,47 @@ impl Stack {
     }
 
     /// Advance the thermal model, read SMART when due, run the space policy when due.
+    ///
+    /// Both take time proportional to the decisions that change something, not to the
+    /// periods that passed: SMART reads due in one call all see the temperature at `now`
+    /// (the policies keep only the last), so they are one read; and once a space-policy step
+    /// (after the first) changes nothing, the rest would repeat it (no cleaning happens
+    /// between them), so they are skipped. A tiny interval or a long gap between calls
+    /// therefore cannot loop for long.
     pub fn on_time(&mut self, now: SimTime) {
         self.ccsd.advance(now);
-        while self.next_smart <= now {
+        if self.next_smart <= now {
             let t = self.ccsd.smart().temperature_c;
             for p in &mut self.policies {
                 p.on_smart(t);
             }
-            self.next_smart = self.next_smart + self.smart_interval_ns;
+            // The first read after `now`: next + k * interval with k = due reads.
+            let due = (now.0 - self.next_smart.0) / self.smart_interval_ns + 1;
+            self.next_smart = self.next_smart + due.saturating_mul(self.smart_interval_ns);
         }
-        match self.cfg.space {
-            SpacePolicy::Fixed => {}
-            SpacePolicy::Osa { interval_ms, .. } | SpacePolicy::CocoOp { interval_ms, .. } => {
-                let step = ms_to_ns(interval_ms);
-                if self.space.next == SimTime::ZERO {
-                    self.space.next = SimTime(step);
-                }
-                while self.space.next <= now {
-                    self.space_step(step);
-                    self.space.next = self.space.next + step;
-                }
+        if matches!(self.cfg.space, SpacePolicy::Fixed) {
+            return;
+        }
+        let step = self.space_step_ns;
+        if self.space.next == SimTime::ZERO {
+            self.space.next = SimTime(step);
+        }
+        let mut first = true;
+        while self.space.next <= now {
+            let changed = self.space_step(step);
+            if !changed && !first {
+                let due = (now.0 - self.space.next.0) / step + 1;
+                self.space.next = self.space.next + due.saturating_mul(step);
+                break;
             }
+            first = false;
+            self.space.next = self.space.next + step;
         }
     }
 
-    /// One decision of the space policy over the last `period_ns`.
-    fn space_step(&mut self, period_ns: u64) {
+    /// One decision of the space policy over the last `period_ns`; whether it changed the
+    /// reserved space.
+    fn space_step(&mut self, period_ns: u64) -> bool {
         let seg_bytes = self.cfg.fs.segment_blocks as u64 * 4096;
         let partition_segments = self.cfg.fs.partition_bytes / seg_bytes;
         let c = self.fs.counters();
@@ -322,7 +355,7 @@ impl Stack {
         let saved_segments = self.ccsd.space().saved_bytes() / seg_bytes;
         let cur = self.fs.extra_rs_segments();
         let target = match self.cfg.space {
-            SpacePolicy::Fixed => return,
+            SpacePolicy::Fixed => return false,
             // Waltz §5.2: expand by T_s when cleaning or copying is frequent and the extra
             // RS fits under RS_max and under the saved space; shrink when both are rare or
             // the saved space no longer covers another step.
@@ -366,6 +399,7 @@ impl Stack {
             let got = self.fs.set_extra_rs_segments(target);
             self.space.max_extra = self.space.max_extra.max(got);
         }
+        self.fs.extra_rs_segments() != cur
     }
 
     /// Record the timeline values of the interval that ends now.
@@ -609,8 +643,9 @@ impl Stack {
     }
 }
 
-fn ms_to_ns(ms: f64) -> u64 {
-    (ms * 1e6).round().max(1.0) as u64
+/// A config period in ms as ns (at least 1), checked ([`duration_ns`]).
+fn ms_to_ns(key: &str, ms: f64) -> Result<u64> {
+    Ok(duration_ns(key, ms, 1e6, MAX_PERIOD_NS)?.max(1))
 }
 
 /// Field-wise difference of two counter snapshots (counters after the fill minus before).

@@ -605,3 +605,24 @@ fn requests_submitted_at_one_instant_are_timed_by_arrival_not_submission_order()
     let link = (4096.0 * 1e3 / 3940.0f64).round();
     assert_eq!(read_first.0, (1_000.0 + 25_000.0 + 10_240.0 + link) * 1e-3);
 }
+
+/// 10,000 random page writes all at time 0 on the 16 MiB `tiny` device: every page is mapped
+/// when its write reaches the controller, more than the device has spare, and each block GC
+/// could clean still has programs queued. The run ends with a workload error saying so (it
+/// panicked: "no plane can take a write"). A real controller would hold the writes back
+/// until space frees (not modelled).
+#[test]
+fn writes_outrunning_the_free_blocks_end_in_an_error_not_a_panic() {
+    let cfg = SimConfig::preset("tiny").unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let script = (0..10_000)
+        .map(|_| (Op::Write, rng.random_range(0..3000u64) * 4096, 4096, 0))
+        .collect();
+    let Err(e) = crate::support::script_sim(&cfg, script, Drive::Open).run() else {
+        panic!("expected the run to stop");
+    };
+    assert!(matches!(e, Error::Workload(_)), "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("no plane can take a page write"), "{msg}");
+    assert!(msg.contains("ftl.op_ratio"), "{msg}");
+}

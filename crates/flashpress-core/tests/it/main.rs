@@ -13,6 +13,7 @@ mod gc_validity;
 mod lost_work;
 mod partial_read;
 mod split;
+mod time_limits;
 mod timeline;
 mod waiting_streams;
 mod window;

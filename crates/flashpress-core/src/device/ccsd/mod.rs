@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::ftl::packed::{map, Packed};
 use crate::nand::Nand;
 use crate::stack::bio::{Bio, BioDone, BioFlags, BioOp, Disk, Smart, SpaceReport, BLOCK};
-use crate::units::SimTime;
+use crate::units::{duration_ns, ns_per_byte, SimTime, MAX_OP_NS, MAX_PERIOD_NS};
 use engine::Engine;
 use thermal::Thermal;
 
@@ -169,6 +169,24 @@ impl Ccsd {
         };
         // One engine unit is one 4 KiB block (the CCSD compresses each block on its own).
         let (compress_ns, decompress_ns) = (cost.compress_ns(BLOCK), cost.decompress_ns(BLOCK));
+        let op = |key: &str, ns: u64| duration_ns(key, ns as f64, 1.0, MAX_OP_NS);
+        op("stack.ccsd.cost.compress_ns", compress_ns)?;
+        op("stack.ccsd.cost.decompress_ns", decompress_ns)?;
+        let thermal_step_ns = duration_ns(
+            "stack.ccsd.thermal.step_ms",
+            d.thermal.step_ms,
+            1e6,
+            MAX_PERIOD_NS,
+        )?
+        .max(1);
+        let link_ns_per_byte = ns_per_byte("host.link_mb_per_s", cfg.host.link_mb_per_s)?;
+        let overhead_ns = op("host.command_overhead_ns", cfg.host.command_overhead_ns)?;
+        let timeout_ns = duration_ns(
+            "stack.ccsd.io_timeout_ms",
+            d.io_timeout_ms,
+            1e6,
+            MAX_PERIOD_NS,
+        )?;
         let cfg_err = |key: &str, msg: String| Err(Error::config("stack", key, msg));
         if lanes == 0 {
             return cfg_err("stack.ccsd.cost.lanes", "expected at least one lane".into());
@@ -203,7 +221,7 @@ impl Ccsd {
                 ),
             ));
         }
-        let nand = Nand::new(n);
+        let nand = Nand::new(n)?;
         let capacity = nand.geo.capacity_bytes();
         let user_bytes = (capacity as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64;
         let logical_blocks = (user_bytes as f64 * d.logical_ratio / BLOCK as f64).floor() as u64;
@@ -247,6 +265,7 @@ impl Ccsd {
         );
         let thermal = Thermal::new(
             th,
+            thermal_step_ns,
             throttling,
             d.throttle_c,
             d.throttle_release_c,
@@ -269,9 +288,9 @@ impl Ccsd {
             measure,
             logical_blocks,
             user_bytes,
-            link_ns_per_byte: 1e3 / cfg.host.link_mb_per_s,
-            overhead_ns: cfg.host.command_overhead_ns,
-            timeout_ns: (d.io_timeout_ms * 1e6).round() as u64,
+            link_ns_per_byte,
+            overhead_ns,
+            timeout_ns,
             link_to_device: SimTime::ZERO,
             link_to_host: SimTime::ZERO,
             // W per GB/s = J per GB = 1e12 pJ / 1e9 bytes.

@@ -49,10 +49,12 @@ pub struct Thermal {
 }
 
 impl Thermal {
-    /// At the initial temperature, at time zero. `throttling`: whether the device throttles
+    /// At the initial temperature, at time zero, integrating in steps of `step_ns` (from
+    /// `thermal.step_ms`, checked by the caller). `throttling`: whether the device throttles
     /// by itself; shutdown at `emergency_c` is always on.
     pub fn new(
         c: &ThermalConfig,
+        step_ns: u64,
         throttling: bool,
         throttle_c: f64,
         release_c: f64,
@@ -60,7 +62,6 @@ impl Thermal {
     ) -> Thermal {
         let t_env = c.ambient_c + c.neighbour_c;
         let initial = c.initial_c.unwrap_or(t_env);
-        let step_ns = ((c.step_ms * 1e6).round() as u64).max(1);
         let mut t = Thermal {
             c: c.clone(),
             t_env,
@@ -92,6 +93,7 @@ impl Thermal {
     pub fn reset(&mut self) {
         *self = Thermal::new(
             &self.c,
+            self.step_ns,
             self.throttling,
             self.throttle_c,
             self.release_c,
@@ -210,7 +212,7 @@ mod tests {
             step_ms: 100.0,
             ..ThermalConfig::default()
         };
-        let mut th = Thermal::new(&c, true, 1e9, 1e9, 2e9);
+        let mut th = Thermal::new(&c, 100_000_000, true, 1e9, 1e9, 2e9);
         let mut now = 0u64;
         for k in 1..2000u64 {
             // Irregular calls: partial steps and multi-step jumps.

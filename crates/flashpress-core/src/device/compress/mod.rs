@@ -14,7 +14,7 @@ use crate::config::SimConfig;
 use crate::content::{ContentModel, MeasureId};
 use crate::error::{Error, Result};
 use crate::ftl::packed::pages::{Chunk, Effects, PackerCounters, PagePacker};
-use crate::units::SimTime;
+use crate::units::{duration_ns, SimTime, MAX_OP_NS};
 use std::collections::VecDeque;
 
 mod history;
@@ -187,7 +187,7 @@ impl Compression {
                 "compression needs at least 2 logical pages".to_string(),
             ));
         }
-        let ns = |us: f64| (us * 1e3).round() as u64;
+        let ns = |key: &str, us: f64| duration_ns(key, us, 1e3, MAX_OP_NS);
         let split = c.split.as_ref().map(|s| {
             let unit = cfg.nand.partial_unit().expect("validated");
             let pieces = (page / unit) as u64;
@@ -214,8 +214,8 @@ impl Compression {
             min_saving: c.min_saving,
             zero_units: c.zero_units,
             meta: vec![0; logical as usize],
-            compress_ns: ns(c.compress_us),
-            decompress_ns: ns(c.decompress_us),
+            compress_ns: ns("ftl.compression.compress_us", c.compress_us)?,
+            decompress_ns: ns("ftl.compression.decompress_us", c.decompress_us)?,
             compress_free: SimTime::ZERO,
             decompress_free: SimTime::ZERO,
             open_ready: None,
@@ -412,7 +412,8 @@ impl Compression {
     pub fn compress(&mut self, arrived: SimTime) -> SimTime {
         let start = arrived.max(self.compress_free);
         self.compress_free = start + self.compress_ns;
-        self.counters.compress_busy_ns += self.compress_ns;
+        self.counters.compress_busy_ns =
+            (self.counters.compress_busy_ns).saturating_add(self.compress_ns);
         self.compress_free
     }
 
@@ -423,7 +424,8 @@ impl Compression {
             return at;
         }
         self.counters.decompressed_pages += n as u64;
-        self.counters.decompress_busy_ns += self.decompress_ns * n as u64;
+        self.counters.decompress_busy_ns = (self.counters.decompress_busy_ns)
+            .saturating_add(self.decompress_ns.saturating_mul(n as u64));
         self.run_decompression(n, at)
     }
 
@@ -432,14 +434,15 @@ impl Compression {
     #[inline]
     pub fn decompress_old(&mut self, at: SimTime) -> SimTime {
         self.counters.merge_decompressed_pages += 1;
-        self.counters.merge_decompress_busy_ns += self.decompress_ns;
+        self.counters.merge_decompress_busy_ns =
+            (self.counters.merge_decompress_busy_ns).saturating_add(self.decompress_ns);
         self.run_decompression(1, at)
     }
 
     #[inline]
     fn run_decompression(&mut self, n: u32, at: SimTime) -> SimTime {
         let start = at.max(self.decompress_free);
-        self.decompress_free = start + self.decompress_ns * n as u64;
+        self.decompress_free = start + self.decompress_ns.saturating_mul(n as u64);
         self.decompress_free
     }
 

@@ -238,8 +238,9 @@ impl Device {
             } else {
                 c.place(lpn, len, ready, id, &mut writes)?;
             }
-            self.flush_page_writes(&mut writes, now, q);
+            let flushed = self.flush_page_writes(&mut writes, now, q);
             self.page_writes = writes;
+            flushed?;
             if olds.is_empty() {
                 self.arriving_chunks.push_back((ready, slot));
             } else {
@@ -258,7 +259,12 @@ impl Device {
 
     /// Give the page FTL the virtual pages the packer closed (their programs reach the back
     /// end when their data is all in DRAM) and discard the ones it freed.
-    fn flush_page_writes(&mut self, writes: &mut [PageWrite], now: SimTime, q: &mut EventQueue) {
+    fn flush_page_writes(
+        &mut self,
+        writes: &mut [PageWrite],
+        now: SimTime,
+        q: &mut EventQueue,
+    ) -> Result<()> {
         // Discard first: a VPN freed by this write may also be the page it wrote.
         let c = self.compression.as_mut().expect("compression is on");
         let freed = std::mem::take(&mut c.fx.freed);
@@ -279,13 +285,13 @@ impl Device {
             let mut ppns = Vec::with_capacity(vpns.len());
             let placed = {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
-                self.ftl.write_group(&vpns, &ids, now, &mut be, &mut ppns)
+                self.ftl.write_group(&vpns, &ids, now, &mut be, &mut ppns)?
             };
             if placed {
                 for (w, &ppn) in writes.iter().zip(&ppns) {
                     self.queue_page_program(ppn, w.ready, now);
                 }
-                return;
+                return Ok(());
             }
             self.compression
                 .as_mut()
@@ -295,10 +301,11 @@ impl Device {
         for w in writes.iter() {
             let ppn = {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
-                self.ftl.write(Lpn(w.vpn), w.page_id, now, &mut be)
+                self.ftl.write(Lpn(w.vpn), w.page_id, now, &mut be)?
             };
             self.queue_page_program(ppn, w.ready, now);
         }
+        Ok(())
     }
 
     /// A page of the compression buffer is mapped to `ppn`; its data is all in DRAM at
@@ -394,7 +401,7 @@ impl Device {
         for w in &writes {
             let ppn = self
                 .ftl
-                .write(Lpn(w.vpn), w.page_id, SimTime::ZERO, &mut self.nand);
+                .write(Lpn(w.vpn), w.page_id, SimTime::ZERO, &mut self.nand)?;
             self.nand.count_transfer();
             self.nand.count_program(ppn, false);
         }

@@ -41,9 +41,10 @@ pub use hash::HashEngine;
 
 use crate::config::{SchedPolicy, SimConfig};
 use crate::engine::{Event, EventQueue};
+use crate::error::Result;
 use crate::ftl::{FlashBackend, Ftl, GcKind};
 use crate::nand::{Geometry, Nand};
-use crate::units::{BlockId, PlaneId, Ppn, SimTime};
+use crate::units::{duration_ns, BlockId, PlaneId, Ppn, SimTime, MAX_OP_NS, MAX_PERIOD_NS};
 use plane::{Act, GcEntry, GcOp, HostCmd, Plane, Suspended, NEVER, NONE};
 
 pub use plane::Split;
@@ -124,8 +125,9 @@ fn program_ns(nand: &Nand, dst: Ppn) -> u64 {
     }
 }
 
-fn ns(us: f64) -> u64 {
-    (us * 1e3).round() as u64
+/// A per-operation config duration in microseconds, checked ([`duration_ns`]).
+fn ns(key: &str, us: f64) -> Result<u64> {
+    duration_ns(key, us, 1e3, MAX_OP_NS)
 }
 
 /// The back end of the plain SSD's controller.
@@ -162,20 +164,39 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// An idle back end for a validated config.
-    pub fn new(cfg: &SimConfig, nand: &Nand) -> Scheduler {
+    /// An idle back end for a validated config; an error names a duration that does not fit.
+    pub fn new(cfg: &SimConfig, nand: &Nand) -> Result<Scheduler> {
         let geo = &nand.geo;
         let c = &cfg.controller;
         let g = &cfg.ftl.gc;
-        Scheduler {
+        let hash = match cfg.ftl.dedup() {
+            Some(d) => Some(HashEngine::new(
+                ns("ftl.dedup.hash_us", d.hash_us)?,
+                d.hash_lanes,
+            )),
+            None => None,
+        };
+        Ok(Scheduler {
             p: Params {
                 policy: c.scheduler,
-                starvation_ns: ns(c.starvation_us),
-                ecc_ns: ns(c.ecc_decode_us),
+                // A period, not an operation: only compared with waits.
+                starvation_ns: duration_ns(
+                    "controller.starvation_us",
+                    c.starvation_us,
+                    1e3,
+                    MAX_PERIOD_NS,
+                )?,
+                ecc_ns: ns("controller.ecc_decode_us", c.ecc_decode_us)?,
                 suspend: c.suspend.enabled,
-                program_suspend_ns: ns(c.suspend.program_suspend_us),
-                erase_suspend_ns: ns(c.suspend.erase_suspend_us),
-                resume_ns: ns(c.suspend.resume_us),
+                program_suspend_ns: ns(
+                    "controller.suspend.program_suspend_us",
+                    c.suspend.program_suspend_us,
+                )?,
+                erase_suspend_ns: ns(
+                    "controller.suspend.erase_suspend_us",
+                    c.suspend.erase_suspend_us,
+                )?,
+                resume_ns: ns("controller.suspend.resume_us", c.suspend.resume_us)?,
                 max_suspends: c.suspend.max_per_op,
                 preemptible: g.preemptible,
                 step_pages: g.step_pages,
@@ -192,10 +213,7 @@ impl Scheduler {
             seq: 0,
             now: SimTime::ZERO,
             xfer_ns: nand.xfer_ns(),
-            hash: cfg
-                .ftl
-                .dedup()
-                .map(|d| HashEngine::new(ns(d.hash_us), d.hash_lanes)),
+            hash,
             gc_hash: cfg
                 .ftl
                 .dedup()
@@ -204,7 +222,7 @@ impl Scheduler {
             idle: Vec::new(),
             counters: SchedCounters::default(),
             geo: geo.clone(),
-        }
+        })
     }
 
     /// Whether GC hashes the pages it reads out (dedup in GC).

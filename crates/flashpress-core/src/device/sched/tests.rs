@@ -27,9 +27,9 @@ fn rig(over: serde_json::Value) -> Rig {
         }
     }
     let cfg = SimConfig::from_value(v, "test", None).unwrap();
-    let nand = Nand::new(&cfg.nand);
+    let nand = Nand::new(&cfg.nand).unwrap();
     let ftl = Ftl::new(&cfg, &nand.geo, false);
-    let mut s = Scheduler::new(&cfg, &nand);
+    let mut s = Scheduler::new(&cfg, &nand).unwrap();
     s.reset(&ftl);
     Rig {
         s,

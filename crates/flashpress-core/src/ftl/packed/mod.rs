@@ -873,7 +873,7 @@ mod tests {
              [ftl]\nwrite_buffer_pages = {buffer_pages}\n"
         );
         let cfg = SimConfig::from_toml_str(&text, "test").unwrap();
-        let nand = Nand::new(&cfg.nand);
+        let nand = Nand::new(&cfg.nand).unwrap();
         (
             Packed::new(&cfg, &nand.geo, logical(&nand), straddle, max_chunks).unwrap(),
             nand,

@@ -132,7 +132,7 @@ fn cyclic_scan_hits_nothing_above_capacity_and_everything_after_the_first_pass_b
     for (n, passes) in [(cap + 1, 4u64), (2 * cap, 3), (cap, 4), (cap / 2, 5)] {
         let mut be = Rec::default();
         stored_file(&mut be, 1, n);
-        let mut c = PageCache::new(&cfg(cap));
+        let mut c = PageCache::new(&cfg(cap)).unwrap();
         for pass in 0..passes {
             for p in 0..n {
                 submit(
@@ -161,7 +161,7 @@ fn cyclic_scan_hits_nothing_above_capacity_and_everything_after_the_first_pass_b
 fn small_appends_to_one_page_coalesce_into_one_write_back() {
     for (k, s) in [(8u64, 512u64), (3, 1000), (1, 4096)] {
         let mut be = Rec::default();
-        let mut c = PageCache::new(&cfg(1024));
+        let mut c = PageCache::new(&cfg(1024)).unwrap();
         for i in 0..k {
             submit(
                 &mut c,
@@ -191,7 +191,7 @@ fn small_appends_to_one_page_coalesce_into_one_write_back() {
 #[test]
 fn dirty_data_is_written_back_when_it_expires() {
     let mut be = Rec::default();
-    let mut c = PageCache::new(&cfg(1024));
+    let mut c = PageCache::new(&cfg(1024)).unwrap();
     let s = 1_000_000_000u64;
     submit(&mut c, &mut be, req(Op::Write, 3, 0, 3 * PAGE, 9, 0), s / 2);
     // The flusher wakes every 5 s (dirty_writeback_centisecs = 500); the file expires 30 s
@@ -214,7 +214,7 @@ fn dirty_data_is_written_back_when_it_expires() {
 #[test]
 fn fsync_makes_every_dirty_page_of_the_file_durable_before_it_returns() {
     let mut be = Rec::default();
-    let mut c = PageCache::new(&cfg(1024));
+    let mut c = PageCache::new(&cfg(1024)).unwrap();
     // Scattered writes to file 1 (three runs of pages), one to file 2.
     let writes = [(0u64, 2u64, 100u64), (10, 1, 200), (5, 3, 300), (6, 1, 400)];
     for (i, &(p, n, id)) in writes.iter().enumerate() {
@@ -259,7 +259,7 @@ fn a_failed_write_back_fails_the_next_fsync_once() {
         fail_writes: true,
         ..Rec::default()
     };
-    let mut c = PageCache::new(&cfg(1024));
+    let mut c = PageCache::new(&cfg(1024)).unwrap();
     let s = 1_000_000_000u64;
     submit(&mut c, &mut be, req(Op::Write, 4, 0, PAGE, 1, 0), 0);
     // The flusher's write-back fails (nobody waits for it) ...
@@ -279,7 +279,7 @@ fn a_compressed_cluster_is_cached_whole_on_a_miss() {
         ..Rec::default()
     };
     stored_file(&mut be, 5, 8);
-    let mut c = PageCache::new(&cfg(1024));
+    let mut c = PageCache::new(&cfg(1024)).unwrap();
     submit(&mut c, &mut be, req(Op::Read, 5, PAGE, PAGE, 0, 0), 0);
     assert_eq!(be.count(Op::Read), 1);
     assert_eq!(c.counters().cluster_pages_inserted, 3);
@@ -295,7 +295,7 @@ fn a_compressed_cluster_is_cached_whole_on_a_miss() {
 #[test]
 fn dsync_writes_and_direct_io_reach_the_file_system_before_returning() {
     let mut be = Rec::default();
-    let mut c = PageCache::new(&cfg(1024));
+    let mut c = PageCache::new(&cfg(1024)).unwrap();
     let d = submit(
         &mut c,
         &mut be,
@@ -331,7 +331,7 @@ fn dsync_writes_and_direct_io_reach_the_file_system_before_returning() {
 fn dirty_data_above_the_background_ratio_is_written_back_at_once() {
     let mut be = Rec::default();
     // 1024 pages: background 10% = 102 pages, dirty_ratio 20% = 204 pages.
-    let mut c = PageCache::new(&cfg(1024));
+    let mut c = PageCache::new(&cfg(1024)).unwrap();
     for f in 0..10u32 {
         submit(
             &mut c,
@@ -356,7 +356,7 @@ fn dirty_data_above_the_background_ratio_is_written_back_at_once() {
 fn a_partial_write_of_an_uncached_page_reads_it_first() {
     let mut be = Rec::default();
     stored_file(&mut be, 8, 2);
-    let mut c = PageCache::new(&cfg(1024));
+    let mut c = PageCache::new(&cfg(1024)).unwrap();
     // 100 bytes in the middle of page 1: read it, then dirty it.
     submit(&mut c, &mut be, req(Op::Write, 8, PAGE + 10, 100, 3, 0), 0);
     assert_eq!(be.count(Op::Read), 1);

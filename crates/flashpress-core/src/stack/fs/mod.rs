@@ -47,10 +47,11 @@ use crate::codec::{CodecKind, CostModel};
 use crate::config::StackConfig;
 use crate::content::{ContentModel, MeasureId};
 use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
 use crate::stack::bio::{Bio, BioFlags, BioOp, Disk, BLOCK};
 use crate::stack::cpu::Cpu;
 use crate::stack::policy::{CompressSide, DecompressSide, FileView, Policy};
-use crate::units::SimTime;
+use crate::units::{duration_ns, SimTime, MAX_OP_NS, MAX_PERIOD_NS};
 use crate::workload::{FileAttrs, Hotness, Op, Request, NO_FILE};
 use files::{has_block, File, DATA, KIND, K_DEV, K_HEAD, K_HOLE, K_HRAW, K_NULL, K_SKIP, K_STORED};
 use segments::{pack, SegState, Segments, NONE};
@@ -352,12 +353,19 @@ impl Fs {
             Some(c) => Some(c.add_measure(host, cb * BLOCK as u32, "stack.fs.compression")?),
             None => None,
         };
-        let overhead = st.cpu.per_cluster_overhead_us;
-        let overhead_ns = if overhead.is_finite() && overhead > 0.0 {
-            (overhead * 1e3).round() as u64
-        } else {
-            0
-        };
+        let overhead_ns = duration_ns(
+            "stack.cpu.per_cluster_overhead_us",
+            st.cpu.per_cluster_overhead_us,
+            1e3,
+            MAX_OP_NS,
+        )?;
+        let cp_interval_ns = duration_ns(
+            "stack.fs.meta.cp_interval_ms",
+            f.meta.cp_interval_ms,
+            1e6,
+            MAX_PERIOD_NS,
+        )?
+        .max(1);
         let log = Log {
             seg: NONE,
             cursor: 0,
@@ -377,7 +385,7 @@ impl Fs {
             ssr_rule: SsrRule::of(f),
             nodes: node::Nodes::new(
                 f.meta.node_writes,
-                (f.meta.cp_interval_ms * 1e6).round().max(1.0) as u64,
+                cp_interval_ns,
                 f.meta.excess_dirty_nodes,
                 meta_base,
                 n_part + n_extra,
@@ -474,7 +482,12 @@ impl Fs {
     /// Untimed prefill: write files (in the stream-less "fill" file set, content of stream 0)
     /// until `fraction` of the user space holds data, through the same write path at time 0,
     /// so segments and device mapping are in steady state. Returns blocks written.
-    pub fn fill(&mut self, ctx: &mut FsCtx<'_>, fraction: f64) -> Result<u64> {
+    pub fn fill(
+        &mut self,
+        ctx: &mut FsCtx<'_>,
+        fraction: f64,
+        stop: &mut Interrupt<'_>,
+    ) -> Result<u64> {
         let fraction = if fraction.is_finite() {
             fraction.clamp(0.0, 1.0)
         } else {
@@ -497,6 +510,7 @@ impl Fs {
                 break;
             }
             written += want;
+            stop.poll_by(want as u32)?;
         }
         // A prefilled file system was synced: its node blocks are on the disk.
         self.checkpoint(ctx, SimTime::ZERO)?;

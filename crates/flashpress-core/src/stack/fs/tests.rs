@@ -564,7 +564,9 @@ fn enospc_is_counted_not_a_panic() {
 fn fill_reaches_the_fraction_and_new_checks_the_device_size() {
     let st = stack(64, 64, 0.05, 0.02);
     let mut h = H::new(st.clone(), 0, true, PolicyKind::Baseline);
-    let n = h.with_fs(|fs, ctx| fs.fill(ctx, 0.6)).unwrap();
+    let n = h
+        .with_fs(|fs, ctx| fs.fill(ctx, 0.6, &mut crate::interrupt::Interrupt::none()))
+        .unwrap();
     let target = (0.6 * h.fs.user_blocks() as f64) as u64;
     assert_eq!(n, target);
     // The fill ends with a checkpoint: the data plus one inode per 1024-block fill file (each
@@ -666,7 +668,9 @@ fn timing_ns_per_written_block() {
         };
         let span = (0.9 * fs.user_blocks() as f64) as u64 / req_blocks;
         let t0 = Instant::now();
-        let filled = fs.fill(&mut ctx, 0.0).unwrap();
+        let filled = fs
+            .fill(&mut ctx, 0.0, &mut crate::interrupt::Interrupt::none())
+            .unwrap();
         // stream file over 90% of the user space, then overwrite it
         let mut rng = Pcg64::seed_from_u64(3);
         let n_req = 2 * span;

@@ -1,0 +1,121 @@
+//! Simulated time cannot wrap: config durations that do not fit are refused naming their key,
+//! longer latencies make requests slower (never faster), a run that needs more simulated
+//! time than u64 ns holds ends with an error naming a key, and the stack's periodic work
+//! costs time per decision, not per period.
+
+use crate::support::{script_sim, NO_PRECONDITION};
+use flashpress_core::config::SimConfig;
+use flashpress_core::sim::Simulation;
+use flashpress_core::workload::{Drive, Op};
+use flashpress_core::Error;
+
+fn tiny(extra: &str) -> SimConfig {
+    SimConfig::from_toml_str(&format!("preset = \"tiny\"\n{extra}"), "test").unwrap()
+}
+
+fn config_key(e: &Error) -> &str {
+    match e {
+        Error::Config { key, .. } => key,
+        other => panic!("expected a config error, got {other}"),
+    }
+}
+
+/// Values far past anything physical: each is refused at build time naming its own key (by
+/// the config's ranges or, behind them, by the conversion to nanoseconds), never wrapped or
+/// saturated into a different duration.
+#[test]
+fn durations_that_do_not_fit_are_refused_naming_their_key() {
+    let cases = [
+        (
+            "[nand]\nprogram_latency_us = [1e20]\n",
+            "nand.program_latency_us",
+        ),
+        ("[nand]\nread_latency_us = [1e20]\n", "nand.read_latency_us"),
+        ("[nand]\nerase_latency_us = 1e13\n", "nand.erase_latency_us"),
+        (
+            "[nand]\nchannel_mb_per_s = 1e-300\n",
+            "nand.channel_mb_per_s",
+        ),
+        ("[host]\nlink_mb_per_s = 1e-300\n", "host.link_mb_per_s"),
+        (
+            "[controller]\necc_decode_us = 1e13\n",
+            "controller.ecc_decode_us",
+        ),
+        ("[stats]\ninterval_ms = 1e300\n", "stats.interval_ms"),
+    ];
+    for (toml, key) in cases {
+        let cfg = SimConfig::from_toml_str(&format!("preset = \"tiny\"\n{toml}"), "test");
+        let e = match cfg {
+            Err(e) => e,
+            Ok(cfg) => match Simulation::new(cfg) {
+                Err(e) => e,
+                Ok(_) => panic!("{toml:?} was accepted"),
+            },
+        };
+        assert_eq!(config_key(&e), key, "{toml:?}: {e}");
+    }
+}
+
+/// Write latency grows with the program latency, up to latencies a thousand times longer
+/// than any flash's (before, 1e20 us wrapped into writes faster than the default's).
+#[test]
+fn longer_program_latencies_make_writes_slower() {
+    let mut last = 0.0;
+    for program_us in [200.0, 2e4, 2e6, 2e8] {
+        let cfg = tiny(&format!(
+            "[nand]\nprogram_latency_us = [{program_us:e}]\n{NO_PRECONDITION}"
+        ));
+        let script = (0..64u64).map(|i| (Op::Write, i * 4096, 4096, 0)).collect();
+        let rep = script_sim(&cfg, script, Drive::Closed { depth: 1 })
+            .run()
+            .unwrap();
+        let p50 = rep.summary.write.latency_us.unwrap().p50;
+        assert!(
+            p50 >= program_us && p50 > last,
+            "program {program_us} us: write p50 {p50} us after {last} us"
+        );
+        last = p50;
+    }
+}
+
+/// A request arriving just before the end of representable time: its completion would be
+/// past it. The sums saturate at the horizon and the run ends with a config error naming the
+/// longest per-operation duration, not a completion at a wrapped (earlier) time.
+#[test]
+fn a_run_past_the_end_of_simulated_time_fails_naming_a_key() {
+    let cfg = tiny(NO_PRECONDITION);
+    let late = u64::MAX - 1_000;
+    let script = vec![(Op::Write, 0, 4096, 0), (Op::Write, 4096, 4096, late)];
+    let Err(e) = script_sim(&cfg, script, Drive::Open).run() else {
+        panic!("a completion past 2^64 ns was accepted");
+    };
+    assert_eq!(config_key(&e), "nand.erase_latency_us", "{e}");
+    assert!(e.to_string().contains("584 years"), "{e}");
+}
+
+/// SMART read every nanosecond and a space-policy step every nanosecond, with the stack's
+/// 100 ms thermal step: before, each stack tick looped 10^8 times per activity (about a
+/// second each); now each tick costs one SMART read and a few space steps, and the run ends.
+#[test]
+fn tiny_stack_periods_cost_decisions_not_periods() {
+    let cfg = SimConfig::from_toml_str(
+        "preset = \"waltz\"\n[nand]\nblocks_per_plane = 64\n[stack]\npolicy = \"waltz_p\"\n\
+         [stack.fs]\npartition_bytes = 268435456\n[stack.tcs]\nsmart_interval_ms = 1e-6\n\
+         [stack.space]\ntype = \"osa\"\nft_sc_per_s = 1.0\nft_c_per_s = 100.0\nts = 0.01\n\
+         rs_max = 0.1\ninterval_ms = 1e-6\n\
+         [workload]\ntype = \"fio\"\n[workload.global]\nrw = \"write\"\nbs = \"128k\"\n\
+         iodepth = 1\nsize = \"64m\"\nruntime = \"1s\"\ntime_based = true\n\
+         [[workload.jobs]]\nname = \"w\"\n",
+        "test",
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let rep = Simulation::new(cfg).unwrap().run().unwrap();
+    assert!(rep.summary.write.requests > 0);
+    // Generous: the run takes well under a second; the old loop took minutes.
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+}

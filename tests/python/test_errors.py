@@ -196,7 +196,7 @@ CASES = [
         ["controller", "fcfs"],
     ),
     Case("channels-negative", override(nand__channels=-1), errors.ConfigError, ["nand.channels", "-1"]),
-    Case("op-ratio-one", override(ftl__op_ratio=1.0), errors.ConfigError, ["ftl.op_ratio", "[0, 1)"]),
+    Case("op-ratio-one", override(ftl__op_ratio=1.0), errors.ConfigError, ["ftl.op_ratio", "expected 0 to 0.99"]),
     Case("op-ratio-above-one", override(ftl__op_ratio=1.5), errors.ConfigError, ["ftl.op_ratio", "1.5"]),
     Case("channels-wrong-type", override(nand__channels="eight"), errors.ConfigError, ["nand.channels", "eight"]),
     Case("unknown-cell", override(nand__cell="qlc"), errors.ConfigError, ["nand.cell", "qlc"]),

@@ -806,15 +806,14 @@ impl StackConfig {
         let m = &f.mount;
         // A name the policy does not use must still be a codec's: refused rather than ignored.
         let host_view = codec(&m.algorithm, src, "stack.fs.mount.algorithm")?;
-        if m.with_ccsd && any_cooperative {
-            if host_view != engine || m.granularity != d.granularity {
-                return Err(Error::CcfMismatch(format!(
-                    "{src}: stack.fs.mount says the CCSD compresses with {} at {} bytes, but \
-                     stack.ccsd has {} at {} bytes; host-side decompression of device-compressed \
-                     data needs both to agree",
-                    host_view, m.granularity, engine, d.granularity
-                )));
-            }
+        if m.with_ccsd && any_cooperative && (host_view != engine || m.granularity != d.granularity)
+        {
+            return Err(Error::CcfMismatch(format!(
+                "{src}: stack.fs.mount says the CCSD compresses with {} at {} bytes, but \
+                 stack.ccsd has {} at {} bytes; host-side decompression of device-compressed \
+                 data needs both to agree",
+                host_view, m.granularity, engine, d.granularity
+            )));
         }
         if any_cooperative && !m.with_ccsd {
             return Err(Error::config(

@@ -330,6 +330,6 @@ mod tests {
             .validate("x", "stack.ccsd.cost")
             .unwrap_err()
             .to_string()
-            .contains("stack.ccsd.cost.lanes: expected 1 to 1024"));
+            .contains("stack.ccsd.cost.lanes`: expected 1 to 1024"));
     }
 }

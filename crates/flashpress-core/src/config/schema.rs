@@ -1463,6 +1463,7 @@ impl TraceWorkload {
 impl FilebenchWorkload {
     /// Check the keys; errors name `workload.*`.
     pub fn validate(&self, src: &str) -> Result<()> {
+        super::ranges::check_value(self, "workload", src)?;
         check(
             self.personality.is_some() || self.path.is_some(),
             src,

@@ -287,6 +287,16 @@ def test_set_of_a_date_time_is_a_config_error_naming_the_key(tmp_path: Any) -> N
     assert "config key `nand.erase_latency_us`: expected a finite number" in r.stderr, r.stderr
 
 
+def test_a_device_shut_down_by_its_surroundings_says_so_not_that_the_fs_is_full() -> None:
+    from flashpress.run import run_simulation
+
+    hot = flashpress.Config.preset("waltz").with_overrides(SLOW_BASES["waltz"])
+    hot = hot.with_overrides({"stack.ccsd.thermal.neighbour_c": 90.0})  # surroundings at 113 °C
+    with pytest.raises(flashpress.errors.WorkloadError, match="shut down at its thermal emergency") as e:
+        run_simulation(hot, progress=False)
+    assert "file system is full" not in str(e.value)
+
+
 # -- slow: run every accepted case under a memory limit and a time bound ----------------
 
 WORKER = r"""

@@ -43,7 +43,7 @@ CROSS: dict[str, set[str]] = {
     "nand.cell": {"nand.read_latency_us", "nand.program_latency_us"},
     "nand.program_latency_us": {"controller.suspend.program_suspend_us"},
     "nand.erase_latency_us": {"controller.suspend.erase_suspend_us"},
-    "ftl.op_ratio": {"ftl.op_ratio"},
+    "ftl.op_ratio": {"ftl.op_ratio", "stack.fs.partition_bytes"},
     "ftl.gc.threshold": {"ftl.gc.background_threshold", "ftl.gc.hard_floor", "ftl.op_ratio"},
     "ftl.gc.background_threshold": {"ftl.gc.background_threshold"},
     "ftl.gc.background": {"ftl.gc"},

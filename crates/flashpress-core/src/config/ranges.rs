@@ -297,7 +297,7 @@ pub static RANGES: &[Bound] = &[
     b(
         "content.granularity",
         4096.0,
-        GIB,
+        MIB,
         "bytes",
         "a compression unit",
     ),

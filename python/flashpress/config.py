@@ -7,9 +7,11 @@ and offers read-only views over it; it never validates anything itself.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
+import numbers
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -22,17 +24,47 @@ from flashpress.errors import ConfigError
 PathLike = str | os.PathLike[str]
 
 
-def _to_json(value: Any) -> str:
-    def default(o: Any) -> Any:
-        if isinstance(o, os.PathLike):
-            return os.fspath(o)
-        if isinstance(o, (set, frozenset, tuple)):
-            return list(o)
-        if isinstance(o, ConfigView):
-            return o.to_dict()
-        raise TypeError(f"cannot put a {type(o).__name__} into a config: {o!r}")
+def config_error(source_name: str, key: str, msg: str) -> ConfigError:
+    """A ConfigError worded as the core words them, with ``key`` and ``source_name`` set."""
+    err = ConfigError(f"{source_name}: config key `{key}`: {msg}")
+    err.key, err.source_name = key, source_name
+    return err
 
-    return json.dumps(value, default=default)
+
+def _plain(value: Any, key: str, source_name: str) -> Any:
+    """``value`` as plain JSON data. What JSON cannot carry is refused by the dotted key that
+    holds it: NaN and infinities (JSON has no such numbers) and objects that are not config
+    values (a date-time from ``--set seed=1979-05-27T07:32:00Z``). Paths, sets, tuples, views
+    and numbers of other types (numpy's) become their plain equivalents."""
+    where = key or "document"
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise config_error(source_name, where, f"expected a finite number, got {value}")
+        return value
+    if isinstance(value, ConfigView):
+        value = value.to_dict()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, f"{key}.{k}" if key else str(k), source_name) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return [_plain(v, f"{key}[{i}]", source_name) for i, v in enumerate(items)]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return _plain(float(value), key, source_name)
+    raise config_error(
+        source_name,
+        where,
+        f"expected a number, string, boolean, list or table, got a {type(value).__name__} ({value!r})",
+    )
+
+
+def _to_json(value: Any, source_name: str) -> str:
+    return json.dumps(_plain(value, "", source_name), allow_nan=False)
 
 
 def _freeze(value: Any, path: str) -> Any:
@@ -152,11 +184,15 @@ class Config:
         """Merge a (possibly partial) config mapping over its ``preset`` key's preset
         (``default`` if none). Relative workload paths resolve against ``base_dir``."""
         base = None if base_dir is None else str(Path(base_dir).absolute())
-        return cls(_core.resolve_config(_to_json(dict(d)), source_name, base), source_name)
+        return cls(_core.resolve_config(_to_json(dict(d), source_name), source_name, base), source_name)
 
     @classmethod
     def from_json(cls, text: str, *, source_name: str = "<json>") -> Config:
         """A complete resolved config (e.g. a results directory's ``config.json``)."""
+        # Python reads NaN and Infinity, which the core's JSON reader cannot: refuse them by
+        # key here (a text that is not JSON at all, the core reports).
+        with contextlib.suppress(json.JSONDecodeError):
+            text = _to_json(json.loads(text), source_name)
         return cls(_core.validate_config(text, source_name, None), source_name)
 
     # -- derived configs ----------------------------------------------------------------
@@ -186,7 +222,7 @@ class Config:
         for key, value in overrides.items():
             _set_dotted(cast(dict[str, Any], data), str(key), value)
         base = None if base_dir is None else str(Path(base_dir).absolute())
-        return Config(_core.validate_config(_to_json(data), source_name, base), source_name)
+        return Config(_core.validate_config(_to_json(data, source_name), source_name, base), source_name)
 
     # -- views --------------------------------------------------------------------------
     def to_dict(self) -> SimConfigDict:

@@ -133,7 +133,7 @@ def test_bad_warmup_names_its_key(bad: float) -> None:
     with pytest.raises(ConfigError) as e:
         flashpress.simulate({"preset": "tiny", "stats": {"warmup_ms": bad}}, progress=False)
     assert e.value.key == "stats.warmup_ms"
-    assert "expected a number of ms in [0," in str(e.value)
+    assert "expected 0 to 1e12 ms" in str(e.value)
 
 
 def test_summary_states_the_measured_window() -> None:

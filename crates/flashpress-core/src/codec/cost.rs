@@ -6,7 +6,7 @@
 //! marked as our assumption where they do not; every field can be overridden in a config.
 
 use super::CodecKind;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use serde::{Deserialize, Serialize};
 
 /// Cost model of one codec on one side.
@@ -163,39 +163,7 @@ impl CostModel {
 
     /// Check the fields; `key` is the dotted config path for the error.
     pub fn validate(&self, src: &str, key: &str) -> Result<()> {
-        let bad = |field: &str, msg: String| Err(Error::config(src, format!("{key}.{field}"), msg));
-        match *self {
-            CostModel::HostCpu {
-                compress_mb_per_s: c,
-                decompress_mb_per_s: d,
-            } => {
-                for (f, v) in [("compress_mb_per_s", c), ("decompress_mb_per_s", d)] {
-                    if v.is_nan() || v <= 0.0 {
-                        return bad(f, format!("expected a throughput > 0 MB/s, got {v}"));
-                    }
-                }
-            }
-            CostModel::Engine {
-                block_bytes,
-                lanes,
-                active_mw,
-                ..
-            } => {
-                if block_bytes == 0 {
-                    return bad("block_bytes", "expected a positive size, got 0".into());
-                }
-                if lanes == 0 {
-                    return bad("lanes", "expected at least 1 lane, got 0".into());
-                }
-                if !(active_mw.is_finite() && active_mw >= 0.0) {
-                    return bad(
-                        "active_mw",
-                        format!("expected a power >= 0 mW, got {active_mw}"),
-                    );
-                }
-            }
-        }
-        Ok(())
+        crate::config::ranges::check_value(self, key, src)
     }
 }
 
@@ -363,9 +331,9 @@ mod tests {
             active_mw: 1.0,
         };
         assert!(m
-            .validate("x", "k")
+            .validate("x", "stack.ccsd.cost")
             .unwrap_err()
             .to_string()
-            .contains("k.lanes"));
+            .contains("stack.ccsd.cost.lanes`: expected 1 to 1024"));
     }
 }

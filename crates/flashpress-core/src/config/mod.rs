@@ -8,6 +8,7 @@
 
 mod content;
 mod presets;
+pub mod ranges;
 mod schema;
 mod stack;
 
@@ -46,16 +47,115 @@ fn merge(base: &mut Value, over: Value, path: &str) {
 fn toml_to_json(text: &str, source_name: &str) -> Result<Value> {
     let v: toml::Value = toml::from_str(text).map_err(|e| {
         let msg = e.message().to_string();
-        let where_ = match e.span() {
-            Some(span) => {
-                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                format!("line {line}")
-            }
-            None => "document".to_string(),
+        let Some(span) = e.span() else {
+            return Error::config(source_name, "document", format!("invalid TOML: {msg}"));
         };
-        Error::config(source_name, where_, format!("invalid TOML: {msg}"))
+        let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+        match key_at_line(text, line) {
+            Some(key) => Error::config(
+                source_name,
+                key,
+                format!("line {line}: invalid TOML: {msg}"),
+            ),
+            None => Error::config(
+                source_name,
+                format!("line {line}"),
+                format!("invalid TOML: {msg}"),
+            ),
+        }
     })?;
-    serde_json::to_value(v).map_err(|e| Error::config(source_name, "document", e.to_string()))
+    toml_value_to_json(v, "", source_name)
+}
+
+/// The dotted key a TOML line sets (`[nand]` then `blocks_per_plane = ...` on `line` gives
+/// `nand.blocks_per_plane`), for errors the TOML parser reports by position only (a number
+/// too large). `None` when the line is not a plain `key = value`.
+fn key_at_line(text: &str, line: usize) -> Option<String> {
+    let mut table = String::new();
+    for (n, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if n + 1 == line {
+            let (k, _) = t.split_once('=')?;
+            let k: String = k
+                .trim()
+                .split('.')
+                .map(|p| p.trim().trim_matches('"'))
+                .collect::<Vec<_>>()
+                .join(".");
+            let plain = !k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+            return plain.then(|| {
+                if table.is_empty() {
+                    k
+                } else {
+                    format!("{table}.{k}")
+                }
+            });
+        }
+        if let Some(h) = t.strip_prefix('[') {
+            let h = h.trim_start_matches('[');
+            if let Some((name, _)) = h.split_once(']') {
+                table = name.trim().to_string();
+            }
+        }
+    }
+    None
+}
+
+/// A TOML value as JSON, refusing what JSON cannot carry by the dotted key that holds it:
+/// NaN and infinities (serde_json would make them `null`, reported as a wrong type) and
+/// date-times (which no config key takes).
+fn toml_value_to_json(v: toml::Value, key: &str, source_name: &str) -> Result<Value> {
+    let child = |k: &str| {
+        if key.is_empty() {
+            k.to_string()
+        } else {
+            format!("{key}.{k}")
+        }
+    };
+    Ok(match v {
+        toml::Value::String(s) => Value::String(s),
+        toml::Value::Integer(i) => Value::from(i),
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Float(f) => match serde_json::Number::from_f64(f) {
+            Some(n) => Value::Number(n),
+            None => return Err(non_finite(source_name, key, f)),
+        },
+        toml::Value::Datetime(d) => {
+            return Err(Error::config(
+                source_name,
+                key,
+                format!(
+                    "expected a number, string, boolean, array or table, got the date-time {d}"
+                ),
+            ))
+        }
+        toml::Value::Array(a) => Value::Array(
+            a.into_iter()
+                .enumerate()
+                .map(|(i, x)| toml_value_to_json(x, &format!("{key}[{i}]"), source_name))
+                .collect::<Result<_>>()?,
+        ),
+        toml::Value::Table(t) => Value::Object(
+            t.into_iter()
+                .map(|(k, x)| {
+                    let c = child(&k);
+                    toml_value_to_json(x, &c, source_name).map(|j| (k, j))
+                })
+                .collect::<Result<_>>()?,
+        ),
+    })
+}
+
+/// The error for a NaN or infinite value at `key`.
+pub fn non_finite(source_name: &str, key: &str, v: f64) -> Error {
+    let key = if key.is_empty() { "document" } else { key };
+    Error::config(
+        source_name,
+        key,
+        format!("expected a finite number, got {v}"),
+    )
 }
 
 /// A named scheme `SEED/NAME` as `{preset, common, scheme}`: the seed's default preset, the
@@ -200,6 +300,17 @@ impl SimConfig {
                 return Err(Error::config(source_name, key, msg));
             }
         };
+        // serde lets extra keys of a tagged table's unit variant through (`placement = {
+        // type = "single", bogus = 1 }`): a key the config does not write back was ignored.
+        let back = serde_json::to_value(&cfg).expect("config serializes");
+        if let Some(key) = ranges::ignored_key(&v, &back) {
+            let tag = parent_type(&v, &key);
+            let msg = match tag {
+                Some(t) => format!("unknown key (a `type = \"{t}\"` table has no such field)"),
+                None => "unknown key".to_string(),
+            };
+            return Err(Error::config(source_name, key, msg));
+        }
         if let Some(dir) = base_dir {
             cfg.workload.resolve_paths(dir);
         }
@@ -211,6 +322,16 @@ impl SimConfig {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("config serializes")
     }
+}
+
+/// The `type` of the table holding dotted `key` in `v`, if it has one.
+fn parent_type(v: &Value, key: &str) -> Option<String> {
+    let (parent, _) = key.rsplit_once('.')?;
+    let mut cur = v;
+    for p in parent.split('.') {
+        cur = cur.get(p)?;
+    }
+    cur.get("type")?.as_str().map(str::to_string)
 }
 
 /// The error of deserializing `v` as a config, as text (None when it deserializes).
@@ -340,7 +461,7 @@ mod tests {
             assert!(msg.contains("stats.interval_ms"), "{bad}: {msg}");
             // (NaN and infinity are refused earlier, as non-numbers)
             assert!(
-                ["nan", "inf"].contains(&bad) || msg.contains("[0.001, 1e12]"),
+                ["nan", "inf"].contains(&bad) || msg.contains("expected 0.001 to 1e12 ms"),
                 "{bad}: {msg}"
             );
         }

@@ -1061,43 +1061,17 @@ pub(super) fn check(ok: bool, source: &str, key: &str, msg: impl FnOnce() -> Str
     }
 }
 
-/// Smallest `stats.interval_ms` (1 us).
-pub const MIN_INTERVAL_MS: f64 = 1e-3;
-/// Largest `stats.interval_ms` (10^12 ms, about 32 years).
-pub const MAX_INTERVAL_MS: f64 = 1e12;
-
-fn positive_f(v: f64, source: &str, key: &str) -> Result<()> {
-    check(v.is_finite() && v > 0.0, source, key, || {
-        format!("expected a positive number, got {v}")
-    })
-}
-
 impl SimConfig {
     /// Check every value's range and the combinations between them.
     pub fn validate(&self, src: &str) -> Result<()> {
+        let v = serde_json::to_value(self).expect("config serializes");
+        super::ranges::check_ranges(&v, src)?;
         let n = &self.nand;
-        for (k, v) in [
-            ("nand.channels", n.channels),
-            ("nand.chips_per_channel", n.chips_per_channel),
-            ("nand.dies_per_chip", n.dies_per_chip),
-            ("nand.planes_per_die", n.planes_per_die),
-            ("nand.blocks_per_plane", n.blocks_per_plane),
-            ("nand.pages_per_block", n.pages_per_block),
-        ] {
-            check(v > 0, src, k, || {
-                "expected a positive integer, got 0".into()
-            })?;
-        }
         check(
-            n.page_size >= 512 && n.page_size.is_multiple_of(512),
+            n.page_size.is_multiple_of(512),
             src,
             "nand.page_size",
-            || {
-                format!(
-                    "expected a positive multiple of 512 bytes, got {}",
-                    n.page_size
-                )
-            },
+            || format!("expected a multiple of 512 bytes, got {}", n.page_size),
         )?;
         let pages = n.channels as u128
             * n.chips_per_channel as u128
@@ -1120,12 +1094,7 @@ impl SimConfig {
                     v.len()
                 )
             })?;
-            for x in v {
-                positive_f(*x, src, k)?;
-            }
         }
-        positive_f(n.erase_latency_us, src, "nand.erase_latency_us")?;
-        positive_f(n.channel_mb_per_s, src, "nand.channel_mb_per_s")?;
         if let Some(p) = n.partial_read.as_ref().filter(|p| p.enabled) {
             let u = p.unit_bytes;
             check(
@@ -1142,27 +1111,7 @@ impl SimConfig {
                     )
                 },
             )?;
-            for (k, v) in [
-                ("nand.partial_read.latency_factor", p.latency_factor),
-                ("nand.partial_read.current_factor", p.current_factor),
-            ] {
-                check(v.is_finite() && v > 0.0 && v <= 1.0, src, k, || {
-                    format!("expected a fraction in (0, 1] of a full read's, got {v}")
-                })?;
-            }
         }
-        for (k, v) in [
-            ("nand.power.vcc_v", n.power.vcc_v),
-            ("nand.power.read_ma", n.power.read_ma),
-            ("nand.power.program_ma", n.power.program_ma),
-            ("nand.power.erase_ma", n.power.erase_ma),
-            ("nand.power.transfer_ma", n.power.transfer_ma),
-        ] {
-            check(v.is_finite() && v >= 0.0, src, k, || {
-                format!("expected a number >= 0, got {v}")
-            })?;
-        }
-
         let f = &self.ftl;
         if let Some(c) = f.compression.as_ref().filter(|c| c.enabled) {
             check(
@@ -1176,31 +1125,6 @@ impl SimConfig {
                     )
                 },
             )?;
-            check(
-                c.min_saving.is_finite() && (0.0..1.0).contains(&c.min_saving),
-                src,
-                "ftl.compression.min_saving",
-                || format!("expected a fraction in [0, 1), got {}", c.min_saving),
-            )?;
-            check(
-                (1..=255).contains(&c.max_chunks_per_page),
-                src,
-                "ftl.compression.max_chunks_per_page",
-                || {
-                    format!(
-                        "expected 1 to 255 compressed pages per flash page (the map counts them in 8 bits), got {}",
-                        c.max_chunks_per_page
-                    )
-                },
-            )?;
-            for (k, v) in [
-                ("ftl.compression.compress_us", c.compress_us),
-                ("ftl.compression.decompress_us", c.decompress_us),
-            ] {
-                check(v.is_finite() && (0.0..=1e6).contains(&v), src, k, || {
-                    format!("expected a time in [0, 1e6] us, got {v}")
-                })?;
-            }
             check(
                 f.write_buffer_pages >= 1,
                 src,
@@ -1278,26 +1202,6 @@ impl SimConfig {
         }
         if let Some(d) = f.dedup() {
             check(
-                d.hash_us.is_finite() && (0.0..=1e6).contains(&d.hash_us),
-                src,
-                "ftl.dedup.hash_us",
-                || format!("expected a time in [0, 1e6] us, got {}", d.hash_us),
-            )?;
-            check(
-                (1..=1024).contains(&d.hash_lanes),
-                src,
-                "ftl.dedup.hash_lanes",
-                || format!("expected 1 to 1024 hash lanes, got {}", d.hash_lanes),
-            )?;
-            check(
-                d.cold_threshold >= 1,
-                src,
-                "ftl.dedup.cold_threshold",
-                || {
-                    "expected a reference count of at least 1 (pages above it go to the cold region), got 0".into()
-                },
-            )?;
-            check(
                 d.fingerprint != DedupFingerprint::Bytes || self.content.mode != ContentMode::Off,
                 src,
                 "ftl.dedup.fingerprint",
@@ -1339,28 +1243,14 @@ impl SimConfig {
                 },
             )?;
         }
-        check(
-            f.op_ratio.is_finite() && (0.0..1.0).contains(&f.op_ratio),
-            src,
-            "ftl.op_ratio",
-            || format!("expected a fraction in [0, 1), got {}", f.op_ratio),
-        )?;
         let g = &f.gc;
         check(
-            g.threshold.is_finite() && g.threshold > 0.0 && g.threshold < 1.0,
-            src,
-            "ftl.gc.threshold",
-            || format!("expected a fraction in (0, 1), got {}", g.threshold),
-        )?;
-        check(
-            g.background_threshold.is_finite()
-                && g.background_threshold >= g.threshold
-                && g.background_threshold < 1.0,
+            g.background_threshold >= g.threshold,
             src,
             "ftl.gc.background_threshold",
             || {
                 format!(
-                    "expected a fraction in [ftl.gc.threshold = {}, 1), got {}",
+                    "expected at least ftl.gc.threshold = {}, got {}",
                     g.threshold, g.background_threshold
                 )
             },
@@ -1403,28 +1293,13 @@ impl SimConfig {
             },
         )?;
 
-        check(g.step_pages >= 1, src, "ftl.gc.step_pages", || {
-            "expected at least 1 page migration per GC step, got 0".into()
+        check(g.hard_floor < g.threshold, src, "ftl.gc.hard_floor", || {
+            format!(
+                "expected less than ftl.gc.threshold = {}, got {}",
+                g.threshold, g.hard_floor
+            )
         })?;
-        check(
-            g.hard_floor.is_finite() && g.hard_floor >= 0.0 && g.hard_floor < g.threshold,
-            src,
-            "ftl.gc.hard_floor",
-            || {
-                format!(
-                    "expected a fraction in [0, ftl.gc.threshold = {}), got {}",
-                    g.threshold, g.hard_floor
-                )
-            },
-        )?;
         let c = &self.controller;
-        positive_f(c.starvation_us, src, "controller.starvation_us")?;
-        check(
-            c.ecc_decode_us.is_finite() && c.ecc_decode_us >= 0.0,
-            src,
-            "controller.ecc_decode_us",
-            || format!("expected a number >= 0, got {}", c.ecc_decode_us),
-        )?;
         let sp = &c.suspend;
         let min_prog = n
             .program_latency_us
@@ -1445,72 +1320,22 @@ impl SimConfig {
                 n.erase_latency_us,
             ),
         ] {
-            check(v.is_finite() && v >= 0.0 && v < limit, src, k, || {
-                format!("expected a suspend latency in [0, {limit}) us (shorter than the shortest {op}), got {v}")
+            check(v < limit, src, k, || {
+                format!("expected a suspend latency shorter than the shortest {op} ({limit} us), got {v}")
             })?;
         }
-        check(
-            sp.resume_us.is_finite() && sp.resume_us >= 0.0,
-            src,
-            "controller.suspend.resume_us",
-            || format!("expected a number >= 0, got {}", sp.resume_us),
-        )?;
-        check(
-            sp.max_per_op >= 1,
-            src,
-            "controller.suspend.max_per_op",
-            || {
-                "expected at least 1 suspension per operation, got 0 (set enabled = false to turn suspension off)".into()
-            },
-        )?;
-
-        positive_f(self.host.link_mb_per_s, src, "host.link_mb_per_s")?;
-
         let p = &self.precondition;
         check(
-            p.fill_fraction.is_finite() && (0.0..=1.0).contains(&p.fill_fraction),
-            src,
-            "precondition.fill_fraction",
-            || format!("expected a fraction in [0, 1], got {}", p.fill_fraction),
-        )?;
-        check(
-            p.fill_block_size > 0 && p.fill_block_size.is_multiple_of(n.page_size as u64),
+            p.fill_block_size.is_multiple_of(n.page_size as u64),
             src,
             "precondition.fill_block_size",
             || {
                 format!(
-                    "expected a positive multiple of the page size {}, got {}",
+                    "expected a multiple of the page size {}, got {}",
                     n.page_size, p.fill_block_size
                 )
             },
         )?;
-        check(
-            p.aging_fraction.is_finite() && p.aging_fraction >= 0.0,
-            src,
-            "precondition.aging_fraction",
-            || format!("expected a number >= 0, got {}", p.aging_fraction),
-        )?;
-        // At least 1 us (finer sampling adds a timeline row per microsecond of a busy run), at
-        // most 10^12 ms (the interval in ns must fit, with room, in the u64 clock).
-        let iv = self.stats.interval_ms;
-        check(
-            (MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&iv),
-            src,
-            "stats.interval_ms",
-            || {
-                format!(
-                    "expected a number of ms in [{MIN_INTERVAL_MS}, {MAX_INTERVAL_MS:e}], got {iv}"
-                )
-            },
-        )?;
-        let wu = self.stats.warmup_ms;
-        check(
-            (0.0..=MAX_INTERVAL_MS).contains(&wu),
-            src,
-            "stats.warmup_ms",
-            || format!("expected a number of ms in [0, {MAX_INTERVAL_MS:e}], got {wu}"),
-        )?;
-
         self.content.validate(src)?;
         if let Some(st) = &self.stack {
             st.validate(src)?;
@@ -1638,6 +1463,7 @@ impl TraceWorkload {
 impl FilebenchWorkload {
     /// Check the keys; errors name `workload.*`.
     pub fn validate(&self, src: &str) -> Result<()> {
+        super::ranges::check_value(self, "workload", src)?;
         check(
             self.personality.is_some() || self.path.is_some(),
             src,
@@ -1655,19 +1481,8 @@ impl FilebenchWorkload {
                 || format!("unknown personality `{p}` (known: {})", known.join(", ")),
             )?;
         }
-        if let Some(r) = self.runtime_s {
-            positive_f(r, src, "workload.runtime_s")?;
-        }
         if let Some(r) = &self.ratio {
             r.validate(src, "workload.ratio")?;
-        }
-        if let Some(h) = self.hog_ns_per_iteration {
-            check(
-                h.is_finite() && (0.0..=1e6).contains(&h),
-                src,
-                "workload.hog_ns_per_iteration",
-                || format!("expected a number of ns from 0 to 1e6, got {h}"),
-            )?;
         }
         for k in self.vars.keys() {
             let name = k.strip_prefix('$').unwrap_or(k);

@@ -183,6 +183,18 @@ impl Stack {
                     attrs: Default::default(),
                 };
                 let done = fs.submit(&mut ctx, i, &req, SimTime::ZERO)?;
+                if done.failed && ctx.disk.smart().shutdown {
+                    return Err(Error::Workload(format!(
+                        "laying out the file of stream `{}` failed at byte {off}: the device \
+                         shut down at its thermal emergency (stack.ccsd.emergency_c = {} °C) \
+                         before the run began; check stack.ccsd.thermal (ambient_c {}, \
+                         neighbour_c {})",
+                        streams[i],
+                        st.ccsd.emergency_c,
+                        st.ccsd.thermal.ambient_c,
+                        st.ccsd.thermal.neighbour_c
+                    )));
+                }
                 if done.failed {
                     return Err(Error::Workload(format!(
                         "laying out the file of stream `{}` ({bytes} bytes) failed at byte {off}: \

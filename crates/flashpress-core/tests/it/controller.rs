@@ -383,7 +383,7 @@ fn bad_controller_values_are_errors_naming_the_key() {
         (
             "[ftl.gc]\nstep_pages = 0\n",
             "ftl.gc.step_pages",
-            "at least 1",
+            "expected 1 to 16384",
         ),
         (
             "[controller]\nscheduler = \"priority\"\n",
@@ -393,27 +393,27 @@ fn bad_controller_values_are_errors_naming_the_key() {
         (
             "[controller]\nstarvation_us = 0.0\n",
             "controller.starvation_us",
-            "positive",
+            "expected 0.01 to 1e8 us",
         ),
         (
             "[controller]\necc_decode_us = -1.0\n",
             "controller.ecc_decode_us",
-            ">= 0",
+            "expected 0 to 1e6 us",
         ),
         (
             "[controller.suspend]\nmax_per_op = 0\n",
             "controller.suspend.max_per_op",
-            "at least 1",
+            "expected 1 to 1024",
         ),
         (
             "[ftl.gc]\nhard_floor = 0.05\n",
             "ftl.gc.hard_floor",
-            "[0, ftl.gc.threshold",
+            "less than ftl.gc.threshold",
         ),
         (
             "[controller.suspend]\nresume_us = -1.0\n",
             "controller.suspend.resume_us",
-            ">= 0",
+            "expected 0 to 1e6 us",
         ),
     ] {
         let err = SimConfig::from_toml_str(&format!("preset = \"tiny\"\n{toml}"), "t.toml")

@@ -330,7 +330,7 @@ fn dedup_configuration_errors_name_the_key() {
     };
     let e = err("[ftl.gc]\ncopyback = false\n[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\ncold_threshold = 0\n");
     assert!(
-        e.contains("ftl.dedup.cold_threshold") && e.contains("at least 1"),
+        e.contains("ftl.dedup.cold_threshold") && e.contains("expected 1 to"),
         "{e}"
     );
     let e = err("[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\n");

@@ -65,7 +65,7 @@ def test_estimate_grows_with_the_device_and_the_timeline() -> None:
 @pytest.mark.parametrize(
     ("overrides", "key", "value"),
     [
-        ({"nand": {"blocks_per_plane": 1_000_000}}, "nand.blocks_per_plane", "1000000"),
+        ({"nand": {"blocks_per_plane": 262_144}}, "nand.blocks_per_plane", "262144"),
         (
             {
                 "stats": {"interval_ms": 0.001},
@@ -92,18 +92,18 @@ def test_a_run_over_the_limit_is_refused_before_it_allocates(overrides: dict, ke
 
 
 def test_the_cli_refuses_with_exit_2_and_dry_run_allocates_nothing(tmp_path: Path, capsys) -> None:
-    args = ["run", "--set", "nand.blocks_per_plane=1000000", "--no-progress"]
+    args = ["run", "--set", "nand.blocks_per_plane=262144", "--no-progress"]
     assert main([*args, "--max-memory", "2G"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("flashpress: error: "), err
-    assert "nand.blocks_per_plane = 1000000" in err, err
+    assert "nand.blocks_per_plane = 262144" in err, err
     t = time.perf_counter()
     assert main([*args, "--dry-run"]) == 0
     assert time.perf_counter() - t < 2.0
     out = capsys.readouterr().out
     for part in ("dry run", "memory estimate:", "ftl.page_map"):
         assert part in out, out
-    assert "4,096,000,000 pages" in out  # 32 planes x 1e6 blocks x 128 pages
+    assert "1,073,741,824 pages" in out  # 32 planes x 2^18 blocks x 128 pages
 
 
 def test_max_memory_flag_rejects_a_negative_size(capsys) -> None:

@@ -517,12 +517,12 @@ mod tests {
 
     #[test]
     fn a_huge_device_is_refused_naming_its_key() {
-        let c = cfg("[nand]\nblocks_per_plane = 1000000\n");
+        let c = cfg("[nand]\nblocks_per_plane = 262144\n");
         let e = check(&c, MemoryLimit::Bytes(1 << 30))
             .unwrap_err()
             .to_string();
         assert!(e.contains("nand.blocks_per_plane"), "{e}");
-        assert!(e.contains("1000000"), "{e}");
+        assert!(e.contains("262144"), "{e}");
         assert!(e.contains("--max-memory"), "{e}");
         assert!(
             e.contains("ftl.page_map") || e.contains("ftl.reverse_map"),
@@ -541,7 +541,7 @@ mod tests {
 
     #[test]
     fn unlimited_never_refuses() {
-        let c = cfg("[nand]\nblocks_per_plane = 1000000\n");
+        let c = cfg("[nand]\nblocks_per_plane = 262144\n");
         assert!(check(&c, MemoryLimit::Unlimited).is_ok());
     }
 

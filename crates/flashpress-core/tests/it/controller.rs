@@ -308,7 +308,7 @@ fn read_tails_during_sustained_gc_follow_the_policy() {
     // The starvation bound out of the way, so what is measured is read priority alone (with
     // it, writes and GC that waited 10 ms go first and the tail grows: see the README).
     let read_first = gc_mix(
-        "[ftl.gc]\npreemptible = true\n[controller]\nscheduler = \"read_first\"\nstarvation_us = 1e9\n[controller.suspend]\nenabled = false\n",
+        "[ftl.gc]\npreemptible = true\n[controller]\nscheduler = \"read_first\"\nstarvation_us = 1e8\n[controller.suspend]\nenabled = false\n",
     );
     assert_eq!(
         read_first

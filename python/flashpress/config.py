@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import datetime
 import json
 import math
 import numbers
@@ -56,11 +57,11 @@ def _plain(value: Any, key: str, source_name: str) -> Any:
         return int(value)
     if isinstance(value, numbers.Real):
         return _plain(float(value), key, source_name)
-    raise config_error(
-        source_name,
-        where,
-        f"expected a number, string, boolean, list or table, got a {type(value).__name__} ({value!r})",
-    )
+    if isinstance(value, (datetime.date, datetime.time)):  # TOML date-times, datetime objects
+        got = f"a date-time ({value.isoformat()}); quote it to give a string"
+    else:
+        got = f"a {type(value).__name__} ({value!r})"
+    raise config_error(source_name, where, f"expected a number, string, boolean, list or table, got {got}")
 
 
 def _to_json(value: Any, source_name: str) -> str:

@@ -275,7 +275,7 @@ def test_set_of_a_date_time_is_a_config_error_naming_the_key(tmp_path: Any) -> N
     )
     assert r.returncode == 2, r.stderr
     assert "config key `seed`" in r.stderr, r.stderr
-    assert "datetime" in r.stderr, r.stderr
+    assert "got a date-time (1979-05-27T07:32:00+00:00); quote it" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr, r.stderr
     r = subprocess.run(
         [sys.executable, "-m", "flashpress.cli", "run", "--set", "nand.erase_latency_us=nan", "--out", str(err)],

@@ -303,7 +303,7 @@ impl SimConfig {
         // serde lets extra keys of a tagged table's unit variant through (`placement = {
         // type = "single", bogus = 1 }`): a key the config does not write back was ignored.
         let back = serde_json::to_value(&cfg).expect("config serializes");
-        if let Some(key) = ranges::ignored_key(&v, &back) {
+        if let Some(key) = ranges::ignored_key(&v, &back, &|p| ranges::reads_key(&v, &back, p)) {
             let tag = parent_type(&v, &key);
             let msg = match tag {
                 Some(t) => format!("unknown key (a `type = \"{t}\"` table has no such field)"),

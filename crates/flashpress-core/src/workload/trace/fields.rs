@@ -118,13 +118,17 @@ pub(super) fn parse_u64(b: &[u8]) -> Option<u64> {
     Some(v)
 }
 
-/// A time field: exact integer, or a finite non-negative float when it has `.`/`e`/`E`.
+/// A time field: exact integer, or a finite non-negative float when it has `.`/`e`/`E` or is an
+/// integer too large for u64.
 #[inline]
 pub(super) fn parse_time(b: &[u8]) -> Option<TimeVal> {
     if let Some(v) = parse_u64(b) {
         return Some(TimeVal::Int(v));
     }
-    if !b.iter().any(|&c| c == b'.' || c == b'e' || c == b'E') {
+    // An integer past u64 goes on as a float, so that the clock's limit, not the syntax,
+    // is what refuses it.
+    let digits = !b.is_empty() && b.iter().all(u8::is_ascii_digit);
+    if !digits && !b.iter().any(|&c| c == b'.' || c == b'e' || c == b'E') {
         return None;
     }
     // Only digits, one sign after an exponent, `.` and exponent letters: rejects `inf`, `nan`.

@@ -89,6 +89,12 @@ fn timed_replay_refuses_times_past_the_clock() {
             1.0,
         ),
         ("0 0 0 8 0\n1000 0 8 8 1\n", TimeUnit::Ms, 1e12),
+        // an integer past u64: the clock's limit refuses it, not the syntax
+        (
+            "0 0 0 8 0\n99999999999999999999 0 8 8 1\n",
+            TimeUnit::Ns,
+            1.0,
+        ),
     ];
     for (text, unit, scale) in cases {
         let (_d, path) = write_tmp("w.trace", text.as_bytes());

@@ -291,6 +291,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             workers=args.workers,
             overwrite=args.force,
             log=lambda msg: print(msg, file=sys.stderr),
+            max_memory=args.max_memory,
         )
     except KeyboardInterrupt as e:
         return _interrupted(e)
@@ -377,6 +378,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             workers=args.workers,
             overwrite=args.force,
             log=None if args.quiet else (lambda msg: print(msg, file=sys.stderr)),
+            max_memory=args.max_memory,
         )
     except ValueError as e:  # an unknown figure or scale
         raise UsageError(str(e)) from None
@@ -393,6 +395,15 @@ def cmd_report(args: argparse.Namespace) -> int:
         report = render(d)
         print(f"report written to {report} and {report.with_suffix('.html')}")
     return 0
+
+
+def _max_memory_arg(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--max-memory",
+        type=_memory_arg,
+        metavar="SIZE",
+        help=f"{what} (e.g. 8G; default: the available memory; 0: no check)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -444,12 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true", help="replace a non-empty --out directory")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--dry-run", action="store_true", help="print the device and the memory estimate, simulate nothing")
-    r.add_argument(
-        "--max-memory",
-        type=_memory_arg,
-        metavar="SIZE",
-        help="refuse a run whose memory estimate exceeds SIZE (e.g. 8G; default: the available memory; 0: no check)",
-    )
+    _max_memory_arg(r, "refuse a run whose memory estimate exceeds SIZE")
     r.set_defaults(func=cmd_run)
 
     ps = sub.add_parser("presets", help="list the built-in presets")
@@ -462,6 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address (default: a local cluster)")
     s.add_argument("--workers", type=int, metavar="N", help="local cluster worker processes")
     s.add_argument("--force", action="store_true", help="replace a non-empty --out directory")
+    _max_memory_arg(s, "refuse a point whose memory estimate exceeds SIZE, and start no more local workers than fit")
     s.set_defaults(func=cmd_sweep)
 
     pl = sub.add_parser("plot", help="plot a results directory (timeline, latency CDF)")
@@ -489,6 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--only", metavar="FIG[,FIG]", help="only these figures (e.g. 3,14 or fig12; coco: throughput,power,waf)"
     )
     rp.add_argument("--quiet", action="store_true", help="no per-run progress lines")
+    _max_memory_arg(rp, "refuse a run whose memory estimate exceeds SIZE, and start no more local workers than fit")
     rp.set_defaults(func=cmd_reproduce)
 
     rr = sub.add_parser(

@@ -176,13 +176,52 @@ def _test_hook(task: str) -> None:
         os._exit(70)
 
 
-def run_point(index: int, config_json: str) -> str:
+def run_point(index: int, config_json: str, max_memory: int | None = None) -> str:
     """One sweep task (runs on a Dask worker): simulate a resolved config and return the exact
-    ``summary.json`` text."""
+    ``summary.json`` text. ``max_memory`` as in :func:`~flashpress.run.simulate`."""
     from flashpress.run import simulate
 
     _test_hook(f"point {index}")
-    return simulate(Config.from_json(config_json, source_name=f"point {index}"), progress=False).summary_json
+    cfg = Config.from_json(config_json, source_name=f"point {index}")
+    return simulate(cfg, progress=False, max_memory=max_memory).summary_json
+
+
+def fit_workers(
+    configs: Sequence[str],
+    workers: int | None,
+    max_memory: int | None,
+    what: str,
+    log: Callable[[str], None] | None = None,
+    available: int | None = None,
+) -> int:
+    """How many local worker processes to start for ``configs`` (resolved configs as JSON): the
+    requested ``workers`` (default: one per core, at most one per config), fewer when that many
+    of the largest runs at once would not fit in the machine's available memory by their
+    estimates (:func:`~flashpress.run.estimate_memory`). ``max_memory = 0`` turns the check off,
+    as it does for each run. Every run still checks its own estimate when it starts; this keeps
+    two runs that each fit from being started side by side when together they do not.
+    ``available``: the memory to fit in (default: the machine's available memory)."""
+    n = workers or max(1, min(os.cpu_count() or 1, len(configs)))
+    if max_memory == 0 or n <= 1 or not configs:
+        return n
+    from flashpress.run import estimate_memory
+
+    estimates = [estimate_memory(Config.from_json(c, source_name=what)) for c in configs]
+    available = available or estimates[0].get("available_bytes")
+    if not available:
+        return n
+    largest = sorted((e["total_bytes"] for e in estimates), reverse=True)
+    fit = n
+    while fit > 1 and sum(largest[:fit]) > available:
+        fit -= 1
+    if fit < n and log is not None:
+        gib = 1 << 30
+        log(
+            f"running {fit} {what}s at a time instead of {n}: the {n} largest need about "
+            f"{sum(largest[:n]) / gib:.1f} GiB together by their estimates, more than the "
+            f"{available / gib:.1f} GiB available (--max-memory 0 turns the check off)"
+        )
+    return fit
 
 
 @contextlib.contextmanager
@@ -343,6 +382,7 @@ def sweep(
     *,
     overwrite: bool = False,
     log: Callable[[str], None] | None = None,
+    max_memory: int | None = None,
 ) -> pd.DataFrame:
     """Run every point of ``grid`` on Dask and write the results under ``out``.
 
@@ -355,6 +395,10 @@ def sweep(
     raises :class:`~flashpress.errors.SweepError`, Ctrl-C raises KeyboardInterrupt) is resumed by
     calling it again with the same ``out``: points whose config and flashpress build match a kept
     summary are not run again. ``log`` receives a line about what is reused.
+
+    ``max_memory``: each point is refused (a failed point) when its memory estimate exceeds it
+    (default: the worker's available memory; 0: no check), and a local cluster starts no more
+    workers than the largest points' estimates fit in side by side (:func:`fit_workers`).
     """
     import pandas as pd
 
@@ -385,10 +429,15 @@ def sweep(
                 summaries[i] = summary_json
 
             try:
+                if scheduler is None:
+                    workers = fit_workers([configs[p.index] for p in todo], workers, max_memory, "point", log)
                 with dask_client(scheduler, workers, len(todo)) as client:
                     failures = run_tasks(
                         client,
-                        [(f"flashpress-point-{p.index}", run_point, (p.index, configs[p.index])) for p in todo],
+                        [
+                            (f"flashpress-point-{p.index}", run_point, (p.index, configs[p.index], max_memory))
+                            for p in todo
+                        ],
                         keep,
                     )
             except KeyboardInterrupt:

@@ -17,8 +17,6 @@ import flashpress
 from flashpress.cli import main
 from flashpress.errors import ConfigError
 
-HUGE = {"preset": "default", "nand": {"blocks_per_plane": 1_000_000}}
-
 
 def _pages(nand: dict[str, int]) -> int:
     return math.prod(
@@ -123,6 +121,65 @@ def test_max_memory_zero_means_no_check() -> None:
         progress=False,
     )
     assert res.summary["requests_completed"] == 100
+
+
+def test_the_process_address_space_limit_counts_as_the_machine(tmp_path: Path) -> None:
+    # Under `ulimit -v 3G` an 8 GiB run is refused by the check, not aborted by the allocator.
+    child = (
+        "import resource, flashpress\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+        "avail = flashpress.estimate_memory()['available_bytes']\n"
+        "assert 0 < avail < 3 << 30, avail\n"
+        "try:\n"
+        "    flashpress.simulate({'preset': 'default', 'nand': {'blocks_per_plane': 262144}}, progress=False)\n"
+        "except flashpress.errors.ConfigError as e:\n"
+        "    print(e.key, '|', e)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("nand.blocks_per_plane | "), r.stdout
+    assert "address-space limit (ulimit -v)" in r.stdout, r.stdout
+
+
+def test_fit_workers_starts_no_more_runs_than_fit_side_by_side() -> None:
+    from flashpress import Config
+    from flashpress.sweep import fit_workers
+
+    small = Config.preset("tiny").to_json()
+    big = Config.preset("default").to_json()
+    e_small = flashpress.estimate_memory(Config.from_json(small))["total_bytes"]
+    e_big = flashpress.estimate_memory(Config.from_json(big))["total_bytes"]
+    assert e_big > 2 * e_small
+    configs = [small, big, small, big]
+    said: list[str] = []
+    # Room for the two largest side by side, not for three: two workers, and a line saying why.
+    room = 2 * e_big + e_small - 1
+    assert fit_workers(configs, 4, None, "point", said.append, available=room) == 2
+    assert len(said) == 1, said
+    assert said[0].startswith("running 2 points at a time instead of 4"), said
+    # Room for all four; the check off; too little room even for one (each run then refuses itself).
+    assert fit_workers(configs, 4, None, "point", available=2 * (e_big + e_small)) == 4
+    assert fit_workers(configs, 4, 0, "point", available=1) == 4
+    assert fit_workers(configs, 4, None, "point", available=1) == 1
+    # The default count: one per core, at most one per config.
+    assert fit_workers([small], None, None, "point", available=1 << 40) == 1
+
+
+def test_sweep_refuses_a_point_over_max_memory_and_keeps_the_rest(tmp_path: Path) -> None:
+    grid = tmp_path / "grid.toml"
+    grid.write_text(
+        'preset = "tiny"\n[set]\n'
+        'workload = { type = "fio", jobs = [{ rw = "randwrite", bs = "4k", number_ios = 200 }] }\n'
+        '"precondition.fill_fraction" = 0.0\n[grid]\n"nand.blocks_per_plane" = [64, 262144]\n'
+    )
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "flashpress", "sweep", str(grid), "--out", str(out), "--workers", "1"]
+    r = subprocess.run([*cmd, "--max-memory", "256M"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert "1 of 2 points failed; 1 of 2 points finished and are kept" in r.stderr, r.stderr
+    assert "point 1 (nand.blocks_per_plane=262144): ConfigError" in r.stderr, r.stderr
+    assert "--max-memory limit (256.0 MiB)" in r.stderr, r.stderr
+    assert not out.exists()
 
 
 def _peak_rss(argv: list[str]) -> int:

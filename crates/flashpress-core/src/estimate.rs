@@ -387,15 +387,23 @@ fn horizon_ns(cfg: &SimConfig) -> Option<u64> {
 }
 
 /// The machine's available memory: `MemAvailable` from `/proc/meminfo`, or the cgroup's
-/// `memory.max` less its `memory.current` when that is lower. `None` where unknown (not
-/// Linux).
+/// `memory.max` less its `memory.current` when that is lower, or what the process's own
+/// limits leave (`ulimit -v`, `ulimit -d`: the soft limit less the address space or data
+/// already mapped) when that is lower still. `None` where unknown (not Linux).
 pub fn available_memory() -> Option<u64> {
+    available_memory_and_limit().map(|(b, _)| b)
+}
+
+/// [`available_memory`] and what set it: `"the memory available on this machine"`, or the
+/// process limit that is lower.
+fn available_memory_and_limit() -> Option<(u64, &'static str)> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let avail = meminfo.lines().find_map(|l| {
         let rest = l.strip_prefix("MemAvailable:")?;
         let kib: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
         Some(kib * 1024)
     })?;
+    let mut best = (avail, "the memory available on this machine");
     let read = |p: &str| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
     let cgroup = std::fs::read_to_string("/proc/self/cgroup")
         .ok()
@@ -409,14 +417,61 @@ pub fn available_memory() -> Option<u64> {
             let cur = read(&format!("{dir}/memory.current")).unwrap_or(0);
             Some(max.saturating_sub(cur))
         });
-    Some(cgroup.map_or(avail, |c| c.min(avail)))
+    if let Some(c) = cgroup.filter(|&c| c < best.0) {
+        best = (c, "the memory available on this machine");
+    }
+    for (limit, used, what) in [
+        (
+            "Max address space",
+            "VmSize:",
+            "the process's address-space limit (ulimit -v) less what it has mapped",
+        ),
+        (
+            "Max data size",
+            "VmData:",
+            "the process's data-size limit (ulimit -d) less what it uses",
+        ),
+    ] {
+        if let Some(left) = process_limit_left(limit, used).filter(|&l| l < best.0) {
+            best = (left, what);
+        }
+    }
+    Some(best)
+}
+
+/// The soft limit named `limit` in `/proc/self/limits` (bytes) less the `used` line of
+/// `/proc/self/status` (kB); `None` when unlimited or unreadable.
+fn process_limit_left(limit: &str, used: &str) -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let soft: u64 = limits
+        .lines()
+        .find_map(|l| l.strip_prefix(limit))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?; // "unlimited" does not parse
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix(used))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(soft.saturating_sub(kib * 1024))
 }
 
 /// The bytes a limit allows, `None` when unchecked.
 pub fn limit_bytes(limit: MemoryLimit) -> Option<u64> {
+    limit_and_source(limit).map(|(b, _)| b)
+}
+
+/// The bytes a limit allows and what sets them, `None` when unchecked.
+fn limit_and_source(limit: MemoryLimit) -> Option<(u64, &'static str)> {
     match limit {
-        MemoryLimit::Machine => available_memory(),
-        MemoryLimit::Bytes(b) => Some(b),
+        MemoryLimit::Machine => available_memory_and_limit(),
+        MemoryLimit::Bytes(b) => Some((b, "the --max-memory limit")),
         MemoryLimit::Unlimited => None,
     }
 }
@@ -425,7 +480,7 @@ pub fn limit_bytes(limit: MemoryLimit) -> Option<u64> {
 /// components and what to change. Returns the estimate.
 pub fn check(cfg: &SimConfig, limit: MemoryLimit) -> Result<MemoryEstimate> {
     let est = estimate(cfg);
-    let Some(allowed) = limit_bytes(limit) else {
+    let Some((allowed, what)) = limit_and_source(limit) else {
         return Ok(est);
     };
     if est.total_bytes <= allowed {
@@ -438,10 +493,6 @@ pub fn check(cfg: &SimConfig, limit: MemoryLimit) -> Result<MemoryEstimate> {
         .take(3)
         .map(|c| format!("{} {} ({})", c.name, human(c.bytes), c.detail))
         .collect();
-    let what = match limit {
-        MemoryLimit::Bytes(_) => "the --max-memory limit",
-        _ => "the memory available on this machine",
-    };
     let value = key_value(cfg, top.key).map_or(String::new(), |v| {
         let pages = if top.key == "nand.blocks_per_plane" {
             format!(

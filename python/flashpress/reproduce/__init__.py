@@ -63,10 +63,12 @@ def reproduce(
     overwrite: bool = False,
     preset: str | None = None,
     log: Callable[[str], None] | None = None,
+    max_memory: int | None = None,
 ) -> Path:
     """Run ``paper``'s evaluation (``waltz``, ``coco``, ``prssd`` or ``cagc``) and write the results under
     ``out``. Returns the report's path. Every config is validated before any run starts.
-    ``preset``: the preset runs are merged over (default: the paper's)."""
+    ``preset``: the preset runs are merged over (default: the paper's). ``max_memory``: each
+    run's memory limit, as in :func:`~flashpress.sweep.sweep`."""
     from flashpress.reproduce.figures import plot_figure
     from flashpress.reproduce.runner import execute, plan
 
@@ -84,7 +86,7 @@ def reproduce(
     # The data studies are quick and can fail on missing data: before the runs, not after.
     studies = [row for f in figs if f.analysis is not None for row in f.analysis(sc)]
     with WorkDir(out, overwrite=overwrite) as work:
-        outcome = execute(planned, scheduler=scheduler, workers=workers, log=log, work=work)
+        outcome = execute(planned, scheduler=scheduler, workers=workers, log=log, work=work, max_memory=max_memory)
         tmp = work.path
         table = outcome.table
         if studies:

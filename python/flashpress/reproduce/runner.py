@@ -19,7 +19,7 @@ from flashpress.errors import ConfigError, FlashpressError, SweepError
 from flashpress.reproduce.experiments import LABEL_KEYS, PRESET, Figure, PresetValue, RunSpec
 from flashpress.reproduce.timeline_features import features as timeline_features
 from flashpress.result import WorkDir, task_key
-from flashpress.sweep import _test_hook, dask_client, flatten, run_tasks
+from flashpress.sweep import _test_hook, dask_client, fit_workers, flatten, run_tasks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -103,15 +103,19 @@ def plan(figs: Sequence[Figure], preset: str = PRESET) -> list[PlannedRun]:
     return planned
 
 
-def run_task(index: int, config_json: str, want_timeline: bool, want_cdf: bool = False) -> dict[str, Any]:
+def run_task(
+    index: int, config_json: str, want_timeline: bool, want_cdf: bool = False, max_memory: int | None = None
+) -> dict[str, Any]:
     """One task (runs on a Dask worker): simulate a resolved config. A flashpress error is
-    returned as the run's error, not raised, so one failed run does not lose the others."""
+    returned as the run's error, not raised, so one failed run does not lose the others.
+    ``max_memory`` as in :func:`~flashpress.run.simulate`."""
     from flashpress.run import simulate
 
     t0 = time.perf_counter()
     _test_hook(f"run {index + 1}")
     try:
-        result = simulate(Config.from_json(config_json, source_name=f"run {index}"), progress=False)
+        cfg = Config.from_json(config_json, source_name=f"run {index}")
+        result = simulate(cfg, progress=False, max_memory=max_memory)
     except FlashpressError as e:
         return {"status": "failed", "error": f"{type(e).__name__}: {e}", "wall_s": time.perf_counter() - t0}
     return {
@@ -194,6 +198,7 @@ def execute(
     workers: int | None = None,
     log: Any = None,
     work: WorkDir | None = None,
+    max_memory: int | None = None,
 ) -> Outcome:
     """Run the planned runs on Dask (a local cluster of ``workers`` processes, or the
     scheduler at ``scheduler``) and gather the results table.
@@ -202,7 +207,7 @@ def execute(
     interrupted call are not run again (same config, same flashpress build). A run whose worker
     died past Dask's retries, or that the lost scheduler never finished, raises
     :class:`~flashpress.errors.SweepError` (the finished ones kept); a flashpress error of a run
-    is that run's ``failed`` row."""
+    is that run's ``failed`` row. ``max_memory`` as in :func:`~flashpress.sweep.sweep`."""
     import io
 
     import pandas as pd
@@ -228,10 +233,12 @@ def execute(
                 log(f"run {i + 1}/{len(unique)}: {out['status']}" + (f" ({out['error']})" if out["error"] else ""))
 
         try:
+            if scheduler is None:
+                workers = fit_workers([unique[i][0].to_json() for i in todo], workers, max_memory, "run", log)
             with dask_client(scheduler, workers, len(todo)) as client:
                 failures = run_tasks(
                     client,
-                    [(f"flashpress-reproduce-{i}", run_task, (i, *_task_args(unique[i]))) for i in todo],
+                    [(f"flashpress-reproduce-{i}", run_task, (i, *_task_args(unique[i]), max_memory)) for i in todo],
                     keep,
                 )
         except KeyboardInterrupt:

@@ -231,7 +231,7 @@ def format_estimate(est: dict[str, Any], cfg: Config, title: str) -> str:
         f"device: {geo} of {est['page_size']} B = {est['physical_pages']:,} pages",
         f"capacity: {_human(est['physical_bytes'])} physical, {_human(est['logical_bytes'])} logical",
         f"memory estimate: {_human(est['total_bytes'])}"
-        + (f" (available on this machine: {_human(avail)})" if avail is not None else ""),
+        + (f" (available: {_human(avail)}, {est.get('available_limit')})" if avail is not None else ""),
     ]
     w = max(len(c["name"]) for c in est["components"])
     for c in est["components"]:

@@ -61,8 +61,10 @@ def estimate_memory(config: ConfigLike = None) -> dict[str, Any]:
     Returns a dict: ``total_bytes``; ``components`` (largest first), each with ``name``,
     ``bytes``, ``detail`` (counts x element sizes) and ``key`` (the config key that sizes
     it); the device's ``physical_pages``, ``page_size``, ``physical_bytes`` and
-    ``logical_bytes``; ``timeline_intervals``; and ``available_bytes``, this machine's
-    available memory (None where unknown). The total includes the Python process
+    ``logical_bytes``; ``timeline_intervals``; ``available_bytes``, the memory this process
+    may still use (the machine's available memory, or what ``ulimit -v``/``-d`` leave when
+    lower; None where unknown), with ``available_limit`` saying which, and
+    ``machine_available_bytes``, the machine's (shared by every process). The total includes the Python process
     (``python``, a measured constant).
     """
     cfg = as_config(config)

@@ -197,20 +197,29 @@ def fit_workers(
     """How many local worker processes to start for ``configs`` (resolved configs as JSON): the
     requested ``workers`` (default: one per core, at most one per config), fewer when that many
     of the largest runs at once would not fit in the machine's available memory by their
-    estimates (:func:`~flashpress.run.estimate_memory`). ``max_memory = 0`` turns the check off,
+    estimates (:func:`~flashpress.run.estimate_memory`); a run over the per-run limit
+    (``max_memory``, else what this process may use) is refused when it starts and is not
+    counted. ``max_memory = 0`` turns the check off,
     as it does for each run. Every run still checks its own estimate when it starts; this keeps
     two runs that each fit from being started side by side when together they do not.
     ``available``: the memory to fit in (default: the machine's available memory)."""
     n = workers or max(1, min(os.cpu_count() or 1, len(configs)))
     if max_memory == 0 or n <= 1 or not configs:
         return n
-    from flashpress.run import estimate_memory
+    from flashpress.run import PYTHON_BASELINE_BYTES, estimate_memory
 
     estimates = [estimate_memory(Config.from_json(c, source_name=what)) for c in configs]
-    available = available or estimates[0].get("available_bytes")
+    # The machine's memory is shared by the workers; a process limit (ulimit) is each one's own
+    # and is checked by each run.
+    available = available or estimates[0].get("machine_available_bytes")
     if not available:
         return n
-    largest = sorted((e["total_bytes"] for e in estimates), reverse=True)
+    # A run over the per-run limit is refused as it starts and takes no room. (The check in a
+    # run compares the estimate without the Python process, which is already there.)
+    per_run = max_memory or estimates[0].get("available_bytes") or available
+    largest = sorted(
+        (e["total_bytes"] for e in estimates if e["total_bytes"] - PYTHON_BASELINE_BYTES <= per_run), reverse=True
+    )
     fit = n
     while fit > 1 and sum(largest[:fit]) > available:
         fit -= 1

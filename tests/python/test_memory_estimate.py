@@ -141,8 +141,25 @@ def test_the_process_address_space_limit_counts_as_the_machine(tmp_path: Path) -
     assert "address-space limit (ulimit -v)" in r.stdout, r.stdout
 
 
+def test_a_fio_jobs_verify_is_in_the_checked_estimate() -> None:
+    from flashpress.run import PYTHON_BASELINE_BYTES
+
+    job = {"name": "v", "rw": "randwrite", "bs": "4k", "number_ios": 10, "verify": "md5"}
+    cfg = {"preset": "default", "workload": {"type": "fio", "jobs": [job]}}
+    off = flashpress.estimate_memory(cfg)["total_bytes"]
+    on = flashpress.estimate_memory({**cfg, "check": {"verify": True}})["total_bytes"]
+    assert on > off + (32 << 20)
+    # Between the two: the job's `verify` turns verify mode on, and the run is refused for it.
+    with pytest.raises(ConfigError) as e:
+        flashpress.simulate(cfg, max_memory=(off + on) // 2 - PYTHON_BASELINE_BYTES, progress=False)
+    assert "verify" in str(e.value), e.value
+    del job["verify"]
+    flashpress.simulate(cfg, max_memory=(off + on) // 2 - PYTHON_BASELINE_BYTES, progress=False)
+
+
 def test_fit_workers_starts_no_more_runs_than_fit_side_by_side() -> None:
     from flashpress import Config
+    from flashpress.run import PYTHON_BASELINE_BYTES
     from flashpress.sweep import fit_workers
 
     small = Config.preset("tiny").to_json()
@@ -161,6 +178,11 @@ def test_fit_workers_starts_no_more_runs_than_fit_side_by_side() -> None:
     assert fit_workers(configs, 4, None, "point", available=2 * (e_big + e_small)) == 4
     assert fit_workers(configs, 4, 0, "point", available=1) == 4
     assert fit_workers(configs, 4, None, "point", available=1) == 1
+    # A run over the per-run limit is refused as it starts: it takes no room.
+    # (A run's own check leaves out the Python process it runs in.)
+    limit = e_big - PYTHON_BASELINE_BYTES
+    assert fit_workers([small, small, big], 3, limit - 1, "point", available=2 * e_small + 1) == 3
+    assert fit_workers([small, small, big], 3, limit, "point", available=2 * e_small + 1) == 1
     # The default count: one per core, at most one per config.
     assert fit_workers([small], None, None, "point", available=1 << 40) == 1
 

@@ -386,40 +386,19 @@ fn horizon_ns(cfg: &SimConfig) -> Option<u64> {
     longest.map(|s| (s * 1e9).min(u64::MAX as f64) as u64)
 }
 
-/// The machine's available memory: `MemAvailable` from `/proc/meminfo`, or the cgroup's
-/// `memory.max` less its `memory.current` when that is lower, or what the process's own
-/// limits leave (`ulimit -v`, `ulimit -d`: the soft limit less the address space or data
-/// already mapped) when that is lower still. `None` where unknown (not Linux).
+/// The memory this process may still use: [`machine_available_memory`], or what the
+/// process's own limits leave (`ulimit -v`, `ulimit -d`: the soft limit less the address
+/// space or data already mapped) when that is lower. `None` where unknown (not Linux).
 pub fn available_memory() -> Option<u64> {
     available_memory_and_limit().map(|(b, _)| b)
 }
 
-/// [`available_memory`] and what set it: `"the memory available on this machine"`, or the
-/// process limit that is lower.
-fn available_memory_and_limit() -> Option<(u64, &'static str)> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let avail = meminfo.lines().find_map(|l| {
-        let rest = l.strip_prefix("MemAvailable:")?;
-        let kib: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
-        Some(kib * 1024)
-    })?;
-    let mut best = (avail, "the memory available on this machine");
-    let read = |p: &str| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
-    let cgroup = std::fs::read_to_string("/proc/self/cgroup")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("0::").map(|p| p.trim().to_string()))
-        })
-        .and_then(|path| {
-            let dir = format!("/sys/fs/cgroup{}", path.trim_end_matches('/'));
-            let max = read(&format!("{dir}/memory.max"))?;
-            let cur = read(&format!("{dir}/memory.current")).unwrap_or(0);
-            Some(max.saturating_sub(cur))
-        });
-    if let Some(c) = cgroup.filter(|&c| c < best.0) {
-        best = (c, "the memory available on this machine");
-    }
+/// [`available_memory`] and what sets it (words for a message).
+pub fn available_memory_and_limit() -> Option<(u64, &'static str)> {
+    let mut best = (
+        machine_available_memory()?,
+        "the memory available on this machine",
+    );
     for (limit, used, what) in [
         (
             "Max address space",
@@ -437,6 +416,32 @@ fn available_memory_and_limit() -> Option<(u64, &'static str)> {
         }
     }
     Some(best)
+}
+
+/// The machine's available memory, shared by every process: `MemAvailable` from
+/// `/proc/meminfo`, or the cgroup's `memory.max` less its `memory.current` when that is
+/// lower. `None` where unknown (not Linux).
+pub fn machine_available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let avail = meminfo.lines().find_map(|l| {
+        let rest = l.strip_prefix("MemAvailable:")?;
+        let kib: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kib * 1024)
+    })?;
+    let read = |p: &str| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("0::").map(|p| p.trim().to_string()))
+        })
+        .and_then(|path| {
+            let dir = format!("/sys/fs/cgroup{}", path.trim_end_matches('/'));
+            let max = read(&format!("{dir}/memory.max"))?;
+            let cur = read(&format!("{dir}/memory.current")).unwrap_or(0);
+            Some(max.saturating_sub(cur))
+        });
+    Some(cgroup.map_or(avail, |c| c.min(avail)))
 }
 
 /// The soft limit named `limit` in `/proc/self/limits` (bytes) less the `used` line of

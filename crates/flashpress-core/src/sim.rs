@@ -144,6 +144,8 @@ impl Simulation {
             // fio's `verify`: reads check what they return (flashpress's verify mode); the
             // resolved config records it.
             cfg.check.verify = true;
+            // verify's arrays were not in the estimate checked above
+            crate::estimate::check(&cfg, limit)?;
         }
         let mut notes = opened.notes;
         if let Some(ns) = opened.warmup_ns {
@@ -407,7 +409,9 @@ impl Simulation {
             "config",
             key,
             format!(
-                "the run needs more simulated time than fits (2^64 ns, about 584 years;                  reached after {} of {} requests completed); the config's longest                  per-operation time is this key's, {ns:.4e} ns: shorten it (or the workload)",
+                "the run needs more simulated time than fits (2^64 ns, about 584 years; \
+                 reached after {} of {} requests completed); the config's longest \
+                 per-operation time is this key's, {ns:.4e} ns: shorten it (or the workload)",
                 self.host.counters.completed, self.host.counters.issued
             ),
         )

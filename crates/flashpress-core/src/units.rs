@@ -76,8 +76,8 @@ impl SimTime {
     /// Time zero.
     pub const ZERO: SimTime = SimTime(0);
     /// The last representable instant (2^64 - 2 ns, about 584 years): sums that would pass it
-    /// stop here, and a run that reaches it ends with [`Error::Horizon`]. (`u64::MAX` itself
-    /// is the scheduler's "never".)
+    /// stop here, and a run that reaches it ends with a `ConfigError` naming the config's
+    /// longest per-operation time. (`u64::MAX` itself is the scheduler's "never".)
     pub const HORIZON: SimTime = SimTime(u64::MAX - 1);
     /// From seconds (rounded to the nearest ns; saturating, NaN is zero).
     pub fn from_secs_f64(s: f64) -> SimTime {
@@ -99,7 +99,7 @@ impl SimTime {
 }
 
 /// Saturating at [`SimTime::HORIZON`]: a sum past the end of representable time stays there
-/// (and the run then fails with [`Error::Horizon`]) instead of wrapping to an earlier time.
+/// (and the run then fails with a `ConfigError`) instead of wrapping to an earlier time.
 impl std::ops::Add<u64> for SimTime {
     type Output = SimTime;
     #[inline]

@@ -252,7 +252,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// The memory estimate of a resolved config (JSON): a JSON object with total_bytes,
 /// components (name, bytes, detail, key; largest first), the device's geometry and capacity,
-/// and available_bytes (the machine's available memory, or null where unknown).
+/// available_bytes (what this process may still use, or null where unknown) with
+/// available_limit (what sets it, in words), and machine_available_bytes (the machine's
+/// available memory, shared by every process).
 #[pyfunction]
 fn estimate_memory(py: Python<'_>, resolved_config_json: &str) -> PyResult<String> {
     let v = parse_json(py, resolved_config_json, "resolved config")?;
@@ -260,6 +262,10 @@ fn estimate_memory(py: Python<'_>, resolved_config_json: &str) -> PyResult<Strin
     cfg.validate("config").py_err(py)?;
     let est = flashpress_core::estimate::estimate(&cfg);
     let mut v = serde_json::to_value(&est).expect("estimate serializes");
-    v["available_bytes"] = serde_json::json!(flashpress_core::estimate::available_memory());
+    let avail = flashpress_core::estimate::available_memory_and_limit();
+    v["available_bytes"] = serde_json::json!(avail.map(|(b, _)| b));
+    v["available_limit"] = serde_json::json!(avail.map(|(_, what)| what));
+    v["machine_available_bytes"] =
+        serde_json::json!(flashpress_core::estimate::machine_available_memory());
     Ok(v.to_string())
 }

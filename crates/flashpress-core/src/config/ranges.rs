@@ -1014,7 +1014,7 @@ fn walk(v: &Value, path: &mut Vec<String>, shown: &mut Vec<String>, src: &str) -
 /// serde lets through where `deny_unknown_fields` cannot act (the unit variants of tagged
 /// tables, `{ type = "single", bogus = 1 }`). An empty value (`[]`, `{}`) missing from the
 /// output may be a known optional key that is not written back when empty: `known` decides
-/// (given the key's JSON pointer in `input`). Null is skipped (JSON's absent value).
+/// (given the key's JSON pointer in `input`); so may a null (JSON's absent value).
 pub fn ignored_key(input: &Value, output: &Value, known: &dyn Fn(&str) -> bool) -> Option<String> {
     fn go(
         i: &Value,
@@ -1040,7 +1040,7 @@ pub fn ignored_key(input: &Value, output: &Value, known: &dyn Fn(&str) -> bool) 
                         }
                         None => {
                             let ignored = match iv {
-                                Value::Null => false,
+                                Value::Null => !known(&child_ptr),
                                 Value::Array(a) if a.is_empty() => !known(&child_ptr),
                                 Value::Object(m) if m.is_empty() => !known(&child_ptr),
                                 _ => true,
@@ -1315,6 +1315,21 @@ mod tests {
             let (k, m) = err(text);
             assert_eq!(k, key, "{text}: {m}");
             assert!(m.contains("unknown"), "{text}: {m}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_set_to_null_is_refused_and_a_known_one_accepted() {
+        let v = serde_json::json!({"ftl": {"placement": {"type": "single", "bogus": null}}});
+        match SimConfig::from_value(v, "test", None) {
+            Err(crate::Error::Config { key, .. }) => assert_eq!(key, "ftl.placement.bogus"),
+            other => panic!("expected a config error, got {other:?}"),
+        }
+        let v =
+            serde_json::json!({"workload": {"type": "fio", "args": null, "jobs": [{"name": "a"}]}});
+        if let Err(e) = SimConfig::from_value(v, "test", None) {
+            // `args` is read (a list), so null is refused as a value, never as an unknown key
+            assert!(!e.to_string().contains("unknown key"), "{e}");
         }
     }
 

@@ -25,23 +25,8 @@ import flashpress
 from flashpress import _core
 from flashpress.run import PYTHON_BASELINE_BYTES
 
-#: A 1 TiB device: the default preset with 64 Ki blocks per plane (32 planes x 65,536 blocks x
-#: 128 pages x 4 KiB), filled to 90% without aging (aging a quarter of a billion pages would
-#: take minutes), then 20,000 random 4 KiB requests.
-TIB = """preset = "default"
-[nand]
-blocks_per_plane = 65536
-[precondition]
-aging_fraction = 0.0
-[workload]
-type = "fio"
-[[workload.jobs]]
-name = "randrw"
-rw = "randrw"
-bs = "4k"
-iodepth = 32
-number_ios = 20000
-"""
+#: A 1 TiB device (the default preset with 64 Ki blocks per plane; see the file).
+TIB = Path(__file__).resolve().parent.parent / "examples" / "device-1tib.toml"
 
 #: Schemes (configs/schemes/) measured besides the presets.
 SCHEMES = ("cagc/CAGC", "prssd/DP")
@@ -100,9 +85,7 @@ def configs(tmp: Path) -> list[tuple[str, list[str], str]]:
         path = tmp / f"{scheme.replace('/', '-')}.toml"
         path.write_text(f'scheme = "{scheme}"\n')
         out.append((scheme, ["--config", str(path)], str(path)))
-    tib = tmp / "tib.toml"
-    tib.write_text(TIB)
-    out.append(("1tib", ["--config", str(tib)], str(tib)))
+    out.append(("1tib", ["--config", str(TIB)], str(TIB)))
     return out
 
 

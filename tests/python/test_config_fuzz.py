@@ -266,24 +266,17 @@ def test_nan_and_infinities_from_python_are_refused_by_key(where: str, value: An
 
 
 def test_set_of_a_date_time_is_a_config_error_naming_the_key(tmp_path: Any) -> None:
-    err = tmp_path / "err"
-    r = subprocess.run(
-        [sys.executable, "-m", "flashpress.cli", "run", "--set", "seed=1979-05-27T07:32:00Z", "--out", str(err)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert r.returncode == 2, r.stderr
+    def run_set(assignment: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "flashpress.cli", "run", "--set", assignment, "--out", str(tmp_path / "err")]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2, r.stderr
+        assert "Traceback" not in r.stderr, r.stderr
+        return r
+
+    r = run_set("seed=1979-05-27T07:32:00Z")
     assert "config key `seed`" in r.stderr, r.stderr
     assert "got a date-time (1979-05-27T07:32:00+00:00); quote it" in r.stderr, r.stderr
-    assert "Traceback" not in r.stderr, r.stderr
-    r = subprocess.run(
-        [sys.executable, "-m", "flashpress.cli", "run", "--set", "nand.erase_latency_us=nan", "--out", str(err)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert r.returncode == 2, r.stderr
+    r = run_set("nand.erase_latency_us=nan")
     assert "config key `nand.erase_latency_us`: expected a finite number" in r.stderr, r.stderr
 
 

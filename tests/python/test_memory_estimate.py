@@ -211,20 +211,7 @@ def _peak_rss(argv: list[str]) -> int:
     return int(usage.ru_maxrss) * 1024
 
 
-TIB = """preset = "default"
-[nand]
-blocks_per_plane = 65536
-[precondition]
-aging_fraction = 0.0
-[workload]
-type = "fio"
-[[workload.jobs]]
-name = "randrw"
-rw = "randrw"
-bs = "4k"
-iodepth = 32
-number_ios = 20000
-"""
+TIB = Path(__file__).resolve().parents[2] / "examples" / "device-1tib.toml"
 
 
 @pytest.mark.slow
@@ -232,9 +219,7 @@ number_ios = 20000
 @pytest.mark.parametrize("which", ["default", "1tib"])
 def test_estimate_within_20_percent_of_peak_rss(which: str, tmp_path: Path) -> None:
     if which == "1tib":
-        path = tmp_path / "tib.toml"
-        path.write_text(TIB)
-        cfg: str = str(path)
+        cfg: str = str(TIB)
         argv = ["run", "--config", cfg, "--no-progress"]
     else:
         cfg = which

@@ -11,6 +11,7 @@ mod presets;
 pub mod ranges;
 mod schema;
 mod stack;
+mod unknown;
 
 pub use presets::{preset_names, preset_text, scheme_seeds, scheme_text};
 pub use schema::*;
@@ -300,17 +301,7 @@ impl SimConfig {
                 return Err(Error::config(source_name, key, msg));
             }
         };
-        // serde lets extra keys of a tagged table's unit variant through (`placement = {
-        // type = "single", bogus = 1 }`): a key the config does not write back was ignored.
-        let back = serde_json::to_value(&cfg).expect("config serializes");
-        if let Some(key) = ranges::ignored_key(&v, &back, &|p| ranges::reads_key(&v, &back, p)) {
-            let tag = parent_type(&v, &key);
-            let msg = match tag {
-                Some(t) => format!("unknown key (a `type = \"{t}\"` table has no such field)"),
-                None => "unknown key".to_string(),
-            };
-            return Err(Error::config(source_name, key, msg));
-        }
+        unknown::check(&v, &cfg, source_name)?;
         if let Some(dir) = base_dir {
             cfg.workload.resolve_paths(dir);
         }
@@ -322,16 +313,6 @@ impl SimConfig {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("config serializes")
     }
-}
-
-/// The `type` of the table holding dotted `key` in `v`, if it has one.
-fn parent_type(v: &Value, key: &str) -> Option<String> {
-    let (parent, _) = key.rsplit_once('.')?;
-    let mut cur = v;
-    for p in parent.split('.') {
-        cur = cur.get(p)?;
-    }
-    cur.get("type")?.as_str().map(str::to_string)
 }
 
 /// The error of deserializing `v` as a config, as text (None when it deserializes).

@@ -47,805 +47,158 @@ const TIB: f64 = 1024.0 * GIB;
 /// variables, Filebench variables): not in the table.
 pub const FOREIGN: &[&str] = &["workload.global.*", "workload.jobs[].*", "workload.vars.*"];
 
-/// Every numeric config key and its range.
+/// Every numeric config key and its range (one line each: rustfmt would spread most over seven).
+#[rustfmt::skip]
 pub static RANGES: &[Bound] = &[
     b("seed", 0.0, U64, "", "a random seed"),
     // NAND array
     b("nand.channels", 1.0, 1024.0, "", "channels"),
-    b(
-        "nand.chips_per_channel",
-        1.0,
-        1024.0,
-        "",
-        "chips per channel",
-    ),
+    b("nand.chips_per_channel", 1.0, 1024.0, "", "chips per channel"),
     b("nand.dies_per_chip", 1.0, 64.0, "", "dies per chip"),
     b("nand.planes_per_die", 1.0, 64.0, "", "planes per die"),
-    b(
-        "nand.blocks_per_plane",
-        1.0,
-        262_144.0,
-        "",
-        "erase blocks per plane",
-    ),
+    b("nand.blocks_per_plane", 1.0, 262_144.0, "", "erase blocks per plane"),
     b("nand.pages_per_block", 1.0, 16_384.0, "", "pages per block"),
     b("nand.page_size", 512.0, 256.0 * KIB, "bytes", "a NAND page"),
-    b(
-        "nand.read_latency_us[]",
-        0.01,
-        1e6,
-        "us",
-        "a NAND page read",
-    ),
-    b(
-        "nand.program_latency_us[]",
-        0.01,
-        1e6,
-        "us",
-        "a NAND program",
-    ),
+    b("nand.read_latency_us[]", 0.01, 1e6, "us", "a NAND page read"),
+    b("nand.program_latency_us[]", 0.01, 1e6, "us", "a NAND program"),
     b("nand.erase_latency_us", 0.01, 1e6, "us", "a block erase"),
-    b(
-        "nand.channel_mb_per_s",
-        0.01,
-        1e6,
-        "MB/s",
-        "a channel bus rate",
-    ),
+    b("nand.channel_mb_per_s", 0.01, 1e6, "MB/s", "a channel bus rate"),
     b("nand.power.vcc_v", 0.0, 100.0, "V", "a supply voltage"),
     b("nand.power.read_ma", 0.0, 1e5, "mA", "a read current"),
     b("nand.power.program_ma", 0.0, 1e5, "mA", "a program current"),
     b("nand.power.erase_ma", 0.0, 1e5, "mA", "an erase current"),
-    b(
-        "nand.power.transfer_ma",
-        0.0,
-        1e5,
-        "mA",
-        "a transfer current",
-    ),
-    b(
-        "nand.partial_read.unit_bytes",
-        64.0,
-        256.0 * KIB,
-        "bytes",
-        "a partial-read unit",
-    ),
-    b(
-        "nand.partial_read.latency_factor",
-        0.01,
-        1.0,
-        "",
-        "a fraction of a full read's time",
-    ),
-    b(
-        "nand.partial_read.current_factor",
-        0.01,
-        1.0,
-        "",
-        "a fraction of a full read's current",
-    ),
+    b("nand.power.transfer_ma", 0.0, 1e5, "mA", "a transfer current"),
+    b("nand.partial_read.unit_bytes", 64.0, 256.0 * KIB, "bytes", "a partial-read unit"),
+    b("nand.partial_read.latency_factor", 0.01, 1.0, "", "a fraction of a full read's time"),
+    b("nand.partial_read.current_factor", 0.01, 1.0, "", "a fraction of a full read's current"),
     // FTL
-    b(
-        "ftl.op_ratio",
-        0.0,
-        0.99,
-        "",
-        "a fraction of the physical pages",
-    ),
-    b(
-        "ftl.write_buffer_pages",
-        0.0,
-        1_048_576.0,
-        "pages",
-        "a DRAM write buffer",
-    ),
-    b(
-        "ftl.gc.threshold",
-        1e-4,
-        0.99,
-        "",
-        "a fraction of a plane's blocks",
-    ),
-    b(
-        "ftl.gc.background_threshold",
-        1e-4,
-        0.99,
-        "",
-        "a fraction of a plane's blocks",
-    ),
-    b(
-        "ftl.gc.step_pages",
-        1.0,
-        16_384.0,
-        "pages",
-        "migrations per GC step",
-    ),
-    b(
-        "ftl.gc.hard_floor",
-        0.0,
-        0.99,
-        "",
-        "a fraction of a plane's blocks",
-    ),
-    b(
-        "ftl.compression.min_saving",
-        0.0,
-        0.99,
-        "",
-        "a fraction of a page",
-    ),
-    b(
-        "ftl.compression.max_chunks_per_page",
-        1.0,
-        255.0,
-        "",
-        "compressed pages per flash page",
-    ),
-    b(
-        "ftl.compression.compress_us",
-        0.0,
-        1e6,
-        "us",
-        "compressing one page",
-    ),
-    b(
-        "ftl.compression.decompress_us",
-        0.0,
-        1e6,
-        "us",
-        "decompressing one page",
-    ),
-    b(
-        "ftl.compression.split.lru_entries",
-        1.0,
-        U32,
-        "pages",
-        "an LRU read history",
-    ),
-    b(
-        "ftl.compression.split.max_split_pages",
-        2.0,
-        U32,
-        "pages",
-        "a split table",
-    ),
-    b(
-        "ftl.dedup.hash_us",
-        0.0,
-        1e6,
-        "us",
-        "fingerprinting one page",
-    ),
+    b("ftl.op_ratio", 0.0, 0.99, "", "a fraction of the physical pages"),
+    b("ftl.write_buffer_pages", 0.0, 1_048_576.0, "pages", "a DRAM write buffer"),
+    b("ftl.gc.threshold", 1e-4, 0.99, "", "a fraction of a plane's blocks"),
+    b("ftl.gc.background_threshold", 1e-4, 0.99, "", "a fraction of a plane's blocks"),
+    b("ftl.gc.step_pages", 1.0, 16_384.0, "pages", "migrations per GC step"),
+    b("ftl.gc.hard_floor", 0.0, 0.99, "", "a fraction of a plane's blocks"),
+    b("ftl.compression.min_saving", 0.0, 0.99, "", "a fraction of a page"),
+    b("ftl.compression.max_chunks_per_page", 1.0, 255.0, "", "compressed pages per flash page"),
+    b("ftl.compression.compress_us", 0.0, 1e6, "us", "compressing one page"),
+    b("ftl.compression.decompress_us", 0.0, 1e6, "us", "decompressing one page"),
+    b("ftl.compression.split.lru_entries", 1.0, U32, "pages", "an LRU read history"),
+    b("ftl.compression.split.max_split_pages", 2.0, U32, "pages", "a split table"),
+    b("ftl.dedup.hash_us", 0.0, 1e6, "us", "fingerprinting one page"),
     b("ftl.dedup.hash_lanes", 1.0, 1024.0, "", "hash engine lanes"),
-    b(
-        "ftl.dedup.cold_threshold",
-        1.0,
-        U32,
-        "",
-        "a reference count",
-    ),
+    b("ftl.dedup.cold_threshold", 1.0, U32, "", "a reference count"),
     // Controller and host
-    b(
-        "controller.starvation_us",
-        0.01,
-        1e8,
-        "us",
-        "a wait before writes go first",
-    ),
+    b("controller.starvation_us", 0.01, 1e8, "us", "a wait before writes go first"),
     b("controller.ecc_decode_us", 0.0, 1e6, "us", "an ECC decode"),
-    b(
-        "controller.suspend.program_suspend_us",
-        0.0,
-        1e6,
-        "us",
-        "suspending a program",
-    ),
-    b(
-        "controller.suspend.erase_suspend_us",
-        0.0,
-        1e6,
-        "us",
-        "suspending an erase",
-    ),
-    b(
-        "controller.suspend.resume_us",
-        0.0,
-        1e6,
-        "us",
-        "resuming a suspended operation",
-    ),
-    b(
-        "controller.suspend.max_per_op",
-        1.0,
-        1024.0,
-        "",
-        "suspensions per operation",
-    ),
+    b("controller.suspend.program_suspend_us", 0.0, 1e6, "us", "suspending a program"),
+    b("controller.suspend.erase_suspend_us", 0.0, 1e6, "us", "suspending an erase"),
+    b("controller.suspend.resume_us", 0.0, 1e6, "us", "resuming a suspended operation"),
+    b("controller.suspend.max_per_op", 1.0, 1024.0, "", "suspensions per operation"),
     b("host.link_mb_per_s", 0.01, 1e7, "MB/s", "a host link rate"),
-    b(
-        "host.command_overhead_ns",
-        0.0,
-        1e9,
-        "ns",
-        "a per-request host cost",
-    ),
+    b("host.command_overhead_ns", 0.0, 1e9, "ns", "a per-request host cost"),
     // Preconditioning and statistics
-    b(
-        "precondition.fill_fraction",
-        0.0,
-        1.0,
-        "",
-        "a fraction of the logical space",
-    ),
-    b(
-        "precondition.fill_block_size",
-        512.0,
-        GIB,
-        "bytes",
-        "a fill request",
-    ),
-    b(
-        "precondition.aging_fraction",
-        0.0,
-        100.0,
-        "",
-        "overwrites per filled page",
-    ),
+    b("precondition.fill_fraction", 0.0, 1.0, "", "a fraction of the logical space"),
+    b("precondition.fill_block_size", 512.0, GIB, "bytes", "a fill request"),
+    b("precondition.aging_fraction", 0.0, 100.0, "", "overwrites per filled page"),
     b("stats.interval_ms", 1e-3, 1e12, "ms", "a timeline interval"),
     b("stats.warmup_ms", 0.0, 1e12, "ms", "a warm-up"),
     // Content model
-    b(
-        "content.granularity",
-        4096.0,
-        MIB,
-        "bytes",
-        "a compression unit",
-    ),
-    b(
-        "content.ratio.ratio",
-        1.0,
-        1000.0,
-        "",
-        "a compression ratio",
-    ),
+    b("content.granularity", 4096.0, MIB, "bytes", "a compression unit"),
+    b("content.ratio.ratio", 1.0, 1000.0, "", "a compression ratio"),
     b("content.ratio.min", 1.0, 1000.0, "", "a compression ratio"),
     b("content.ratio.max", 1.0, 1000.0, "", "a compression ratio"),
     b("content.ratio.exponent", 0.01, 100.0, "", "a Zipf exponent"),
     b("content.ratio.levels", 2.0, 65_536.0, "", "distinct ratios"),
-    b(
-        "content.source.chunk_bytes",
-        64.0,
-        4096.0,
-        "bytes",
-        "a generated chunk",
-    ),
-    b(
-        "content.source.max_bytes",
-        1.0,
-        TIB,
-        "bytes",
-        "real file bytes read",
-    ),
-    b(
-        "content.cache_entries",
-        1.0,
-        16_777_216.0,
-        "",
-        "cached compressed sizes",
-    ),
+    b("content.source.chunk_bytes", 64.0, 4096.0, "bytes", "a generated chunk"),
+    b("content.source.max_bytes", 1.0, TIB, "bytes", "real file bytes read"),
+    b("content.cache_entries", 1.0, 16_777_216.0, "", "cached compressed sizes"),
     // Codec cost models (content.cost, stack.cpu.cost, stack.ccsd.cost)
-    b(
-        "*.cost.compress_mb_per_s",
-        0.01,
-        1e6,
-        "MB/s",
-        "a host compression rate",
-    ),
-    b(
-        "*.cost.decompress_mb_per_s",
-        0.01,
-        1e6,
-        "MB/s",
-        "a host decompression rate",
-    ),
+    b("*.cost.compress_mb_per_s", 0.01, 1e6, "MB/s", "a host compression rate"),
+    b("*.cost.decompress_mb_per_s", 0.01, 1e6, "MB/s", "a host decompression rate"),
     b("*.cost.block_bytes", 512.0, MIB, "bytes", "an engine block"),
-    b(
-        "*.cost.compress_ns",
-        0.0,
-        1e7,
-        "ns",
-        "an engine compressing one block",
-    ),
-    b(
-        "*.cost.decompress_ns",
-        0.0,
-        1e7,
-        "ns",
-        "an engine decompressing one block",
-    ),
+    b("*.cost.compress_ns", 0.0, 1e7, "ns", "an engine compressing one block"),
+    b("*.cost.decompress_ns", 0.0, 1e7, "ns", "an engine decompressing one block"),
     b("*.cost.lanes", 1.0, 1024.0, "", "engine lanes"),
     b("*.cost.active_mw", 0.0, 1e6, "mW", "a busy lane's power"),
     // Storage stack
-    b(
-        "stack.tcs.t_soft_c",
-        -50.0,
-        200.0,
-        "°C",
-        "a device temperature",
-    ),
-    b(
-        "stack.tcs.t_hard_c",
-        -50.0,
-        200.0,
-        "°C",
-        "a device temperature",
-    ),
-    b(
-        "stack.tcs.smart_interval_ms",
-        1.0,
-        1e8,
-        "ms",
-        "a SMART polling period",
-    ),
-    b(
-        "stack.coco.tc",
-        0.01,
-        1000.0,
-        "",
-        "a compression-ratio threshold",
-    ),
-    b(
-        "stack.coco.sample_blocks",
-        1.0,
-        1024.0,
-        "blocks",
-        "a file's sample",
-    ),
+    b("stack.tcs.t_soft_c", -50.0, 200.0, "°C", "a device temperature"),
+    b("stack.tcs.t_hard_c", -50.0, 200.0, "°C", "a device temperature"),
+    b("stack.tcs.smart_interval_ms", 1.0, 1e8, "ms", "a SMART polling period"),
+    b("stack.coco.tc", 0.01, 1000.0, "", "a compression-ratio threshold"),
+    b("stack.coco.sample_blocks", 1.0, 1024.0, "blocks", "a file's sample"),
     b("stack.fpc.hot_accesses", 0.0, U32, "", "accesses"),
-    b(
-        "stack.space.ft_sc_per_s",
-        1e-3,
-        1e9,
-        "/s",
-        "a cleaning rate",
-    ),
-    b(
-        "stack.space.ft_c_per_s",
-        1e-3,
-        1e12,
-        "blocks/s",
-        "a copy rate",
-    ),
-    b(
-        "stack.space.ts",
-        1e-4,
-        0.99,
-        "",
-        "a fraction of the partition",
-    ),
-    b(
-        "stack.space.rs_max",
-        1e-4,
-        0.99,
-        "",
-        "a fraction of the partition",
-    ),
-    b(
-        "stack.space.step",
-        1e-4,
-        0.99,
-        "",
-        "a fraction of the partition",
-    ),
-    b(
-        "stack.space.max",
-        1e-4,
-        0.99,
-        "",
-        "a fraction of the partition",
-    ),
-    b(
-        "stack.space.interval_ms",
-        1.0,
-        1e8,
-        "ms",
-        "a decision period",
-    ),
-    b(
-        "stack.fs.partition_bytes",
-        64.0 * KIB,
-        8.0 * TIB,
-        "bytes",
-        "a partition",
-    ),
-    b(
-        "stack.fs.segment_blocks",
-        4.0,
-        65_536.0,
-        "blocks",
-        "a segment",
-    ),
-    b(
-        "stack.fs.rs_ratio",
-        0.0,
-        0.99,
-        "",
-        "a fraction of the partition",
-    ),
-    b(
-        "stack.fs.ssr_ratio",
-        0.0,
-        0.99,
-        "",
-        "a fraction of the partition",
-    ),
-    b(
-        "stack.fs.fill_fraction",
-        0.0,
-        1.0,
-        "",
-        "a fraction of the user space",
-    ),
-    b(
-        "stack.fs.bggc.min_sleep_ms",
-        1.0,
-        1e9,
-        "ms",
-        "a cleaner sleep",
-    ),
-    b(
-        "stack.fs.bggc.max_sleep_ms",
-        1.0,
-        1e9,
-        "ms",
-        "a cleaner sleep",
-    ),
-    b(
-        "stack.fs.bggc.no_gc_sleep_ms",
-        1.0,
-        1e9,
-        "ms",
-        "a cleaner sleep",
-    ),
+    b("stack.space.ft_sc_per_s", 1e-3, 1e9, "/s", "a cleaning rate"),
+    b("stack.space.ft_c_per_s", 1e-3, 1e12, "blocks/s", "a copy rate"),
+    b("stack.space.ts", 1e-4, 0.99, "", "a fraction of the partition"),
+    b("stack.space.rs_max", 1e-4, 0.99, "", "a fraction of the partition"),
+    b("stack.space.step", 1e-4, 0.99, "", "a fraction of the partition"),
+    b("stack.space.max", 1e-4, 0.99, "", "a fraction of the partition"),
+    b("stack.space.interval_ms", 1.0, 1e8, "ms", "a decision period"),
+    b("stack.fs.partition_bytes", 64.0 * KIB, 8.0 * TIB, "bytes", "a partition"),
+    b("stack.fs.segment_blocks", 4.0, 65_536.0, "blocks", "a segment"),
+    b("stack.fs.rs_ratio", 0.0, 0.99, "", "a fraction of the partition"),
+    b("stack.fs.ssr_ratio", 0.0, 0.99, "", "a fraction of the partition"),
+    b("stack.fs.fill_fraction", 0.0, 1.0, "", "a fraction of the user space"),
+    b("stack.fs.bggc.min_sleep_ms", 1.0, 1e9, "ms", "a cleaner sleep"),
+    b("stack.fs.bggc.max_sleep_ms", 1.0, 1e9, "ms", "a cleaner sleep"),
+    b("stack.fs.bggc.no_gc_sleep_ms", 1.0, 1e9, "ms", "a cleaner sleep"),
     b("stack.fs.bggc.idle_ms", 1.0, 1e9, "ms", "an idle time"),
-    b(
-        "stack.fs.meta.cp_interval_ms",
-        1.0,
-        1e9,
-        "ms",
-        "a checkpoint period",
-    ),
-    b(
-        "stack.fs.meta.excess_dirty_nodes",
-        1.0,
-        U32,
-        "blocks",
-        "dirty node blocks",
-    ),
-    b(
-        "stack.fs.compression.cluster_blocks",
-        2.0,
-        256.0,
-        "blocks",
-        "an F2FS cluster",
-    ),
-    b(
-        "stack.fs.mount.granularity",
-        512.0,
-        MIB,
-        "bytes",
-        "a compression granularity",
-    ),
+    b("stack.fs.meta.cp_interval_ms", 1.0, 1e9, "ms", "a checkpoint period"),
+    b("stack.fs.meta.excess_dirty_nodes", 1.0, U32, "blocks", "dirty node blocks"),
+    b("stack.fs.compression.cluster_blocks", 2.0, 256.0, "blocks", "an F2FS cluster"),
+    b("stack.fs.mount.granularity", 512.0, MIB, "bytes", "a compression granularity"),
     b("stack.cpu.cores", 1.0, 1024.0, "", "host cores"),
-    b(
-        "stack.cpu.compress_threads",
-        1.0,
-        1024.0,
-        "",
-        "compressing threads",
-    ),
-    b(
-        "stack.cpu.per_cluster_overhead_us",
-        0.0,
-        1e6,
-        "us",
-        "a per-cluster cost",
-    ),
-    b(
-        "stack.cpu.compute_threads",
-        0.0,
-        4096.0,
-        "",
-        "co-running threads",
-    ),
-    b(
-        "stack.cpu.core_active_w",
-        0.0,
-        1000.0,
-        "W",
-        "a busy core's power",
-    ),
-    b(
-        "stack.cpu.core_idle_w",
-        0.0,
-        1000.0,
-        "W",
-        "an idle core's power",
-    ),
-    b(
-        "stack.ccsd.granularity",
-        512.0,
-        MIB,
-        "bytes",
-        "an engine granularity",
-    ),
-    b(
-        "stack.ccsd.logical_ratio",
-        1.0,
-        16.0,
-        "",
-        "logical over physical space",
-    ),
-    b(
-        "stack.ccsd.max_chunks_per_page",
-        0.0,
-        65_536.0,
-        "",
-        "chunks per flash page",
-    ),
-    b(
-        "stack.ccsd.throttle_c",
-        -50.0,
-        200.0,
-        "°C",
-        "a device temperature",
-    ),
-    b(
-        "stack.ccsd.throttle_speed",
-        1e-3,
-        1.0,
-        "",
-        "a fraction of full speed",
-    ),
-    b(
-        "stack.ccsd.throttle_power",
-        0.0,
-        1.0,
-        "",
-        "a fraction of full power",
-    ),
-    b(
-        "stack.ccsd.throttle_release_c",
-        -50.0,
-        200.0,
-        "°C",
-        "a device temperature",
-    ),
-    b(
-        "stack.ccsd.emergency_c",
-        -50.0,
-        200.0,
-        "°C",
-        "a device temperature",
-    ),
-    b(
-        "stack.ccsd.io_timeout_ms",
-        1.0,
-        1e9,
-        "ms",
-        "a host I/O timeout",
-    ),
-    b(
-        "stack.ccsd.thermal.ambient_c",
-        -50.0,
-        100.0,
-        "°C",
-        "a room or inlet temperature",
-    ),
-    b(
-        "stack.ccsd.thermal.neighbour_c",
-        -50.0,
-        100.0,
-        "°C",
-        "heating by neighbours",
-    ),
-    b(
-        "stack.ccsd.thermal.initial_c",
-        -50.0,
-        200.0,
-        "°C",
-        "a device temperature",
-    ),
-    b(
-        "stack.ccsd.thermal.r_c_per_w",
-        1e-3,
-        1000.0,
-        "°C/W",
-        "a thermal resistance",
-    ),
-    b(
-        "stack.ccsd.thermal.tau_s",
-        1e-3,
-        1e7,
-        "s",
-        "a thermal time constant",
-    ),
-    b(
-        "stack.ccsd.thermal.idle_w",
-        0.0,
-        1000.0,
-        "W",
-        "an idle power",
-    ),
-    b(
-        "stack.ccsd.thermal.link_w_per_gb_s",
-        0.0,
-        1000.0,
-        "W per GB/s",
-        "a data-path power",
-    ),
-    b(
-        "stack.ccsd.thermal.leak_w",
-        0.0,
-        1000.0,
-        "W",
-        "a leakage power",
-    ),
-    b(
-        "stack.ccsd.thermal.leak_ref_c",
-        -50.0,
-        200.0,
-        "°C",
-        "a reference temperature",
-    ),
-    b(
-        "stack.ccsd.thermal.leak_scale_c",
-        0.1,
-        1000.0,
-        "°C",
-        "degrees per e-fold of leakage",
-    ),
-    b(
-        "stack.ccsd.thermal.step_ms",
-        0.1,
-        60_000.0,
-        "ms",
-        "a thermal integration step",
-    ),
-    b(
-        "stack.cache.capacity_mib",
-        0.0,
-        16_777_216.0,
-        "MiB",
-        "a page cache",
-    ),
-    b(
-        "stack.cache.dirty_ratio",
-        0.01,
-        100.0,
-        "%",
-        "a percentage of the cache",
-    ),
-    b(
-        "stack.cache.dirty_background_ratio",
-        0.01,
-        100.0,
-        "%",
-        "a percentage of the cache",
-    ),
-    b(
-        "stack.cache.dirty_expire_centisecs",
-        1.0,
-        1e8,
-        "cs",
-        "a dirty expiry",
-    ),
-    b(
-        "stack.cache.dirty_writeback_centisecs",
-        1.0,
-        1e8,
-        "cs",
-        "a flusher period",
-    ),
-    b(
-        "stack.cache.op_cpu_us",
-        0.0,
-        1e6,
-        "us",
-        "a system call's CPU time",
-    ),
-    b(
-        "stack.cache.page_copy_us",
-        0.0,
-        1e6,
-        "us",
-        "copying one page",
-    ),
+    b("stack.cpu.compress_threads", 1.0, 1024.0, "", "compressing threads"),
+    b("stack.cpu.per_cluster_overhead_us", 0.0, 1e6, "us", "a per-cluster cost"),
+    b("stack.cpu.compute_threads", 0.0, 4096.0, "", "co-running threads"),
+    b("stack.cpu.core_active_w", 0.0, 1000.0, "W", "a busy core's power"),
+    b("stack.cpu.core_idle_w", 0.0, 1000.0, "W", "an idle core's power"),
+    b("stack.ccsd.granularity", 512.0, MIB, "bytes", "an engine granularity"),
+    b("stack.ccsd.logical_ratio", 1.0, 16.0, "", "logical over physical space"),
+    b("stack.ccsd.max_chunks_per_page", 0.0, 65_536.0, "", "chunks per flash page"),
+    b("stack.ccsd.throttle_c", -50.0, 200.0, "°C", "a device temperature"),
+    b("stack.ccsd.throttle_speed", 1e-3, 1.0, "", "a fraction of full speed"),
+    b("stack.ccsd.throttle_power", 0.0, 1.0, "", "a fraction of full power"),
+    b("stack.ccsd.throttle_release_c", -50.0, 200.0, "°C", "a device temperature"),
+    b("stack.ccsd.emergency_c", -50.0, 200.0, "°C", "a device temperature"),
+    b("stack.ccsd.io_timeout_ms", 1.0, 1e9, "ms", "a host I/O timeout"),
+    b("stack.ccsd.thermal.ambient_c", -50.0, 100.0, "°C", "a room or inlet temperature"),
+    b("stack.ccsd.thermal.neighbour_c", -50.0, 100.0, "°C", "heating by neighbours"),
+    b("stack.ccsd.thermal.initial_c", -50.0, 200.0, "°C", "a device temperature"),
+    b("stack.ccsd.thermal.r_c_per_w", 1e-3, 1000.0, "°C/W", "a thermal resistance"),
+    b("stack.ccsd.thermal.tau_s", 1e-3, 1e7, "s", "a thermal time constant"),
+    b("stack.ccsd.thermal.idle_w", 0.0, 1000.0, "W", "an idle power"),
+    b("stack.ccsd.thermal.link_w_per_gb_s", 0.0, 1000.0, "W per GB/s", "a data-path power"),
+    b("stack.ccsd.thermal.leak_w", 0.0, 1000.0, "W", "a leakage power"),
+    b("stack.ccsd.thermal.leak_ref_c", -50.0, 200.0, "°C", "a reference temperature"),
+    b("stack.ccsd.thermal.leak_scale_c", 0.1, 1000.0, "°C", "degrees per e-fold of leakage"),
+    b("stack.ccsd.thermal.step_ms", 0.1, 60_000.0, "ms", "a thermal integration step"),
+    b("stack.cache.capacity_mib", 0.0, 16_777_216.0, "MiB", "a page cache"),
+    b("stack.cache.dirty_ratio", 0.01, 100.0, "%", "a percentage of the cache"),
+    b("stack.cache.dirty_background_ratio", 0.01, 100.0, "%", "a percentage of the cache"),
+    b("stack.cache.dirty_expire_centisecs", 1.0, 1e8, "cs", "a dirty expiry"),
+    b("stack.cache.dirty_writeback_centisecs", 1.0, 1e8, "cs", "a flusher period"),
+    b("stack.cache.op_cpu_us", 0.0, 1e6, "us", "a system call's CPU time"),
+    b("stack.cache.page_copy_us", 0.0, 1e6, "us", "copying one page"),
     // Workloads (trace and Filebench; fio options are checked by the fio parser)
     b("workload.sector_size", 1.0, MIB, "bytes", "a trace sector"),
-    b(
-        "workload.queue_depth",
-        1.0,
-        65_536.0,
-        "",
-        "outstanding requests",
-    ),
+    b("workload.queue_depth", 1.0, 65_536.0, "", "outstanding requests"),
     b("workload.time_scale", 1e-6, 1e6, "", "a time scale factor"),
     b("workload.device", 0.0, U32, "", "a device number"),
-    b(
-        "workload.hash_bytes",
-        512.0,
-        256.0 * KIB,
-        "bytes",
-        "a hashed unit",
-    ),
+    b("workload.hash_bytes", 512.0, 256.0 * KIB, "bytes", "a hashed unit"),
     b("workload.format.skip_lines", 0.0, 1e9, "lines", "a header"),
-    b(
-        "workload.format.time",
-        1.0,
-        1000.0,
-        "",
-        "a column, numbered from 1",
-    ),
-    b(
-        "workload.format.offset",
-        1.0,
-        1000.0,
-        "",
-        "a column, numbered from 1",
-    ),
-    b(
-        "workload.format.size",
-        1.0,
-        1000.0,
-        "",
-        "a column, numbered from 1",
-    ),
-    b(
-        "workload.format.op",
-        1.0,
-        1000.0,
-        "",
-        "a column, numbered from 1",
-    ),
-    b(
-        "workload.format.device",
-        1.0,
-        1000.0,
-        "",
-        "a column, numbered from 1",
-    ),
+    b("workload.format.time", 1.0, 1000.0, "", "a column, numbered from 1"),
+    b("workload.format.offset", 1.0, 1000.0, "", "a column, numbered from 1"),
+    b("workload.format.size", 1.0, 1000.0, "", "a column, numbered from 1"),
+    b("workload.format.op", 1.0, 1000.0, "", "a column, numbered from 1"),
+    b("workload.format.device", 1.0, 1000.0, "", "a column, numbered from 1"),
     b("workload.runtime_s", 1e-6, 1e7, "s", "a run time"),
-    b(
-        "workload.hog_ns_per_iteration",
-        0.0,
-        1e6,
-        "ns",
-        "one hog iteration",
-    ),
-    b(
-        "workload.ratio.ratio",
-        1.0,
-        1000.0,
-        "",
-        "a compression ratio",
-    ),
+    b("workload.hog_ns_per_iteration", 0.0, 1e6, "ns", "one hog iteration"),
+    b("workload.ratio.ratio", 1.0, 1000.0, "", "a compression ratio"),
     b("workload.ratio.min", 1.0, 1000.0, "", "a compression ratio"),
     b("workload.ratio.max", 1.0, 1000.0, "", "a compression ratio"),
-    b(
-        "workload.ratio.exponent",
-        0.01,
-        100.0,
-        "",
-        "a Zipf exponent",
-    ),
-    b(
-        "workload.ratio.levels",
-        2.0,
-        65_536.0,
-        "",
-        "distinct ratios",
-    ),
+    b("workload.ratio.exponent", 0.01, 100.0, "", "a Zipf exponent"),
+    b("workload.ratio.levels", 2.0, 65_536.0, "", "distinct ratios"),
 ];
 
 /// Whether `pattern` (dotted; `[]` any index; `*` any one key, or as the first segment any
@@ -1009,76 +362,6 @@ fn walk(v: &Value, path: &mut Vec<String>, shown: &mut Vec<String>, src: &str) -
     }
 }
 
-/// The first key of `input` that deserializing ignored: present in the input with a value,
-/// absent from `output` (the same config serialized back). This catches the extra keys
-/// serde lets through where `deny_unknown_fields` cannot act (the unit variants of tagged
-/// tables, `{ type = "single", bogus = 1 }`). An empty value (`[]`, `{}`) missing from the
-/// output may be a known optional key that is not written back when empty: `known` decides
-/// (given the key's JSON pointer in `input`); so may a null (JSON's absent value).
-pub fn ignored_key(input: &Value, output: &Value, known: &dyn Fn(&str) -> bool) -> Option<String> {
-    fn go(
-        i: &Value,
-        o: &Value,
-        key: &str,
-        ptr: &str,
-        known: &dyn Fn(&str) -> bool,
-    ) -> Option<String> {
-        match (i, o) {
-            (Value::Object(im), Value::Object(om)) => {
-                for (k, iv) in im {
-                    let child = if key.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{key}.{k}")
-                    };
-                    let child_ptr = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
-                    match om.get(k) {
-                        Some(ov) => {
-                            if let Some(found) = go(iv, ov, &child, &child_ptr, known) {
-                                return Some(found);
-                            }
-                        }
-                        None => {
-                            let ignored = match iv {
-                                Value::Null => !known(&child_ptr),
-                                Value::Array(a) if a.is_empty() => !known(&child_ptr),
-                                Value::Object(m) if m.is_empty() => !known(&child_ptr),
-                                _ => true,
-                            };
-                            if ignored {
-                                return Some(child);
-                            }
-                        }
-                    }
-                }
-                None
-            }
-            (Value::Array(ia), Value::Array(oa)) if ia.len() == oa.len() => {
-                ia.iter().zip(oa).enumerate().find_map(|(n, (a, b))| {
-                    go(a, b, &format!("{key}[{n}]"), &format!("{ptr}/{n}"), known)
-                })
-            }
-            _ => None,
-        }
-    }
-    go(input, output, "", "", known)
-}
-
-/// Whether the key at JSON pointer `ptr` of config `v` is one deserializing reads: with a
-/// probe string in place of its value, deserializing fails or writes something different
-/// back (`back`: `v` written back). An unknown key takes the probe and changes nothing.
-pub fn reads_key(v: &Value, back: &Value, ptr: &str) -> bool {
-    let mut probe = v.clone();
-    match probe.pointer_mut(ptr) {
-        Some(slot) => *slot = Value::String("\u{1}flashpress-probe".to_string()),
-        None => return false,
-    }
-    match serde_json::from_value::<super::SimConfig>(probe) {
-        Err(_) => true,
-        Ok(cfg) => serde_json::to_value(&cfg).map_or(true, |b| &b != back),
-    }
-}
-
 /// The table as Markdown (`docs/config-ranges.md`).
 pub fn markdown() -> String {
     let mut s = String::from(
@@ -1194,7 +477,7 @@ mod tests {
             // each shape is a real config (every key known), written back as it was read
             let cfg: SimConfig = serde_json::from_value(v.clone()).unwrap();
             let back = serde_json::to_value(cfg).unwrap();
-            assert_eq!(ignored_key(v, &back, &|p| reads_key(v, &back, p)), None);
+            assert_eq!(crate::config::unknown::ignored_key(v, &back), None);
         }
         out
     }
@@ -1293,56 +576,6 @@ mod tests {
             let (k, m) = err(text);
             assert_eq!(k, key, "{text}: {m}");
             assert!(m.contains(msg), "{text}: {m}");
-        }
-    }
-
-    #[test]
-    fn unknown_keys_in_tagged_tables_are_refused() {
-        for (text, key) in [
-            ("[ftl]\nplacement = { type = \"single\", bogus = 1 }\n", "ftl.placement.bogus"),
-            ("[ftl]\nplacement = { type = \"gc_separate\", bogus = 1 }\n", "ftl.placement.bogus"),
-            ("preset = \"waltz\"\n[stack]\nspace = { type = \"fixed\", bogus = 1 }\n", "stack.space.bogus"),
-            ("preset = \"waltz\"\n[stack]\nspace = { type = \"coco_op\", step = 0.01, max = 0.1, interval_ms = 1.0, bogus = 1 }\n", "stack.space.bogus"),
-            ("[content]\nratio = { type = \"fixed\", ratio = 2.0, bogus = 1 }\n", "content.ratio.bogus"),
-            ("[content]\nsource = { type = \"generated\", bogus = 1 }\n", "content.source.bogus"),
-            ("[content]\ncost = { type = \"host_cpu\", compress_mb_per_s = 1.0, decompress_mb_per_s = 1.0, bogus = 1 }\n", "content.cost.bogus"),
-            ("[workload]\ntype = \"fio\"\nbogus = 1\n", "workload.bogus"),
-            // empty values too: not written back, yet not a key any table reads
-            ("[ftl]\nplacement = { type = \"single\", bogus = [] }\n", "ftl.placement.bogus"),
-            ("preset = \"waltz\"\n[stack]\nspace = { type = \"fixed\", bogus = {} }\n", "stack.space.bogus"),
-            ("[workload]\ntype = \"fio\"\nbogus = []\n", "workload.bogus"),
-        ] {
-            let (k, m) = err(text);
-            assert_eq!(k, key, "{text}: {m}");
-            assert!(m.contains("unknown"), "{text}: {m}");
-        }
-    }
-
-    #[test]
-    fn an_unknown_key_set_to_null_is_refused_and_a_known_one_accepted() {
-        let v = serde_json::json!({"ftl": {"placement": {"type": "single", "bogus": null}}});
-        match SimConfig::from_value(v, "test", None) {
-            Err(crate::Error::Config { key, .. }) => assert_eq!(key, "ftl.placement.bogus"),
-            other => panic!("expected a config error, got {other:?}"),
-        }
-        let v =
-            serde_json::json!({"workload": {"type": "fio", "args": null, "jobs": [{"name": "a"}]}});
-        if let Err(e) = SimConfig::from_value(v, "test", None) {
-            // `args` is read (a list), so null is refused as a value, never as an unknown key
-            assert!(!e.to_string().contains("unknown key"), "{e}");
-        }
-    }
-
-    #[test]
-    fn known_keys_left_empty_are_accepted() {
-        // `args` and `vars` are not written back when empty: they are read, so accepted
-        for text in [
-            "[workload]\ntype = \"fio\"\nargs = []\nvars = {}\n[[workload.jobs]]\nname = \"a\"\n",
-            "[workload]\ntype = \"fio\"\nargs = []\n[[workload.jobs]]\nname = \"a\"\n",
-        ] {
-            if let Err(e) = SimConfig::from_toml_str(text, "test") {
-                panic!("{text}: {e}");
-            }
         }
     }
 

@@ -14,7 +14,6 @@ from flashpress.reproduce.claims import (
     bound,
     change,
     change_bound,
-    claims,
     event,
     extreme,
     headline,
@@ -25,6 +24,7 @@ from flashpress.reproduce.claims import (
     similar,
     tally,
 )
+from flashpress.reproduce.papers import claims
 from flashpress.reproduce.scale import get_scale
 
 QUICK = get_scale("quick")

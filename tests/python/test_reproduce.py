@@ -13,9 +13,9 @@ import pytest
 from flashpress import Config, errors
 from flashpress.cli import main
 from flashpress.reproduce import describe, render, reproduce
-from flashpress.reproduce.claims import claims
 from flashpress.reproduce.experiments import LABEL_KEYS, PresetValue, figures, normalise_figure_key
 from flashpress.reproduce.figures import PLOTTERS, plot_figure
+from flashpress.reproduce.papers import claims
 from flashpress.reproduce.report import write_report
 from flashpress.reproduce.runner import resolve_values
 from flashpress.reproduce.scale import SCALES, get_scale
@@ -77,7 +77,7 @@ def test_prssd_workloads_follow_table_2() -> None:
     import flashpress
     from flashpress.codec import codec_bench
     from flashpress.reproduce import testdata
-    from flashpress.reproduce.experiments_prssd import SMALL_MIX, TABLE2, workload
+    from flashpress.reproduce.papers.prssd.experiments import SMALL_MIX, TABLE2, workload
 
     for name, (rr, rkb, wkb, rrand, wrand, _) in TABLE2.items():
         job = workload(name, QUICK)["workload"]["jobs"][0]
@@ -375,7 +375,7 @@ def test_prssd_quick_end_to_end(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("scale", list(SCALES))
 def test_cagc_runs_are_well_formed(scale: str) -> None:
-    from flashpress.reproduce.experiments_cagc import NO_GC_FLASH, _logical_bytes, no_gc_device, trace_dir
+    from flashpress.reproduce.papers.cagc.experiments import NO_GC_FLASH, _logical_bytes, no_gc_device, trace_dir
 
     sc = get_scale(scale)
     figs = figures("cagc", sc)
@@ -482,7 +482,7 @@ def test_with_sc_runs_trigger_segment_cleaning_and_adaptive_logging_would_not() 
     never cleans, so the with-SC runs mount F2FS with mode = lfs (experiments.SC_MODE)."""
     import json
 
-    from flashpress.reproduce.experiments import SC_MODE, fig9
+    from flashpress.reproduce.papers.waltz.experiments import SC_MODE, fig9
     from flashpress.reproduce.runner import plan
     from flashpress.run import simulate
 

@@ -15,7 +15,7 @@ import pytest
 
 from flashpress.errors import FileReadError
 from flashpress.reproduce import testdata
-from flashpress.reproduce.experiments_prssd import TABLE2
+from flashpress.reproduce.papers.prssd.experiments import TABLE2
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_e2fsprogs = pytest.mark.skipif(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from flashpress.reproduce.claims_waltz import cools_in_host_phases, cycles_at_t_hard, stays_throttled
+from flashpress.reproduce.papers.waltz.claims import cools_in_host_phases, cycles_at_t_hard, stays_throttled
 from flashpress.reproduce.timeline_features import COLUMNS, features
 
 
@@ -92,8 +92,8 @@ def test_stays_throttled_needs_a_throttle_and_no_release() -> None:
 
 
 def test_power_before_the_throttle_and_the_last_rise() -> None:
-    from flashpress.reproduce.claims_coco import levels_off
     from flashpress.reproduce.metrics import power_rise
+    from flashpress.reproduce.papers.coco.claims import levels_off
 
     n = 21  # 20 whole intervals and a partial last one
     tl = timeline(

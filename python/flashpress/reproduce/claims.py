@@ -659,31 +659,6 @@ def headline(counts: Mapping[str, int]) -> str:
     )
 
 
-def claims(paper: str) -> list[Claim]:
-    """The seed's statements for ``paper`` (``waltz``, ``coco``, ``prssd`` or ``cagc``)."""
-    if paper == "waltz":
-        from flashpress.reproduce.claims_waltz import waltz_claims
-
-        return waltz_claims()
-    if paper == "coco":
-        from flashpress.reproduce.claims_coco import coco_claims
-
-        return coco_claims()
-    if paper == "prssd":
-        from flashpress.reproduce.claims_prssd import prssd_claims
-
-        return prssd_claims()
-    if paper == "cagc":
-        from flashpress.reproduce.claims_cagc import cagc_claims
-
-        return cagc_claims()
-    if paper == "lossy":
-        from flashpress.reproduce.claims_lossy import lossy_claims
-
-        return lossy_claims()
-    raise ValueError(f"unknown paper {paper!r} (expected waltz, coco, prssd, cagc or lossy)")
-
-
 __all__ = [
     "FAILS",
     "FITTED",
@@ -701,7 +676,6 @@ __all__ = [
     "change_magnitude",
     "change_bound",
     "changes",
-    "claims",
     "event",
     "extreme",
     "headline",

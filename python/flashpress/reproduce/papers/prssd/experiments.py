@@ -160,7 +160,7 @@ def _study(key: str, title: str, kind: str, rows: Any, note: str) -> Figure:
 
 
 def fig6a(scale: Scale) -> Figure:
-    from flashpress.reproduce.data_prssd import fig6a_rows
+    from flashpress.reproduce.papers.prssd.data import fig6a_rows
 
     return _study(
         "fig6a",
@@ -185,7 +185,7 @@ def fig6b(scale: Scale) -> Figure:
 
 
 def fig8(scale: Scale) -> Figure:
-    from flashpress.reproduce.data_prssd import fig8_rows
+    from flashpress.reproduce.papers.prssd.data import fig8_rows
 
     return _study(
         "fig8",

@@ -1,5 +1,5 @@
 """The lossy seed's figures (seed 004) as data studies: no simulation runs of their own; each
-figure's rows are measured by :mod:`flashpress.reproduce.data_lossy` (real codecs on this
+figure's rows are measured by :mod:`flashpress.reproduce.papers.lossy.data` (real codecs on this
 machine's cores, device times from the HDD and NVMe models)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def _study(key: str, title: str, kind: str, rows: Any, note: str) -> Figure:
 
 
 def lossy_figures(scale: Scale) -> list[Figure]:
-    from flashpress.reproduce import data_lossy as d
+    from flashpress.reproduce.papers.lossy import data as d
 
     ds, reps = tuple(scale.lossy_datasets), scale.lossy_repeats
     io = "fio as in the seed: 4 KiB blocks, I/O depth 16, one job"

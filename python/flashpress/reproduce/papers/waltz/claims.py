@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from flashpress.reproduce.causes import WALTZ_CAUSES
 from flashpress.reproduce.claims import (
     HOLDS,
     INCONCLUSIVE,
@@ -31,8 +30,9 @@ from flashpress.reproduce.claims import (
     similar,
     with_causes,
 )
-from flashpress.reproduce.experiments import CONTROLLED_START_C, PERSONALITY_ACCESS
 from flashpress.reproduce.metrics import metric, ok_rows, replicate
+from flashpress.reproduce.papers.waltz.causes import WALTZ_CAUSES
+from flashpress.reproduce.papers.waltz.experiments import CONTROLLED_START_C, PERSONALITY_ACCESS
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -19,7 +19,6 @@ import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from flashpress.reproduce.causes import LOSSY_CAUSES
 from flashpress.reproduce.claims import (
     FAILS,
     HOLDS,
@@ -31,6 +30,7 @@ from flashpress.reproduce.claims import (
     with_causes,
 )
 from flashpress.reproduce.metrics import ok_rows
+from flashpress.reproduce.papers.lossy.causes import LOSSY_CAUSES
 
 if TYPE_CHECKING:
     import pandas as pd

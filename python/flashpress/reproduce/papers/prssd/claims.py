@@ -9,9 +9,9 @@ traces we do not have says little about our workloads (fio jobs on real files of
 
 from __future__ import annotations
 
-from flashpress.reproduce.causes import PRSSD_CAUSES
 from flashpress.reproduce.claims import Claim, change, extreme, magnitude, ordering, with_causes
-from flashpress.reproduce.data_prssd import GRANULES, PATTERN_BYTES, PATTERNS, SELECTED, config_name
+from flashpress.reproduce.papers.prssd.causes import PRSSD_CAUSES
+from flashpress.reproduce.papers.prssd.data import GRANULES, PATTERN_BYTES, PATTERNS, SELECTED, config_name
 
 SELECTED_NAME = config_name(*SELECTED)
 DPC_CONFIGS = [config_name(g, k, s) for g in GRANULES for k in PATTERNS for s in PATTERN_BYTES if g // s >= 2]

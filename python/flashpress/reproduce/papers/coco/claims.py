@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flashpress.reproduce.causes import COCO_CAUSES
 from flashpress.reproduce.claims import (
     Claim,
     Verdict,
@@ -22,15 +21,10 @@ from flashpress.reproduce.claims import (
     values,
     with_causes,
 )
-from flashpress.reproduce.claims_waltz import rs_peak, rs_plateau
-from flashpress.reproduce.experiments import (
-    F2FS_COMPRESSION,
-    F2FS_GC,
-    F2FS_NO_GC,
-    SC_FILL,
-    WITH_23C,
-    WITHOUT_23C,
-)
+from flashpress.reproduce.papers.coco.causes import COCO_CAUSES
+from flashpress.reproduce.papers.coco.experiments import F2FS_COMPRESSION, F2FS_GC, F2FS_NO_GC
+from flashpress.reproduce.papers.waltz.claims import rs_peak, rs_plateau
+from flashpress.reproduce.papers.waltz.experiments import SC_FILL, WITH_23C, WITHOUT_23C
 
 if TYPE_CHECKING:
     import pandas as pd

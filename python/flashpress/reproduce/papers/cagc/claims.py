@@ -11,8 +11,8 @@ traces as a property of deduplicated data.
 
 from __future__ import annotations
 
-from flashpress.reproduce.causes import CAGC_CAUSES
 from flashpress.reproduce.claims import Claim, bound, change, change_bound, ordering, ordering_each, with_causes
+from flashpress.reproduce.papers.cagc.causes import CAGC_CAUSES
 
 TRACES = ("homes", "web-vm", "mail")
 NAMES = {"homes": "Homes", "web-vm": "Web-vm", "mail": "Mail"}

@@ -1,0 +1,20 @@
+"""COCO (seed 001, workshop slides): feature-aware compression scheduling between F2FS and a
+compression-based SSD, and on-demand OP space, on Waltz's testbed."""
+
+from __future__ import annotations
+
+from flashpress.reproduce.papers import Paper, stack_about, stack_scale
+from flashpress.reproduce.papers.coco.claims import coco_claims
+from flashpress.reproduce.papers.coco.experiments import coco_figures
+from flashpress.reproduce.papers.waltz.experiments import PRESET
+
+PAPER = Paper(
+    key="coco",
+    title="COCO: When F2FS Meets Compression-Based SSD!",
+    preset=PRESET,
+    testbed="The seed's testbed is a real CCSD and kernel, ours a scaled simulation.",
+    figures=coco_figures,
+    claims=coco_claims,
+    about=stack_about,
+    scale_shown=stack_scale,
+)

@@ -249,7 +249,7 @@ def test_claims_follow_the_measured_ordering() -> None:
     assert v.status == "holds"
     assert v.measured == pytest.approx(-60.0)
     assert "-60.0%" in v.why
-    assert "0.90x the seed's -67.0%" in v.why
+    assert "within a factor of 2 of the seed's -67% (ratio 0.90)" in v.why
     v = by_seed["F2FSC read +367% vs Baseline (without SC)"]
     assert v.status == "holds"
     assert v.measured == pytest.approx(200.0)
@@ -290,9 +290,10 @@ def test_figures_and_report_from_synthetic_results(tmp_path: Path) -> None:
     assert "## fig3" in text
     assert "![fig14](figures/fig14.png)" in text
     assert "[figures/fig14.svg](figures/fig14.svg)" in text
-    assert "| F2FSC write -67% vs Baseline (without SC) | ordering | -67% | -60.0% | **holds** |" in text
-    assert "Claims: " in text
-    assert "fitted (shown, not scored)" in text
+    assert "| F2FSC write -67% vs Baseline (without SC) | magnitude | -67% | -60.0% | **holds** |" in text
+    assert text.split("\n")[2].startswith("Seed statements: "), "the counts are the report's first line"
+    assert "by construction (shown, not scored)" in text
+    assert "## Null model" in text
     assert "`TCS/seq-read` failed: InvariantError: boom" in text, "failed runs are reported with their error"
     assert "`without/23C` skipped: ConfigError: unknown key `stack.ccsd.engine`" in text
     assert "time x 0.01, space x 0.0078125" in text

@@ -274,8 +274,8 @@ def measure_powers(seconds: float = 60.0) -> tuple[Powers, Powers, Powers]:
 
     return (
         run({"engine": False}),
-        run({"throttle_c": 200.0, "throttle_release_c": 199.0, "emergency_c": 300.0}),
-        run({"throttle_c": -50.0, "throttle_release_c": -60.0}),
+        run({"throttle_c": 199.0, "throttle_release_c": 198.0, "emergency_c": 200.0}),
+        run({"throttle_c": -40.0, "throttle_release_c": -50.0}),
     )
 
 

@@ -131,6 +131,11 @@ def test_power_before_the_throttle_and_the_last_rise() -> None:
     assert (levels_off(slow) or (None,))[0] is False
     slower = {**slow, "timeline.heat_rate_after_throttle_c_s": 10.0 * LEVEL_RATE_SHARE * 0.99}
     assert (levels_off(slower) or (None,))[0] is True
+    # falling as fast after the throttle is not stable either; falling slowly is (a throttle cycle)
+    falling = {**slow, "timeline.heat_rate_after_throttle_c_s": -10.0 * LEVEL_RATE_SHARE * 1.01}
+    assert (levels_off(falling) or (None,))[0] is False
+    cycling = {**slow, "timeline.heat_rate_after_throttle_c_s": -10.0 * LEVEL_RATE_SHARE * 0.99}
+    assert (levels_off(cycling) or (None,))[0] is True
     # a shutdown is not levelling off, however flat the end
     down = {**flat, "stack.temperature.shutdown_s": 1.5, "stack.temperature.max_c": 86.0}
     assert (levels_off(down) or (None,))[0] is False

@@ -48,11 +48,12 @@ if TYPE_CHECKING:
     from flashpress.reproduce.claims import Measure
     from flashpress.reproduce.scale import Scale
 
-#: "Stables because of heat protection": once the throttle is on, the device heats at most this
-#: share as fast as it did before it (mean °C per second from the first throttle to the end,
-#: against the mean from the start to the first throttle), and it does not shut down. A tenth:
-#: a curve that still climbs at a tenth of its first slope looks flat on the slide's axis. Fixed
-#: before the COCO protocol's runs, not fitted to them.
+#: "Stables because of heat protection": once the throttle is on, the device's temperature
+#: changes at most this share as fast as it rose before it (mean °C per second from the first
+#: throttle to the end, either way, against the mean from the start to the first throttle), and
+#: it does not shut down. A tenth: a curve that still climbs (or falls) at a tenth of its first
+#: slope looks flat on the slide's axis. Fixed before the COCO protocol's runs, not fitted to
+#: them.
 LEVEL_RATE_SHARE = 0.1
 
 #: "The temperature of the CSD increases with time": the device ends at least this much above
@@ -150,8 +151,8 @@ def _claims() -> list[Claim]:
         every_run(
             "motivation",
             "Temperature of CSD with compression stables because of heat protection",
-            f"once the throttle is on the device heats at most {LEVEL_RATE_SHARE:g} times as fast as before it, "
-            "and does not shut down",
+            f"once the throttle is on the temperature changes at most {LEVEL_RATE_SHARE:g} times as fast as it "
+            "rose before it, and the device does not shut down",
             levels_off,
             variant=WITH_23C,
         ),
@@ -291,9 +292,9 @@ def heats_up(row: Any) -> tuple[bool, str] | None:
 
 
 def levels_off(row: Any) -> tuple[bool, str] | None:
-    """No shutdown, and the heating rate after the first throttle at most
-    :data:`LEVEL_RATE_SHARE` of the rate before it. None when the run never throttled (no heat
-    protection to show) or has no rates."""
+    """No shutdown, and the temperature's rate of change after the first throttle (rising or
+    falling) at most :data:`LEVEL_RATE_SHARE` of its rise before it. None when the run never
+    throttled (no heat protection to show) or has no rates."""
     shutdown = _f(row, "stack.temperature.shutdown_s")
     peak = _f(row, "stack.temperature.max_c")
     if shutdown is not None:
@@ -304,7 +305,7 @@ def levels_off(row: Any) -> tuple[bool, str] | None:
         return None
     share = after / before
     return (
-        share <= LEVEL_RATE_SHARE,
+        abs(share) <= LEVEL_RATE_SHARE,
         f"no shutdown, peak {peak:.1f} °C; {after:+.3g} °C/s after the throttle against {before:+.3g} before "
         f"(simulated seconds): {share:.2f} of it",
     )

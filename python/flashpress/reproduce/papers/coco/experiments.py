@@ -142,7 +142,7 @@ def coco_figures(scale: Scale) -> list[Figure]:
             runs,
             notes=notes,
         ),
-        Figure("power", "coco", "Mean power (device + host CPU)", "power_bars", runs, notes=notes),
+        Figure("power", "coco", "Mean power of the CSD (the device)", "device_power_bars", runs, notes=notes),
         Figure("waf", "coco", "WAF of COCO's schemes", "waf_bars", runs, notes=notes),
         coco_op_size(scale),
         coco_motivation(scale),

@@ -213,3 +213,26 @@ def test_dataset_dependence_needs_every_codec_and_direction_heavily_apart() -> N
 
     assert status(c, speeds(2.0)) == "holds"
     assert status(c, speeds(1.4)) == "fails"  # under the 1.5x reading of 'heavily'
+
+
+def test_a_first_order_curve_that_never_feels_the_throttle_does_not_level_off() -> None:
+    """The device's own bending (a first-order curve slows as it nears its heading) must not be
+    read as levelling off: COCO's CSD heading to 105 °C with τ = 565 s, 'throttled' at 76 °C with
+    no effect, rises after 76 °C at about a third of its mean rate before it."""
+    import math
+
+    from flashpress.reproduce.timeline_features import features
+
+    tau, heading, room, dt = 565.0, 105.0, 23.0, 2.0
+    times = [dt * (i + 1) for i in range(600)]
+    temps = [heading - (heading - room) * math.exp(-t / tau) for t in times]
+    first = next(t for t, c in zip(times, temps, strict=True) if c >= 76.0)
+    tl = pd.DataFrame({"time_s": times, "temperature_c": temps, "write_mb_s": [1.0] * len(times)})
+    summary = {"stack": {"temperature": {"first_throttle_s": first, "shutdown_s": None}}}
+    row = {**features(tl, summary), "stack.temperature.shutdown_s": None, "stack.temperature.max_c": max(temps)}
+    from flashpress.reproduce.papers.coco.claims import levels_off
+
+    ok, why = levels_off(row) or (None, "")
+    assert ok is False, why
+    share = row["timeline.heat_rate_after_throttle_c_s"] / row["timeline.heat_rate_before_throttle_c_s"]
+    assert 0.25 < share < 0.45

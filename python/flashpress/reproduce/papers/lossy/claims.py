@@ -445,11 +445,17 @@ def _claims() -> list[Claim]:
             _numjobs_matter,
             baseline_fact=True,
         ),
-        _count(
-            "threads",
-            "Proper optimization of these settings ensures efficient I/O operations and maximizes overall performance",
-            "ordering",
-            _tuning_helps,
+        # A statement about tuning raw NVMe I/O: no codec is involved, so the null model (codecs
+        # replaced by raw I/O) cannot touch it.
+        marked(
+            _count(
+                "threads",
+                "Proper optimization of these settings ensures efficient I/O operations and maximizes overall "
+                "performance",
+                "ordering",
+                _tuning_helps,
+            ),
+            baseline_fact=True,
         ),
         # -- Characterization and Findings (Fig. 2, Fig. 3) ---------------------------------------
         _count(

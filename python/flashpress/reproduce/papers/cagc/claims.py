@@ -102,6 +102,7 @@ def _motivation() -> list[Claim]:
                 "overall_rt",
                 stat="max",
                 over="workload",
+                variant=None,
             )
         ),
         change(
@@ -113,6 +114,7 @@ def _motivation() -> list[Claim]:
             "Baseline",
             "overall_rt",
             workload=TRACES,
+            variant=None,
         ),
         sized(
             "fig2",
@@ -124,6 +126,7 @@ def _motivation() -> list[Claim]:
             "overall_rt",
             higher=True,
             workload=TRACES,
+            variant=None,
         ),
         *(
             ordering(
@@ -134,6 +137,7 @@ def _motivation() -> list[Claim]:
                 "overall_rt",
                 higher=True,
                 workload=w,
+                variant=None,
             )
             for w in TRACES
         ),

@@ -306,6 +306,11 @@ def test_up_to_is_the_largest_change_among_the_runs() -> None:
     assert up_to.check(table(low), QUICK).status == "fails"
     with pytest.raises(ValueError, match="needs `over`"):
         change("f", "up to 72%", 72.0, "A", "B", stat="max")
+    # Restricted to some groups by the same label: the largest among those only.
+    some = change("f", "up to 30%", 30.0, "A", "B", stat="max", over="pattern", pattern=("w2", "w3"))
+    v = some.check(table(rows), QUICK)
+    assert v.measured == pytest.approx(30.0)
+    assert "pattern=w3" in v.why
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from flashpress.reproduce.null import null_table, reversed_table
-from flashpress.reproduce.papers.prssd.rank import change_gap, gap_sized, group_extreme
+from flashpress.reproduce.rank import change_gap, gap_sized, group_extreme
 from flashpress.reproduce.scale import get_scale
 
 QUICK = get_scale("quick")

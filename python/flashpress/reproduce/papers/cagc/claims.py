@@ -17,9 +17,8 @@ releases (real data, not one of the seed's traces).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from flashpress.reproduce import metrics
 from flashpress.reproduce.claims import (
     Claim,
     Verdict,
@@ -34,7 +33,7 @@ from flashpress.reproduce.claims import (
 )
 from flashpress.reproduce.papers.cagc.causes import CAGC_CAUSES
 from flashpress.reproduce.papers.cagc.experiments import FREE_HASH, NO_REGIONS
-from flashpress.reproduce.papers.prssd.rank import group_extreme
+from flashpress.reproduce.rank import group_extreme
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,20 +43,6 @@ if TYPE_CHECKING:
 TRACES = ("homes", "web-vm", "mail")
 
 
-def gc_time_s(row: Any) -> float | None:
-    """GC's flash time (s, per plane): the planes' share of time in GC's array operations times
-    the time until the flash went quiet; the planes are the same for every scheme of a figure,
-    so its change is the change of GC's total duration."""
-    busy, quiet = row.get("controller.gc_busy_fraction"), row.get("controller.flash_quiet_s")
-    if busy is None or quiet is None or busy != busy or quiet != quiet:
-        return None
-    return float(busy) * float(quiet)
-
-
-# CAGC's "GC duration" (section IV-B) is a metric of this paper only: registered with the shared
-# table of metrics so that claims and the null model read it like any other.
-metrics.METRICS.setdefault("gc_time_s", gc_time_s)
-metrics.METRIC_LABELS.setdefault("gc_time_s", "GC's flash time per plane (s)")
 NAMES = {"homes": "Homes", "web-vm": "Web-vm", "mail": "Mail"}
 
 

@@ -41,7 +41,7 @@ from flashpress.reproduce.papers.prssd.data import (
     SELECTED,
     config_name,
 )
-from flashpress.reproduce.papers.prssd.rank import gap_sized, group_extreme
+from flashpress.reproduce.rank import gap_sized, group_extreme
 
 SELECTED_NAME = config_name(*SELECTED)
 DPC_CONFIGS = [config_name(g, k, s) for g in GRANULES for k in PATTERNS for s in PATTERN_BYTES if g // s >= 2]

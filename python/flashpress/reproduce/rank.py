@@ -1,6 +1,7 @@
 """Claims that compare one scheme's change against its reference *between groups* of runs: "the
 largest reduction is on Mail", "the improvement on DB is smaller than on the other workloads".
-PR-SSD and CAGC both make such statements; the shared rule set has no shape for them yet.
+PR-SSD and CAGC both make such statements (the shared rule set's shape for them, beside
+:mod:`flashpress.reproduce.claims`).
 
 The measure is the gap, in points, between the change in the named group and the change in each
 other group (paired by seed), judged like an ordering: outside the noise band (1 point or the

@@ -1,12 +1,9 @@
 """The measured cause of each of this seed's statements that does not hold at the default scale, keyed
 by the claim's quote (:func:`flashpress.reproduce.claims.with_causes` attaches them; a key naming
-no claim is an error). The figures quoted are from a default-scale run of COCO's own protocol
-and CSD (cold start, Filebench's 60 s, a small leakage and a physical throttle:
-``experiments.COCO_PROTOCOL_NOTE`` and ``COCO_DEVICE_NOTE``). Until the committed report in
-``docs/reproduce/coco`` is regenerated with that protocol it holds results measured from Waltz's
-hot start on Waltz's device; each cause says which results it describes, and the hot-start
-ones (``HOT_START``) go once it is regenerated. When the model changes, rerun the reproduction
-and check them."""
+no claim is an error). The figures quoted are from the committed default-scale run of COCO's
+own protocol and CSD (cold start, Filebench's 60 s, a small leakage and a physical throttle:
+``experiments.COCO_PROTOCOL_NOTE`` and ``COCO_DEVICE_NOTE``). When the model changes, rerun the
+reproduction and check them."""
 
 from __future__ import annotations
 
@@ -22,47 +19,6 @@ CLUSTER_REWRITES = (
     "against 0.63), webserver 2,060 (1.75 against 1.30); only fileserver's is lower (0.76 "
     "against 0.79)"
 )
-#: The causes at the results measured from Waltz's hot start (77 °C) on Waltz's device, the
-#: committed results before COCO's own protocol.
-HOT_START = {
-    "Throughput of F2FSC was reduced by an average of 42.6%": (
-        "Baseline runs throttled through the whole window (hot start) and, with cleaning triggered, "
-        "is as slow as F2FSC's host compression: F2FSC is +59% on fileserver (609 against 382 MB/s) "
-        "and +23% on varmail, -61% on OLTP and -11% on webserver: +2.8% on average"
-    ),
-    "COCO can improve the average performance by 31.7%": (
-        "+187% on average over +0.1% (varmail), +7.2% (webserver), +78% (fileserver) and +664% (OLTP: the hot "
-        "database files skip the engine that the hot start keeps throttled through the whole window)"
-    ),
-    "so does power consumption (with the temperature)": (
-        "the power heating the device stays at 37.3 W while it heats from 23 to 76 °C: Waltz's device has no "
-        "leakage (leak_w = 0), the only term that grows with temperature"
-    ),
-    "Temperature of CSD with compression stables because of heat protection": (
-        "Waltz's device is fitted to heat through the throttle to the 86 °C emergency (Waltz §3.1), so it shuts "
-        "down at 29.9 s (998 paper s) still rising"
-    ),
-    "FACS slightly improves the performance": (
-        "+103.4% on average: identical to Baseline on varmail and fileserver, +7.2% on webserver and +406% on "
-        "OLTP, where the hot database files skip the engine the hot start keeps throttled"
-    ),
-    "WAF of F2FSC is improved by 12% on average": (
-        "F2FSC's cluster rewrites: OLTP WAF 3.87 against Baseline's 0.64, varmail 1.01 against 0.64, webserver "
-        "2.09 against 1.33"
-    ),
-    "WAF of FACS is improved by 4.5% on average": "OLTP's hot database files uncompressed: WAF 2.00 against 0.64",
-    "The performance peaked when the OP size is 15%": (
-        "cleaning moves fewer blocks at every OP step (341,000 at 15%, 20,432 at 25%): throughput rises to the last"
-    ),
-    "OP Space Ratio > 15% brings negligible benefit": "+16.0% from 15% to 25% OP",
-    "Increasing OPS does not improve performance when it reaches a specific value (On-Demand Space "
-    "Allocation)": "+6.9% from 20% to 25% OP",
-}
-HOT_START["F2FSC's WAF (-12%) below FACS's (-4.5%) (our inference from the two numbers)"] = HOT_START[
-    "WAF of F2FSC is improved by 12% on average"
-]
-
-#: The causes at COCO's own protocol and CSD.
 COLD_START = {
     "performance of F2FS with compression is similar to the performance with GC": (
         "every random 4 KiB write lands in a 16 KiB compressed cluster, which F2FS reads, "
@@ -101,10 +57,4 @@ COLD_START = {
 }
 
 
-def _both(key: str) -> str:
-    cold, hot = COLD_START.get(key), HOT_START.get(key)
-    parts = [f"under COCO's protocol: {cold}" if cold else "", f"from Waltz's hot start: {hot}" if hot else ""]
-    return "; ".join(p for p in parts if p)
-
-
-COCO_CAUSES = {k: _both(k) for k in {**COLD_START, **HOT_START}}
+COCO_CAUSES = COLD_START

@@ -39,6 +39,7 @@ STATUS_RGB = {
     "inconclusive": "rgb(255, 243, 196)",
     "fitted": "rgb(225, 236, 253)",
     "not run": "rgb(236, 236, 236)",
+    "by construction": "rgb(239, 228, 251)",
 }
 
 

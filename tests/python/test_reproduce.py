@@ -255,7 +255,7 @@ def test_claims_follow_the_measured_ordering() -> None:
     assert v.status == "holds"
     assert v.measured == pytest.approx(-60.0)
     assert "-60.0%" in v.why
-    assert "ratio 0.90" in v.why
+    assert "within a factor of 2 of the seed's -67% (ratio 0.90)" in v.why
     v = verdict("§6.3.1: F2FSC '367% read throughput improvement'")
     # +200% against the seed's +367%: the direction holds and the size is 0.54x, inside a factor 2.
     assert v.status == "holds"
@@ -302,8 +302,9 @@ def test_figures_and_report_from_synthetic_results(tmp_path: Path) -> None:
         "| §6.3.1: F2FSC 'on average 67% write throughput degradation' vs Baseline (without SC) | magnitude | -67% "
         "| -60.0% | **holds** |"
     ) in text
-    assert "Claims: " in text
-    assert "fitted (shown, not scored)" in text
+    assert text.split("\n")[2].startswith("Seed statements: "), "the counts are the report's first line"
+    assert "by construction (shown, not scored)" in text
+    assert "## Null model" in text
     assert "`TCS/seq-read` failed: InvariantError: boom" in text, "failed runs are reported with their error"
     assert "`without/23C` skipped: ConfigError: unknown key `stack.ccsd.engine`" in text
     assert "time x 0.01, space x 0.0078125" in text

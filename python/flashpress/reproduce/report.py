@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from flashpress.reproduce.claims import FAILS, INCONCLUSIVE, NOT_RUN, Claim, Verdict, headline, tally
-from flashpress.reproduce.document import Document, Figures, Heading, Items, Paragraph, Quote, Table
+from flashpress.reproduce.document import Block, Document, Figures, Heading, Items, Paragraph, Quote, Table
 from flashpress.reproduce.experiments import LABEL_KEYS, Figure
 from flashpress.reproduce.metrics import metric
 from flashpress.reproduce.papers import get_paper
@@ -68,10 +68,15 @@ RULES = (
     "Each statement of the seed is a claim of one kind, scored by one rule set "
     "(`flashpress.reproduce.claims`): an *ordering* holds when its sign matches the seed's and its size is "
     "outside the noise band (the larger of 1% and the spread over the seeds run), inside the band it is "
-    "*inconclusive*; a *magnitude* holds within a factor of 2 of the seed's number (±10 points for values in "
-    "points); *similar* holds inside a stated tolerance when the runs differ at all; an *event* must happen "
-    "in every run it covers; a *bound* has a limit from the seed's number. Values our model is fitted to are "
-    "*fitted*: shown, never scored. Statements no experiment checks yet are *not run* and count as not holding."
+    "*inconclusive*; a number the seed states is a *magnitude* and holds within a factor of 2 of it (±10 "
+    'points for values in points), and a stated change must hold as an ordering too; "up to X" is scored on '
+    "the largest change among the runs it covers; size words (*slightly* at most 15%, *significantly* at "
+    "least 20%, *comparable* within 10%, *insignificant* within the noise band or 3%) are scored against "
+    "those bands; *similar* holds inside its tolerance when the runs differ at all (identical runs mean an "
+    "inactive mechanism: inconclusive); an *event* must happen in every run it covers; a *bound* has a limit "
+    "from the seed's number; a *baseline fact* is a statement about the baseline system itself. Values our "
+    "model is fitted to are *fitted* and values the configuration decides are *by construction*: both shown, "
+    "never scored. Statements no experiment checks yet are *not run* and count as not holding."
 )
 
 
@@ -146,14 +151,15 @@ def build_report(
     all_claims = spec.claims()
     known = {f.key for f in spec.figures(scale)}
     selected = {f.key for f in figs}
-    verdicts: list[tuple[Claim, Verdict]] = [
-        (c, c.check(table, scale)) for c in all_claims if c.figure in selected or c.figure not in known
-    ]
+    chosen = [c for c in all_claims if c.figure in selected or c.figure not in known]
+    everything: list[tuple[Claim, Verdict]] = [(c, c.check(table, scale)) for c in chosen]
+    verdicts = [(c, v) for c, v in everything if not c.ours]
+    checks = [(c, v) for c, v in everything if c.ours]
     doc = Document()
     doc.add(
         Heading(1, f"Reproduction: {spec.title}"),
+        Paragraph(headline(tally(v for _, v in verdicts), tally(v for _, v in checks) if checks else None)),
         Paragraph(about),
-        Paragraph(headline(tally(v for _, v in verdicts))),
         Paragraph(RULES),
         Paragraph(
             f"{n} figure runs ({unique_runs} distinct simulations): "
@@ -229,8 +235,34 @@ def build_report(
                 ["figure", *CLAIM_HEAD], [[c.figure, *_claim_row(c, v)] for c, v in unrun], [v.status for _, v in unrun]
             ),
         )
+    if checks:
+        doc.add(
+            Heading(2, "Our own checks"),
+            Paragraph(
+                "Checks of the model that the seed does not state (sanity checks, variants the seed never "
+                "describes, our planner's accuracy): scored by the same rules, not counted in the headline."
+            ),
+            _table(
+                ["figure", *CLAIM_HEAD],
+                [[c.figure, *_claim_row(c, v)] for c, v in checks],
+                [v.status for _, v in checks],
+            ),
+        )
+    exceptions = [c for c, _ in everything if c.tolerance]
+    if exceptions:
+        doc.add(
+            Heading(2, "Claims with a tolerance of their own"),
+            Paragraph("Every other claim uses the standard rules above; these say why they do not."),
+            _table(
+                ["figure", "seed says", "tolerance and why"],
+                [[c.figure, _cell(c.seed), _cell(c.tolerance)] for c in exceptions],
+            ),
+        )
+    doc.add(*_null_blocks(paper, chosen, table, scale))
     misses = [
-        (c, v) for c, v in verdicts if v.status in (FAILS, INCONCLUSIVE) or (v.status == NOT_RUN and c.figure in known)
+        (c, v)
+        for c, v in everything
+        if v.status in (FAILS, INCONCLUSIVE) or (v.status == NOT_RUN and c.figure in known)
     ]
     if misses:
         items = []
@@ -239,6 +271,27 @@ def build_report(
             items.append(f"**{v.status}** ({c.figure}) {_cell(c.seed)}: {_cell(v.why)}.{cause}")
         doc.add(Heading(2, "Claims that do not hold, and why"), Items(tuple(items), tuple(v.status for _, v in misses)))
     return doc
+
+
+def _null_blocks(paper: str, claims: list[Claim], table: pd.DataFrame, scale: Scale) -> list[Block]:
+    """The null model's result: which claims would hold if no scheme did anything."""
+    from flashpress.reproduce.null import exempt, null_check
+
+    holds = null_check(paper, table, scale, claims)
+    tested = sum(1 for c in claims if not exempt(c))
+    text = (
+        f"Null model: {tested} claims scored again with every scheme's results replaced by its baseline's, and "
+        "those that hold scored with every scheme's change against its baseline reversed (baseline facts, fitted "
+        "and by-construction "
+        f"claims are exempt). {len({id(h.claim) for h in holds})} still hold"
+    )
+    if not holds:
+        return [Heading(2, "Null model"), Paragraph(text + ": no claim holds whatever the schemes do.")]
+    return [
+        Heading(2, "Null model"),
+        Paragraph(text + ", so they cannot fail and say nothing about the schemes:"),
+        Items(tuple(f"({h.model}) {h.claim.figure}: {_cell(h.claim.seed)}: {_cell(h.verdict.why)}" for h in holds)),
+    ]
 
 
 def _run_cell(r: Mapping[str, Any], configs: Mapping[int, str]) -> str:

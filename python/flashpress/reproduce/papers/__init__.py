@@ -48,6 +48,12 @@ class Paper:
     tables: Callable[[pd.DataFrame], list[Block]] | None = None
     #: Plot kinds of its own (``Figure.kind`` -> plotter), besides the shared ones.
     plotters: Mapping[str, Any] = field(default_factory=dict)
+    #: The baseline of each label that names a scheme (the null model replaces every other
+    #: value's results by the baseline's; :mod:`flashpress.reproduce.null`).
+    baselines: Mapping[str, str] = field(default_factory=lambda: {"scheme": "Baseline"})
+    #: Figures whose runs compare schemes with each other and have no baseline run: the run
+    #: each is nulled against, per label (``{"fig19": {"scheme": "PR"}}``).
+    figure_baselines: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 def get_paper(key: str) -> Paper:

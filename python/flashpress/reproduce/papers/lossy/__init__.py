@@ -40,4 +40,6 @@ PAPER = Paper(
     scale_shown=_scale_shown,
     shown=(*LOSSY_COLUMNS, "cost_ms_per_mb"),
     plotters=LOSSY_PLOTTERS,
+    # Every codec is compared with storing the field raw.
+    baselines={"scheme": "raw"},
 )

@@ -16,4 +16,6 @@ PAPER = Paper(
     claims=waltz_claims,
     about=stack_about,
     scale_shown=stack_scale,
+    # Fig 4/5 compare codecs against no compression at all.
+    baselines={"scheme": "Baseline", "codec": "W/o Compr."},
 )

@@ -62,6 +62,11 @@ T_HARD_C = 85.0
 T_HARD_SLACK_C = 0.1
 #: A "large throughput degradation" (§6.2): the size band of 'significantly' (claims.SIZE_WORDS).
 LARGE_DIP_PCT = SIZE_WORDS["significantly"].least
+#: Why T_hard is met a little below it (see T_HARD_SLACK_C).
+POLL_SLACK = (
+    f"T_hard less {T_HARD_SLACK_C:g} °C: the scheduler acts on S.M.A.R.T. polls, so the hottest sampled row "
+    "before it acts may sit just below T_hard"
+)
 
 
 def labels_for(fig: str) -> dict[str, Any]:
@@ -145,7 +150,15 @@ def never_heats(figure: str, seed: str, **labels: Any) -> Claim:
             n,
         )
 
-    return Claim(figure, seed, 0.0, "runs", "event", ev)
+    return Claim(
+        figure,
+        seed,
+        0.0,
+        "runs",
+        "event",
+        ev,
+        tolerance=f"{HEAT_TOLERANCE_C:g} °C over the start: the model's noise is not heating",
+    )
 
 
 def rs_trend(figure: str, seed: str, metric_name: str, rising: bool, **marks: Any) -> Claim:
@@ -492,7 +505,16 @@ def comparable_to_throttle(seed: str, patterns: Sequence[str]) -> Claim:
             len(a.per_seed),
         )
 
-    return Claim("fig4", seed, -THROTTLE_CUT_PCT, "%", "similar", ev)
+    return Claim(
+        "fig4",
+        seed,
+        -THROTTLE_CUT_PCT,
+        "%",
+        "similar",
+        ev,
+        tolerance="'comparable' read as within 10 points of throughput lost (both drops are shares of the same "
+        "uncompressed throughput)",
+    )
 
 
 def mean_change(
@@ -584,7 +606,7 @@ def hits_t_hard(figure: str, seed: str, schemes: Sequence[str], **labels: Any) -
             n,
         )
 
-    return Claim(figure, seed, T_HARD_C, " °C", "event", ev)
+    return Claim(figure, seed, T_HARD_C, " °C", "event", ev, tolerance=POLL_SLACK)
 
 
 def majority_on_device(seed: str, schemes: Sequence[str]) -> Claim:
@@ -954,6 +976,8 @@ def section3_claims() -> list[Claim]:
             "§5.1: 'the benefits diminish when the RS space increases beyond 20% of the space'",
             0.20,
             baseline_fact=True,
+            tolerance="'diminish' read as a gain per RS point beyond 20% below a quarter of the gain per point "
+            "up to it",
         ),
         rs_vs_empty(
             "fig9",
@@ -969,6 +993,7 @@ def section3_claims() -> list[Claim]:
             0.20,
             (0.8, 0.9, 0.99),
             baseline_fact=True,
+            tolerance="the peak within ±5 RS points of 20% (the sweep's step), an interior maximum",
         ),
     ]
 
@@ -1646,6 +1671,7 @@ def timeline_claims() -> list[Claim]:
             "'significantly'), then the device again",
             cycles_at_t_hard,
             figures=("fig12", "fig13"),
+            tolerance=POLL_SLACK,
             **waltz_s_writes,
         ),
     ]

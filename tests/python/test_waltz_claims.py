@@ -23,6 +23,7 @@ from flashpress.reproduce.papers.waltz.claims import (
     ratio_all,
     rs_vs_empty,
     same_without_sc,
+    slows_after_throttle,
     smaller_drop,
     up_to,
     waltz_claims,
@@ -225,6 +226,33 @@ def test_the_rs_gap_to_the_empty_partition_is_a_size() -> None:
     assert status(c, rows(97.0)) == "holds"
     assert status(c, rows(57.0)) == "fails"  # 43% below, 14x the seed's gap
     assert status(c, rows(100.0)) == "inconclusive"
+
+
+def test_the_rise_slows_against_the_unthrottled_curve_not_against_its_own_start() -> None:
+    """tau 100 s from 23 °C, throttle at 50 s: the first-order curve heads for 157.7 °C and would
+    take 13.06 s from 76 to 86 °C unthrottled; its own rate there is already far below its mean
+    rate before the throttle, so a device that never slowed must still fail."""
+    c = slows_after_throttle("fig3", "slower pace")
+
+    def rows(after_s: float) -> list[dict[str, Any]]:
+        return [
+            {
+                "figure": "fig3",
+                "scheme": "Baseline",
+                "cfg.tau_s": 100.0,
+                "cfg.ambient_c": 23.0,
+                "cfg.neighbour_c": 0.0,
+                "stack.temperature.first_throttle_s": 50.0,
+                "stack.temperature.shutdown_s": 50.0 + after_s,
+            }
+        ]
+
+    assert status(c, rows(13.06)) == "fails"  # exactly the unthrottled curve
+    assert status(c, rows(15.0)) == "fails"  # 13% slower: inside the 20% band
+    assert status(c, rows(40.0)) == "holds"
+    no_shutdown = rows(40.0)
+    no_shutdown[0]["stack.temperature.shutdown_s"] = None
+    assert status(c, no_shutdown) == "fails"
 
 
 def test_every_claim_quotes_the_seed_with_its_section() -> None:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -358,6 +358,8 @@ def rs_plateau(figure: str, seed: str, knee: float, *, tol_pct: float) -> Claim:
 THROTTLE_CUT_PCT = 90.0
 #: T_emergency (°C, Waltz §4.3): the CCSD shuts down at it.
 T_EMERGENCY_C = 86.0
+#: The CCSD's throttle trigger (°C, Waltz §3.1; ``stack.ccsd.throttle_c``).
+THROTTLE_C = 76.0
 
 
 def constant(figure: str, seed: str, value: float, unit: str, what: str, *, construction: str) -> Claim:
@@ -532,6 +534,65 @@ def mean_change(
         return judge_change(Measure(per), seed_pct, f"mean of {parts} vs {ref}")
 
     return Claim(figure, seed, seed_pct, "%", "magnitude", ev)
+
+
+#: "The temperature increases at a slower pace" after the throttle (§3.1): the mean rise from the
+#: throttle point to the emergency at most this share of the rise the unthrottled first-order
+#: curve would have had over the same 10 °C (a slowdown of at least the 'significantly' band,
+#: 20%; the rule was set before the runs were read, the curve's own bending is taken out by the
+#: counterfactual).
+SLOWER_AT_MOST = 1.0 - SIZE_WORDS["significantly"].least / 100.0
+
+
+def slows_after_throttle(figure: str, seed: str, **labels: Any) -> Claim:
+    """Rate: the CCSD's mean heating rate (°C/s) from the 76 °C throttle to the 86 °C emergency
+    against the rate the same device would have had unthrottled. A first-order device heading
+    for ``T_inf`` slows near it anyway, so the raw rate after against before proves nothing:
+    ``T_inf`` follows from the time to the throttle (``t1``) and the time constant,
+    ``T_inf = T_env + (76 - T_env) / (1 - exp(-t1 / tau))``, and unthrottled the device would
+    take ``tau ln((T_inf - 76) / (T_inf - 86))`` from 76 to 86 °C. Holds when the measured rate
+    is at most :data:`SLOWER_AT_MOST` of that counterfactual in every run."""
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        rows = ok_rows(table, figure, **labels)
+        if not rows:
+            return missing(_what(labels))
+        ratios, parts = [], []
+        for r in rows:
+            t1, t2 = _f(r, "stack.temperature.first_throttle_s"), _f(r, "stack.temperature.shutdown_s")
+            tau, amb = _f(r, "cfg.tau_s"), _f(r, "cfg.ambient_c")
+            env = (amb or 0.0) + (_f(r, "cfg.neighbour_c") or 0.0)
+            if t1 is None or t2 is None or tau is None or amb is None or t2 <= t1 or t1 <= 0:
+                return Verdict(FAILS, None, f"fails: run {r.get('run_id')} does not throttle and then shut down")
+            t_inf = env + (THROTTLE_C - env) / (1.0 - math.exp(-t1 / tau))
+            free = tau * math.log((t_inf - THROTTLE_C) / (t_inf - T_EMERGENCY_C))
+            after = (T_EMERGENCY_C - THROTTLE_C) / (t2 - t1)
+            ratios.append((replicate(r), free / (t2 - t1)))
+            before = (THROTTLE_C - env) / t1
+            ts = scale.time_scale
+            parts.append(
+                f"{before * ts:.3f} °C/s before the throttle, {after * ts:.3f} after; unthrottled from "
+                f"{THROTTLE_C:g} °C (heading for {t_inf:.1f} °C) {(T_EMERGENCY_C - THROTTLE_C) / free * ts:.3f}"
+            )
+        m = by_seed(ratios)
+        assert m is not None
+        worst = max(x for _, x in ratios)
+        ok = worst <= SLOWER_AT_MOST
+        status = HOLDS if ok else FAILS
+        return Verdict(
+            status,
+            100 * m.value,
+            f"{status}: the rise from {THROTTLE_C:g} to {T_EMERGENCY_C:g} °C runs at {100 * worst:.0f}% of the "
+            f"unthrottled curve's at most (needs at most {100 * SLOWER_AT_MOST:.0f}%); paper-second rates: "
+            f"{'; '.join(dict.fromkeys(parts))}",
+            len(m.per_seed),
+        )
+
+    return Claim(figure, seed, None, "% of the unthrottled rate", "baseline_fact", ev)
+
+
+def _what(labels: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in labels.items())
 
 
 def never_unlike_baseline(
@@ -754,13 +815,12 @@ def section3_claims() -> list[Claim]:
             higher=True,
             **fig3,
         ),
-        not_run(
+        slows_after_throttle(
             "fig3",
             "§3.1: 'When the temperature reaches 76°C, the temperature increases at a slower pace because the "
-            "in-CCSD overheating protection kicks in and throttles the throughput'",
-            "baseline_fact",
-            "needs the rise rate (°C/s) before and after the first throttle from Fig 3's timeline; the results "
-            "table records the rise over the last tenth of the run only",
+            "in-CCSD overheating protection kicks in and throttles the throughput' (°C/s from 76 to 86 °C against "
+            "the unthrottled curve's)",
+            variant=WITH_23C,
         ),
         event(
             "fig3",

@@ -813,6 +813,8 @@ def section3_claims() -> list[Claim]:
             WITHOUT_23C,
             "max_c",
             higher=True,
+            fitted="both peaks are fit targets: the 86 °C emergency the throttled engine's power is fitted to reach "
+            "and the 60 °C plateau r_c_per_w is fitted to; " + FIT,
             **fig3,
         ),
         slows_after_throttle(

@@ -1247,7 +1247,11 @@ def section6_claims() -> list[Claim]:
             "Baseline",
             READS,
         ),
-        same_without_sc("§6.3.1: 'Waltzs has the same throughput as the TCS because no SC is triggered'"),
+        marked(
+            same_without_sc("§6.3.1: 'Waltzs has the same throughput as the TCS because no SC is triggered'"),
+            construction="Waltz_s is TCS plus OSA, and OSA grows the reserved space only on segment cleaning "
+            "(F_sc, F_C), of which there is none without SC",
+        ),
         extreme(
             "fig14",
             "§6.3.1: 'Waltzp achieves the best improvements'",

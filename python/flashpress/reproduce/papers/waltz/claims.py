@@ -1078,6 +1078,8 @@ def section6_claims() -> list[Claim]:
             "first_throttle_s",
             "throttling at 76 °C",
             seed_s=582.0,
+            band_s=(291.0, 1164.0),
+            band_why="a factor of 2 around the seed's 582 s",
             fitted="the thermal time constant tau_s; " + FIT,
             scheme="Baseline",
             pattern="seq-write",

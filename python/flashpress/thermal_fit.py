@@ -187,6 +187,23 @@ def fit(no_compression: Powers, compressing: Powers, throttled: Powers, leak: Le
     return Fit(r_c_per_w=r, engine_scale=scale, tau_s=tau, neighbour_c=(lo + hi) / 2)
 
 
+def r_with_leak(r_no_leak_c_per_w: float, leak: Leak) -> float:
+    """The thermal resistance that keeps (1), the 60 °C plateau without compression, when
+    ``leak`` is added to a device fitted without leakage at ``r_no_leak_c_per_w``: the
+    plateau's activity power ``(PLATEAU_C - AMBIENT_C) / R`` is kept and the leakage at 60 °C
+    joins it. COCO's device (``reproduce.papers.coco``) is Waltz's with such a leakage."""
+    if r_no_leak_c_per_w <= 0:
+        raise ValueError(f"thermal resistance must be positive, got {r_no_leak_c_per_w}")
+    activity_w = (PLATEAU_C - AMBIENT_C) / r_no_leak_c_per_w
+    return (PLATEAU_C - AMBIENT_C) / (activity_w + leak.at(PLATEAU_C))
+
+
+def plateau_loop_gain(r_c_per_w: float, leak: Leak, at_c: float = PLATEAU_C) -> float:
+    """``R dL/dT`` at ``at_c``: below 1 the steady state there is stable (a warmer device leaks
+    more, but heads back down); at 1 or above leakage runs away."""
+    return r_c_per_w * leak.at(at_c) / leak.scale_c if leak.w > 0 else 0.0
+
+
 @dataclass(frozen=True)
 class Physical:
     """What (3) needs when the throttled engine's power falls with its speed: the engine power
@@ -227,7 +244,7 @@ def physical_requirements(no_compression: Powers, compressing: Powers, throttled
                 "leak_at_76c_w": lk.at(THROTTLE_C),
                 "r_c_per_w": r,
                 # > 1: the 60 °C plateau is unstable (runaway without any further heating)
-                "plateau_loop_gain": r * lk.at(PLATEAU_C) / sc,
+                "plateau_loop_gain": plateau_loop_gain(r, lk),
                 # > 0: an idle device (5 W) at 76 °C heats itself towards the emergency
                 "idle_heading_at_76c": AMBIENT_C + r * (5.0 + lk.at(THROTTLE_C)) - THROTTLE_C,
             }
@@ -274,8 +291,8 @@ def measure_powers(seconds: float = 60.0) -> tuple[Powers, Powers, Powers]:
 
     return (
         run({"engine": False}),
-        run({"throttle_c": 200.0, "throttle_release_c": 199.0, "emergency_c": 300.0}),
-        run({"throttle_c": -50.0, "throttle_release_c": -60.0}),
+        run({"throttle_c": 199.0, "throttle_release_c": 198.0, "emergency_c": 200.0}),
+        run({"throttle_c": -40.0, "throttle_release_c": -50.0}),
     )
 
 

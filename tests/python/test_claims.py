@@ -306,6 +306,11 @@ def test_up_to_is_the_largest_change_among_the_runs() -> None:
     assert up_to.check(table(low), QUICK).status == "fails"
     with pytest.raises(ValueError, match="needs `over`"):
         change("f", "up to 72%", 72.0, "A", "B", stat="max")
+    # Restricted to some groups by the same label: the largest among those only.
+    some = change("f", "up to 30%", 30.0, "A", "B", stat="max", over="pattern", pattern=("w2", "w3"))
+    v = some.check(table(rows), QUICK)
+    assert v.measured == pytest.approx(30.0)
+    assert "pattern=w3" in v.why
 
 
 @pytest.mark.parametrize(
@@ -425,3 +430,20 @@ def test_removing_the_noise_band_guard_makes_the_null_check_fail(monkeypatch: py
 
     monkeypatch.setattr(rules, "judge_ordering", sign_only)
     assert null_check("cagc", _committed("cagc"), get_scale("default"))
+
+
+def test_the_claims_list_script_counts_every_claim_of_a_paper() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "claims_list.py"
+    out = subprocess.run([sys.executable, str(script), "cagc"], capture_output=True, text=True, check=True).stdout
+    cs = claims("cagc")
+    listed = [line for line in out.splitlines() if line.startswith("  ")]
+    assert len(listed) == len(cs)
+    seed = [c for c in cs if not c.ours]
+    assert f"cagc: {len(seed)} statements, {sum(c.scored for c in seed)} scored" in out
+    bad = subprocess.run([sys.executable, str(script), "nope"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 2
+    assert "unknown paper 'nope'" in bad.stderr

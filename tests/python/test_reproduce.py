@@ -28,10 +28,12 @@ QUICK = get_scale("quick")
 @pytest.mark.parametrize("paper", ["waltz", "coco"])
 @pytest.mark.parametrize("scale", list(SCALES))
 def test_runs_are_well_formed(paper: str, scale: str) -> None:
+    from flashpress.reproduce.papers import get_paper
+
     for fig in figures(paper, get_scale(scale)):
         ids = [r.run_id for r in fig.runs]
         assert len(ids) == len(set(ids)), f"{fig.key}: duplicate run ids"
-        assert fig.kind in PLOTTERS
+        assert fig.kind in PLOTTERS or fig.kind in get_paper(paper).plotters
         for r in fig.runs:
             assert set(r.labels) == set(LABEL_KEYS)
             assert r.overrides["preset"] == "waltz"
@@ -387,7 +389,16 @@ def test_prssd_quick_end_to_end(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("scale", list(SCALES))
 def test_cagc_runs_are_well_formed(scale: str) -> None:
-    from flashpress.reproduce.papers.cagc.experiments import NO_GC_FLASH, _logical_bytes, no_gc_device, trace_dir
+    from flashpress.reproduce.papers.cagc.experiments import (
+        BACKGROUND_THRESHOLD,
+        FREE_HASH,
+        LINUX,
+        NO_GC_FLASH,
+        NO_REGIONS,
+        _logical_bytes,
+        no_gc_device,
+        trace_dir,
+    )
 
     sc = get_scale(scale)
     figs = figures("cagc", sc)
@@ -399,10 +410,19 @@ def test_cagc_runs_are_well_formed(scale: str) -> None:
         ids = [r.run_id for r in fig.runs]
         assert len(ids) == len(set(ids)), fig.key
         for r in fig.runs:
-            assert r.overrides["scheme"] == f"cagc/{r.labels['scheme']}"
+            if r.labels["scheme"] == FREE_HASH:
+                # CAGC with a hash that takes no time.
+                assert r.overrides["scheme"] == "cagc/CAGC"
+                assert r.overrides["ftl.dedup.hash_us"] == 0.0
+            else:
+                assert r.overrides["scheme"] == f"cagc/{r.labels['scheme']}"
+                assert "ftl.dedup.hash_us" not in r.overrides
             w = r.overrides["workload"]
             assert w["format"] == "csv"
-            assert w["replay"] == "afap"
+            # The generated traces replay at their requests' times; the linux releases have none.
+            assert w["replay"] == ("afap" if r.labels["workload"] == LINUX else "timed")
+            assert r.overrides["ftl.gc.background"] is True
+            assert r.overrides["ftl.gc.background_threshold"] == BACKGROUND_THRESHOLD
             assert Path(w["path"]).parent == trace_dir()
             assert r.overrides["seed"] == r.labels["rep"] + 1
             assert r.labels["workload"] in sc.cagc_workloads
@@ -413,6 +433,9 @@ def test_cagc_runs_are_well_formed(scale: str) -> None:
         # every seed repeat, each its own trace (the linux releases are one)
         reps = {r.labels["rep"] for r in fig.runs}
         assert reps == set(range(sc.seeds))
+    by_key = {f.key: f for f in figs}
+    assert {r.labels["scheme"] for r in by_key["fig10"].runs} == {"Baseline", "Inline", "CAGC", NO_REGIONS}
+    assert {r.labels["scheme"] for r in by_key["fig11"].runs} == {"Baseline", "Inline", "CAGC", FREE_HASH}
     fig13 = figs[-1]
     assert {r.labels["variant"] for r in fig13.runs} == {"random", "greedy", "cost_benefit"}
     assert {r.overrides["ftl.gc.victim"] for r in fig13.runs} == {"random", "greedy", "cost_benefit"}

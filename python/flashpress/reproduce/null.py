@@ -21,7 +21,7 @@ run its schemes are nulled against in the paper's ``figure_baselines``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,16 +33,16 @@ if TYPE_CHECKING:
 
     from flashpress.reproduce.scale import Scale
 
-#: Columns that identify a run rather than measure it (never replaced).
-ID_COLUMNS = ("figure", "run_id", "run", "status", "error", *LABEL_KEYS)
+#: Columns that identify a run rather than measure it (never replaced), besides its labels.
+ID_COLUMNS = ("figure", "run_id", "run", "status", "error")
 
 
 def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def _labels_of(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (row.get("figure"), *(None if _missing(row.get(k)) else row.get(k) for k in LABEL_KEYS))
+def _labels_of(row: Mapping[str, Any], labels: Sequence[str]) -> tuple[Any, ...]:
+    return (row.get("figure"), *(None if _missing(row.get(k)) else row.get(k) for k in labels))
 
 
 def _invert(v: Any, b: Any) -> Any:
@@ -58,19 +58,20 @@ def _invert(v: Any, b: Any) -> Any:
 
 def _transform(
     table: pd.DataFrame,
-    baselines: Mapping[str, str],
+    baselines: Mapping[str, Any],
     *,
     reverse: bool,
-    per_figure: Mapping[str, Mapping[str, str]] | None = None,
+    per_figure: Mapping[str, Mapping[str, Any]] | None = None,
+    labels: Sequence[str] = LABEL_KEYS,
 ) -> pd.DataFrame:
     import pandas as pd
 
     if table.empty:
         return table.copy()
     rows = [{str(k): v for k, v in r.items()} for r in table.to_dict("records")]
-    measured = [c for c in table.columns if c not in ID_COLUMNS]
+    measured = [c for c in table.columns if c not in ID_COLUMNS and c not in labels]
     per_figure = per_figure or {}
-    ok = {_labels_of(r): r for r in rows if r.get("status") == "ok"}
+    ok = {_labels_of(r, labels): r for r in rows if r.get("status") == "ok"}
     out = []
     for r in rows:
         # The baseline of a run: the same figure and labels with the labels that name a scheme
@@ -82,7 +83,7 @@ def _transform(
             continue
         # The nearest baseline: one label changed if such a run exists, else all of them.
         tries = [{k: v} for k, v in want.items() if r.get(k) != v] + [want]
-        ref = next((ok[t] for t in (_labels_of({**r, **w}) for w in tries) if t in ok), None)
+        ref = next((ok[t] for t in (_labels_of({**r, **w}, labels) for w in tries) if t in ok), None)
         if ref is None:
             out.append(r)
             continue
@@ -94,18 +95,24 @@ def _transform(
 
 
 def null_table(
-    table: pd.DataFrame, baselines: Mapping[str, str], per_figure: Mapping[str, Mapping[str, str]] | None = None
+    table: pd.DataFrame,
+    baselines: Mapping[str, Any],
+    per_figure: Mapping[str, Mapping[str, Any]] | None = None,
+    labels: Sequence[str] = LABEL_KEYS,
 ) -> pd.DataFrame:
     """``table`` with each scheme's measured columns replaced by its baseline's (``per_figure``:
-    figures with baselines of their own)."""
-    return _transform(table, baselines, reverse=False, per_figure=per_figure)
+    figures with baselines of their own; ``labels``: the columns that identify a run)."""
+    return _transform(table, baselines, reverse=False, per_figure=per_figure, labels=labels)
 
 
 def reversed_table(
-    table: pd.DataFrame, baselines: Mapping[str, str], per_figure: Mapping[str, Mapping[str, str]] | None = None
+    table: pd.DataFrame,
+    baselines: Mapping[str, Any],
+    per_figure: Mapping[str, Mapping[str, Any]] | None = None,
+    labels: Sequence[str] = LABEL_KEYS,
 ) -> pd.DataFrame:
     """``table`` with each scheme's change against its baseline inverted."""
-    return _transform(table, baselines, reverse=True, per_figure=per_figure)
+    return _transform(table, baselines, reverse=True, per_figure=per_figure, labels=labels)
 
 
 @dataclass(frozen=True)
@@ -133,8 +140,8 @@ def null_check(paper: str, table: pd.DataFrame, scale: Scale, claims: list[Claim
 
     spec = get_paper(paper)
     cs = spec.claims() if claims is None else claims
-    nulled = null_table(table, spec.baselines, spec.figure_baselines)
-    flipped = reversed_table(table, spec.baselines, spec.figure_baselines)
+    nulled = null_table(table, spec.baselines, spec.figure_baselines, spec.run_labels)
+    flipped = reversed_table(table, spec.baselines, spec.figure_baselines, spec.run_labels)
     found: list[NullHold] = []
     for c in cs:
         if exempt(c):

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from flashpress.reproduce.experiments import LABEL_KEYS
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -54,6 +56,9 @@ class Paper:
     #: Figures whose runs compare schemes with each other and have no baseline run: the run
     #: each is nulled against, per label (``{"fig19": {"scheme": "PR"}}``).
     figure_baselines: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: The result columns that identify a run (the null model pairs runs by them and replaces
+    #: every other column); the shared label keys unless a paper's rows carry others.
+    run_labels: tuple[str, ...] = LABEL_KEYS
 
 
 def get_paper(key: str) -> Paper:

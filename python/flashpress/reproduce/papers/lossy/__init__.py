@@ -42,4 +42,7 @@ PAPER = Paper(
     plotters=LOSSY_PLOTTERS,
     # Every codec is compared with storing the field raw.
     baselines={"scheme": "raw"},
+    # The rows are measurements, not simulations: `ratio` is the compression ratio measured, and
+    # a run is told apart by its data set, codec, bound, threads and fio shape.
+    run_labels=("scheme", "workload", "variant", "setting", "threads", "numjobs", "bs", "candidate", "rep"),
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flashpress.reproduce.papers import Paper, prefixed_scale
 from flashpress.reproduce.papers.prssd.claims import prssd_claims
+from flashpress.reproduce.papers.prssd.data import STORED
 from flashpress.reproduce.papers.prssd.experiments import prssd_figures
 from flashpress.reproduce.papers.prssd.report import table2
 from flashpress.reproduce.scale import Scale
@@ -28,4 +29,7 @@ PAPER = Paper(
     about=_about,
     scale_shown=prefixed_scale("prssd_"),
     tables=table2,
+    # Figures without a Baseline run: Fig. 4 compares SP with P (compression's gain), Fig. 8 the
+    # codecs with storing the pages as they are, Fig. 19 the split decision with Split All.
+    figure_baselines={"fig4": {"scheme": "P"}, "fig8": {"scheme": STORED}, "fig19": {"scheme": "PR_SplitAll"}},
 )

@@ -121,14 +121,18 @@ def test_never_means_in_no_run() -> None:
     assert status_of(c, [{"stack.temperature.shutdown_s": None}, {"stack.temperature.shutdown_s": 3.0}]) == "fails"
 
 
-def test_between_is_strict() -> None:
-    c = between("f", "C between A and B", "C", "A", "B", "waf")
+def test_between_is_strict_and_in_the_seeds_orientation() -> None:
+    c = between("f", "C between B (lower) and A", "C", "B", "A", "waf")
     rows = [{"scheme": s, "waf": w} for s, w in (("A", 1.0), ("B", 0.5), ("C", 1.0))]
     assert status_of(c, rows) == "inconclusive"  # C equals A: not "between"
     rows[2]["waf"] = 0.75
     assert status_of(c, rows) == "holds"
     rows[2]["waf"] = 1.2
     assert status_of(c, rows) == "fails"
+    # The orientation is the seed's: with the ends the other way round the claim fails (were it
+    # read from the runs, it would hold with every change reversed).
+    rows[2]["waf"] = 0.75
+    assert status_of(between("f", "C between A (lower) and B", "C", "A", "B", "waf"), rows) == "fails"
 
 
 def test_lowest_is_against_every_scheme() -> None:

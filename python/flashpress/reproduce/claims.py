@@ -733,20 +733,20 @@ def bound(
 
 
 def between(figure: str, seed: str, name: str, low: str, high: str, metric_name: str, **labels: Any) -> Claim:
-    """Ordering: ``name`` strictly between ``low`` and ``high``: above the lower one and below the
-    upper one, each by more than the noise band (an end it equals is inconclusive)."""
+    """Ordering: ``name`` strictly between ``low`` and ``high`` in the seed's orientation: above
+    ``low`` and below ``high`` in ``metric_name``, each by more than the noise band (an end it
+    equals is inconclusive). The orientation is the seed's, not read from the runs: otherwise the
+    claim would hold just as well with every change reversed."""
 
     labels, marks = _split(labels)
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         a = changes(table, figure, name, low, metric_name, **labels)
         b = changes(table, figure, name, high, metric_name, **labels)
-        ends = changes(table, figure, high, low, metric_name, **labels)
-        if a is None or b is None or ends is None:
+        if a is None or b is None:
             return missing(f"{name}, {low} and {high}")
-        up = ends.value > 0  # is `high` above `low` in our runs?
-        va = judge_ordering(a, up, f"{name} vs {low}")
-        vb = judge_ordering(b, not up, f"{name} vs {high}")
+        va = judge_ordering(a, True, f"{name} vs {low}")
+        vb = judge_ordering(b, False, f"{name} vs {high}")
         statuses = {va.status, vb.status}
         status = FAILS if FAILS in statuses else INCONCLUSIVE if INCONCLUSIVE in statuses else HOLDS
         return Verdict(status, a.value, f"{status}: {va.why}; {vb.why}", len(a.per_seed))

@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from _browser import Browser
-from test_report_html import blank_reason
+from _browser import Browser, blank_reason
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"

@@ -23,7 +23,7 @@ pub enum PolicyKind {
     Baseline,
     /// Waltz §6.1: F2FS compresses everything on host cores; the SSD does not compress.
     F2fsc,
-    /// Waltz §6.1 after Ji et al. [19] and COCO [32]: file type plus access frequency choose
+    /// Waltz §6.1 after Ji et al. \[19\] and COCO \[32\]: file type plus access frequency choose
     /// host or device; not temperature-aware.
     Fpc,
     /// COCO (FACS): data not tagged hot whose first three blocks compress better than `Tc`

@@ -111,7 +111,7 @@ impl Policy {
     }
 
     /// Whether the host manages the device's temperature (the cooperative schemes), so the
-    /// device's own throttling is off (Waltz §6.3.1: TCS "eliminat[es] throttling").
+    /// device's own throttling is off (Waltz §6.3.1: TCS "eliminat\[es\] throttling").
     pub fn host_managed_thermal(&self) -> bool {
         matches!(
             self.kind,

@@ -19,7 +19,7 @@
 //! cleared on erase); an LBA is still valid there if its map entry has a part in the block.
 //!
 //! Memory: 8 bytes of map entry per logical block of a touched 64 Ki-block range (see
-//! [`super::map`]) plus 4 bytes per chunk in its block's LBA list (live or stale until the
+//! `ftl::map`) plus 4 bytes per chunk in its block's LBA list (live or stale until the
 //! block is erased) -- about 12 bytes per stored chunk -- plus per-block arrays
 //! (about 60 bytes per erase block), plus with straddling 4 bytes per flash page.
 

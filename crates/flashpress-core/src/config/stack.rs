@@ -244,13 +244,13 @@ impl Default for CocoConfig {
     }
 }
 
-/// FPC (Waltz §6.1): "a hybrid metric of the file types [19] and access frequency [32]": files
+/// FPC (Waltz §6.1): "a hybrid metric of the file types \[19\] and access frequency \[32\]": files
 /// of a selected type that are not frequently accessed are compressed on the host, the rest
 /// by the CCSD.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FpcConfig {
-    /// How access frequency is told: `tag` (the default) reads it as COCO [32] does, from the
+    /// How access frequency is told: `tag` (the default) reads it as COCO \[32\] does, from the
     /// hot/cold tag of the data (the workload's hotness, or F2FS's own classification with
     /// `coco.tags`): hot data is frequently accessed; `accesses` counts each file's reads and
     /// writes against `hot_accesses`.
@@ -266,7 +266,7 @@ pub struct FpcConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FpcFrequency {
-    /// The data's hot/cold tag, as COCO [32] classifies it: hot is frequent.
+    /// The data's hot/cold tag, as COCO \[32\] classifies it: hot is frequent.
     #[default]
     Tag,
     /// A count of the file's accesses against `hot_accesses`.

@@ -773,8 +773,10 @@ def same_without_sc(seed: str) -> Claim:
 
 SCHEMES = ("Baseline", "F2FSC", "FPC", "TCS", "Waltz_s", "Waltz_p")
 WALTZ = ("Waltz_s", "Waltz_p")
-#: Why FPC's host compression is checked: the seed credits FPC's "selective compression".
-FPC_HOST = ("stack.tasks.compress_host_blocks", "compresses a block on the host")
+#: Why FPC's host (de)compression is checked: the seed credits FPC's "selective compression". The
+#: share of tasks on the host, not the blocks compressed in the window: the Filebench files FPC
+#: selects are laid out (host-compressed) before the window, which then reads them.
+FPC_HOST = ("stack.tasks.host_share", "runs a (de)compression on the host")
 #: Why a claim on a hot-started run's throttle is by construction.
 HOT_START = (
     "the Fig 14-19 runs start at 77 °C, above the 76 °C throttle trigger (stack.ccsd.thermal.initial_c), so "

@@ -21,8 +21,10 @@ FLASHPRESS_CHROMIUM := $(CHROMIUM_DIR)/chromium
 export FLASHPRESS_CHROMIUM
 GCIDE_DEB_VERSION := 0.48.5+nmu2
 GCIDE_SHA256 := 802beb667e1fb666203e750f1faea60d5c202ac5430c2083c4180494609f10a7
+FIO_EXAMPLES_DEB_VERSION := 3.33-3
+FIO_EXAMPLES_DEB_SHA256 := 753af4393ee9d4e69e4a0deacf235015c30f523b299c94e85e2e4556bfbcfd95
 
-.PHONY: venv develop run test test-rust test-python lint test-slow bench bench-lossy bench-waltz codec-report testdata chromium lock clean
+.PHONY: venv develop run test test-rust test-python lint docs test-slow testdata-full bench bench-lossy bench-waltz codec-report testdata chromium lock clean
 
 ## venv: create $(VENV) and install the pinned Python dependencies (redone when the lock changes)
 venv: $(VENV_STAMP)
@@ -43,8 +45,8 @@ $(DEVELOP_STAMP): $(VENV_STAMP) $(RUST_SOURCES)
 run: develop
 	$(BIN)/flashpress run
 
-## test: every check CI runs (formatting, lints, types, Rust and Python tests)
-test: test-rust lint test-python
+## test: every check CI runs (formatting, lints, types, Rust and Python tests, the docs)
+test: test-rust lint docs test-python
 
 test-rust: testdata
 	cargo fmt --all --check
@@ -56,14 +58,21 @@ lint: venv
 	$(BIN)/ruff format --check python tests/python testdata scripts
 	$(BIN)/mypy python/flashpress
 
+## docs: the documentation site from docs/ into site/ (MkDocs, Material theme; --strict: a broken
+## link or a page that does not build fails) and the Rust API docs (cargo doc; a broken
+## intra-doc link fails)
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --quiet
+
 test-python: develop testdata chromium
 	$(BIN)/pytest tests/python -m "not slow" $(PYTEST_ARGS)
 
-## test-slow: the slow Python tests (long runs, real job files on larger devices)
-test-slow: develop testdata
+## test-slow: the slow Python tests (long runs, real job files on larger devices, the CAGC releases)
+test-slow: develop testdata-full
 	$(BIN)/pytest tests/python -m slow $(PYTEST_ARGS)
 
-## bench: the issue-2 speed benchmark (Rust core alone, then the Python path); prints JSON
+## bench: the core speed benchmark, random 4 KiB writes on bench-mlc-2g (Rust core alone, then the Python path); prints JSON
 bench: develop
 	$(BIN)/python benchmarks/bench_core.py
 
@@ -79,15 +88,37 @@ bench-waltz:
 codec-report: develop testdata
 	$(BIN)/python benchmarks/codec_report.py --testdata $(TESTDATA)
 
-## testdata: real files for the codec tests: $(TESTDATA)/gcide.dict, ~40 MB of English
-## dictionary text from Debian's dict-gcide (dictzip is gzip-compatible), checked by SHA-256;
-## and the PR-SSD workloads' ext4 images of real files ($(TESTDATA)/prssd, testdata/prssd.toml:
-## ~330 MB of pinned Debian and PyPI packages, each checked by SHA-256, then the images by theirs);
-## and the CAGC workloads' six consecutive linux-source-6.1 releases laid out flat ($(TESTDATA)/cagc,
-## testdata/cagc.toml: 6 x 139 MB packages, 6 x 1.49 GB images, each checked by SHA-256); and the
-## lossy-compression fields, netCDF files of real scientific data ($(TESTDATA)/lossy, testdata/lossy.toml:
-## 84 MB of Ferret's and NCL's Debian data packages and Iris's PyPI sample data, 82 MB of files, each checked by SHA-256)
-testdata: $(TESTDATA)/gcide.dict $(TESTDATA)/prssd/images.json $(TESTDATA)/cagc/images.json $(TESTDATA)/lossy/images.json
+## testdata: the real files the default tests read, each checked by SHA-256 (about 400 MB of downloads):
+## $(TESTDATA)/gcide.dict, ~40 MB of English dictionary text from Debian's dict-gcide (dictzip is
+## gzip-compatible); $(TESTDATA)/fio-examples, the 86 example job files of Debian's fio-examples
+## $(FIO_EXAMPLES_DEB_VERSION) (fio's own examples/ folder); the PR-SSD workloads' ext4 images of real files
+## ($(TESTDATA)/prssd, testdata/prssd.toml: ~280 MB of pinned Debian and PyPI packages, each checked
+## by SHA-256, then the images by theirs); two consecutive releases of Python 3.11's standard library laid
+## out flat, the small real duplicate data of the default dedup tests ($(TESTDATA)/cagc-small,
+## testdata/cagc-small.toml: 2 x 1.8 MB packages); and the lossy-compression fields, netCDF files of real
+## scientific data ($(TESTDATA)/lossy, testdata/lossy.toml: 84 MB of Ferret's and NCL's Debian data
+## packages and Iris's PyPI sample data, 82 MB of files, each checked by SHA-256)
+testdata: $(TESTDATA)/gcide.dict $(TESTDATA)/fio-examples/.complete $(TESTDATA)/prssd/images.json \
+	$(TESTDATA)/cagc-small/images.json $(TESTDATA)/lossy/images.json
+
+## testdata-full: `testdata` plus the CAGC reproduction's six consecutive linux-source-6.1 releases laid
+## out flat ($(TESTDATA)/cagc, testdata/cagc.toml: 6 x 139 MB packages, 6 x 1.49 GB images, each checked
+## by SHA-256); `make test-slow` and `flashpress reproduce cagc` need it
+testdata-full: testdata $(TESTDATA)/cagc/images.json
+
+$(TESTDATA)/cagc-small/images.json: testdata/cagc-small.toml testdata/fetch.py
+	$(PYTHON) testdata/fetch.py --manifest testdata/cagc-small.toml --out $(TESTDATA)/cagc-small
+
+$(TESTDATA)/fio-examples/.complete:
+	rm -rf $(TESTDATA)/fio-examples.tmp $(TESTDATA)/fio-examples && mkdir -p $(TESTDATA)/fio-examples.tmp
+	cd $(TESTDATA)/fio-examples.tmp && apt-get download -q fio-examples=$(FIO_EXAMPLES_DEB_VERSION)
+	echo "$(FIO_EXAMPLES_DEB_SHA256)  $$(ls $(TESTDATA)/fio-examples.tmp/fio-examples_*.deb)" | sha256sum --check --quiet
+	dpkg-deb -x $(TESTDATA)/fio-examples.tmp/fio-examples_*.deb $(TESTDATA)/fio-examples.tmp/root
+	mkdir -p $(TESTDATA)/fio-examples.tmp/out
+	cp $(TESTDATA)/fio-examples.tmp/root/usr/share/doc/fio/examples/*.fio $(TESTDATA)/fio-examples.tmp/out/
+	touch $(TESTDATA)/fio-examples.tmp/out/.complete
+	mv $(TESTDATA)/fio-examples.tmp/out $(TESTDATA)/fio-examples
+	rm -rf $(TESTDATA)/fio-examples.tmp
 
 $(TESTDATA)/prssd/images.json: testdata/prssd.toml testdata/fetch.py
 	$(PYTHON) testdata/fetch.py --manifest testdata/prssd.toml --out $(TESTDATA)/prssd
@@ -120,7 +151,7 @@ lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
 	.lock-venv/bin/python -m pip install --quiet --upgrade pip
-	.lock-venv/bin/python -m pip install --quiet "maturin>=1.8,<2" pandas pyarrow tqdm matplotlib "dask[distributed]" pysz "zfpy==1.0.1" netCDF4 h5py pytest hypothesis ruff mypy pandas-stubs types-tqdm
+	.lock-venv/bin/python -m pip install --quiet "maturin>=1.8,<2" pandas pyarrow tqdm matplotlib "dask[distributed]" pysz "zfpy==1.0.1" netCDF4 h5py pytest hypothesis ruff mypy pandas-stubs types-tqdm mkdocs mkdocs-material "mkdocstrings[python]"
 	{ echo "# Every Python dependency of flashpress (runtime, test, lint, build), pinned."; \
 	  echo "# Resolved with pip in a scratch Python 3.11 venv and written with pip freeze;"; \
 	  echo "# regenerate with: make lock"; \
@@ -128,4 +159,4 @@ lock:
 	rm -rf .lock-venv
 
 clean:
-	rm -rf $(VENV) python/flashpress/*.so
+	rm -rf $(VENV) python/flashpress/*.so site

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Speed of the deduplicating SSD (issue 12), printing one JSON object on its last line.
+"""Speed of the deduplicating SSD, printing one JSON object on its last line.
 
 Device: the ``cagc`` preset (CAGC Table I: SLC, 4 KiB pages, 64 pages per block, 8 channels x
 4 chips x 2 planes) with 256 blocks per plane (4 GiB), preconditioned by a sequential fill of

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Speed benchmark of issue 2, printing one JSON object on its last line.
+"""Speed benchmark of the core (random 4 KiB writes after a 90% fill), printing one JSON object on its last line.
 
 Device (preset ``bench-mlc-2g``): 8 channels x 2 chips x 1 die x 2 planes, 256 blocks x
 64 pages x 4 KiB per plane, OP 7%, MLC 75 us / 750 us / 3.8 ms, greedy GC below 5% free
@@ -10,7 +10,7 @@ DiskSim/MQSim ASCII trace as fast as possible.
 Measured twice: the Rust core alone (``examples/bench_core.rs``, no interpreter) and the
 Python path (``flashpress.simulate``), each in its own process so peak RSS is its own.
 
-Then the MQSim-comparable workload of issue 9: the same device and fill, 1,000,000 uniform
+Then the MQSim-comparable workload: the same device and fill, 1,000,000 uniform
 random 4 KiB writes *inside the filled 90%*, run by the core with the preset's own
 controller (first come first served, non-preemptible GC: MQSim-like) and with the
 ``default`` preset's realistic controller (read priority, program/erase suspension,
@@ -104,7 +104,7 @@ def main() -> None:
         gen_s = time.perf_counter() - t0
         core = run_child([str(binary), str(trace)])
         result = {
-            "benchmark": "issue-2 random 4 KiB writes after a 90% fill, bench-mlc-2g, QD 32",
+            "benchmark": "random 4 KiB writes after a 90% fill, bench-mlc-2g, QD 32",
             "requests": core["requests"],
             "requests_per_wall_s": core["requests_per_wall_s"],
             "peak_rss_mib": core["peak_rss_mib"],

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Speed of the lossy codecs on real fields (issue 13), printing one JSON object on its last line.
+"""Speed of the lossy codecs on real fields, printing one JSON object on its last line.
 
 For each data set (``make testdata``; default etopo5, the largest: 2161 x 4320 float32, 37 MB)
 and codec (SZx-style in the Rust core, SZ3 via pysz, ZFP via zfpy) at a bound of 1e-3 x the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How close the memory estimate (issue 15) comes to what a run really uses: for every preset
+"""How close the memory estimate comes to what a run really uses: for every preset
 and a 1 TiB device, ``flashpress run --dry-run``'s estimate (``flashpress.estimate_memory``)
 against the peak RSS of ``flashpress run`` in a child process of its own (``os.wait4``).
 Prints one row per config and, on its last line, one JSON object with every row.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What writing results costs (issue 14): ``flashpress run`` on the issue-2 benchmark (the
+"""What writing results costs: ``flashpress run`` on the core speed benchmark (the
 ``bench-mlc-2g`` device filled to 90%, then 1,000,000 uniform random 4 KiB writes replayed from
 a DiskSim trace at QD 32; see ``bench_core.py``) without ``--out``, with ``--out`` (Parquet
 timeline) and with ``--out --timeline-format csv``. Each is its own process, run ``--repeats``
@@ -94,7 +94,7 @@ def main() -> None:
     base_wall = statistics.median(r[0] for r in runs["no_out"])
     base_cpu = statistics.median(r[1] for r in runs["no_out"])
     result: dict[str, object] = {
-        "benchmark": "flashpress run [--out] on the issue-2 workload (bench-mlc-2g, random 4 KiB writes, QD 32)",
+        "benchmark": "flashpress run [--out] on the core speed benchmark's workload (bench-mlc-2g, random 4 KiB writes, QD 32)",
         "requests": args.requests,
         "repeats": args.repeats,
         "load_average": os.getloadavg(),

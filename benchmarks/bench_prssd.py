@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Speed of the compressing plain SSD (issue 11), printing one JSON object on its last line.
+"""Speed of the compressing plain SSD, printing one JSON object on its last line.
 
 Device: the ``prssd`` preset (PR-SSD Table 1: TLC, 16 KiB pages, 4 KiB partial reads, 8
 channels x 2 chips x 2 dies x 2 planes, 512 pages per block) with 128 blocks per plane

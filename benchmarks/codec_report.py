@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Codec report of issue 3: space saving and single-core throughput of DPC, FPC, BDI, LZ4,
+"""Codec report: space saving and single-core throughput of DPC, FPC, BDI, LZ4,
 zstd-1, zstd-3 and deflate-6 at 4 KiB and 16 KiB blocks on two real corpora, as Markdown.
 
 - **text**: GCIDE, the Collaborative International Dictionary of English (~40 MB), from

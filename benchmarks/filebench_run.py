@@ -13,7 +13,7 @@ import json
 import sys
 import time
 
-from flashpress.reproduce import experiments
+from flashpress.reproduce.papers.waltz import experiments
 from flashpress.reproduce.runner import plan
 from flashpress.reproduce.scale import SCALES
 from flashpress.run import simulate

@@ -7,7 +7,8 @@ SHA-256 and unpacked. Each image then gets the files of its packages that match 
 the package files themselves), and ``mke2fs -d`` lays them out in an ext4 image a tenth larger
 than the data, with a fixed UUID, hash seed and clock, so the image is the same bytes on every
 machine with the same e2fsprogs. A ``flat`` image is the regular files of a tarball inside one
-package, in the tarball's order, each from a 4 KiB boundary with its tail zero-padded (the data
+package (or, without ``tar``, of the package itself), in
+the tarball's order, each from a 4 KiB boundary with its tail zero-padded (the data
 blocks a file system gives the files, without its metadata), streamed without unpacking, and a
 ``NAME.files`` list beside it gives each file's blocks and path. A package may name a ``url``
 (a Debian pool file) instead of ``apt``, so a version that the machine's package lists no longer
@@ -164,12 +165,13 @@ def _matches(rel: Path, include: list[str]) -> bool:
 
 
 def build_flat(name: str, spec: dict[str, Any], pkgs: dict[str, Path], out: Path, manifest: Path) -> dict:
-    """A ``flat`` image: the regular files of tarball ``tar`` inside package ``from`` (one)."""
+    """A ``flat`` image: the regular files of tarball ``tar`` inside package ``from`` (one), or of the
+    package's own file tree when the spec names no ``tar``."""
     where = f"{manifest}: [images.{name}]"
     for key in spec:
         if key not in ("what", "from", "layout", "tar", "sha256"):
             raise FetchError(f"{where}: unknown key `{key}` (expected what, from, layout, tar, sha256)")
-    for key in ("what", "from", "tar"):
+    for key in ("what", "from"):
         if key not in spec:
             raise FetchError(f"{where}: a flat image expects `{key}`")
     if len(spec["from"]) != 1 or spec["from"][0] not in pkgs:
@@ -181,28 +183,36 @@ def build_flat(name: str, spec: dict[str, Any], pkgs: dict[str, Path], out: Path
     p = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
     found = False
     assert p.stdout is not None
+
+    def lay_out(tar: tarfile.TarFile, o: Any, ls: Any) -> None:
+        nonlocal zeros, blocks, files, data
+        for im in tar:
+            if not im.isreg():
+                continue
+            f = tar.extractfile(im)
+            assert f is not None
+            b = f.read()
+            b += bytes(-len(b) % BLOCK)
+            n = len(b) // BLOCK
+            zeros += sum(b[i : i + BLOCK] == zero for i in range(0, len(b), BLOCK))
+            o.write(b)
+            digest.update(b)
+            ls.write(f"{n}\t{im.name}\n")
+            blocks, files, data = blocks + n, files + 1, data + im.size
+
     try:
         with tarfile.open(fileobj=p.stdout, mode="r|") as outer, tmp.open("wb") as o, tmp_listing.open("w") as ls:
-            for m in outer:
+            if "tar" not in spec:
+                found = True
+                lay_out(outer, o, ls)
+            for m in outer if "tar" in spec else []:
                 if m.name.lstrip("./") != spec["tar"]:
                     continue
                 found = True
                 inner_f = outer.extractfile(m)
                 assert inner_f is not None
                 with tarfile.open(fileobj=inner_f, mode="r|*") as inner:
-                    for im in inner:
-                        if not im.isreg():
-                            continue
-                        f = inner.extractfile(im)
-                        assert f is not None
-                        b = f.read()
-                        b += bytes(-len(b) % BLOCK)
-                        n = len(b) // BLOCK
-                        zeros += sum(b[i : i + BLOCK] == zero for i in range(0, len(b), BLOCK))
-                        o.write(b)
-                        digest.update(b)
-                        ls.write(f"{n}\t{im.name}\n")
-                        blocks, files, data = blocks + n, files + 1, data + im.size
+                    lay_out(inner, o, ls)
                 break
         # The rest of the package (dpkg-deb blocks writing it until it is read).
         while p.stdout.read(1 << 20):

@@ -12,14 +12,17 @@ the ones that need trims and chosen content ids together, which no standard trac
 
 Both write the trace atomically (a ``.tmp`` file renamed at the end) and return what they wrote
 as a :class:`TraceInfo`. Replay them with ``workload = {type = "trace", format = "csv",
-replay = "afap"}``: every request has time 0, so only the closed loop orders them.
+replay = "afap"}`` (:func:`workload`): every request has time 0, so only the closed loop orders
+them; or, for a :func:`dedup_trace` written with ``mean_gap_us``, whose requests arrive at random
+times with idle gaps between them, with ``replay = "timed"`` (:func:`timed_workload`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO
@@ -61,23 +64,32 @@ class TraceInfo:
 
 
 class _Writer:
-    """Counts what goes into a csv trace."""
+    """Counts what goes into a csv trace. With ``gaps`` (a generator of inter-arrival times in
+    ns) each read and write arrives one gap after the request before it; a trim arrives with the
+    write that made it (a file deleted to make room). Without, every request has time 0."""
 
-    def __init__(self, f: IO[str]) -> None:
+    def __init__(self, f: IO[str], gaps: Iterator[int] | None = None) -> None:
         self.f = f
         self.reads = self.writes = self.trims = 0
+        self.gaps = gaps
+        self.now = 0
         self.f.write(HEADER)
 
+    def _arrive(self) -> int:
+        if self.gaps is not None:
+            self.now += next(self.gaps)
+        return self.now
+
     def write(self, block: int, blocks: int, content: int) -> None:
-        self.f.write(f"0,W,{block * BLOCK},{blocks * BLOCK},{content}\n")
+        self.f.write(f"{self._arrive()},W,{block * BLOCK},{blocks * BLOCK},{content}\n")
         self.writes += 1
 
     def read(self, block: int, blocks: int) -> None:
-        self.f.write(f"0,R,{block * BLOCK},{blocks * BLOCK},\n")
+        self.f.write(f"{self._arrive()},R,{block * BLOCK},{blocks * BLOCK},\n")
         self.reads += 1
 
     def trim(self, block: int, blocks: int) -> None:
-        self.f.write(f"0,T,{block * BLOCK},{blocks * BLOCK},\n")
+        self.f.write(f"{self.now},T,{block * BLOCK},{blocks * BLOCK},\n")
         self.trims += 1
 
     def info(self, path: Path, **rest: int) -> TraceInfo:
@@ -98,6 +110,23 @@ def workload(path: Path, queue_depth: int = 8) -> dict[str, object]:
     w: dict[str, object] = json.loads(_core.default_trace_config(str(Path(path).absolute()), "csv"))
     w.update(replay="afap", queue_depth=queue_depth)
     return w
+
+
+def timed_workload(path: Path, time_scale: float = 1.0) -> dict[str, object]:
+    """The ``workload`` table that replays csv trace ``path`` at its requests' own times (times
+    ``time_scale``): an open loop, so the device is idle between arrivals."""
+    w: dict[str, object] = json.loads(_core.default_trace_config(str(Path(path).absolute()), "csv"))
+    w.update(replay="timed", time_scale=time_scale)
+    return w
+
+
+def _exponential_gaps(mean_us: float, seed: int) -> Iterator[int]:
+    """Inter-arrival times (ns, at least 1) of a Poisson arrival process with mean ``mean_us``,
+    from their own random stream (so a trace's requests do not depend on whether it is timed)."""
+    rng = np.random.default_rng([seed, 0x71AE])
+    while True:
+        for g in rng.exponential(mean_us * 1000.0, 65536):
+            yield max(1, round(g))
 
 
 def _listing(image: Path) -> list[tuple[int, str]]:
@@ -309,6 +338,7 @@ def dedup_trace(
     seed: int = 0,
     population: Population = Population(),
     prefill: bool = True,
+    mean_gap_us: float | None = None,
 ) -> TraceInfo:
     """A file population with duplicates on a logical space of ``capacity_bytes``.
 
@@ -330,6 +360,11 @@ def dedup_trace(
     until live data reaches ``fill`` (a server's file system holds its data before its trace starts); those writes come
     first and are counted in ``prefill_writes``. Run it without the device's own precondition
     (``precondition.fill_fraction = 0``).
+
+    ``mean_gap_us``: requests (the prefill's too) arrive as a Poisson process with this mean
+    inter-arrival time, so a timed replay (:func:`timed_workload`) leaves the device idle between
+    them; None: every request has time 0 (closed-loop replay). The gaps come from their own
+    random stream: the requests are the same either way.
     """
     if isinstance(profile, str) and profile not in TABLE2:
         raise ConfigError(f"dedup_trace: unknown profile {profile!r} (expected one of {sorted(TABLE2)})")
@@ -352,6 +387,8 @@ def dedup_trace(
         raise ConfigError(f"dedup_trace: population.pool_runs must be >= 1, got {pop.pool_runs}")
     if not pop.zipf >= 0:
         raise ConfigError(f"dedup_trace: population.zipf must be >= 0, got {pop.zipf}")
+    if mean_gap_us is not None and not (math.isfinite(mean_gap_us) and mean_gap_us > 0):
+        raise ConfigError(f"dedup_trace: mean_gap_us must be a positive number of microseconds, got {mean_gap_us}")
     rng = np.random.default_rng(seed)
     mean_b = max(1.0, p.mean_request_kib * 1024 / BLOCK)
     mean_file = pop.mean_file_blocks if pop.mean_file_blocks is not None else max(32.0, 8 * mean_b)
@@ -453,7 +490,7 @@ def dedup_trace(
     ops = rng.random(requests) < p.write_ratio
     sizes = np.minimum(rng.geometric(1.0 / mean_b, requests), 256)
     with AtomicFile(out) as fh:
-        w = _Writer(fh)
+        w = _Writer(fh, None if mean_gap_us is None else _exponential_gaps(mean_gap_us, seed))
         if prefill:
             while space.used + 256 < limit:
                 write(int(min(rng.geometric(1.0 / mean_b), 256)), 1.0, p.dedup_ratio)
@@ -480,4 +517,13 @@ def dedup_trace(
     )
 
 
-__all__ = ["TABLE2", "Population", "Profile", "TraceInfo", "dedup_trace", "releases_trace", "workload"]
+__all__ = [
+    "TABLE2",
+    "Population",
+    "Profile",
+    "TraceInfo",
+    "dedup_trace",
+    "releases_trace",
+    "timed_workload",
+    "workload",
+]

@@ -1,5 +1,5 @@
-"""Headless Chromium driven over the DevTools protocol, for the HTML report's tests (imported as
-``_browser``).
+"""Headless Chromium driven over the DevTools protocol, for the tests of the HTML report and of
+the documentation site (imported as ``_browser``).
 
 The browser is Debian's, unpacked by ``make chromium`` (``testdata/chromium.py``) and found at
 ``$FLASHPRESS_CHROMIUM`` (the Makefile sets it), else ``target/chromium/chromium`` of this source
@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import fcntl
+import io
 import itertools
 import json
 import os
@@ -253,3 +254,19 @@ class Page:
             size = self.send("Page.getLayoutMetrics")["cssContentSize"]
             params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 16384), "scale": 1}
         return base64.b64decode(self.send("Page.captureScreenshot", **params)["data"])
+
+
+def blank_reason(png: bytes) -> str | None:
+    """Why a screenshot looks blank (None when it does not): almost every pixel one colour, or
+    too little contrast to be text and figures."""
+    from PIL import Image, ImageStat
+
+    img = Image.open(io.BytesIO(png)).convert("L")
+    hist = img.histogram()
+    top = max(hist) / sum(hist)
+    spread = ImageStat.Stat(img).stddev[0]
+    if top > 0.985:
+        return f"{top:.1%} of the pixels are one colour"
+    if spread < 8:
+        return f"grey levels spread by {spread:.1f} only"
+    return None

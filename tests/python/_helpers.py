@@ -10,8 +10,19 @@ from typing import Any
 from flashpress import _core
 
 REPO = Path(__file__).resolve().parents[2]
-# CI has shared/ beside the clone.
-SHARED_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+#: MQSim's TPC-C block trace, vendored with its licence (testdata/traces/README.md).
+TPCC_TRACE = REPO / "testdata" / "traces" / "tpcc-small.trace"
+
+
+def fio_example(name: str) -> Path:
+    """Job file ``name`` of fio's own examples (Debian's fio-examples package, ``make testdata``)."""
+    from flashpress.reproduce import testdata
+
+    path = testdata.root() / "fio-examples" / name
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run `make testdata` (or set FLASHPRESS_TESTDATA)")
+    return path
+
 
 #: A short random-write fio workload: enough to exercise the device, fast enough for many tests.
 SMALL_WRITES: dict[str, Any] = {

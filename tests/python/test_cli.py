@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from _helpers import SHARED_DATA
+from _helpers import fio_example
 from flashpress.cli import main, parse_value
 
 SMALL = ["--preset", "tiny", "--set", "workload.jobs=[{rw = 'randwrite', bs = '4k', number_ios = 1500}]"]
@@ -123,10 +123,8 @@ def test_run_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "300 completed" in capsys.readouterr().out
 
 
-def test_job_file_from_shared_data(capsys: pytest.CaptureFixture[str]) -> None:
-    job = SHARED_DATA / "fio" / "ssd-test.fio"
-    if not job.exists():
-        pytest.skip("shared data not present")
+def test_fio_example_job_file(capsys: pytest.CaptureFixture[str]) -> None:
+    job = fio_example("ssd-test.fio")
     # ssd-test.fio asks for size=10g; the tiny device holds 16 MiB, so shrink the jobs inline.
     argv = ["run", "--preset", "tiny", "--job", str(job), "--set", 'workload.global.size="4m"', "--no-progress"]
     assert main(argv) == 0
@@ -136,10 +134,8 @@ def test_job_file_from_shared_data(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.slow
-def test_job_file_from_shared_data_on_default_device(tmp_path: Path) -> None:
-    job = SHARED_DATA / "fio" / "ssd-test.fio"
-    if not job.exists():
-        pytest.skip("shared data not present")
+def test_fio_example_job_file_on_default_device(tmp_path: Path) -> None:
+    job = fio_example("ssd-test.fio")
     assert main(["run", "--job", str(job), "--out", str(tmp_path / "r"), "--no-progress"]) == 0
     s = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert s["read"]["requests"] > 0

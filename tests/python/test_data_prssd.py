@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from flashpress.codec import codec_bench
-from flashpress.reproduce import data_prssd as d
 from flashpress.reproduce import testdata
 from flashpress.reproduce.experiments import normalise_figure_key
+from flashpress.reproduce.papers.prssd import data as d
 
 GPL = Path("/usr/share/common-licenses/GPL-3").read_bytes()
 

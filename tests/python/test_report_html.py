@@ -7,7 +7,6 @@ The browser tests fail, never skip, when Chromium is missing: ``make test`` fetc
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
@@ -19,7 +18,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from _browser import Browser, Page
+from _browser import Browser, Page, blank_reason
 from flashpress import errors
 from flashpress.cli import main
 from flashpress.reproduce import read_results, render
@@ -39,6 +38,7 @@ STATUS_RGB = {
     "inconclusive": "rgb(255, 243, 196)",
     "fitted": "rgb(225, 236, 253)",
     "not run": "rgb(236, 236, 236)",
+    "by construction": "rgb(239, 228, 251)",
 }
 
 
@@ -286,22 +286,6 @@ def test_a_document_without_figures_or_status_still_renders(tmp_path: Path) -> N
 def browser() -> Iterator[Browser]:
     with Browser() as b:
         yield b
-
-
-def blank_reason(png: bytes) -> str | None:
-    """Why a screenshot looks blank (None when it does not): almost every pixel one colour, or
-    too little contrast to be text and figures."""
-    from PIL import Image, ImageStat
-
-    img = Image.open(io.BytesIO(png)).convert("L")
-    hist = img.histogram()
-    top = max(hist) / sum(hist)
-    spread = ImageStat.Stat(img).stddev[0]
-    if top > 0.985:
-        return f"{top:.1%} of the pixels are one colour"
-    if spread < 8:
-        return f"grey levels spread by {spread:.1f} only"
-    return None
 
 
 #: Checks of a loaded report page (JavaScript returning a dict).

@@ -202,12 +202,9 @@ def test_simulation_steps_in_small_chunks_match_one_big_run(tiny: Config) -> Non
 
 @pytest.mark.parametrize("fmt", ["disksim"])
 def test_real_trace_runs(fmt: str) -> None:
-    from _helpers import SHARED_DATA, trace_workload
+    from _helpers import TPCC_TRACE, trace_workload
 
-    trace = SHARED_DATA / "traces" / "tpcc-small.trace"
-    if not trace.exists():
-        pytest.skip("shared data not present")
-    w = trace_workload(trace.resolve(), fmt, replay="afap", address_mode="wrap", queue_depth=16)
+    w = trace_workload(TPCC_TRACE, fmt, replay="afap", address_mode="wrap", queue_depth=16)
     r = flashpress.simulate({"preset": "tiny", "workload": w}, progress=False)
     assert r.summary["requests_completed"] == r.summary["requests_issued"] > 6000
 

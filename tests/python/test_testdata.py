@@ -15,7 +15,7 @@ import pytest
 
 from flashpress.errors import FileReadError
 from flashpress.reproduce import testdata
-from flashpress.reproduce.experiments_prssd import TABLE2
+from flashpress.reproduce.papers.prssd.experiments import TABLE2
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_e2fsprogs = pytest.mark.skipif(
@@ -60,6 +60,9 @@ def test_missing_test_data_names_the_file_and_the_fix(tmp_path: Path, monkeypatc
     (tmp_path / "prssd" / "DB.img").write_bytes(bytes(4096))
     with pytest.raises(FileReadError, match=r"found 4096; rerun `make testdata`"):
         testdata.image("prssd", "DB")
+    # The large data is another command's.
+    with pytest.raises(FileReadError, match=r"cagc/images\.json is missing.*run `make testdata-full`"):
+        testdata.image("cagc", "release1")
 
 
 @needs_e2fsprogs
@@ -120,15 +123,45 @@ def test_the_cagc_manifest_pins_six_consecutive_releases() -> None:
     assert all(v.startswith("6.1.") for v in versions)
     key = [tuple(int(x) for x in v[4:].replace("-", ".").split(".")) for v in versions]
     assert key == sorted(key), "releases oldest first"
-    doc = testdata.images("cagc")
     for i, (name, img) in enumerate(m["images"].items(), 1):
         assert name == f"release{i}"
         assert img["layout"] == "flat"
         assert len(img["from"]) == 1
         assert len(img["sha256"]) == 64
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset", ["cagc"])
+def test_the_full_data_sets_are_the_pinned_images(dataset: str) -> None:
+    """The large data of `make testdata-full` (the slow suite builds it)."""
+    _built_images_are_pinned(dataset)
+
+
+@pytest.mark.parametrize("dataset", ["cagc-small"])
+def test_the_default_data_sets_are_the_pinned_images(dataset: str) -> None:
+    _built_images_are_pinned(dataset)
+
+
+def _built_images_are_pinned(dataset: str) -> None:
+    m = tomllib.loads((ROOT / "testdata" / f"{dataset}.toml").read_text())
+    doc = testdata.images(dataset)
+    assert sorted(doc) == sorted(m["images"])
+    for name, img in m["images"].items():
         # fetch.py refuses an image whose bytes differ from the pinned SHA-256: the built one is it.
         assert doc[name]["sha256"] == img["sha256"], name
-        assert testdata.image("cagc", name).with_suffix(".files").exists()
+        assert testdata.image(dataset, name).with_suffix(".files").exists()
+
+
+def test_the_small_release_pair_is_two_consecutive_releases_of_one_package() -> None:
+    m = tomllib.loads((ROOT / "testdata" / "cagc-small.toml").read_text())
+    debs = [Path(p["url"]).name for p in m["packages"].values()]
+    assert len(debs) == 2
+    names = {d.split("_")[0] for d in debs}
+    assert len(names) == 1, debs
+    # Debian revisions one security update apart: +debNNuK then +debNNu(K+1).
+    u = [int(d.split("_")[1].rsplit("u", 1)[1]) for d in debs]
+    assert u[1] == u[0] + 1, debs
+    assert all(len(i["sha256"]) == 64 and i["layout"] == "flat" and "tar" not in i for i in m["images"].values())
 
 
 def _deb_with_tarball(tmp_path: Path, files: dict[str, bytes]) -> Path:
@@ -175,8 +208,15 @@ def test_a_flat_image_pads_each_file_to_a_block_and_lists_it(fetch: Any, tmp_pat
         fetch.build_image("R", {**spec, "sha256": "0" * 64}, {"t": deb}, tmp_path, out, Path("m.toml"))
     with pytest.raises(fetch.FetchError, match=r"has no file 'usr/src/other.tar.xz'"):
         fetch.build_image("R", {**spec, "tar": "usr/src/other.tar.xz"}, {"t": deb}, tmp_path, out, Path("m.toml"))
-    with pytest.raises(fetch.FetchError, match=r"a flat image expects `tar`"):
-        fetch.build_image("R", {k: v for k, v in spec.items() if k != "tar"}, {"t": deb}, tmp_path, out, Path("m"))
+    # Without `tar`, the package's own files are laid out: here its one file, the tarball.
+    own = fetch.build_image("P", {k: v for k, v in spec.items() if k != "tar"}, {"t": deb}, tmp_path, out, Path("m"))
+    tarball = (tmp_path / "debroot" / "usr" / "src" / "t.tar.xz").read_bytes()
+    assert (out / "P.img").read_bytes() == tarball + bytes(-len(tarball) % 4096)
+    assert [line.split("\t")[1] for line in (out / "P.files").read_text().splitlines()] == ["./usr/src/t.tar.xz"]
+    assert own["files"] == 1
+    assert own["data_bytes"] == len(tarball)
+    with pytest.raises(fetch.FetchError, match=r"a flat image expects `from`"):
+        fetch.build_image("R", {k: v for k, v in spec.items() if k != "from"}, {"t": deb}, tmp_path, out, Path("m"))
 
 
 def test_a_release_gone_from_the_archive_is_named(fetch: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

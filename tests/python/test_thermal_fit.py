@@ -103,3 +103,50 @@ def test_the_waltz_preset_is_the_fitted_margin() -> None:
     assert ccsd["throttle_power"] == 1.0
     assert ccsd["thermal"]["leak_w"] == 0.0
     assert ccsd["throttle_speed"] == tf.THROTTLE_SPEED
+
+
+@pytest.mark.parametrize("leak", [tf.Leak(w=0.5, scale_c=20.0), tf.Leak(w=0.3, scale_c=14.4)])
+def test_r_with_leak_keeps_the_plateau(leak: tf.Leak) -> None:
+    r0 = 2.363
+    p = (tf.PLATEAU_C - tf.AMBIENT_C) / r0  # the activity power a leak-free fit puts at the plateau
+    r = tf.r_with_leak(r0, leak)
+    assert r < r0
+    assert plateau(tf.AMBIENT_C, r, p, leak) == pytest.approx(tf.PLATEAU_C, abs=1e-6)
+    # the same point, reached from the room by integrating the model (stable: loop gain below 1)
+    assert tf.plateau_loop_gain(r, leak) < 1.0
+    assert euler(tf.AMBIENT_C, r, p, 10.0, leak, until_c=tf.PLATEAU_C - 0.05) < math.inf
+    assert euler(tf.AMBIENT_C, r, p, 10.0, leak, until_c=tf.PLATEAU_C + 0.05) == math.inf
+    with pytest.raises(ValueError, match="positive"):
+        tf.r_with_leak(0.0, leak)
+
+
+def test_a_leak_too_steep_makes_60_c_an_unstable_point_the_loop_gain_tells() -> None:
+    r0, leak = 2.363, tf.Leak(w=1.0, scale_c=14.4)  # 11.4 W at 60 °C
+    r = tf.r_with_leak(r0, leak)
+    p = (tf.PLATEAU_C - tf.AMBIENT_C) / r0
+    assert tf.AMBIENT_C + r * (p + leak.at(tf.PLATEAU_C)) == pytest.approx(tf.PLATEAU_C)  # a fixed point ...
+    assert tf.plateau_loop_gain(r, leak) > 1.0  # ... but an unstable one:
+    assert plateau(tf.AMBIENT_C, r, p, leak) < tf.PLATEAU_C - 1.0  # the device settles below it
+
+
+def test_the_coco_device_keeps_waltz_fig3_plateau_and_its_power_rises_with_temperature() -> None:
+    from flashpress.reproduce.papers.coco.experiments import coco_device
+
+    waltz = flashpress.Config.from_dict({"preset": "waltz"}).to_dict()["stack"]["ccsd"]
+    coco = coco_device()
+    leak = tf.Leak(
+        w=coco["stack.ccsd.thermal.leak_w"],
+        ref_c=coco["stack.ccsd.thermal.leak_ref_c"],
+        scale_c=coco["stack.ccsd.thermal.leak_scale_c"],
+    )
+    # Waltz's fit puts the activity power of the no-compression run at 37 °C / R (no leakage)
+    p = (tf.PLATEAU_C - tf.AMBIENT_C) / waltz["thermal"]["r_c_per_w"]
+    r = coco["stack.ccsd.thermal.r_c_per_w"]
+    # Fig 3's 60 °C plateau without compression still holds with COCO's leakage, and is stable
+    assert plateau(tf.AMBIENT_C, r, p, leak) == pytest.approx(tf.PLATEAU_C, abs=0.01)
+    assert tf.plateau_loop_gain(r, leak) < 0.5
+    # the leakage is small beside the activity power at the room, and grows as the device heats
+    assert leak.at(tf.AMBIENT_C) < 0.05 * p
+    assert leak.at(tf.THROTTLE_C) > 10 * leak.at(tf.AMBIENT_C)
+    # a throttled engine draws power in proportion to its speed (the physical value)
+    assert coco["stack.ccsd.throttle_power"] == waltz["throttle_speed"] == tf.THROTTLE_SPEED

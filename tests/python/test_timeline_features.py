@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from flashpress.reproduce.claims_waltz import cools_in_host_phases, cycles_at_t_hard, stays_throttled
+from flashpress.reproduce.papers.waltz.claims import cools_in_host_phases, cycles_at_t_hard, stays_throttled
 from flashpress.reproduce.timeline_features import COLUMNS, features
 
 
@@ -92,8 +92,8 @@ def test_stays_throttled_needs_a_throttle_and_no_release() -> None:
 
 
 def test_power_before_the_throttle_and_the_last_rise() -> None:
-    from flashpress.reproduce.claims_coco import levels_off
     from flashpress.reproduce.metrics import power_rise
+    from flashpress.reproduce.papers.coco.claims import levels_off
 
     n = 21  # 20 whole intervals and a partial last one
     tl = timeline(
@@ -109,10 +109,52 @@ def test_power_before_the_throttle_and_the_last_rise() -> None:
     assert abs((power_rise(f) or 0.0) - 10.0) < 1e-9
     # 1 °C per interval: the last tenth of the 20 whole intervals (2) rose 2 °C
     assert f["timeline.rise_last_tenth_c"] == 2.0
+    # 1 °C per interval before the throttle at 1.8 s and after it: the rise did not slow
+    assert abs(f["timeline.heat_rate_before_throttle_c_s"] - 10.0) < 1e-9
+    assert abs(f["timeline.heat_rate_after_throttle_c_s"] - 10.0) < 1e-9
     row = {**f, "stack.temperature.shutdown_s": None, "stack.temperature.max_c": 20.0}
     assert (levels_off(row) or (None,))[0] is False
-    flat = features(tl.assign(temperature_c=[5.0] * n), summary(first_throttle_s=1.8))
-    assert (levels_off({**flat, "stack.temperature.shutdown_s": None, "stack.temperature.max_c": 5.0}) or (None,))[0]
+    # flat after the throttle: levelled off
+    flat_after = [float(min(i, 17)) for i in range(n)]  # flat from the row ending at 1.8 s
+    flat = features(tl.assign(temperature_c=flat_after), summary(first_throttle_s=1.8))
+    assert flat["timeline.heat_rate_after_throttle_c_s"] == 0.0
+    assert (levels_off({**flat, "stack.temperature.shutdown_s": None, "stack.temperature.max_c": 17.0}) or (None,))[0]
+    # a tenth of the first slope is the threshold (LEVEL_RATE_SHARE): just above it is still rising
+    from flashpress.reproduce.papers.coco.claims import LEVEL_RATE_SHARE
+
+    slow = {
+        "timeline.heat_rate_before_throttle_c_s": 10.0,
+        "timeline.heat_rate_after_throttle_c_s": 10.0 * LEVEL_RATE_SHARE * 1.01,
+        "stack.temperature.shutdown_s": None,
+        "stack.temperature.max_c": 80.0,
+    }
+    assert (levels_off(slow) or (None,))[0] is False
+    slower = {**slow, "timeline.heat_rate_after_throttle_c_s": 10.0 * LEVEL_RATE_SHARE * 0.99}
+    assert (levels_off(slower) or (None,))[0] is True
+    # falling as fast after the throttle is not stable either; falling slowly is (a throttle cycle)
+    falling = {**slow, "timeline.heat_rate_after_throttle_c_s": -10.0 * LEVEL_RATE_SHARE * 1.01}
+    assert (levels_off(falling) or (None,))[0] is False
+    cycling = {**slow, "timeline.heat_rate_after_throttle_c_s": -10.0 * LEVEL_RATE_SHARE * 0.99}
+    assert (levels_off(cycling) or (None,))[0] is True
     # a shutdown is not levelling off, however flat the end
     down = {**flat, "stack.temperature.shutdown_s": 1.5, "stack.temperature.max_c": 86.0}
     assert (levels_off(down) or (None,))[0] is False
+    # never throttled: no heat protection to show
+    calm = features(tl.assign(throttled=0), summary())
+    assert levels_off({**calm, "stack.temperature.shutdown_s": None, "stack.temperature.max_c": 20.0}) is None
+
+
+def test_heating_rates_before_and_after_the_first_throttle() -> None:
+    # 2 °C per 0.1 s up to the throttle at 0.4 s, then 0.5 °C per 0.1 s; the last row is partial
+    temps = [20.0, 22.0, 24.0, 26.0, 26.5, 27.0, 27.5, 99.0]
+    tl = timeline(temperature_c=temps, write_mb_s=[1.0] * 8, throttled=[0, 0, 0, 1, 1, 1, 1, 1])
+    f = features(tl, summary(first_throttle_s=0.4))
+    assert abs(f["timeline.heat_rate_before_throttle_c_s"] - 20.0) < 1e-9  # rows 0.1..0.4
+    assert abs(f["timeline.heat_rate_after_throttle_c_s"] - 5.0) < 1e-9  # rows 0.4..0.7, partial 0.8 left out
+    # a shutdown at 0.6 s ends the after phase there (the cooling after it is not the device's heating)
+    down = features(tl.assign(temperature_c=[20.0, 22.0, 24.0, 26.0, 27.0, 28.0, 10.0, 5.0]), summary(0.4, 0.6))
+    assert abs(down["timeline.heat_rate_after_throttle_c_s"] - 10.0) < 1e-9
+    # never throttled: no rates
+    calm = features(tl, summary())
+    assert calm["timeline.heat_rate_before_throttle_c_s"] is None
+    assert calm["timeline.heat_rate_after_throttle_c_s"] is None

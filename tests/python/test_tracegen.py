@@ -15,7 +15,7 @@ from flashpress import Config
 from flashpress.errors import ConfigError
 from flashpress.reproduce import testdata
 from flashpress.run import simulate
-from flashpress.tracegen import TABLE2, Population, dedup_trace, releases_trace, workload
+from flashpress.tracegen import TABLE2, Population, dedup_trace, releases_trace, timed_workload, workload
 
 BLOCK = 4096
 #: A small cagc device: 2 channels x 2 chips x 2 planes x 512 blocks of 64 x 4 KiB (1 GiB).
@@ -114,6 +114,36 @@ def test_cagc_meets_duplicates_in_gc_and_the_counts_still_agree(tmp_path: Path) 
     assert cagc["gc_blocks_erased"] < base["gc_blocks_erased"]
 
 
+def test_a_timed_trace_has_the_same_requests_at_poisson_times_and_replays_open_loop(tmp_path: Path) -> None:
+    """With ``mean_gap_us`` the requests are those of the untimed trace (the gaps have their own
+    random stream), reads and writes arrive at exponential gaps of that mean (a trim with the
+    write that made it), and a timed replay leaves the device idle between them: the run lasts
+    as long as the arrivals, not as long as the closed loop."""
+    cap = _cfg("Baseline", tmp_path / "x.csv").logical_bytes()
+    plain, timed = tmp_path / "plain.csv", tmp_path / "timed.csv"
+    dedup_trace("homes", plain, capacity_bytes=cap, requests=20_000, seed=5)
+    dedup_trace("homes", timed, capacity_bytes=cap, requests=20_000, seed=5, mean_gap_us=200.0)
+    a = pd.read_csv(plain, dtype={"op": str}, keep_default_na=False)
+    b = pd.read_csv(timed, dtype={"op": str}, keep_default_na=False)
+    assert (a["time"] == 0).all()
+    pd.testing.assert_frame_equal(a.drop(columns="time"), b.drop(columns="time"))
+    assert b["time"].is_monotonic_increasing
+    rw = b[b["op"] != "T"]["time"].to_numpy()
+    gaps = rw[1:] - rw[:-1]
+    assert (gaps >= 1).all()
+    # The mean of n exponential gaps: within 4 standard errors (mean / sqrt(n)) of 200 us.
+    assert abs(gaps.mean() - 200_000) < 4 * 200_000 / len(gaps) ** 0.5
+    trims = b.index[b["op"] == "T"]
+    assert len(trims)
+    assert (b["time"][trims].to_numpy() == b["time"][trims - 1].to_numpy()).all()
+    cfg = Config.from_dict({"scheme": "cagc/Baseline", **SMALL, "workload": timed_workload(timed)})
+    s = simulate(cfg, progress=False).summary
+    assert s["requests_completed"] == len(b)
+    assert s["sim_time_s"] >= (rw[-1] - rw[0]) / 1e9, "the run lasts at least from the first arrival to the last"
+    closed = simulate(_cfg("Baseline", plain), progress=False).summary
+    assert s["sim_time_s"] > 2 * closed["sim_time_s"], "the open loop waits for its arrivals"
+
+
 def test_bad_generator_arguments_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown profile 'nfs'"):
         dedup_trace("nfs", tmp_path / "t.csv", capacity_bytes=1 << 30, requests=10)
@@ -121,17 +151,20 @@ def test_bad_generator_arguments_are_named(tmp_path: Path) -> None:
         dedup_trace("mail", tmp_path / "t.csv", capacity_bytes=1 << 20, requests=10)
     with pytest.raises(ConfigError, match=r"population\.fill"):
         dedup_trace("mail", tmp_path / "t.csv", capacity_bytes=1 << 30, requests=10, population=Population(fill=1.0))
+    with pytest.raises(ConfigError, match="mean_gap_us must be a positive"):
+        dedup_trace("mail", tmp_path / "t.csv", capacity_bytes=1 << 30, requests=10, mean_gap_us=0.0)
     with pytest.raises(ConfigError, match="at least one image"):
         releases_trace([], tmp_path / "t.csv")
     assert not (tmp_path / "t.csv").exists()
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_two_linux_releases_dedup_as_hashlib_counts_their_blocks(tmp_path: Path) -> None:
-    """linux-source-6.1 6.1.190-1 then 6.1.192-1, written and kept: the device's dedup ratio is
-    the blocks written over the distinct blocks, counted here with SHA-256 over the images
-    (the trace's ids come from MD5). Then the same with the first release deleted."""
-    images = [testdata.image("cagc", "release4"), testdata.image("cagc", "release5")]
+def test_two_releases_dedup_as_hashlib_counts_their_blocks(tmp_path: Path) -> None:
+    """Python 3.11's standard library, Debian's 3.11.2-6+deb12u8 then +deb12u9 (the small real
+    duplicate data of `make testdata`), written and kept: the device's dedup ratio is the blocks
+    written over the distinct blocks, counted here with SHA-256 over the images (the trace's ids
+    come from MD5). Then the same with the first release deleted."""
+    images = [testdata.image("cagc-small", "release1"), testdata.image("cagc-small", "release2")]
     digests: list[bytes] = []
     for img in images:
         with img.open("rb") as f:
@@ -139,7 +172,7 @@ def test_two_linux_releases_dedup_as_hashlib_counts_their_blocks(tmp_path: Path)
                 digests.append(hashlib.sha256(b).digest())
     first = sum(1 for _ in range(images[0].stat().st_size // BLOCK))
     distinct, distinct_second = len(set(digests)), len(set(digests[first:]))
-    assert 1.85 < len(digests) / distinct < 2.0  # 1.93 measured when the releases were pinned
+    assert 1.8 < len(digests) / distinct < 1.9  # 1.857 measured when the releases were pinned
 
     device = {"nand": {"channels": 8, "chips_per_channel": 4, "blocks_per_plane": 256}}
     for keep, want_mapped, want_stored in (

@@ -1,4 +1,4 @@
-//! SZx-style lossy codec throughput, one core (issue 13 asks >= 1 GB/s compression on a real
+//! SZx-style lossy codec throughput, one core (the target is >= 1 GB/s compression on a real
 //! field at a 1e-3 range-relative bound).
 //!
 //! The field here is synthetic until the real ones are fetched: 2048 x 2048 `f32` (16 MiB),

@@ -1,4 +1,4 @@
-//! Speed benchmark of the core without the interpreter (issue 2's benchmark device).
+//! Speed benchmark of the core without the interpreter (the `bench-mlc-2g` benchmark device).
 //!
 //! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET] [realistic]`
 //!

@@ -1,4 +1,4 @@
-//! Speed benchmark of the storage stack at the Waltz seed's full scale (issue 4): the
+//! Speed benchmark of the storage stack at the Waltz seed's full scale: the
 //! `waltz` preset's 20-minute Baseline run of 128 KiB sequential writes from 8 threads on a
 //! 3.2 TB CCSD with a 200 GiB F2FS-like partition.
 //!

@@ -41,6 +41,8 @@ pub mod nand;
 pub mod sim;
 pub mod stack;
 pub mod stats;
+#[cfg(test)]
+mod testdata;
 pub mod units;
 pub mod workload;
 

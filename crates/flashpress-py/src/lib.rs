@@ -4,7 +4,7 @@
 //! `flashpress._core`. It is deliberately thin: configs cross the boundary as JSON text
 //! (validated and resolved by the core), results come back as JSON, CSV text and plain
 //! vectors, and every core [`flashpress_core::Error`] variant becomes its own Python exception
-//! class (see [`errors`]). The public Python API lives in `python/flashpress/`.
+//! class (see its `errors` module). The public Python API lives in `python/flashpress/`.
 
 mod codec;
 mod config;

@@ -1,4 +1,4 @@
-"""Error-bounded lossy compression of scientific fields on the storage path (issue 13).
+"""Error-bounded lossy compression of scientific fields on the storage path.
 
 Fields are read from netCDF, HDF5, ``.npy`` or raw files (``fields``), compressed for real on
 this machine's cores by SZx-style (ours, in the Rust core), SZ3 (``pysz``) or ZFP (``zfpy``)

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from flashpress.errors import FileReadError
 from flashpress.reproduce import experiments
-from flashpress.reproduce.experiments import PAPER_PRESETS, Figure
+from flashpress.reproduce.experiments import Figure
+from flashpress.reproduce.papers import PAPERS, get_paper
 from flashpress.reproduce.scale import SCALES, Scale, get_scale
 from flashpress.result import WorkDir, check_out_dir
 
@@ -74,7 +75,7 @@ def reproduce(
 
     sc = get_scale(scale) if isinstance(scale, str) else scale
     figs = experiments.figures(paper, sc, only)
-    preset = preset or PAPER_PRESETS[paper]
+    preset = preset or get_paper(paper).preset
     check_out_dir(out, overwrite=overwrite)  # fail before a long run, not after
     planned = plan(figs, preset)  # every config checked before inputs are made or runs start
     # Inputs the runs read (generated traces): made once per distinct step, for the selected
@@ -217,8 +218,8 @@ def render(out: str | os.PathLike[str]) -> Path:
     for key, kind in (("paper", str), ("preset", str), ("figures", list), ("wall_s", (int, float))):
         if not isinstance(meta.get(key), kind):
             raise _unreadable(d / META, f"expected `{key}`")
-    if meta["paper"] not in PAPER_PRESETS:
-        raise _unreadable(d / META, f"unknown paper {meta['paper']!r} (expected one of {sorted(PAPER_PRESETS)})")
+    if meta["paper"] not in PAPERS:
+        raise _unreadable(d / META, f"unknown paper {meta['paper']!r} (expected one of {sorted(PAPERS)})")
     sc = _saved_scale(d / "scale.json")
     figs = experiments.figures(meta["paper"], sc, meta["figures"])
     table = read_results(d)

@@ -1,25 +1,39 @@
 """How a seed's statement is checked against our runs: one rule set for every reproduction.
 
 Every :class:`Claim` quotes the seed, names its *kind* and computes our counterpart from the
-results table. The kinds and their rules (issue 10 of the project, the same for every seed):
+results table. The kinds and their rules (the same for every seed):
 
 * **ordering** (X above / below Y, a trend): the relative change must have the seed's sign and a
   size outside the *noise band*, which is the larger of 1% and the spread (max - min) of the
   change over repeated runs with different seeds. Inside the band the claim is
   *inconclusive*, never a pass; outside it with the wrong sign it *fails*.
 * **magnitude** (a value the seed states): within a factor of 2 of the seed's number, or within
-  ±10 points for values the seed gives in percentage points; a claim that needs another
-  tolerance carries the reason, which the report prints.
-* **similar** (X about equal to Y): the change must lie inside a stated tolerance *and* the
-  runs must differ at all (two schemes that are the same configuration prove nothing; a zero
-  difference is inconclusive).
+  ±10 points for values the seed gives in percentage points. A stated change ("reduces X by
+  23%") is a magnitude *and* an ordering: it holds only when both hold. "Up to X" is scored on
+  the largest change across the runs it covers, "on average X" on the mean.
+* **size words** ("slightly", "significantly", "comparable", "insignificant") are scored against
+  one table of bands, :data:`SIZE_WORDS`, each with its reason.
+* **similar** (X about equal to Y): the change must lie inside the tolerance *and* the runs
+  must differ at all: two schemes that give bit-identical results because a mechanism never
+  fired are *inconclusive* ("mechanism inactive"), never a hold.
 * **event** (a throttle, a shutdown): holds when it happens in *every* run the claim covers, and
   within the stated time band when there is one; "never" holds when it happens in no run.
 * **bound**: always has a limit, taken from the seed's number.
+* **baseline_fact**: a statement about the baseline system itself (when the CCSD throttles
+  without any scheme, say), scored by its own rule but allowed to hold in the null model.
 
 Quantifiers mean what they say: "all" is all runs, "lowest" is against every other scheme. A
-value our model is fitted to is ``fitted``: shown, never scored. A statement no experiment
-checks yet is ``not run`` and counts as not holding.
+value our model is fitted to is ``fitted``, and a value the configuration or the code decides
+(a value read from the config, a cap the code enforces, a state set at start) is ``by
+construction``: both are shown, never scored. A statement no experiment checks yet is ``not
+run`` and counts as not holding. A claim that needs a tolerance other than the standard one
+says why (``tolerance``) and the report lists it. Checks of our own that the seed does not
+state (``ours``) are reported apart from the seed's statements.
+
+Every claim is also scored against a **null result table** (each scheme's metrics replaced by
+its baseline's) and a **reversed** one (each scheme's change against its baseline inverted):
+:func:`null_check` lists the claims that still hold there, which is a defect unless the claim
+is a baseline fact, fitted or by construction.
 """
 
 from __future__ import annotations
@@ -41,8 +55,11 @@ FAILS = "fails"
 INCONCLUSIVE = "inconclusive"
 FITTED = "fitted"
 NOT_RUN = "not run"
-STATUSES = (HOLDS, FAILS, INCONCLUSIVE, FITTED, NOT_RUN)
-KINDS = ("ordering", "magnitude", "similar", "event", "bound")
+BY_CONSTRUCTION = "by construction"
+STATUSES = (HOLDS, FAILS, INCONCLUSIVE, FITTED, NOT_RUN, BY_CONSTRUCTION)
+#: Statuses that are shown but never scored.
+UNSCORED = (FITTED, BY_CONSTRUCTION)
+KINDS = ("ordering", "magnitude", "similar", "event", "bound", "baseline_fact")
 
 #: The noise floor of a relative change (percent): smaller changes are never a pass.
 NOISE_FLOOR_PCT = 1.0
@@ -50,6 +67,34 @@ NOISE_FLOOR_PCT = 1.0
 MAGNITUDE_FACTOR = 2.0
 #: ... or within this many points when the seed gives percentage points or shares.
 MAGNITUDE_POINTS = 10.0
+
+
+@dataclass(frozen=True)
+class SizeBand:
+    """What a size word allows of a relative change (percent), and why."""
+
+    #: The largest |change| the word allows (None: no upper limit).
+    most: float | None
+    #: The smallest |change| it needs (beyond the noise band in any case when a sign is wanted).
+    least: float = 0.0
+    why: str = ""
+
+
+#: The size words the seeds use, defined once (a claim whose words carry a size is scored here).
+SIZE_WORDS: dict[str, SizeBand] = {
+    "slightly": SizeBand(15.0, why="a slight change is at most 15%: above it a reader would say 'by X%'"),
+    "significantly": SizeBand(None, 20.0, why="a significant change is at least 20%: a fifth of the reference"),
+    "greatly": SizeBand(None, 20.0, why="as 'significantly'"),
+    "substantially": SizeBand(None, 20.0, why="as 'significantly'"),
+    "much": SizeBand(None, 20.0, why="as 'significantly'"),
+    "comparable": SizeBand(10.0, why="comparable values differ by at most 10%"),
+    "similar": SizeBand(10.0, why="as 'comparable'"),
+    "close": SizeBand(10.0, why="as 'comparable'"),
+    "insignificant": SizeBand(3.0, why="an insignificant change is inside the noise band or at most 3%"),
+    "negligible": SizeBand(3.0, why="as 'insignificant'"),
+}
+#: The tolerance of a ``similar`` claim that gives none of its own.
+SIMILAR_PCT = SIZE_WORDS["similar"].most or 10.0
 
 
 @dataclass(frozen=True)
@@ -78,17 +123,54 @@ class Claim:
     #: The measured cause when the claim does not hold at the default scale (printed beside a
     #: failing or inconclusive verdict; see the reproduction reports in docs/reproduce/).
     cause: str | None = None
+    #: Why the configuration or the code decides this claim (shown, never scored).
+    construction: str | None = None
+    #: A check of our own, not a statement of the seed: reported apart, not in the headline.
+    ours: bool = False
+    #: Why this claim uses a tolerance other than the standard one (listed in the report).
+    tolerance: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown claim kind {self.kind!r}")
 
+    @property
+    def scored(self) -> bool:
+        """Whether the verdict counts (neither fitted nor by construction)."""
+        return self.fitted is None and self.construction is None
+
     def check(self, table: pd.DataFrame, scale: Scale) -> Verdict:
-        """The verdict, with a fitted claim's status forced to ``fitted``."""
+        """The verdict, with a fitted claim's status forced to ``fitted`` and a claim the
+        configuration decides to ``by construction``."""
         v = self.evaluate(table, scale)
-        if self.fitted is None or v.status == NOT_RUN:
+        if v.status == NOT_RUN:
             return v
-        return Verdict(FITTED, v.measured, f"fitted ({self.fitted}); {v.why}", v.seeds)
+        if self.construction is not None:
+            return Verdict(BY_CONSTRUCTION, v.measured, f"by construction ({self.construction}); {v.why}", v.seeds)
+        if self.fitted is not None:
+            return Verdict(FITTED, v.measured, f"fitted ({self.fitted}); {v.why}", v.seeds)
+        return v
+
+
+#: Keyword arguments every claim constructor takes besides its labels (see :func:`marked`).
+MARKS = ("fitted", "construction", "baseline_fact", "ours", "tolerance", "cause")
+
+
+def marked(claim: Claim, **marks: Any) -> Claim:
+    """``claim`` with markings: ``fitted="why"``, ``construction="why"``, ``baseline_fact=True``
+    (its kind becomes ``baseline_fact``), ``ours=True``, ``tolerance="why"``, ``cause="..."``."""
+    unknown = set(marks) - set(MARKS)
+    if unknown:
+        raise ValueError(f"claim {claim.seed!r}: unknown marking {sorted(unknown)}")
+    fact = marks.pop("baseline_fact", False)
+    marks = {k: v for k, v in marks.items() if v is not None and v is not False}
+    out = replace(claim, **marks)
+    return replace(out, kind="baseline_fact") if fact else out
+
+
+def _split(labels: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A constructor's keyword arguments as (labels, markings)."""
+    return {k: v for k, v in labels.items() if k not in MARKS}, {k: v for k, v in labels.items() if k in MARKS}
 
 
 # -- measurements over replicates ---------------------------------------------------------
@@ -210,7 +292,69 @@ def judge_magnitude(measured: float, seed_value: float, *, points: bool, unit: s
     return Verdict(status, measured, f"{status}: {measured:.3g}{unit} is {'' if ok else 'not '}{rule}", seeds)
 
 
+def judge_change(m: Measure, seed_pct: float, text: str, *, points: bool = False) -> Verdict:
+    """A stated change: the ordering (the seed's sign, outside the noise band) *and* the size
+    (within a factor of 2 of the seed's number, or ±10 points) must both hold. Inside the band
+    the claim is inconclusive whatever its size; with the wrong sign it fails."""
+    order = judge_ordering(m, seed_pct > 0, text)
+    size = judge_magnitude(
+        m.value, seed_pct, points=points, unit="%" if not points else " points", seeds=len(m.per_seed)
+    )
+    if order.status != HOLDS:
+        return Verdict(order.status, m.value, f"{order.why}; size {_size_text(m.value, seed_pct, points)}", order.seeds)
+    if size.status != HOLDS:
+        return Verdict(
+            FAILS,
+            m.value,
+            f"fails: the direction holds ({order.why[7:]}) but the size does not: {size.why[7:]}",
+            order.seeds,
+        )
+    return Verdict(HOLDS, m.value, f"holds: {order.why[7:]}; {size.why[7:]}", order.seeds)
+
+
+def _size_text(v: float, seed: float, points: bool) -> str:
+    if points:
+        return f"{v - seed:+.1f} points from the seed's {seed:g}"
+    return f"{v / seed:.2f}x the seed's {_pct(seed)}" if seed else "against a seed value of 0"
+
+
+def judge_word(m: Measure, word: str, want_positive: bool | None, text: str) -> Verdict:
+    """A size word (:data:`SIZE_WORDS`): with a sign (``want_positive``) the change must have it
+    and lie outside the noise band, and its size must be inside the word's band; without one
+    ("comparable", "insignificant") only the band counts, and identical runs prove nothing."""
+    band = SIZE_WORDS[word]
+    v, n = m.value, len(m.per_seed)
+    limits = (f"at least {band.least:g}%" if band.least else "") + (
+        f"{' and ' if band.least else ''}at most {band.most:g}%" if band.most is not None else ""
+    )
+    rule = f"'{word}' means {limits} ({band.why})"
+    if want_positive is None:
+        if all(x == 0.0 for x in m.per_seed):
+            return Verdict(INCONCLUSIVE, v, f"inconclusive: {text} give identical results (mechanism inactive)", n)
+        noise = m.band()
+        inside = abs(v) <= (band.most if band.most is not None else math.inf) or (
+            word in ("insignificant", "negligible") and abs(v) < noise
+        )
+        status = HOLDS if inside else FAILS
+        return Verdict(status, v, f"{status}: {text} {_pct(v)}; {rule}", n)
+    order = judge_ordering(m, want_positive, text)
+    if order.status != HOLDS:
+        return Verdict(order.status, v, f"{order.why}; {rule}", n)
+    size = abs(v)
+    ok = size >= band.least and (band.most is None or size <= band.most)
+    status = HOLDS if ok else FAILS
+    return Verdict(status, v, f"{status}: {text} {_pct(v)} is {'' if ok else 'not '}inside the band: {rule}", n)
+
+
 # -- claim constructors -------------------------------------------------------------------
+
+
+def _in(value: Any, want: Any) -> bool:
+    return value in want if isinstance(want, tuple) else value == want
+
+
+def _groups(table: pd.DataFrame, figure: str, over: str, labels: Mapping[str, Any]) -> list[Any]:
+    return list(dict.fromkeys(r.get(over) for r in ok_rows(table, figure, **labels)))
 
 
 def change(
@@ -222,27 +366,80 @@ def change(
     metric_name: str = "throughput",
     *,
     key: str = "scheme",
-    fitted: str | None = None,
+    points: bool = False,
+    stat: str = "mean",
+    over: str | None = None,
     **labels: Any,
 ) -> Claim:
-    """Ordering: the seed reports ``name`` changes ``metric`` by ``seed_pct`` % against ``ref``.
-    The magnitude is shown beside the verdict (ratio to the seed's number), not scored."""
+    """A stated change: the seed reports ``name`` changes ``metric`` by ``seed_pct`` % against
+    ``ref`` (points with ``points``). Scored as a magnitude *and* an ordering
+    (:func:`judge_change`). ``stat="mean"`` ("on average"): the mean change over the paired runs;
+    ``stat="max"`` ("up to X"): the group (one value of the label ``over``) whose change goes
+    furthest in the seed's direction."""
+    labels, marks = _split(labels)
+    if stat not in ("mean", "max"):
+        raise ValueError(f"claim {seed!r}: stat must be 'mean' or 'max', got {stat!r}")
+    if stat == "max" and over is None:
+        raise ValueError(f"claim {seed!r}: an 'up to' claim needs `over`, the label its maximum runs over")
+
+    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
+        if stat == "mean":
+            m = changes(table, figure, name, ref, metric_name, key=key, relative=not points, **labels)
+            if m is None:
+                return missing(f"{name} and {ref}")
+            return judge_change(m, seed_pct, f"{name} vs {ref}", points=points)
+        assert over is not None
+        found: list[tuple[Any, Measure]] = []
+        for g in _groups(table, figure, over, labels):
+            # A group outside the claim's own label values is not among the runs it covers.
+            if over in labels and not _in(g, labels[over]):
+                continue
+            m = changes(table, figure, name, ref, metric_name, key=key, relative=not points, **{**labels, over: g})
+            if m is not None:
+                found.append((g, m))
+        if not found:
+            return missing(f"{name} and {ref}")
+        sign = 1.0 if seed_pct > 0 else -1.0
+        g, best = max(found, key=lambda gm: sign * gm[1].value)
+        v = judge_change(best, seed_pct, f"up to: {name} vs {ref} at its largest ({over}={g})", points=points)
+        return v
+
+    return marked(Claim(figure, seed, seed_pct, " points" if points else "%", "magnitude", ev), **marks)
+
+
+def sized(
+    figure: str,
+    seed: str,
+    word: str,
+    name: str,
+    ref: str,
+    metric_name: str = "throughput",
+    *,
+    higher: bool | None,
+    key: str = "scheme",
+    **labels: Any,
+) -> Claim:
+    """A change the seed describes by a size word (:data:`SIZE_WORDS`): ``name`` against ``ref``,
+    higher (``higher=True``), lower (``False``) or either (``None``, for "comparable")."""
+    labels, marks = _split(labels)
+    if word not in SIZE_WORDS:
+        raise ValueError(f"claim {seed!r}: unknown size word {word!r} (expected one of {sorted(SIZE_WORDS)})")
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         m = changes(table, figure, name, ref, metric_name, key=key, **labels)
         if m is None:
             return missing(f"{name} and {ref}")
-        v = judge_ordering(m, seed_pct > 0, f"{name} vs {ref}")
-        ratio = m.value / seed_pct if seed_pct else math.nan
-        return Verdict(v.status, v.measured, f"{v.why}; size {ratio:.2f}x the seed's {_pct(seed_pct)}", v.seeds)
+        return judge_word(m, word, higher, f"{name} vs {ref}")
 
-    return Claim(figure, seed, seed_pct, "%", "ordering", ev, fitted)
+    kind = "similar" if higher is None else "ordering"
+    return marked(Claim(figure, seed, None, "%", kind, ev), **marks)
 
 
 def ordering(
     figure: str, seed: str, name: str, ref: str, metric_name: str, *, higher: bool, key: str = "scheme", **labels: Any
 ) -> Claim:
     """Ordering without a number: ``name`` above (``higher``) or below ``ref``."""
+    labels, marks = _split(labels)
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         m = changes(table, figure, name, ref, metric_name, key=key, **labels)
@@ -250,7 +447,7 @@ def ordering(
             return missing(f"{name} and {ref}")
         return judge_ordering(m, higher, f"{name} vs {ref}")
 
-    return Claim(figure, seed, None, "%", "ordering", ev)
+    return marked(Claim(figure, seed, None, "%", "ordering", ev), **marks)
 
 
 def similar(
@@ -260,16 +457,20 @@ def similar(
     ref: str,
     metric_name: str = "throughput",
     *,
-    tol_pct: float,
-    tol_why: str,
+    tol_pct: float = SIMILAR_PCT,
+    tol_why: str = SIZE_WORDS["similar"].why,
     because: tuple[str, str] | None = None,
     key: str = "scheme",
     **labels: Any,
 ) -> Claim:
     """Similar: ``name`` within ``tol_pct`` % of ``ref`` (``tol_why`` says where the tolerance
-    comes from), and the two must differ at all: identical results mean the runs cannot tell the
-    schemes apart, which is no evidence, unless the seed names the cause (``because``: its words
-    and a metric that must be zero in every run of ``name``, e.g. no segment cleaning)."""
+    comes from; another than the standard 10% is listed as an exception), and the two must differ
+    at all: identical results mean the mechanism never fired, which is no evidence
+    (inconclusive), unless the seed names the cause (``because``: its words and a metric that
+    must be zero in every run of ``name``, e.g. no segment cleaning)."""
+    labels, marks = _split(labels)
+    if tol_pct != SIMILAR_PCT and "tolerance" not in marks:
+        marks["tolerance"] = f"±{tol_pct:g}%: {tol_why}"
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         m = changes(table, figure, name, ref, metric_name, key=key, **labels)
@@ -289,7 +490,10 @@ def similar(
                         n,
                     )
             return Verdict(
-                INCONCLUSIVE, v, f"inconclusive: {name} and {ref} give identical results (the runs do not differ)", n
+                INCONCLUSIVE,
+                v,
+                f"inconclusive: {name} and {ref} give identical results (mechanism inactive: the runs do not differ)",
+                n,
             )
         ok = abs(v) <= tol_pct
         return Verdict(
@@ -300,7 +504,7 @@ def similar(
             n,
         )
 
-    return Claim(figure, seed, 0.0, "%", "similar", ev)
+    return marked(Claim(figure, seed, 0.0, "%", "similar", ev), **marks)
 
 
 def magnitude(
@@ -312,11 +516,11 @@ def magnitude(
     *,
     points: bool = False,
     scale_pct: bool = False,
-    fitted: str | None = None,
     agg: str = "mean",
     **labels: Any,
 ) -> Claim:
     """Magnitude: a value the seed states (mean over the matching runs, or ``agg="max"``)."""
+    labels, marks = _split(labels)
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         rows = ok_rows(table, figure, **labels)
@@ -331,29 +535,11 @@ def magnitude(
         v = m.value * (100.0 if scale_pct else 1.0)
         return judge_magnitude(v, seed_value, points=points, unit=unit, seeds=len(m.per_seed))
 
-    return Claim(figure, seed, seed_value, unit, "magnitude", ev, fitted)
+    return marked(Claim(figure, seed, seed_value, unit, "magnitude", ev), **marks)
 
 
-def change_magnitude(
-    figure: str,
-    seed: str,
-    seed_pct: float,
-    name: str,
-    ref: str,
-    metric_name: str = "throughput",
-    *,
-    key: str = "scheme",
-    **labels: Any,
-) -> Claim:
-    """Magnitude of a relative change the seed quantifies (within a factor of 2)."""
-
-    def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
-        m = changes(table, figure, name, ref, metric_name, key=key, **labels)
-        if m is None:
-            return missing(f"{name} and {ref}")
-        return judge_magnitude(m.value, seed_pct, points=False, unit="%", seeds=len(m.per_seed))
-
-    return Claim(figure, seed, seed_pct, "%", "magnitude", ev)
+#: The old name of a stated change, now scored the same way as :func:`change`.
+change_magnitude = change
 
 
 def change_bound(
@@ -372,6 +558,8 @@ def change_bound(
     than ``seed_pct`` % (``above``) or by less (a limit, not an approximate value): the mean
     change over the paired runs must be beyond it."""
 
+    labels, marks = _split(labels)
+
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         m = changes(table, figure, name, ref, metric_name, key=key, **labels)
         if m is None:
@@ -386,7 +574,7 @@ def change_bound(
             len(m.per_seed),
         )
 
-    return Claim(figure, seed, seed_pct, "%", "bound", ev)
+    return marked(Claim(figure, seed, seed_pct, "%", "bound", ev), **marks)
 
 
 def ordering_each(
@@ -407,6 +595,8 @@ def ordering_each(
     figure's runs have), each outside the noise band; a mean over the groups could hide one
     where it does not hold."""
 
+    labels, marks = _split(labels)
+
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         verdicts = []
         groups = values
@@ -425,7 +615,7 @@ def ordering_each(
         worst = max(verdicts, key=lambda v: (v.measured or 0.0) * (-1.0 if higher else 1.0))
         return Verdict(status, worst.measured, f"{status}: " + "; ".join(v.why for v in verdicts), worst.seeds)
 
-    return Claim(figure, seed, None, "%", "ordering", ev)
+    return marked(Claim(figure, seed, None, "%", "ordering", ev), **marks)
 
 
 def _describe(labels: Mapping[str, Any]) -> str:
@@ -446,6 +636,8 @@ def event(
 ) -> Claim:
     """Event: ``what`` happens in every matching run (at a time inside ``band_s``, in paper
     seconds, when given). The measured value is the latest time over the runs."""
+
+    labels, marks = _split(labels)
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         rows = ok_rows(table, figure, **labels)
@@ -470,11 +662,13 @@ def event(
         inside = "" if band_s is None else f", inside {band_s[0]:.0f}-{band_s[1]:.0f} s ({band_why})"
         return Verdict(HOLDS, hi, f"holds: {what} in all {len(rows)} run(s) at {span} (paper seconds){inside}", n)
 
-    return Claim(figure, seed, seed_s, "s", "event", ev, fitted)
+    return marked(Claim(figure, seed, seed_s, "s", "event", ev, fitted), **marks)
 
 
 def never(figure: str, seed: str, field: str, what: str, **labels: Any) -> Claim:
     """Event (negated): ``what`` happens in none of the matching runs."""
+
+    labels, marks = _split(labels)
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         rows = ok_rows(table, figure, **labels)
@@ -487,7 +681,7 @@ def never(figure: str, seed: str, field: str, what: str, **labels: Any) -> Claim
             return Verdict(FAILS, float(len(hit)), f"fails: {what} in {len(hit)} of {len(rows)} run(s) ({ids})", n)
         return Verdict(HOLDS, 0.0, f"holds: no {what} in any of {len(rows)} run(s)", n)
 
-    return Claim(figure, seed, 0.0, "runs", "event", ev)
+    return marked(Claim(figure, seed, 0.0, "runs", "event", ev), **marks)
 
 
 def bound(
@@ -509,6 +703,8 @@ def bound(
     number (``limit_why`` says how)."""
     if not math.isfinite(limit):
         raise ValueError(f"claim {seed!r}: a bound needs a finite limit")
+
+    labels, marks = _split(labels)
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         rows = ok_rows(table, figure, **labels)
@@ -533,27 +729,29 @@ def bound(
             n,
         )
 
-    return Claim(figure, seed, seed_value, unit, "bound", ev)
+    return marked(Claim(figure, seed, seed_value, unit, "bound", ev), **marks)
 
 
 def between(figure: str, seed: str, name: str, low: str, high: str, metric_name: str, **labels: Any) -> Claim:
-    """Ordering: ``name`` strictly between ``low`` and ``high``: above the lower one and below the
-    upper one, each by more than the noise band (an end it equals is inconclusive)."""
+    """Ordering: ``name`` strictly between ``low`` and ``high`` in the seed's orientation: above
+    ``low`` and below ``high`` in ``metric_name``, each by more than the noise band (an end it
+    equals is inconclusive). The orientation is the seed's, not read from the runs: otherwise the
+    claim would hold just as well with every change reversed."""
+
+    labels, marks = _split(labels)
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         a = changes(table, figure, name, low, metric_name, **labels)
         b = changes(table, figure, name, high, metric_name, **labels)
-        ends = changes(table, figure, high, low, metric_name, **labels)
-        if a is None or b is None or ends is None:
+        if a is None or b is None:
             return missing(f"{name}, {low} and {high}")
-        up = ends.value > 0  # is `high` above `low` in our runs?
-        va = judge_ordering(a, up, f"{name} vs {low}")
-        vb = judge_ordering(b, not up, f"{name} vs {high}")
+        va = judge_ordering(a, True, f"{name} vs {low}")
+        vb = judge_ordering(b, False, f"{name} vs {high}")
         statuses = {va.status, vb.status}
         status = FAILS if FAILS in statuses else INCONCLUSIVE if INCONCLUSIVE in statuses else HOLDS
         return Verdict(status, a.value, f"{status}: {va.why}; {vb.why}", len(a.per_seed))
 
-    return Claim(figure, seed, None, "%", "ordering", ev)
+    return marked(Claim(figure, seed, None, "%", "ordering", ev), **marks)
 
 
 def extreme(
@@ -569,6 +767,8 @@ def extreme(
     """Ordering: ``name`` is the lowest (or highest) against *every* rival, each by more than the
     noise band."""
 
+    labels, marks = _split(labels)
+
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         verdicts = []
         for r in rivals:
@@ -581,7 +781,7 @@ def extreme(
         worst = max(verdicts, key=lambda v: (v.measured or 0.0) * (1.0 if lowest else -1.0))
         return Verdict(status, worst.measured, f"{status}: " + "; ".join(v.why for v in verdicts), worst.seeds)
 
-    return Claim(figure, seed, None, "%", "ordering", ev)
+    return marked(Claim(figure, seed, None, "%", "ordering", ev), **marks)
 
 
 #: A per-run check: ``(holds, detail)``, or None when the run does not show what it needs.
@@ -595,6 +795,8 @@ def every_run(
     default ``figure`` alone) happens in *every* run that can show it; a run that cannot (no
     timeline, say) is left out, and a claim no run can show is missing. The measured value is
     the number of runs in which it happens."""
+
+    labels, marks = _split(labels)
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         rows = [r for f in (figures or (figure,)) for r in ok_rows(table, f, **labels)]
@@ -616,16 +818,18 @@ def every_run(
         shown = "; ".join(details[:3]) + (f"; ... ({len(details)} distinct)" if len(details) > 3 else "")
         return Verdict(HOLDS, float(len(checked)), f"holds: {what} in all {len(checked)} run(s) ({shown})", n)
 
-    return Claim(figure, seed, None, "runs", "event", ev)
+    return marked(Claim(figure, seed, None, "runs", "event", ev), **marks)
 
 
-def not_run(figure: str, seed: str, kind: str, why: str, seed_value: float | None = None, unit: str = "") -> Claim:
+def not_run(
+    figure: str, seed: str, kind: str, why: str, seed_value: float | None = None, unit: str = "", **marks: Any
+) -> Claim:
     """A statement of the seed no experiment checks yet: listed, counted as not holding."""
 
     def ev(table: pd.DataFrame, scale: Scale) -> Verdict:
         return Verdict(NOT_RUN, None, f"not run: {why}")
 
-    return Claim(figure, seed, seed_value, unit, kind, ev)
+    return marked(Claim(figure, seed, seed_value, unit, kind, ev), **marks)
 
 
 def with_causes(cs: Sequence[Claim], causes: Mapping[str, str]) -> list[Claim]:
@@ -647,44 +851,41 @@ def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
     return counts
 
 
-def headline(counts: Mapping[str, int]) -> str:
-    """The report's headline: holds over every scored claim (inconclusive and not run count as
-    not holding; fitted ones are shown apart)."""
-    scored = sum(counts[s] for s in STATUSES if s != FITTED)
-    share = f" ({100.0 * counts[HOLDS] / scored:.0f}%)" if scored else ""
-    return (
-        f"Claims: {counts[HOLDS]} of {scored} scored claims hold{share}; {counts[FAILS]} fail, "
-        f"{counts[INCONCLUSIVE]} inconclusive, {counts[NOT_RUN]} not run; {counts[FITTED]} fitted "
-        "(shown, not scored)."
+def headline(counts: Mapping[str, int], ours: Mapping[str, int] | None = None) -> str:
+    """The report's first line: the seed's statements and their verdicts (inconclusive and not
+    run count as not holding; fitted and by-construction ones are shown apart), then our own
+    checks, which are not part of it."""
+    statements = sum(counts.values())
+    scored = sum(counts[s] for s in STATUSES if s not in UNSCORED)
+    share = f" ({100.0 * counts[HOLDS] / scored:.0f}% of {scored} scored)" if scored else ""
+    line = (
+        f"Seed statements: {statements}; {counts[HOLDS]} hold{share}, {counts[FAILS]} fail, "
+        f"{counts[INCONCLUSIVE]} inconclusive, {counts[NOT_RUN]} not run; {counts[FITTED]} fitted and "
+        f"{counts[BY_CONSTRUCTION]} by construction (shown, not scored)."
     )
+    if ours:
+        line += f" Our own checks (not counted above): {sum(ours.values())}, {ours.get(HOLDS, 0)} hold."
+    return line
 
 
-def claims(paper: str) -> list[Claim]:
-    """The seed's statements for ``paper`` (``waltz``, ``coco``, ``prssd`` or ``cagc``)."""
-    if paper == "waltz":
-        from flashpress.reproduce.claims_waltz import waltz_claims
+def null_check(paper: str, table: pd.DataFrame, scale: Scale, claims: list[Claim] | None = None) -> list[Any]:
+    """The claims that hold although every scheme is replaced by its baseline (or reversed):
+    see :func:`flashpress.reproduce.null.null_check`."""
+    from flashpress.reproduce.null import null_check as check
 
-        return waltz_claims()
-    if paper == "coco":
-        from flashpress.reproduce.claims_coco import coco_claims
-
-        return coco_claims()
-    if paper == "prssd":
-        from flashpress.reproduce.claims_prssd import prssd_claims
-
-        return prssd_claims()
-    if paper == "cagc":
-        from flashpress.reproduce.claims_cagc import cagc_claims
-
-        return cagc_claims()
-    if paper == "lossy":
-        from flashpress.reproduce.claims_lossy import lossy_claims
-
-        return lossy_claims()
-    raise ValueError(f"unknown paper {paper!r} (expected waltz, coco, prssd, cagc or lossy)")
+    return check(paper, table, scale, claims)
 
 
 __all__ = [
+    "BY_CONSTRUCTION",
+    "MARKS",
+    "SIZE_WORDS",
+    "SizeBand",
+    "judge_change",
+    "judge_word",
+    "marked",
+    "null_check",
+    "sized",
     "FAILS",
     "FITTED",
     "HOLDS",
@@ -701,7 +902,6 @@ __all__ = [
     "change_magnitude",
     "change_bound",
     "changes",
-    "claims",
     "event",
     "extreme",
     "headline",

@@ -203,6 +203,7 @@ figcaption { font-size: .9em; color: #57606a; }
 .status-inconclusive { background: #fff3c4; }
 .status-fitted { background: #e1ecfd; }
 .status-not-run { background: #ececec; }
+.status-by-construction { background: #efe4fb; }
 .legend span { padding: .1em .5em; margin-right: .4em; border-radius: 3px; }
 """
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from flashpress.plots import _save
 from flashpress.reproduce.experiments import Figure
-from flashpress.reproduce.figures_lossy import LOSSY_PLOTTERS
 from flashpress.reproduce.metrics import METRIC_LABELS, metric, replicate
 from flashpress.reproduce.scale import Scale
 
@@ -464,7 +463,6 @@ PLOTTERS: dict[str, Plotter] = {
     "count_bars": plot_count_bars,
     "gc_cdf": plot_gc_cdf,
     "victim_bars": plot_victim_bars,
-    **LOSSY_PLOTTERS,
 }
 
 
@@ -490,7 +488,9 @@ def plot_figure(
     if fig.kind == "gc_cdf":
         plot_gc_cdf(ax, fig, rows, timelines, scale, cdfs)
     else:
-        PLOTTERS[fig.kind](ax, fig, rows, timelines, scale)
+        from flashpress.reproduce.papers import get_paper
+
+        {**PLOTTERS, **get_paper(fig.paper).plotters}[fig.kind](ax, fig, rows, timelines, scale)
     bad = [r for r in rows if r.get("status") != "ok"]
     title = f"{fig.key}: {fig.title}"
     if bad:

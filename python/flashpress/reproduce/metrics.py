@@ -94,6 +94,16 @@ def gc_rt(row: Mapping[str, Any]) -> float | None:
     return ((r or 0.0) * nr + (w or 0.0) * nw) / (nr + nw)
 
 
+def gc_time_s(row: Mapping[str, Any]) -> float | None:
+    """GC's flash time (s, per plane; CAGC's "GC duration"): the planes' share of time in GC's
+    array operations times the time until the flash went quiet; the planes are the same for
+    every scheme of a figure, so its change is the change of GC's total duration."""
+    busy, quiet = _get(row, "controller.gc_busy_fraction"), _get(row, "controller.flash_quiet_s")
+    if busy is None or quiet is None:
+        return None
+    return busy * quiet
+
+
 def dropped_share(row: Mapping[str, Any], lo: int, hi: int | None = None) -> float | None:
     """Share of the logical pages dropped (overwritten or trimmed) whose content had a count in
     ``lo .. hi`` (CAGC's Fig. 6; ``dedup.dropped_by_count[i]`` counts count ``i + 1``, the last
@@ -181,6 +191,7 @@ METRICS: dict[str, Any] = {
     "read_rt": lambda r: _get(r, "read.latency_us.mean"),
     "write_rt": lambda r: _get(r, "write.latency_us.mean"),
     "overall_rt": overall_rt,
+    "gc_time_s": gc_time_s,
     "write_count": lambda r: _get(r, "nand_programs"),
     "read_count": lambda r: _get(r, "nand_reads"),
     "partial_reads": lambda r: _get(r, "nand_partial_reads"),
@@ -225,6 +236,7 @@ METRIC_LABELS = {
     "erases": "blocks erased in GC",
     "migrations": "pages migrated in GC",
     "gc_rt": "mean response time during GC (us)",
+    "gc_time_s": "GC's flash time per plane (s)",
     "count1_share": "share of dropped pages whose content had count 1",
     "overall_rt": "mean response time (us)",
     "write_count": "flash programs",

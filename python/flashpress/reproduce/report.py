@@ -7,38 +7,19 @@ each run's resolved config; plus the scale used and the wall time. It is built o
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from flashpress.reproduce.claims import FAILS, INCONCLUSIVE, NOT_RUN, Claim, Verdict, claims, headline, tally
+from flashpress.reproduce.claims import FAILS, INCONCLUSIVE, NOT_RUN, Claim, Verdict, headline, tally
 from flashpress.reproduce.document import Block, Document, Figures, Heading, Items, Paragraph, Quote, Table
-from flashpress.reproduce.experiments import LABEL_KEYS, PAPERS, Figure
-from flashpress.reproduce.metrics import LOSSY_COLUMNS, metric
+from flashpress.reproduce.experiments import LABEL_KEYS, Figure
+from flashpress.reproduce.metrics import metric
+from flashpress.reproduce.papers import get_paper
 from flashpress.reproduce.scale import Scale
 
 if TYPE_CHECKING:
     import pandas as pd
 
-TITLES = {
-    "waltz": "Waltz: Temperature-Aware Cooperative Compression for High-Performance Compression-Based CSDs",
-    "coco": "COCO: When F2FS Meets Compression-Based SSD!",
-    "prssd": "PR-SSD: Maximizing Partial Read Potential by Exploiting Compression and Channel-Level Parallelism",
-    "cagc": "CAGC: A Content-Aware Garbage Collection Scheme for Ultra-Low Latency Flash-Based SSDs",
-}
-TESTBED = {
-    "waltz": "The seed's testbed is a real CCSD and kernel, ours a scaled simulation.",
-    "coco": "The seed's testbed is a real CCSD and kernel, ours a scaled simulation.",
-    "prssd": "The seed's results come from its own SSD simulator replaying QEMU traces with real data; ours "
-    "run fio jobs with Table 2's parameters writing real files of each workload's kind (ext4 images) on a "
-    "scaled Table 1 device.",
-    "cagc": "The seed's results come from FlashSim replaying three FIU traces with a fingerprint per block; "
-    "ours replay traces generated from Table II's parameters, and real Debian releases, on a scaled Table I "
-    "device (flashpress's controller model: channels, planes, FCFS scheduling, a hash engine).",
-    "lossy": "The seed ran SZx and fio on a CloudLab machine's SCSI HDD and NVMe SSD with data sets it does not "
-    "name; ours run SZx (our implementation), SZ3 and ZFP for real on this machine's cores, on real fields from "
-    "Debian and PyPI packages, with device times from an HDD model and the simulator's NVMe preset.",
-}
 #: Metrics shown in each figure's table of measured values.
 SHOWN = (
     "throughput",
@@ -67,9 +48,6 @@ SHOWN = (
     "dominant_first",
     "dominant_second",
 )
-#: Metrics shown besides in CAGC's tables.
-SHOWN_CAGC = ("erases", "migrations", "overall_rt", "gc_rt", "count1_share", "dedup_ratio")
-SHOWN_LOSSY = (*LOSSY_COLUMNS, "cost_ms_per_mb")
 TIME_METRICS = {"first_throttle_s", "shutdown_s"}
 
 
@@ -90,10 +68,15 @@ RULES = (
     "Each statement of the seed is a claim of one kind, scored by one rule set "
     "(`flashpress.reproduce.claims`): an *ordering* holds when its sign matches the seed's and its size is "
     "outside the noise band (the larger of 1% and the spread over the seeds run), inside the band it is "
-    "*inconclusive*; a *magnitude* holds within a factor of 2 of the seed's number (±10 points for values in "
-    "points); *similar* holds inside a stated tolerance when the runs differ at all; an *event* must happen "
-    "in every run it covers; a *bound* has a limit from the seed's number. Values our model is fitted to are "
-    "*fitted*: shown, never scored. Statements no experiment checks yet are *not run* and count as not holding."
+    "*inconclusive*; a number the seed states is a *magnitude* and holds within a factor of 2 of it (±10 "
+    'points for values in points), and a stated change must hold as an ordering too; "up to X" is scored on '
+    "the largest change among the runs it covers; size words (*slightly* at most 15%, *significantly* at "
+    "least 20%, *comparable* within 10%, *insignificant* within the noise band or 3%) are scored against "
+    "those bands; *similar* holds inside its tolerance when the runs differ at all (identical runs mean an "
+    "inactive mechanism: inconclusive); an *event* must happen in every run it covers; a *bound* has a limit "
+    "from the seed's number; a *baseline fact* is a statement about the baseline system itself. Values our "
+    "model is fitted to are *fitted* and values the configuration decides are *by construction*: both shown, "
+    "never scored. Statements no experiment checks yet are *not run* and count as not holding."
 )
 
 
@@ -143,127 +126,6 @@ def _first_run(recs: list[dict[str, Any]], figure: str, scheme: str, workload: s
     )
 
 
-def _cagc_table2(table: pd.DataFrame) -> list[Block]:
-    """CAGC's Table II beside what the Inline runs of Fig. 2 saw (first seed)."""
-    from flashpress.tracegen import TABLE2
-
-    recs = _records(table)
-    rows = []
-    for name in (*TABLE2, "linux"):
-        r = _first_run(recs, "fig2", "Inline", name)
-        seed = TABLE2.get(name)
-        want = (
-            [f"{100 * seed.write_ratio:.1f}%", f"{100 * seed.dedup_ratio:.1f}%", f"{seed.mean_request_kib:.1f}"]
-            if seed
-            else ["-", "-", "-"]
-        )
-        if r is None:
-            rows.append([name, *want, "not run", "", "", ""])
-            continue
-        nr, nw = _num(r, "read.requests"), _num(r, "write.requests")
-        hashed = _num(r, "dedup.inline_hashed")
-        kib = (_num(r, "host_read_bytes") + _num(r, "host_write_bytes")) / max(1.0, nr + nw) / 1024
-        rows.append(
-            [
-                name,
-                *want,
-                f"{100 * nw / max(1.0, nr + nw):.1f}%",
-                f"{100 * _num(r, 'dedup.inline_duplicates') / hashed:.1f}%" if hashed else "-",
-                f"{kib:.1f}",
-                f"{_num(r, 'dedup.ratio'):.2f}",
-            ]
-        )
-    return [
-        Heading(2, "Workloads: Table II beside what the traces did"),
-        Paragraph(
-            "Seed columns are Table II's (write share of requests, duplicate share, mean request KB); ours are the "
-            "Inline-Dedupe runs' (writes among requests, written pages found duplicate on the write path, mean "
-            "request KiB, and the dedup ratio at the end: logical pages mapped over pages stored). Requests are "
-            "counted as replayed: a generated request split where its file is fragmented counts once per piece, "
-            "and trims are not counted."
-        ),
-        _table(
-            ["workload", "seed writes", "seed dedup", "seed KB", "writes", "duplicates", "KiB", "dedup ratio"], rows
-        ),
-    ]
-
-
-def _table2(results: pd.DataFrame) -> list[Block]:
-    """Table 2 beside what the Baseline runs of Fig. 14 achieved (first seed)."""
-    from flashpress.reproduce import testdata
-    from flashpress.reproduce.experiments_prssd import TABLE2
-
-    rows, data = [], []
-    try:
-        images = testdata.images("prssd")
-    except OSError:
-        images = {}
-    recs = _records(results)
-    for name, (rr, rkb, wkb, rrand, wrand, saving) in TABLE2.items():
-        r = _first_run(recs, "fig14", "Baseline", name)
-        if r is None:
-            continue
-        nr, nw = _num(r, "read.requests"), _num(r, "write.requests")
-        got = [
-            nr / (nr + nw) if nr + nw else None,
-            _num(r, "read.bytes") / nr / 1024 if nr else None,
-            _num(r, "write.bytes") / nw / 1024 if nw else None,
-            metric(r, "lz4_saving"),
-            1 - _num(r, "sequential_reads") / nr if nr else None,
-            1 - _num(r, "sequential_writes") / nw if nw else None,
-        ]
-        rows.append(
-            [
-                name,
-                f"{rr:g} / {_cell(got[0])}",
-                f"{rkb:g} / {_cell(got[1])}",
-                f"{wkb:g} / {_cell(got[2])}",
-                f"{rrand:.2f} / {_cell(got[4])}",
-                f"{wrand:.2f} / {_cell(got[5])}",
-                f"{saving:.0%} / {_cell(got[3])}",
-                _cell(images[name]["zero_blocks"] / images[name]["blocks"]) if name in images else "-",
-            ]
-        )
-        if name in images:
-            i = images[name]
-            data.append(
-                f"{name}: {i['what']}; {i['files']} files, {i['data_bytes'] / 2**20:.1f} MiB in a "
-                f"{i['bytes'] / 2**20:.1f} MiB image (SHA-256 {i['sha256'][:12]}...)"
-            )
-    if not rows:
-        return []
-    blocks: list[Block] = [
-        Heading(2, "Table 2: the seed's workloads beside ours"),
-        Paragraph(
-            "Seed / achieved (Baseline runs of Fig. 14, first seed). Sizes in KiB (Table 2's KB read as KiB); "
-            "a request is random unless it starts where its job's previous request of the same direction "
-            "ended (fio's `percentage_random` sets the share); the saving is "
-            "LZ4's per 4 KiB block on the data written, as the content model measured it; the last column is "
-            "the share of the data's 4 KiB blocks that are all zero (the seed: partial-zero requests 6% on "
-            "average, up to 20%, Fig. 6b)."
-        ),
-        _table(
-            [
-                "workload",
-                "read ratio",
-                "read size",
-                "write size",
-                "read random",
-                "write random",
-                "LZ4 saving",
-                "zero blocks",
-            ],
-            rows,
-        ),
-    ]
-    if data:
-        blocks += [
-            Paragraph("The data (ext4 images built by `make testdata` from `testdata/prssd.toml`):"),
-            Items(tuple(data)),
-        ]
-    return blocks
-
-
 def build_report(
     paper: str,
     figs: Sequence[Figure],
@@ -283,60 +145,33 @@ def build_report(
     n = len(table)
     status = table["status"].value_counts().to_dict() if n else {}
     unique_runs = table["run"].dropna().nunique() if n and "run" in table.columns else 0
-    if paper == "cagc":
-        about = (
-            f"Preset `{preset}` at scale **{scale.name}**: {scale.cagc_blocks_per_plane} blocks per plane (the "
-            f"seed's 80 GB device has 5120), {scale.cagc_requests:,} requests per generated trace, "
-            f"{scale.cagc_releases} linux releases, {scale.seeds} seed(s)."
-        )
-        shown_scale = {k: v for k, v in scale.to_dict().items() if k.startswith("cagc_") or k in ("name", "seeds")}
-    elif paper == "lossy":
-        about = (
-            f"Scale **{scale.name}**: data sets {', '.join(scale.lossy_datasets)}; every timed measurement "
-            f"repeated {scale.lossy_repeats} times (`rep`; the spread is the noise band). Nothing is scaled: codec "
-            f"times are wall seconds on this machine ({cores or os.cpu_count()} cores), device times come from the "
-            f"HDD model and the simulator's `{preset}` preset."
-        )
-        shown_scale = {k: v for k, v in scale.to_dict().items() if k.startswith("lossy_") or k == "name"}
-    elif paper == "prssd":
-        about = (
-            f"Preset `{preset}` at scale **{scale.name}**: {scale.prssd_blocks_per_plane} blocks per plane (the "
-            f"seed's device has 1024), {scale.prssd_requests:,} requests per run, {scale.seeds} seed(s)."
-        )
-        shown_scale = {k: v for k, v in scale.to_dict().items() if k.startswith("prssd_") or k in ("name", "seeds")}
-    else:
-        about = (
-            f"Preset `{preset}` at scale **{scale.name}**: time x {scale.time_scale:g}, space x "
-            f"{scale.space_scale:g}. Run times and the control loops' time constants (thermal τ, S.M.A.R.T. "
-            "polling, OSA period) are scaled together; times below are divided back by the time scale, so they "
-            "compare with the seed's seconds."
-        )
-        shown_scale = {k: v for k, v in scale.to_dict().items() if not k.startswith(("prssd_", "cagc_", "lossy_"))}
-    all_claims = claims(paper)
-    known = {f.key for f in PAPERS[paper](scale)}
+    spec = get_paper(paper)
+    about = spec.about(scale, preset, cores)
+    shown_scale = spec.scale_shown(scale)
+    all_claims = spec.claims()
+    known = {f.key for f in spec.figures(scale)}
     selected = {f.key for f in figs}
-    verdicts: list[tuple[Claim, Verdict]] = [
-        (c, c.check(table, scale)) for c in all_claims if c.figure in selected or c.figure not in known
-    ]
+    chosen = [c for c in all_claims if c.figure in selected or c.figure not in known]
+    everything: list[tuple[Claim, Verdict]] = [(c, c.check(table, scale)) for c in chosen]
+    verdicts = [(c, v) for c, v in everything if not c.ours]
+    checks = [(c, v) for c, v in everything if c.ours]
     doc = Document()
     doc.add(
-        Heading(1, f"Reproduction: {TITLES.get(paper, paper)}"),
+        Heading(1, f"Reproduction: {spec.title}"),
+        Paragraph(headline(tally(v for _, v in verdicts), tally(v for _, v in checks) if checks else None)),
         Paragraph(about),
-        Paragraph(headline(tally(v for _, v in verdicts))),
         Paragraph(RULES),
         Paragraph(
             f"{n} figure runs ({unique_runs} distinct simulations): "
             + ", ".join(f"{status.get(s, 0)} {s}" for s in ("ok", "failed", "skipped"))
             + f". Wall time {wall_s:.1f} s."
         ),
-        Paragraph(TESTBED.get(paper, TESTBED["waltz"])),
+        Paragraph(spec.testbed),
         Heading(2, "Scale"),
         _table(["parameter", "value"], [[k, _cell(v)] for k, v in shown_scale.items()]),
     )
-    if paper == "prssd":
-        doc.add(*_table2(table))
-    if paper == "cagc":
-        doc.add(*_cagc_table2(table))
+    if spec.tables is not None:
+        doc.add(*spec.tables(table))
     by_fig: dict[str, list[tuple[Claim, Verdict]]] = {}
     for c, v in verdicts:
         by_fig.setdefault(c.figure, []).append((c, v))
@@ -355,7 +190,7 @@ def build_report(
                 )
             )
         recs = [{str(k): val for k, val in r.items()} for r in rows.to_dict("records")]
-        every = SHOWN + (SHOWN_CAGC if paper == "cagc" else ()) + (SHOWN_LOSSY if paper == "lossy" else ())
+        every = SHOWN + spec.shown
         shown = [m for m in every if any(metric(r, m) is not None for r in recs)]
         labels = [k for k in LABEL_KEYS if any(_given(r.get(k)) for r in recs)]
         if fig.analysis is not None:
@@ -400,8 +235,34 @@ def build_report(
                 ["figure", *CLAIM_HEAD], [[c.figure, *_claim_row(c, v)] for c, v in unrun], [v.status for _, v in unrun]
             ),
         )
+    if checks:
+        doc.add(
+            Heading(2, "Our own checks"),
+            Paragraph(
+                "Checks of the model that the seed does not state (sanity checks, variants the seed never "
+                "describes, our planner's accuracy): scored by the same rules, not counted in the headline."
+            ),
+            _table(
+                ["figure", *CLAIM_HEAD],
+                [[c.figure, *_claim_row(c, v)] for c, v in checks],
+                [v.status for _, v in checks],
+            ),
+        )
+    exceptions = [c for c, _ in everything if c.tolerance]
+    if exceptions:
+        doc.add(
+            Heading(2, "Claims with a tolerance of their own"),
+            Paragraph("Every other claim uses the standard rules above; these say why they do not."),
+            _table(
+                ["figure", "seed says", "tolerance and why"],
+                [[c.figure, _cell(c.seed), _cell(c.tolerance)] for c in exceptions],
+            ),
+        )
+    doc.add(*_null_blocks(paper, chosen, table, scale))
     misses = [
-        (c, v) for c, v in verdicts if v.status in (FAILS, INCONCLUSIVE) or (v.status == NOT_RUN and c.figure in known)
+        (c, v)
+        for c, v in everything
+        if v.status in (FAILS, INCONCLUSIVE) or (v.status == NOT_RUN and c.figure in known)
     ]
     if misses:
         items = []
@@ -410,6 +271,27 @@ def build_report(
             items.append(f"**{v.status}** ({c.figure}) {_cell(c.seed)}: {_cell(v.why)}.{cause}")
         doc.add(Heading(2, "Claims that do not hold, and why"), Items(tuple(items), tuple(v.status for _, v in misses)))
     return doc
+
+
+def _null_blocks(paper: str, claims: list[Claim], table: pd.DataFrame, scale: Scale) -> list[Block]:
+    """The null model's result: which claims would hold if no scheme did anything."""
+    from flashpress.reproduce.null import exempt, null_check
+
+    holds = null_check(paper, table, scale, claims)
+    tested = sum(1 for c in claims if not exempt(c))
+    text = (
+        f"Null model: {tested} claims scored again with every scheme's results replaced by its baseline's, and "
+        "those that hold scored with every scheme's change against its baseline reversed (baseline facts, fitted "
+        "and by-construction "
+        f"claims are exempt). {len({id(h.claim) for h in holds})} still hold"
+    )
+    if not holds:
+        return [Heading(2, "Null model"), Paragraph(text + ": no claim holds whatever the schemes do.")]
+    return [
+        Heading(2, "Null model"),
+        Paragraph(text + ", so they cannot fail and say nothing about the schemes:"),
+        Items(tuple(f"({h.model}) {h.claim.figure}: {_cell(h.claim.seed)}: {_cell(h.verdict.why)}" for h in holds)),
+    ]
 
 
 def _run_cell(r: Mapping[str, Any], configs: Mapping[int, str]) -> str:

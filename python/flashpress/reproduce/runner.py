@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from flashpress.config import Config
 from flashpress.errors import ConfigError, FlashpressError, SweepError
-from flashpress.reproduce.experiments import LABEL_KEYS, PRESET, Figure, PresetValue, RunSpec
+from flashpress.reproduce.experiments import LABEL_KEYS, Figure, PresetValue, RunSpec
+from flashpress.reproduce.papers import get_paper
 from flashpress.reproduce.timeline_features import features as timeline_features
 from flashpress.result import WorkDir, task_key
 from flashpress.sweep import _test_hook, dask_client, fit_workers, flatten, run_tasks
@@ -51,7 +52,7 @@ def resolve_values(value: Any, preset: Mapping[str, Any], where: str) -> Any:
         try:
             raw = lookup(preset, value.key)
         except KeyError:
-            err = ConfigError(f"{where}: the `{PRESET}` preset has no key `{value.key}` to scale")
+            err = ConfigError(f"{where}: the preset has no key `{value.key}` to scale")
             err.key = value.key
             raise err from None
         return value.resolve(raw)
@@ -72,18 +73,21 @@ class PlannedRun:
     skipped: str | None = None
 
 
-def plan(figs: Sequence[Figure], preset: str = PRESET) -> list[PlannedRun]:
+def plan(figs: Sequence[Figure], preset: str | None = None) -> list[PlannedRun]:
     """Resolve and validate every run's config before anything runs. A rejected config fails
-    at once, naming the figure and run, unless the run is optional (then it is skipped)."""
-    bases: dict[str | None, tuple[Config, dict[str, Any]]] = {}
+    at once, naming the figure and run, unless the run is optional (then it is skipped).
+    ``preset``: the preset runs are merged over (default: the paper's of each figure)."""
+    bases: dict[str, tuple[Config, dict[str, Any]]] = {}
 
-    def base_of(scheme: str | None) -> tuple[Config, dict[str, Any]]:
+    def base_of(fig: Figure, scheme: str | None) -> tuple[Config, dict[str, Any]]:
         # A run that names a scheme starts from it (a scheme is chosen when a config is
         # built, not overridden); the others from the preset.
-        if scheme not in bases:
-            c = Config.preset(preset) if scheme is None else Config.from_dict({"scheme": scheme})
-            bases[scheme] = (c, dict(c.to_dict()))
-        return bases[scheme]
+        name = scheme if scheme is not None else preset or get_paper(fig.paper).preset
+        key = f"scheme:{scheme}" if scheme is not None else name
+        if key not in bases:
+            c = Config.preset(name) if scheme is None else Config.from_dict({"scheme": scheme})
+            bases[key] = (c, dict(c.to_dict()))
+        return bases[key]
 
     planned: list[PlannedRun] = []
     for fig in figs:
@@ -91,7 +95,7 @@ def plan(figs: Sequence[Figure], preset: str = PRESET) -> list[PlannedRun]:
             where = f"{fig.key} run `{spec.run_id}`"
             overrides = {k: v for k, v in spec.overrides.items() if k not in ("preset", "scheme")}
             try:
-                base, base_dict = base_of(spec.overrides.get("scheme"))
+                base, base_dict = base_of(fig, spec.overrides.get("scheme"))
                 resolved = resolve_values(overrides, base_dict, where)
                 cfg = base.with_overrides(resolved, source_name=where)
             except ConfigError as e:

@@ -30,6 +30,8 @@ COLUMNS = (
     "timeline.device_w_start",
     "timeline.device_w_hot",
     "timeline.rise_last_tenth_c",
+    "timeline.heat_rate_before_throttle_c_s",
+    "timeline.heat_rate_after_throttle_c_s",
 )
 
 
@@ -52,6 +54,11 @@ def features(tl: pd.DataFrame, summary: Mapping[str, Any]) -> dict[str, float | 
       throttle (before a shutdown, or the end, when it never throttles).
     * ``rise_last_tenth_c``: how much the temperature rose over the last tenth of the run
       (to the shutdown, when there is one).
+    * ``heat_rate_before_throttle_c_s`` and ``heat_rate_after_throttle_c_s``: the mean heating
+      rate (°C per simulated second) from the first interval to the last one ending at or
+      before the first throttle, and from that interval to the last whole one ending at or
+      before the shutdown (or the end). None when the run never throttles or a phase spans
+      fewer than two intervals.
     * host phases: maximal runs of intervals in which the host did (de)compression
       (``host_share`` > 0) with an interval without host work before and after them. For each,
       the temperature drop (°C) from the interval before the phase to the lowest temperature
@@ -89,9 +96,30 @@ def features(tl: pd.DataFrame, summary: Mapping[str, Any]) -> dict[str, float | 
         if temps:
             k = max(1, len(temps) // 10)
             out["timeline.rise_last_tenth_c"] = temps[-1] - temps[-k - 1 if len(temps) > k else 0]
+    if "temperature_c" in tl and first_throttle is not None:
+        _heat_rates(whole, first_throttle, shutdown, out)
     if "host_share" in tl:
         _host_phases(tl, out)
     return out
+
+
+def _heat_rates(
+    whole: pd.DataFrame, first_throttle: float, shutdown: float | None, out: dict[str, float | None]
+) -> None:
+    t = [float(x) for x in whole["time_s"].tolist()]
+    c = [float(x) for x in whole["temperature_c"].tolist()]
+    pre = [i for i, x in enumerate(t) if x <= first_throttle]
+    post = [
+        i
+        for i, x in enumerate(t)
+        if x >= (t[pre[-1]] if pre else first_throttle) and (shutdown is None or x <= shutdown)
+    ]
+    if len(pre) >= 2:
+        a, b = pre[0], pre[-1]
+        out["timeline.heat_rate_before_throttle_c_s"] = (c[b] - c[a]) / (t[b] - t[a])
+    if len(post) >= 2:
+        a, b = post[0], post[-1]
+        out["timeline.heat_rate_after_throttle_c_s"] = (c[b] - c[a]) / (t[b] - t[a])
 
 
 def _host_phases(tl: pd.DataFrame, out: dict[str, float | None]) -> None:

@@ -12,7 +12,7 @@
 //!   file's tail in a whole block; the padding counts in `input_bytes` (and is reported
 //!   separately as `padding_bytes`). A file is never split across the ends of two files.
 //! - **Sizes.** `compressed_bytes` sums the codec's raw output; `stored_bytes` sums
-//!   [`stored_len`](super::stored_len), i.e. a block whose compressed form is not smaller is
+//!   [`stored_len`], i.e. a block whose compressed form is not smaller is
 //!   kept raw (and counted in `incompressible_blocks`). `ratio = input / stored`,
 //!   `saving = 1 - stored / input`.
 //! - **Throughput** is uncompressed bytes (padding included) per second, in MB/s of 10^6
@@ -941,15 +941,7 @@ mod tests {
     /// Real text: the GCIDE dictionary from Debian's dict-gcide (`make testdata`).
     #[test]
     fn gcide_text_round_trips_and_orders_codecs() {
-        let dir = std::env::var_os("FLASHPRESS_TESTDATA")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/testdata"));
-        let gcide = dir.join("gcide.dict");
-        assert!(
-            gcide.is_file(),
-            "{} is missing: run `make testdata` (or set FLASHPRESS_TESTDATA)",
-            gcide.display()
-        );
+        let gcide = crate::testdata::fetched("gcide.dict");
         let c = Corpus::load(&[gcide], Some(2 << 20)).unwrap();
         assert_eq!(c.bytes(), 2 << 20);
         assert!(c.truncated());

@@ -67,8 +67,8 @@ impl CostModel {
 
     /// Engine defaults, from the seeds:
     /// - DPC: 340 ns compress, 38 ns decompress per 16 KiB page at 400 MHz (PR-SSD §4.2);
-    /// - LZ4: 12 us per 16 KiB page each way, i.e. 11 Gbit/s (PR-SSD §5.1, its ref. [38]);
-    /// - FPC, BDI: 1 ns per page, memory-compression latency (PR-SSD §5.1, ref. [15]);
+    /// - LZ4: 12 us per 16 KiB page each way, i.e. 11 Gbit/s (PR-SSD §5.1, its ref. \[38\]);
+    /// - FPC, BDI: 1 ns per page, memory-compression latency (PR-SSD §5.1, ref. \[15\]);
     /// - zlib/deflate: about 10 us per 4 KiB chunk (Waltz §2.2, the CCSD's ASIC); the seed
     ///   gives no decompression figure, so we use the same 10 us;
     /// - zstd: no seed builds it in hardware; we use the zlib engine's figures;

@@ -72,7 +72,7 @@ pub const CODEC_NAMES: &str =
      zlib (=zlib-6), zlib-1..zlib-9, dpc, fpc, bdi";
 
 impl CodecKind {
-    /// The codecs the issue's reports compare by default.
+    /// The codecs the codec report (`make codec-report`) compares by default.
     pub const REPORT_SET: [CodecKind; 7] = [
         CodecKind::Dpc,
         CodecKind::Fpc,

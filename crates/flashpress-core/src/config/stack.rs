@@ -23,7 +23,7 @@ pub enum PolicyKind {
     Baseline,
     /// Waltz §6.1: F2FS compresses everything on host cores; the SSD does not compress.
     F2fsc,
-    /// Waltz §6.1 after Ji et al. [19] and COCO [32]: file type plus access frequency choose
+    /// Waltz §6.1 after Ji et al. \[19\] and COCO \[32\]: file type plus access frequency choose
     /// host or device; not temperature-aware.
     Fpc,
     /// COCO (FACS): data not tagged hot whose first three blocks compress better than `Tc`
@@ -244,20 +244,39 @@ impl Default for CocoConfig {
     }
 }
 
-/// FPC (Waltz §6.1): file types chosen for host compression, and an access-frequency cut.
+/// FPC (Waltz §6.1): "a hybrid metric of the file types [19] and access frequency [32]": files
+/// of a selected type that are not frequently accessed are compressed on the host, the rest
+/// by the CCSD.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FpcConfig {
-    /// Files read or written at least this many times are "frequently accessed" and left to
-    /// the CCSD; less frequently accessed files of a selected type are compressed on the host.
+    /// How access frequency is told: `tag` (the default) reads it as COCO [32] does, from the
+    /// hot/cold tag of the data (the workload's hotness, or F2FS's own classification with
+    /// `coco.tags`): hot data is frequently accessed; `accesses` counts each file's reads and
+    /// writes against `hot_accesses`.
+    pub frequency: FpcFrequency,
+    /// With `frequency = "accesses"`: files read or written at least this many times are
+    /// "frequently accessed" and left to the CCSD.
     pub hot_accesses: u32,
     /// File types (as workloads tag them) selected for host compression.
     pub host_types: Vec<String>,
 }
 
+/// How FPC tells frequently accessed data (see [`FpcConfig::frequency`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FpcFrequency {
+    /// The data's hot/cold tag, as COCO [32] classifies it: hot is frequent.
+    #[default]
+    Tag,
+    /// A count of the file's accesses against `hot_accesses`.
+    Accesses,
+}
+
 impl Default for FpcConfig {
     fn default() -> Self {
         FpcConfig {
+            frequency: FpcFrequency::Tag,
             hot_accesses: 4,
             host_types: vec!["text".into(), "log".into(), "db".into()],
         }

@@ -14,8 +14,19 @@
 //!   `dirty_writeback_centisecs` the files dirtied more than `dirty_expire_centisecs` ago are
 //!   written back whole (Linux expires inodes by their `dirtied_when`); above
 //!   `dirty_background_ratio` % of the cache dirty, the oldest dirty files are written back
-//!   at once until the dirty data is below it (asynchronously: nobody waits); above
-//!   `dirty_ratio` % the writing process does that itself and waits (`balance_dirty_pages`).
+//!   at once until the dirty data is below it (asynchronously: nobody waits).
+//! - **Dirty throttling** as Linux's IO-less `balance_dirty_pages` (since 3.2): pages under
+//!   write-back count as dirty until their I/O completes, and once dirty plus write-back
+//!   pages pass the *freerun* point (halfway between `dirty_background_ratio` and
+//!   `dirty_ratio`) a writer is paced: it pauses `pages / (write_bw x pos_ratio)` after its
+//!   write, where `write_bw` is the measured write-back bandwidth (Linux's
+//!   `wb_update_write_bandwidth`: 200 ms samples averaged over a 4 s period, starting at
+//!   100 MB/s) and `pos_ratio = 1 + ((setpoint - dirty) / (limit - setpoint))^3` the global
+//!   control line around the setpoint halfway between freerun and the limit; at the limit
+//!   it waits in pauses of at most 200 ms until write-back brings the dirty data under it.
+//!   So cached writers run at the device's pace once the dirty data reaches the limits.
+//!   (Linux also splits the rate among the tasks dirtying at once, `dirty_ratelimit`; here
+//!   each writer gets the whole rate and the control line brings the total back to it.)
 //! - **fsync** ([`Op::Sync`]) writes back every dirty page of the file and waits for them and
 //!   for the file's writeback already in flight. `O_DSYNC` writes ([`FileAttrs::DSYNC`])
 //!   write back their own range before returning; `O_DIRECT` I/O ([`FileAttrs::DIRECT`])
@@ -106,7 +117,21 @@ pub struct CacheCounters {
     pub dirty_pages_dropped: u64,
     /// Most dirty pages at once.
     pub dirty_pages_peak: u64,
+    /// Writes a writer paused after because dirty and write-back pages were above freerun.
+    pub dirty_throttle_pauses: u64,
+    /// Time writers spent paused by dirty throttling (ns).
+    pub dirty_throttle_ns: u64,
 }
+
+/// Linux's `MAX_PAUSE`: the longest one dirty-throttling pause (200 ms).
+const MAX_PAUSE_NS: u64 = 200_000_000;
+/// Linux's `BANDWIDTH_INTERVAL`: a write-back bandwidth sample spans at least 200 ms.
+const BW_INTERVAL_NS: u64 = 200_000_000;
+/// The period the write-back bandwidth is averaged over (`roundup_pow_of_two(3 * HZ)` at
+/// HZ = 1000: 4.096 s).
+const BW_PERIOD_NS: u64 = 4_096_000_000;
+/// Linux's `INIT_BW`: the write-back bandwidth assumed before any is measured (100 MB/s).
+const INIT_BW_PAGES_PER_S: f64 = 100.0 * 1024.0 * 1024.0 / PAGE as f64;
 
 #[derive(Debug, Clone, Copy)]
 struct Node {
@@ -165,6 +190,15 @@ pub struct PageCache {
     dirty: u64,
     next_flush: SimTime,
     counters: CacheCounters,
+    /// Write-back I/O in flight: (completion, pages), the earliest first.
+    inflight: std::collections::BinaryHeap<std::cmp::Reverse<(SimTime, u64)>>,
+    /// Pages under write-back (submitted, not yet complete).
+    writeback_pages: u64,
+    /// Measured write-back bandwidth (pages per second).
+    write_bw: f64,
+    /// Start of the current bandwidth sample and the pages completed in it.
+    bw_since: SimTime,
+    bw_pages: u64,
 }
 
 impl PageCache {
@@ -203,6 +237,11 @@ impl PageCache {
             dirty: 0,
             next_flush: SimTime(period_ns),
             counters: CacheCounters::default(),
+            inflight: std::collections::BinaryHeap::new(),
+            writeback_pages: 0,
+            write_bw: INIT_BW_PAGES_PER_S,
+            bw_since: SimTime::ZERO,
+            bw_pages: 0,
         })
     }
 
@@ -219,6 +258,16 @@ impl PageCache {
     /// Dirty pages held.
     pub fn dirty_pages(&self) -> u64 {
         self.dirty
+    }
+
+    /// Pages under write-back at the last request (submitted, not yet on the device).
+    pub fn writeback_pages(&self) -> u64 {
+        self.writeback_pages
+    }
+
+    /// The measured write-back bandwidth (bytes per second).
+    pub fn write_bandwidth(&self) -> f64 {
+        self.write_bw * PAGE as f64
     }
 
     /// Dirty pages of file `key`.
@@ -448,19 +497,16 @@ impl PageCache {
             done = done.max(d.done);
             failed |= d.failed || self.take_error(key);
         }
-        // balance_dirty_pages: above dirty_ratio the writer writes back and waits.
-        if self.dirty > self.hard_pages {
-            while self.dirty > self.bg_pages {
-                let Some(&(_, k)) = self.order.first() else {
-                    break;
-                };
-                self.counters.throttled_writebacks += 1;
-                let d = self.writeback(be, k, None, done, Why::Throttled)?;
-                done = done.max(d.done);
-            }
-        }
         self.background(be, done)?;
-        Ok(FsDone { done, failed })
+        let paced = self.balance_dirty_pages(be, p1 - p0, done)?;
+        if paced > done {
+            self.counters.dirty_throttle_pauses += 1;
+            self.counters.dirty_throttle_ns += paced.0 - done.0;
+        }
+        Ok(FsDone {
+            done: paced,
+            failed,
+        })
     }
 
     /// `O_DIRECT`: write back and drop the cached pages of the range, then the file system.
@@ -518,6 +564,70 @@ impl PageCache {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Write-back I/O completed by `now`: its pages stop counting as dirty, and the
+    /// bandwidth estimate takes them in (Linux's `wb_update_write_bandwidth`).
+    fn retire(&mut self, now: SimTime) {
+        while let Some(&std::cmp::Reverse((at, pages))) = self.inflight.peek() {
+            if at > now {
+                break;
+            }
+            self.inflight.pop();
+            self.writeback_pages -= pages;
+            self.bw_pages += pages;
+        }
+        let elapsed = now.0.saturating_sub(self.bw_since.0);
+        if elapsed >= BW_INTERVAL_NS {
+            let sample = self.bw_pages as f64 * 1e9 / elapsed as f64;
+            let e = elapsed.min(BW_PERIOD_NS) as f64;
+            let period = BW_PERIOD_NS as f64;
+            self.write_bw = (self.write_bw * (period - e) + sample * e) / period;
+            self.bw_since = now;
+            self.bw_pages = 0;
+        }
+    }
+
+    /// Linux's IO-less `balance_dirty_pages` after a write that dirtied `pages` pages and
+    /// returned at `now`: when the writer may go on.
+    fn balance_dirty_pages(
+        &mut self,
+        be: &mut dyn Backend,
+        pages: u64,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        let limit = self.hard_pages as f64;
+        let freerun = (self.bg_pages as f64 + limit) / 2.0;
+        let setpoint = (freerun + limit) / 2.0;
+        let mut at = now;
+        loop {
+            self.retire(at);
+            let nr = (self.dirty + self.writeback_pages) as f64;
+            if nr <= freerun {
+                return Ok(at);
+            }
+            if nr < limit {
+                let x = (setpoint - nr) / (limit - setpoint);
+                let pos_ratio = (1.0 + x * x * x).clamp(0.0, 2.0);
+                let rate = (self.write_bw * pos_ratio).max(1.0);
+                let pause = (pages as f64 / rate * 1e9).min(MAX_PAUSE_NS as f64) as u64;
+                return Ok(SimTime(at.0.saturating_add(pause)));
+            }
+            // At the limit: start write-back if nothing is in flight to wait for, then
+            // wait for it in pauses of at most MAX_PAUSE.
+            if self.inflight.is_empty() {
+                let before = self.dirty;
+                self.background(be, at)?;
+                if self.dirty == before && self.inflight.is_empty() {
+                    // Nothing can be written back (every dirty page's I/O completed at once
+                    // or failed): no progress to wait for.
+                    return Ok(at);
+                }
+                continue;
+            }
+            let next = self.inflight.peek().map_or(at.0, |r| r.0 .0 .0);
+            at = SimTime(next.min(at.0.saturating_add(MAX_PAUSE_NS)).max(at.0 + 1));
         }
     }
 
@@ -582,6 +692,13 @@ impl PageCache {
             let d = be.submit(stream, &req, Some(&ids), now)?;
             self.counters.writeback_ios += 1;
             self.counters.pages_written_back += b - a;
+            // Under write-back until the I/O completes (Linux's NR_WRITEBACK).
+            if d.done > now {
+                self.inflight.push(std::cmp::Reverse((d.done, b - a)));
+                self.writeback_pages += b - a;
+            } else {
+                self.bw_pages += b - a;
+            }
             done = done.max(d.done);
             if d.failed {
                 failed = true;

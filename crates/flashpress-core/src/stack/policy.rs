@@ -2,7 +2,7 @@
 //! (device, host, or nobody); for each read of device-compressed data, who decompresses it.
 //! Each scheme cites the seed it comes from; see [`PolicyKind`].
 
-use crate::config::{CocoRest, PolicyKind, StackConfig};
+use crate::config::{CocoRest, FpcFrequency, PolicyKind, StackConfig};
 use crate::workload::{FileAttrs, FileType, Hotness};
 
 /// Who compresses a write.
@@ -59,6 +59,7 @@ pub struct Policy {
     coco_tags: bool,
     coco_rest: CompressSide,
     fpc_hot: u32,
+    fpc_frequency: FpcFrequency,
     fpc_types: Vec<FileType>,
     temp_c: f64,
 }
@@ -77,6 +78,7 @@ impl Policy {
                 CocoRest::Host => CompressSide::Host,
             },
             fpc_hot: cfg.fpc.hot_accesses,
+            fpc_frequency: cfg.fpc.frequency,
             fpc_types: FileType::NAMES
                 .iter()
                 .enumerate()
@@ -109,7 +111,7 @@ impl Policy {
     }
 
     /// Whether the host manages the device's temperature (the cooperative schemes), so the
-    /// device's own throttling is off (Waltz §6.3.1: TCS "eliminat[es] throttling").
+    /// device's own throttling is off (Waltz §6.3.1: TCS "eliminat\[es\] throttling").
     pub fn host_managed_thermal(&self) -> bool {
         matches!(
             self.kind,
@@ -127,7 +129,11 @@ impl Policy {
             PolicyKind::F2fsc => CompressSide::Host,
             _ if media => CompressSide::Skip,
             PolicyKind::Fpc => {
-                if self.fpc_types.contains(&f.attrs.file_type()) && f.accesses < self.fpc_hot {
+                let frequent = match self.fpc_frequency {
+                    FpcFrequency::Tag => self.coco_temperature(f) == Hotness::Hot,
+                    FpcFrequency::Accesses => f.accesses >= self.fpc_hot,
+                };
+                if self.fpc_types.contains(&f.attrs.file_type()) && !frequent {
                     CompressSide::Host
                 } else {
                     CompressSide::Device
@@ -293,9 +299,38 @@ mod tests {
     }
 
     #[test]
-    fn fpc_compresses_rarely_used_text_on_the_host() {
+    fn fpc_reads_access_frequency_from_the_hot_cold_tag_by_default() {
         let p = policy(PolicyKind::Fpc, 95.0);
-        let hot = StackConfig::default().fpc.hot_accesses;
+        // A warm text file is compressed on the host however often it is accessed; a hot one
+        // (webserver's log, OLTP's database) is left to the CCSD; an unselected type too.
+        for accesses in [0, 1_000] {
+            assert_eq!(
+                p.compress_side(&view(Hotness::Warm, FileType::Text, accesses, None)),
+                CompressSide::Host
+            );
+        }
+        assert_eq!(
+            p.compress_side(&view(Hotness::Cold, FileType::Log, 0, None)),
+            CompressSide::Host
+        );
+        for t in [FileType::Log, FileType::Db] {
+            assert_eq!(
+                p.compress_side(&view(Hotness::Hot, t, 0, None)),
+                CompressSide::Device
+            );
+        }
+        assert_eq!(
+            p.compress_side(&view(Hotness::Cold, FileType::Data, 0, None)),
+            CompressSide::Device
+        );
+    }
+
+    #[test]
+    fn fpc_compresses_rarely_used_text_on_the_host() {
+        let mut cfg = StackConfig::default();
+        cfg.fpc.frequency = FpcFrequency::Accesses;
+        let p = Policy::new(PolicyKind::Fpc, &cfg);
+        let hot = cfg.fpc.hot_accesses;
         assert_eq!(
             p.compress_side(&view(Hotness::Warm, FileType::Text, 0, None)),
             CompressSide::Host

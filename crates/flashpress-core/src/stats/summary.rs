@@ -762,6 +762,8 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("stack.cache.counters.evictions", "pages", "clean pages evicted (LRU)"),
         ("stack.cache.counters.dirty_pages_dropped", "pages", "dirty pages dropped unwritten (file deleted or range punched)"),
         ("stack.cache.counters.dirty_pages_peak", "pages", "most dirty pages at once"),
+        ("stack.cache.counters.dirty_throttle_pauses", "count", "writes after which the writer was paced by dirty throttling (dirty and write-back pages above freerun)"),
+        ("stack.cache.counters.dirty_throttle_ns", "ns", "time writers spent paused by dirty throttling"),
         ("stack.fs.counters.user_blocks_written", "blocks", "blocks of accepted write requests"),
         ("stack.fs.counters.user_blocks_read", "blocks", "blocks of read requests (clipped to the files' sizes)"),
         ("stack.fs.counters.fs_blocks_written", "blocks", "blocks submitted to the disk for writing, cleaning included"),

@@ -1,16 +1,28 @@
-//! The real inputs in `shared/data` run end to end, and the device features they exercise
+//! Real inputs (fio's example job files from `make testdata`, MQSim's TPC-C trace vendored in
+//! `testdata/traces`) run end to end, and the device features they exercise
 //! (stonewall phases, timed replay, TRIM, write buffer, background GC) behave.
 
 use crate::support::{config, run_uniform};
 use flashpress_core::sim::Simulation;
 use std::path::PathBuf;
 
-fn shared(rel: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(rel);
+/// `rel` under `fio/` (fio's examples, `$FLASHPRESS_TESTDATA/fio-examples`) or `traces/`
+/// (`testdata/traces` of this repository).
+fn input(rel: &str) -> String {
+    let p = match rel.split_once('/') {
+        Some(("fio", name)) => std::env::var_os("FLASHPRESS_TESTDATA")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/testdata")
+            })
+            .join("fio-examples")
+            .join(name),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata")
+            .join(rel),
+    };
     p.canonicalize()
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .unwrap_or_else(|e| panic!("{}: {e} (fio's examples: run `make testdata`)", p.display()))
         .display()
         .to_string()
 }
@@ -20,7 +32,7 @@ fn ssd_test_fio_runs_its_four_phases_in_order() {
     // fio's own example, as it is; only the runtime is shortened through `workload.global`.
     let cfg = config(&format!(
         "[workload]\ntype = \"fio\"\npath = \"{}\"\n[workload.global]\nruntime = \"200ms\"\n[precondition]\nfill_fraction = 0.0\n",
-        shared("fio/ssd-test.fio")
+        input("fio/ssd-test.fio")
     ));
     let rep = Simulation::new(cfg).unwrap().run().unwrap();
     let s = &rep.summary;
@@ -39,7 +51,7 @@ fn ssd_test_fio_runs_its_four_phases_in_order() {
 }
 
 #[test]
-fn every_shared_fio_file_loads_and_runs_briefly() {
+fn every_block_device_fio_example_loads_and_runs_briefly() {
     for f in [
         "fio-rand-RW",
         "fio-rand-read",
@@ -52,7 +64,7 @@ fn every_shared_fio_file_loads_and_runs_briefly() {
         let cfg = config(&format!(
             "[workload]\ntype = \"fio\"\npath = \"{}\"\n[workload.global]\nruntime = \"20ms\"\ntime_based = true\n\
              [precondition]\nfill_fraction = 0.0\n",
-            shared(&format!("fio/{f}.fio"))
+            input(&format!("fio/{f}.fio"))
         ));
         let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
         assert!(s.requests_completed > 0, "{f}");
@@ -66,12 +78,12 @@ fn tpcc_trace_replays_with_its_timestamps() {
         "[workload]\ntype = \"trace\"\npath = \"{}\"\nformat = \"disksim\"\ntime_unit = \"ns\"\nsector_size = 512\n\
          replay = \"timed\"\nqueue_depth = 32\ntime_scale = 1.0\naddress_mode = \"wrap\"\nblkparse_action = \"D\"\n\
          [check]\nverify = true\n",
-        shared("traces/tpcc-small.trace")
+        input("traces/tpcc-small.trace")
     ));
     let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
     assert_eq!(s.requests_completed, 6999);
     // open loop: the run lasts at least as long as the trace's span
-    let text = std::fs::read_to_string(shared("traces/tpcc-small.trace")).unwrap();
+    let text = std::fs::read_to_string(input("traces/tpcc-small.trace")).unwrap();
     let times: Vec<u64> = text
         .lines()
         .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
@@ -277,7 +289,7 @@ fn an_empty_trace_is_an_error_not_an_empty_result() {
 }
 
 /// serde reports a bad value inside the `type`-tagged `[workload]` table at `workload`; the
-/// config error names the key inside it (issue 14).
+/// config error names the key inside it.
 #[test]
 fn errors_inside_the_tagged_workload_table_name_the_dotted_key() {
     use flashpress_core::error::Error;

@@ -1,6 +1,6 @@
 //! The compression-capable computational SSD (CCSD) of the Waltz seed (§2.2, §3.1): a
 //! hardware engine compresses each 4 KiB logical block on its own; the variable-length
-//! outputs are packed into flash pages in controller DRAM ([`packed`]); the map keeps each
+//! outputs are packed into flash pages in controller DRAM (`packed`); the map keeps each
 //! block's page, offset and length ([`map`]); the logical space is `logical_ratio` times the
 //! physical user space and the device reports its physical usage ([`Disk::space`]); a
 //! thermal model ([`thermal`]) drives SMART temperature, throttling of the engine and a

@@ -19,9 +19,9 @@
 //! cleared on erase); an LBA is still valid there if its map entry has a part in the block.
 //!
 //! Memory: 8 bytes of map entry per logical block of a touched 64 Ki-block range (see
-//! [`super::map`]) plus at most 4 bytes per chunk in its block's LBA list (live or stale
-//! until the block is erased; a run of consecutive LBAs takes 12 bytes, see [`lbas`]) --
-//! at most about 12 bytes per stored chunk -- plus per-block arrays
+//! `ftl::packed::map`) plus at most 4 bytes per chunk in its block's LBA list (live or
+//! stale until the block is erased; a run of consecutive LBAs takes 12 bytes, see
+//! `ftl/packed/lbas.rs`) -- at most about 12 bytes per stored chunk -- plus per-block arrays
 //! (about 60 bytes per erase block), plus with straddling 4 bytes per flash page of every
 //! 64 Ki-page range written.
 

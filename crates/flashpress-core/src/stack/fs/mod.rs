@@ -10,16 +10,16 @@
 //!   are warm, files go to the log of their hotness, cleaning writes to the cold log.
 //! - **Segment cleaning** (foreground, greedy): when a log needs a new segment and F2FS's
 //!   `has_not_enough_free_secs` holds (free segments at or below mkfs.f2fs's reserved
-//!   segments plus the dirty node blocks' segments, [`ssr`]), the segments with the fewest
+//!   segments plus the dirty node blocks' segments, `ssr`), the segments with the fewest
 //!   valid blocks are cleaned until it no longer does; the request that triggered it waits.
 //!   Reserved space (`rs_ratio`, F2FS's overprovision) keeps the user data below the
 //!   partition, so the more of it (and the more extra segments) the emptier the victims.
-//!   **Background cleaning** ([`bggc`]) cleans cost-benefit victims in idle time.
-//! - **Adaptive logging (SSR)** ([`ssr`]): under `mode = "adaptive"` the data logs fill the
+//!   **Background cleaning** (`bggc`) cleans cost-benefit victims in idle time.
+//! - **Adaptive logging (SSR)** (`ssr`): under `mode = "adaptive"` the data logs fill the
 //!   holes of the dirty segment with the most invalid blocks instead of taking a free segment
 //!   once F2FS's need-SSR rule holds (or below a fixed `ssr_ratio` of free segments); thread
 //!   logging is also the last resort of any log when no segment is free.
-//! - **Node blocks and checkpoints** ([`node`]): writing or moving a data block dirties its
+//! - **Node blocks and checkpoints** (`node`): writing or moving a data block dirties its
 //!   node block; checkpoints write the dirty node blocks to the node log (free segments
 //!   only), then NAT/SIT blocks and the checkpoint pack.
 //! - **Compression.** Writes go by cluster (`cluster_blocks`); the placement policy chooses

@@ -87,7 +87,7 @@
 //! - `hog value=N`: the thread is busy for N × `hog_ns_per_iteration` ns (a think time; the
 //!   host CPU model does not see it, so hogging threads do not compete for cores).
 //! - `semblock` and `sempost` (with `value`, `highwater`, `target`, `blocking`): Filebench's
-//!   System V semaphore semantics, see [`sync`]: every semblock instance owns a low- and a
+//!   System V semaphore semantics, see its `sync` module: every semblock instance owns a low- and a
 //!   high-water count; a post goes to every instance of the semblock flowop named `target`.
 //!   A blocked thread waits ([`crate::workload::Next::Wait`]) until a post or semblock of
 //!   another thread completes its operation, or until its run time is over.

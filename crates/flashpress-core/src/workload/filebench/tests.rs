@@ -7,10 +7,9 @@ use crate::units::SimTime;
 use crate::workload::{Next, Op, Request, NO_FILE};
 use std::collections::{BinaryHeap, HashMap};
 
-fn shared(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/filebench")
-        .join(name)
+/// A Filebench personality as it is in filebench's `workloads/` (vendored in `configs/filebench`).
+fn personality_file(name: &str) -> PathBuf {
+    crate::testdata::repo("configs/filebench").join(name)
 }
 
 fn cfg(personality: Option<&str>, path: Option<PathBuf>) -> FilebenchWorkload {
@@ -132,7 +131,7 @@ fn load(c: &FilebenchWorkload, seed: u64) -> Vec<Stream> {
 }
 
 #[test]
-fn shared_files_parse_with_one_stream_per_thread_instance() {
+fn personality_files_parse_with_one_stream_per_thread_instance() {
     // threads x thread instances x process instances, plus one preallocation stream.
     for (name, threads) in [
         ("fileserver.f", 50),
@@ -140,7 +139,7 @@ fn shared_files_parse_with_one_stream_per_thread_instance() {
         ("webserver.f", 100),
         ("oltp.f", 1 + 10 + 200),
     ] {
-        let s = load(&cfg(None, Some(shared(name))), 1);
+        let s = load(&cfg(None, Some(personality_file(name))), 1);
         assert_eq!(s.len(), threads + 1, "{name}");
         assert_eq!(s[0].name, "prealloc");
         assert_eq!(s[0].group, 0);
@@ -154,14 +153,6 @@ fn shared_files_parse_with_one_stream_per_thread_instance() {
     assert_eq!(s[12].name, "shadow.0/shadow.0");
     assert_eq!(s.last().unwrap().name, "shadow.199/shadow.0");
     assert_eq!(s[1].content.ratio, default_ratio("oltp"));
-}
-
-#[test]
-fn builtin_personalities_are_the_shared_files() {
-    for (name, text) in BUILTIN {
-        let shared = std::fs::read_to_string(shared(&format!("{name}.f"))).unwrap();
-        assert_eq!(&shared, text, "{name}");
-    }
 }
 
 /// Per-personality totals over a run, after preallocation.

@@ -2,15 +2,15 @@
 //! turned into closed-loop streams: one per job clone (`numjobs`), `iodepth` requests in
 //! flight, grouped by `stonewall` (and `wait_for`).
 //!
-//! The data path: [`parse`] reads the text (fio's syntax: `[name]` sections, `[global]`
+//! The data path: `parse` reads the text (fio's syntax: `[name]` sections, `[global]`
 //! defaults for the jobs after it, `key=value` lines or bare flags, `;`/`#` comments,
 //! `include FILE`, `${VAR}` and `$ncpus` expansion) and checks every option name against
-//! [`options`], which says what flashpress does with it: honoured, accepted and listed as
+//! `options`, which says what flashpress does with it: honoured, accepted and listed as
 //! ignored in the run's summary (logging, host mechanics, engine connection), or refused with
 //! the reason. Every option that cannot be honoured is reported in one run, each with its
-//! line. [`resolve`] gives a job's options their meaning; [`layout`](load) places the jobs'
+//! line. `resolve` gives a job's options their meaning; `layout` ([`load`]) places the jobs'
 //! files on the device as fio lays them out (a job gets its own files unless jobs share a
-//! `filename`; `/dev/...` names the whole device); [`gen`] generates each clone's requests.
+//! `filename`; `/dev/...` names the whole device); `gen` generates each clone's requests.
 //!
 //! Option order for a job: the file's `[global]` options seen before it, then its own, then
 //! `workload.global` (which overrides the file's values); a later value overrides an earlier

@@ -7,10 +7,9 @@ use std::path::PathBuf;
 
 const GIB: u64 = 1 << 30;
 
-fn shared(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/fio")
-        .join(name)
+/// A job file of fio's own examples folder (Debian's fio-examples, fetched by `make testdata`).
+fn example(name: &str) -> PathBuf {
+    crate::testdata::fio_example(name)
 }
 
 fn file_cfg(path: PathBuf) -> FioWorkload {
@@ -46,31 +45,36 @@ fn s(v: &str) -> OptionValue {
 }
 
 #[test]
-fn all_shared_job_files_load() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/fio");
-    let mut n = 0;
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "fio") {
-            let mut streams =
-                load_streams(&file_cfg(p.clone()), 16 * GIB, 1).unwrap_or_else(|e| panic!("{e}"));
-            assert!(!streams.is_empty());
-            for st in &mut streams {
-                let reqs = take(st, 100);
-                assert_eq!(reqs.len(), 100, "{}", p.display());
-                assert!(reqs
-                    .iter()
-                    .all(|r| r.len > 0 && r.offset + r.len <= 16 * GIB && r.len % 512 == 0));
-            }
-            n += 1;
+fn the_block_device_example_job_files_load() {
+    // fio's examples that describe plain block I/O (the rest of the folder is the survey's,
+    // tests/python/test_fio_examples.py).
+    for f in [
+        "fio-rand-RW.fio",
+        "fio-rand-read.fio",
+        "fio-rand-write.fio",
+        "fio-seq-RW.fio",
+        "fio-seq-read.fio",
+        "fio-seq-write.fio",
+        "ssd-test.fio",
+        "zipf.fio",
+    ] {
+        let p = example(f);
+        let mut streams =
+            load_streams(&file_cfg(p.clone()), 16 * GIB, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!streams.is_empty());
+        for st in &mut streams {
+            let reqs = take(st, 100);
+            assert_eq!(reqs.len(), 100, "{}", p.display());
+            assert!(reqs
+                .iter()
+                .all(|r| r.len > 0 && r.offset + r.len <= 16 * GIB && r.len % 512 == 0));
         }
     }
-    assert_eq!(n, 8);
 }
 
 #[test]
 fn ssd_test_has_four_phases() {
-    let streams = load_streams(&file_cfg(shared("ssd-test.fio")), 16 * GIB, 1).unwrap();
+    let streams = load_streams(&file_cfg(example("ssd-test.fio")), 16 * GIB, 1).unwrap();
     let desc: Vec<(&str, u32, Drive)> = streams
         .iter()
         .map(|s| (s.name.as_str(), s.group, s.drive))
@@ -89,7 +93,7 @@ fn ssd_test_has_four_phases() {
 
 #[test]
 fn rand_rw_mix_and_clones() {
-    let mut streams = load_streams(&file_cfg(shared("fio-rand-RW.fio")), 16 * GIB, 7).unwrap();
+    let mut streams = load_streams(&file_cfg(example("fio-rand-RW.fio")), 16 * GIB, 7).unwrap();
     assert_eq!(streams.len(), 4);
     let names: Vec<&str> = streams.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
@@ -137,7 +141,7 @@ fn rand_rw_mix_and_clones() {
 
 #[test]
 fn zipf_is_skewed_like_fio() {
-    let mut streams = load_streams(&file_cfg(shared("zipf.fio")), 16 * GIB, 3).unwrap();
+    let mut streams = load_streams(&file_cfg(example("zipf.fio")), 16 * GIB, 3).unwrap();
     let n = 1280 * (1 << 20) / 4096u64;
     let reqs = take(&mut streams[0], 200_000);
     assert_eq!(reqs.len(), 200_000);
@@ -433,7 +437,7 @@ fn inline_jobs_after_file_jobs() {
     let mut global = BTreeMap::new();
     global.insert("size".to_string(), s("1g"));
     let cfg = FioWorkload {
-        path: Some(shared("ssd-test.fio")),
+        path: Some(example("ssd-test.fio")),
         global,
         jobs: vec![job],
         ..file_cfg(PathBuf::new())

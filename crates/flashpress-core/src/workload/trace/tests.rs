@@ -478,13 +478,14 @@ fn bad_lines_name_their_line() {
     }
 }
 
-fn shared_trace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/traces/tpcc-small.trace")
+/// MQSim's TPC-C trace, vendored in `testdata/traces` with its licence.
+fn tpcc_trace() -> PathBuf {
+    crate::testdata::repo("testdata/traces/tpcc-small.trace")
 }
 
 #[test]
 fn tpcc_small_parses_fully() {
-    let mut cfg = default_trace_config(shared_trace(), TraceFormat::Disksim);
+    let mut cfg = default_trace_config(tpcc_trace(), TraceFormat::Disksim);
     cfg.address_mode = AddressMode::Wrap;
     let got = collect(&cfg, 16 * GIB).unwrap();
     assert_eq!(got.len(), 6999);

@@ -113,6 +113,9 @@ struct Measure {
     gran_blocks: u64,
     /// Model mode on generated content: size per block against the random fraction.
     curve: Option<SizeCurve>,
+    /// Model mode on generated content: per stream with a fixed ratio, the curve's size per
+    /// block at its fraction (the same for every block, so looked up once, not per write).
+    fixed: Vec<Option<f64>>,
     /// Files (both modes): the size of every corpus unit, measured on first use.
     table: Option<files::SizeTable>,
     /// Bytes mode: codec output bytes per (stream, first id, blocks) unit.
@@ -244,6 +247,14 @@ impl ContentModel {
             .files
             .as_ref()
             .map(|f| files::SizeTable::new(f.blocks(), gran_blocks));
+        let fixed = match &curve {
+            Some(c) => self
+                .streams
+                .iter()
+                .map(|s| s.fixed_fraction.map(|f| c.at(f)))
+                .collect(),
+            None => Vec::new(),
+        };
         if self.unit.len() < g as usize {
             self.unit.resize(g as usize, 0);
         }
@@ -252,6 +263,7 @@ impl ContentModel {
             granularity: g,
             gran_blocks,
             curve,
+            fixed,
             table,
             cache: HashMap::with_hasher(FixedHasher::default()),
         });
@@ -391,10 +403,16 @@ impl ContentModel {
 
     fn model_size(&self, m: MeasureId, stream: usize, id: u64, n: usize) -> u32 {
         let meas = &self.measures[m.0];
-        let curve = meas.curve.as_ref().expect("model mode measures a curve");
-        let total: f64 = (0..n as u64)
-            .map(|i| curve.at(self.fraction(stream, id.wrapping_add(i))))
-            .sum();
+        let total: f64 = match meas.fixed.get(stream).copied().flatten() {
+            // The same sum as below: n terms that are all this value.
+            Some(v) => (0..n).map(|_| v).sum(),
+            None => {
+                let curve = meas.curve.as_ref().expect("model mode measures a curve");
+                (0..n as u64)
+                    .map(|i| curve.at(self.fraction(stream, id.wrapping_add(i))))
+                    .sum()
+            }
+        };
         // Round half up (total >= 0): as `f64::round` except at exact ties, without the libm
         // call that `round` compiles to on baseline x86-64 (this is per written block).
         (total + 0.5) as u32

@@ -521,3 +521,44 @@ fn a_second_measure_has_its_own_codec_granularity_and_cache() {
     let e = m.add_measure(CodecKind::Lz4, 2048, "test").unwrap_err();
     assert!(e.to_string().contains("content.granularity"), "{e}");
 }
+
+/// Model mode looks a fixed ratio's size up once per stream: every unit's size equals the
+/// per-block path's, taken by a stream whose uniform range is that one ratio, for units of
+/// one to four blocks and for a second measure.
+#[test]
+fn a_fixed_ratio_sizes_units_as_the_per_block_path_does() {
+    let c = generated(
+        ContentMode::Model,
+        "zlib-6",
+        "lz4",
+        RatioDist::Fixed { ratio: 1.0 },
+    );
+    for ratio in [1.0, 1.7, 2.0, 3.3] {
+        let hints = [
+            ContentHints {
+                ratio: Some(RatioDist::Fixed { ratio }),
+                ..ContentHints::default()
+            },
+            ContentHints {
+                ratio: Some(RatioDist::Uniform {
+                    min: ratio,
+                    max: ratio,
+                }),
+                ..ContentHints::default()
+            },
+        ];
+        let mut m = model(&c, 3, &hints);
+        let second = m.add_measure(CodecKind::Lz4, 16384, "test").unwrap();
+        for id in [1u64, 77, 1 << 40] {
+            for n in 1..=4 {
+                let (fixed, per_block) = (
+                    m.unit_size(ContentModel::PRIMARY, 0, id, n),
+                    m.unit_size(ContentModel::PRIMARY, 1, id, n),
+                );
+                assert_eq!(fixed, per_block, "ratio {ratio}, id {id}, {n} blocks");
+                assert!(fixed > 0 && fixed as usize <= 4096 * n + 64);
+            }
+            assert_eq!(m.unit_size(second, 0, id, 4), m.unit_size(second, 1, id, 4));
+        }
+    }
+}

@@ -38,56 +38,62 @@ pub fn len(e: u64) -> u32 {
     (e >> 48) as u32
 }
 
-/// The two-level map.
-pub struct Map {
-    leaves: Vec<Option<Box<[u64]>>>,
+/// A two-level array of `T` whose 64 Ki-entry leaves are allocated on the first write into
+/// their range; an entry never written reads as the array's fill value. Memory: `T` per
+/// entry of a touched leaf plus 8 bytes per leaf slot.
+pub struct Sparse<T> {
+    leaves: Vec<Option<Box<[T]>>>,
+    fill: T,
 }
 
-impl Map {
-    /// A map of `blocks` logical blocks, all unmapped, with no leaf allocated.
-    pub fn new(blocks: u64) -> Map {
-        let n = blocks.div_ceil(LEAF as u64) as usize;
-        Map {
-            leaves: (0..n).map(|_| None).collect(),
+impl<T: Copy + PartialEq> Sparse<T> {
+    /// `n` entries, all `fill`, with no leaf allocated.
+    pub fn new(n: u64, fill: T) -> Sparse<T> {
+        Sparse {
+            leaves: (0..n.div_ceil(LEAF as u64)).map(|_| None).collect(),
+            fill,
         }
     }
 
-    /// Entry of `lba` (the caller keeps `lba` inside the logical space).
+    /// Entry `i` (the caller keeps `i` below `n`).
     #[inline]
-    pub fn get(&self, lba: u64) -> u64 {
-        match &self.leaves[(lba >> LEAF_BITS) as usize] {
-            Some(l) => l[lba as usize & (LEAF - 1)],
-            None => UNMAPPED,
+    pub fn get(&self, i: u64) -> T {
+        match &self.leaves[(i >> LEAF_BITS) as usize] {
+            Some(l) => l[i as usize & (LEAF - 1)],
+            None => self.fill,
         }
     }
 
-    /// Set the entry of `lba`, allocating its leaf if needed; returns the old entry.
+    /// Set entry `i`, allocating its leaf if needed; returns the old entry.
     #[inline]
-    pub fn set(&mut self, lba: u64, e: u64) -> u64 {
-        let leaf = self.leaves[(lba >> LEAF_BITS) as usize]
-            .get_or_insert_with(|| vec![UNMAPPED; LEAF].into_boxed_slice());
-        std::mem::replace(&mut leaf[lba as usize & (LEAF - 1)], e)
+    pub fn set(&mut self, i: u64, v: T) -> T {
+        let fill = self.fill;
+        let leaf = self.leaves[(i >> LEAF_BITS) as usize]
+            .get_or_insert_with(|| vec![fill; LEAF].into_boxed_slice());
+        std::mem::replace(&mut leaf[i as usize & (LEAF - 1)], v)
     }
 
-    /// Unmap `lba` without allocating a leaf; returns the old entry.
+    /// Set entry `i` back to the fill value without allocating a leaf; returns the old entry.
     #[inline]
-    pub fn unmap(&mut self, lba: u64) -> u64 {
-        match &mut self.leaves[(lba >> LEAF_BITS) as usize] {
-            Some(l) => std::mem::replace(&mut l[lba as usize & (LEAF - 1)], UNMAPPED),
-            None => UNMAPPED,
+    pub fn clear(&mut self, i: u64) -> T {
+        let fill = self.fill;
+        match &mut self.leaves[(i >> LEAF_BITS) as usize] {
+            Some(l) => std::mem::replace(&mut l[i as usize & (LEAF - 1)], fill),
+            None => fill,
         }
     }
 
-    /// Every mapped `(lba, entry)`, in LBA order.
-    pub fn mapped(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    /// Every `(index, entry)` that is not the fill value, in index order.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, T)> + '_ {
+        let fill = self.fill;
         self.leaves
             .iter()
             .enumerate()
             .filter_map(|(i, l)| l.as_ref().map(|l| (i, l)))
-            .flat_map(|(i, l)| {
+            .flat_map(move |(i, l)| {
                 l.iter()
                     .enumerate()
-                    .filter(|(_, &e)| e != UNMAPPED)
+                    .filter(move |(_, &e)| e != fill)
                     .map(move |(j, &e)| (((i as u64) << LEAF_BITS) + j as u64, e))
             })
     }
@@ -95,6 +101,44 @@ impl Map {
     /// Leaves allocated so far.
     pub fn leaves_allocated(&self) -> usize {
         self.leaves.iter().filter(|l| l.is_some()).count()
+    }
+}
+
+/// The two-level map: a [`Sparse`] array of entries, [`UNMAPPED`] where never written.
+pub struct Map(Sparse<u64>);
+
+impl Map {
+    /// A map of `blocks` logical blocks, all unmapped, with no leaf allocated.
+    pub fn new(blocks: u64) -> Map {
+        Map(Sparse::new(blocks, UNMAPPED))
+    }
+
+    /// Entry of `lba` (the caller keeps `lba` inside the logical space).
+    #[inline]
+    pub fn get(&self, lba: u64) -> u64 {
+        self.0.get(lba)
+    }
+
+    /// Set the entry of `lba`, allocating its leaf if needed; returns the old entry.
+    #[inline]
+    pub fn set(&mut self, lba: u64, e: u64) -> u64 {
+        self.0.set(lba, e)
+    }
+
+    /// Unmap `lba` without allocating a leaf; returns the old entry.
+    #[inline]
+    pub fn unmap(&mut self, lba: u64) -> u64 {
+        self.0.clear(lba)
+    }
+
+    /// Every mapped `(lba, entry)`, in LBA order.
+    pub fn mapped(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.0.entries()
+    }
+
+    /// Leaves allocated so far.
+    pub fn leaves_allocated(&self) -> usize {
+        self.0.leaves_allocated()
     }
 }
 

@@ -19,10 +19,13 @@
 //! cleared on erase); an LBA is still valid there if its map entry has a part in the block.
 //!
 //! Memory: 8 bytes of map entry per logical block of a touched 64 Ki-block range (see
-//! `ftl::map`) plus 4 bytes per chunk in its block's LBA list (live or stale until the
-//! block is erased) -- about 12 bytes per stored chunk -- plus per-block arrays
-//! (about 60 bytes per erase block), plus with straddling 4 bytes per flash page.
+//! `ftl::packed::map`) plus at most 4 bytes per chunk in its block's LBA list (live or
+//! stale until the block is erased; a run of consecutive LBAs takes 12 bytes, see
+//! `ftl/packed/lbas.rs`) -- at most about 12 bytes per stored chunk -- plus per-block arrays
+//! (about 60 bytes per erase block), plus with straddling 4 bytes per flash page of every
+//! 64 Ki-page range written.
 
+mod lbas;
 pub mod map;
 pub mod pages;
 mod slots;
@@ -32,7 +35,8 @@ use crate::error::{Error, Result};
 use crate::ftl::{self, victim, BlockState, Blocks};
 use crate::nand::{Geometry, Nand};
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
-use map::{Map, UNMAPPED};
+use lbas::LbaList;
+use map::{Map, Sparse, UNMAPPED};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use slots::ReservedBuffer;
@@ -143,7 +147,7 @@ pub struct Packed {
     /// The logical-to-physical map.
     pub map: Map,
     blocks: Blocks,
-    lbas: Vec<Vec<u32>>,
+    lbas: Vec<LbaList>,
     free: Vec<VecDeque<u32>>,
     open: Vec<u32>,
     host: OpenPage,
@@ -167,8 +171,8 @@ pub struct Packed {
     /// A full host page held in DRAM while the next one opens (straddling), else `NONE`.
     held: u32,
     /// Per physical page (straddling only): the page holding the tail of its last chunk when
-    /// that chunk straddles, else stale.
-    next: Vec<u32>,
+    /// that chunk straddles, else stale; leaves allocated where pages were written.
+    next: Sparse<u32>,
     /// Mapped logical blocks.
     pub mapped: u64,
     /// Bytes of valid chunks.
@@ -211,7 +215,7 @@ impl Packed {
             page_size: geo.page_size,
             map: Map::new(logical_blocks),
             blocks: Blocks::new(geo.blocks as usize),
-            lbas: vec![Vec::new(); geo.blocks as usize],
+            lbas: vec![LbaList::default(); geo.blocks as usize],
             free: (0..geo.planes)
                 .map(|p| {
                     (0..geo.blocks_per_plane)
@@ -239,11 +243,7 @@ impl Packed {
             straddle,
             max_chunks,
             held: NONE,
-            next: if straddle {
-                vec![NONE; geo.pages as usize]
-            } else {
-                Vec::new()
-            },
+            next: Sparse::new(if straddle { geo.pages as u64 } else { 0 }, NONE),
             mapped: 0,
             valid_bytes: 0,
             counters: PackedCounters::default(),
@@ -343,7 +343,7 @@ impl Packed {
             self.host = full;
             return Err(e);
         }
-        self.next[full.ppn as usize] = self.host.ppn;
+        self.next.set(full.ppn as u64, self.host.ppn);
         let mut programmed = self.program_host_page(full, nand);
         let h = &mut self.host;
         h.fill = off + len - self.page_size;
@@ -428,7 +428,7 @@ impl Packed {
     /// The page holding the tail of a mapped chunk that straddles two pages.
     #[inline]
     pub fn tail_page(&self, e: u64) -> Option<u32> {
-        (map::offset(e) + map::len(e) > self.page_size).then(|| self.next[map::ppn(e) as usize])
+        (map::offset(e) + map::len(e) > self.page_size).then(|| self.next.get(map::ppn(e) as u64))
     }
 
     /// The parts of a mapped chunk: (page, bytes) of its head and, if it straddles, of its
@@ -590,7 +590,7 @@ impl Packed {
         let list = std::mem::take(&mut self.lbas[v.0 as usize]);
         self.page_read_at.iter_mut().for_each(|r| *r = None);
         let mut t = at;
-        for &lba in &list {
+        for lba in list.iter() {
             let e = self.map.get(lba as u64);
             if e == UNMAPPED || !self.in_block(e, v) {
                 continue;
@@ -708,7 +708,7 @@ impl Packed {
         let g = &mut self.gc[plane];
         g.fill = self.page_size;
         g.ready = g.ready.max(ready);
-        self.next[head as usize] = tail;
+        self.next.set(head as u64, tail);
         let mut programmed = self.program_gc(plane, nand);
         self.gc[plane] = OpenPage {
             ppn: tail,
@@ -799,7 +799,7 @@ impl Packed {
                 ));
             }
             if count[b] > 0 {
-                let mut l = self.lbas[b].clone();
+                let mut l: Vec<u32> = self.lbas[b].iter().collect();
                 l.sort_unstable();
                 l.dedup();
                 let listed = l

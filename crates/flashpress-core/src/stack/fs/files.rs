@@ -71,9 +71,20 @@ impl File {
     }
 
     /// Grow the block arrays to at least `blocks` (a multiple of the cluster size `cb`).
+    /// Capacity grows by an eighth rather than doubling: a file laid out or appended in
+    /// pieces ends at most 12.5% over its size (13 bytes per block; a 23 GiB file's arrays
+    /// would otherwise reach 2^23 blocks for its 6.0 M), still with amortised copying.
     pub fn ensure(&mut self, blocks: u64, cb: u64) {
         let want = blocks.div_ceil(cb) * cb;
         if (self.addr.len() as u64) < want {
+            let cap = self.addr.capacity() as u64;
+            if want > cap {
+                let to = want.max(cap + cap / 8) as usize;
+                let len = self.addr.len();
+                self.addr.reserve_exact(to - len);
+                self.content.reserve_exact(to - len);
+                self.kind.reserve_exact(to - len);
+            }
             self.addr.resize(want as usize, NONE);
             self.content.resize(want as usize, 0);
             self.kind.resize(want as usize, K_HOLE);

@@ -163,9 +163,14 @@ impl Segments {
         self.bitmap[lba as usize / 64] |= 1 << (lba % 64);
         self.owner[lba as usize] = owner;
         // F2FS's update_segment_mtime: the running mean over the segment's valid blocks.
-        let v = self.valid[seg as usize] as u128;
+        let v = self.valid[seg as usize] as u64;
         let m = &mut self.mtime[seg as usize];
-        *m = ((*m as u128 * v + self.clock as u128) / (v + 1)) as u64;
+        // In 64 bits where the product fits (always, for runs shorter than centuries of
+        // simulated time): a 128-bit division per written block costs a library call.
+        *m = match m.checked_mul(v).and_then(|x| x.checked_add(self.clock)) {
+            Some(x) => x / (v + 1),
+            None => ((*m as u128 * v as u128 + self.clock as u128) / (v as u128 + 1)) as u64,
+        };
         self.valid[seg as usize] += 1;
         self.sit_touch(seg);
         self.total_valid += 1;

@@ -423,7 +423,10 @@ impl Simulation {
         let at = self.warmup;
         self.base = Some(WindowBase {
             at,
-            issued: self.host.counters.issued,
+            // The window takes every request completing in it (the recorder's rule), so the
+            // requests in flight at its start count as issued in it too: issued and completed
+            // are counted over the same requests.
+            issued: self.host.counters.completed,
             completed: self.host.counters.completed,
             out_of_order: self.host.counters.out_of_order,
             sequential: self.host.counters.sequential,

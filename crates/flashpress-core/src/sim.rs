@@ -136,7 +136,7 @@ impl Simulation {
         let capacity = match &cfg.stack {
             // fio on a file system: a job's offsets are inside its file, sized by the user space.
             Some(st) => crate::stack::user_bytes_of(st),
-            None => crate::ftl::logical_pages(&cfg) * cfg.nand.page_size as u64,
+            None => crate::ftl::host_pages(&cfg) * cfg.nand.page_size as u64,
         };
         let opened = open_workload_noted(&cfg, capacity)?;
         let mut cfg = cfg;

@@ -330,6 +330,11 @@ class WorkDir:
 
     def __exit__(self, *exc: object) -> None:
         if self._fd is not None:
+            # A run that kept nothing (a scheduler that could not be reached, a Ctrl-C before
+            # the first result) leaves no work folder behind: it would hold nothing to resume.
+            done = self.path / "done"
+            if done.is_dir() and not any(done.iterdir()):
+                shutil.rmtree(self.path, ignore_errors=True)
             os.close(self._fd)  # releases the lock; the kept results stay for a rerun
             self._fd = None
 

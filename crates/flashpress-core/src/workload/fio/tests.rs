@@ -480,7 +480,6 @@ fn bad_job_files_name_their_line() {
         ("[j]\n\nrwmixread=101\n", 3, "0..=100"),
         ("[j]\niodepth=0\n", 2, "iodepth"),
         ("[j]\nnumjobs=0\n", 2, "numjobs"),
-        ("[j]\ntime_based\n", 2, "runtime"),
         ("[j]\nbssplit=4k/50:8k/40\n", 2, "add up to 90"),
         ("[j]\nbssplit=4k/50:8k/60:16k\n", 2, "add up to 110"),
         ("[j]\ninclude other.fio\n", 2, "include"),
@@ -977,4 +976,24 @@ fn filesize_is_the_region_and_size_the_io() {
         "random offsets cover the whole 8 MiB file"
     );
     assert!(r.iter().all(|r| r.offset + r.len <= 8 << 20));
+}
+
+/// fio: `time_based` with no `runtime` warns ("time_based requires a runtime, ignoring") and
+/// the job runs by size; the run's summary says so.
+#[test]
+fn time_based_without_runtime_runs_by_size_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("job.fio");
+    std::fs::write(&path, "[j]\nrw=write\nbs=4k\nsize=64k\ntime_based\n").unwrap();
+    let mut l = load(&file_cfg(path), GIB, 1, false).unwrap();
+    let reqs = take(&mut l.streams[0], 1000);
+    let offs: Vec<u64> = reqs.iter().map(|r| r.offset).collect();
+    assert_eq!(offs, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
+    assert!(
+        l.notes
+            .iter()
+            .any(|n| n.contains("time_based") && n.contains("runs by size")),
+        "{:?}",
+        l.notes
+    );
 }

@@ -832,7 +832,7 @@ fn include_variables_and_command_lines() {
         .all(|r| r.len == 16384 && r.op == Op::Write));
     let bad = FioWorkload {
         path: None,
-        args: vec!["--output=x".into(), "job.fio".into()],
+        args: vec!["--readonly".into(), "job.fio".into()],
         ..file_cfg(PathBuf::new())
     };
     let e = load_streams(&bad, GIB, 1).err().unwrap().to_string();
@@ -996,4 +996,42 @@ fn time_based_without_runtime_runs_by_size_and_says_so() {
         "{:?}",
         l.notes
     );
+}
+
+/// fio's flags that only shape its own output (`--output`, `--output-format`, `--eta`...) are
+/// accepted in a command line and listed in the summary as ignored; the jobs are the same as
+/// without them.
+#[test]
+fn fio_output_flags_are_accepted_and_listed_as_ignored() {
+    let args = |extra: &[&str]| FioWorkload {
+        path: None,
+        args: extra
+            .iter()
+            .chain(["--name=w", "--rw=write", "--bs=4k", "--size=64k"].iter())
+            .map(|a| a.to_string())
+            .collect(),
+        ..file_cfg(PathBuf::new())
+    };
+    let flags = [
+        "--output=/tmp/out.json",
+        "--output-format=json+",
+        "--eta=never",
+        "--minimal",
+        "--status-interval=1",
+    ];
+    let mut with = load(&args(&flags), GIB, 1, false).unwrap();
+    let mut without = load(&args(&[]), GIB, 1, false).unwrap();
+    assert_eq!(
+        take(&mut with.streams[0], 100),
+        take(&mut without.streams[0], 100)
+    );
+    for f in flags {
+        assert!(
+            with.notes
+                .iter()
+                .any(|n| n.contains(&format!("fio program flag `{f}` ignored"))),
+            "{f}: {:?}",
+            with.notes
+        );
+    }
 }

@@ -11,6 +11,20 @@ See ``flashpress.Config`` for configs, ``flashpress.errors`` for the exceptions,
 
 from __future__ import annotations
 
+import sys as _sys
+
+if _sys.argv and (_sys.argv[0].rsplit("/", 1)[-1] == "flashpress" or _sys.argv[0].endswith("flashpress/__main__.py")):
+    # The `flashpress` command is starting (importing numpy, the core...): until its main loop
+    # takes Ctrl-C over, an interrupt is one line and exit status 130, not a traceback.
+    import os as _os
+    import signal as _signal
+
+    def _interrupted_at_start(signum: int, frame: object) -> None:
+        _sys.stderr.write("flashpress: interrupted\n")
+        _os._exit(130)
+
+    _signal.signal(_signal.SIGINT, _interrupted_at_start)
+
 from flashpress import errors
 from flashpress._core import __version__
 from flashpress.config import Config, preset_toml, presets

@@ -10,7 +10,9 @@ import argparse
 import json
 import math
 import shlex
+import signal
 import sys
+import threading
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,6 +49,8 @@ def parse_value(text: str) -> Any:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except ValueError as e:  # an integer of more digits than Python converts
+        raise UsageError(f"--set value {text!r}: {e}") from None
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, Any]:
@@ -550,12 +554,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here Ctrl-C is KeyboardInterrupt
     try:
         return int(args.func(args))
     except UsageError as e:
-        parser.exit(2, f"flashpress {args.command}: error: {e}\n")
+        parser.exit(2, f"flashpress {args.command}: error: {_core.shorten_message(str(e))}\n")
     except (FlashpressError, OSError) as e:
-        print(f"flashpress: error: {e}", file=sys.stderr)
+        print(f"flashpress: error: {_core.shorten_message(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("flashpress: interrupted", file=sys.stderr)

@@ -127,7 +127,6 @@ class CodecBench:
         from flashpress.result import AtomicFile
 
         out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
         with AtomicFile(out) as f:
             f.write(self.to_json())
         return out

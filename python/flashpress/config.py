@@ -245,13 +245,17 @@ class Config:
 
     def logical_bytes(self) -> int:
         """Bytes of logical space the device exposes: ``floor(physical pages * (1 - op_ratio))``
-        pages, as the FTL computes it (a plain SSD; a stack's file system sees the same)."""
+        pages, as the FTL computes it (a plain SSD; a stack's file system sees the same), less the page a
+        compressing device keeps for the page it fills (core: ``ftl::host_pages``)."""
         n = self._data["nand"]
         phys = 1
         for k in ("channels", "chips_per_channel", "dies_per_chip", "planes_per_die", "blocks_per_plane"):
             phys *= int(n[k])
         phys *= int(n["pages_per_block"])
-        return math.floor(phys * (1.0 - float(self._data["ftl"]["op_ratio"]))) * int(n["page_size"])
+        pages = math.floor(phys * (1.0 - float(self._data["ftl"]["op_ratio"])))
+        if self._data["ftl"].get("compression"):
+            pages -= 1  # a compressing device keeps one virtual page for the page being filled
+        return pages * int(n["page_size"])
 
     @property
     def source(self) -> str:

@@ -1,6 +1,6 @@
 """The exceptions flashpress raises: one class per kind of user mistake, under FlashpressError.
 
-Every class but ``OutputExistsError``, ``SweepError`` and ``FieldError`` maps one variant of the
+Every class but ``OutputExistsError``, ``OutputPathError``, ``SweepError`` and ``FieldError`` maps one variant of the
 core's error enum. Attributes set on raised instances where they apply: ``key`` and ``source_name`` (ConfigError),
 ``path`` and ``line`` (TraceFormatError, JobFileError), ``path`` and ``errno``
 (FileReadError), ``name`` and ``known`` (UnknownPresetError, UnknownCodecError), ``codec``
@@ -28,6 +28,12 @@ from flashpress._core import (
 
 class OutputExistsError(FlashpressError, FileExistsError):
     """A results directory already exists and is not empty (pass ``overwrite=True``)."""
+
+
+class OutputPathError(FlashpressError, ValueError):
+    """An output file path that is not a regular file (a folder, device node, fifo or socket) or
+    whose folder does not exist: results are written only to regular files, and no folder is
+    created for a result file."""
 
 
 class SweepError(FlashpressError):
@@ -61,6 +67,7 @@ __all__ = [
     "InvariantError",
     "JobFileError",
     "OutputExistsError",
+    "OutputPathError",
     "SweepError",
     "TraceFormatError",
     "UnknownCodecError",

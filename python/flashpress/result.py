@@ -14,6 +14,7 @@ import logging
 import os
 import secrets
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from flashpress import _core
 from flashpress.config import Config
-from flashpress.errors import OutputExistsError
+from flashpress.errors import OutputExistsError, OutputPathError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -169,6 +170,33 @@ def _temp_dir(out: Path) -> Path:
     return tmp
 
 
+def check_output_file(path: Path) -> None:
+    """Refuse an output file path that is not, or would not become, a regular file in an existing
+    folder: the rename that commits a result replaces whatever is at ``path``, so a device node, a
+    fifo, a socket or a folder there must never be touched, and no folder is created that the
+    user did not ask for."""
+    parent = path.parent
+    if not parent.is_dir():
+        what = "does not exist" if not parent.exists() else "is not a folder"
+        raise OutputPathError(f"{path}: cannot write a result file there: its folder {parent} {what}")
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise OutputPathError(f"{path}: cannot write a result file there: {e.strerror}") from e
+    if not stat.S_ISREG(st.st_mode):
+        kinds = {
+            stat.S_ISDIR: "a folder",
+            stat.S_ISCHR: "a character device",
+            stat.S_ISBLK: "a block device",
+            stat.S_ISFIFO: "a fifo",
+            stat.S_ISSOCK: "a socket",
+        }
+        kind = next((k for f, k in kinds.items() if f(st.st_mode)), "not a regular file")
+        raise OutputPathError(f"{path}: is {kind}; a result file is written only to a regular file (or a new name)")
+
+
 class AtomicFile:
     """A text file written under a temporary name of its own (``.NAME.tmp-<pid>-<start>-*``
     in the target's folder, so the next writer removes it if this process is killed) and
@@ -179,6 +207,7 @@ class AtomicFile:
         self.recover = recover
 
     def __enter__(self) -> IO[str]:
+        check_output_file(self.path)
         if self.recover:
             recover_leftovers(self.path)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.tmp-{_owner_tag()}-")
@@ -192,7 +221,12 @@ class AtomicFile:
     def __exit__(self, kind: object, *rest: object) -> None:
         self.f.close()
         if kind is None:
-            self.tmp.replace(self.path)
+            try:
+                check_output_file(self.path)  # nothing else put a non-regular file there meanwhile
+                self.tmp.replace(self.path)
+            except BaseException:
+                self.tmp.unlink(missing_ok=True)
+                raise
         else:
             self.tmp.unlink(missing_ok=True)
 
@@ -296,6 +330,11 @@ class WorkDir:
 
     def __exit__(self, *exc: object) -> None:
         if self._fd is not None:
+            # A run that kept nothing (a scheduler that could not be reached, a Ctrl-C before
+            # the first result) leaves no work folder behind: it would hold nothing to resume.
+            done = self.path / "done"
+            if done.is_dir() and not any(done.iterdir()):
+                shutil.rmtree(self.path, ignore_errors=True)
             os.close(self._fd)  # releases the lock; the kept results stay for a rerun
             self._fd = None
 

@@ -252,3 +252,57 @@ def test_toml_trace_needs_only_path_and_format(tmp_path: Path) -> None:
         w = json.loads((out / "config.json").read_text())["workload"]
         assert (w["time_unit"], w["sector_size"], w["replay"], w["queue_depth"]) == (unit, 512, "timed", 32)
         assert json.loads((out / "summary.json").read_text())["requests_completed"] == n
+
+
+LONG = "x" * 100_000
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--preset", "tiny", "--dry-run", "--set", "ftl.op_ratio=" + "1" * 5000],
+        ["run", "--preset", "tiny", "--dry-run", "--set", "ftl.op_ratio=-" + "9" * 5000],
+        ["run", "--preset", "tiny", "--dry-run", "--set", f"ftl.gc.victim={LONG}"],
+        ["run", "--preset", "tiny", "--dry-run", "--set", f'ftl.op_ratio="{LONG}"'],
+        ["run", "--preset", "tiny", "--dry-run", "--set", f"{LONG}=1"],
+        ["run", "--preset", LONG, "--dry-run"],
+        ["run", "--preset", "tiny", "--dry-run", "--set", 'scheme="prssd/preset"'],
+        ["run", "--preset", "tiny", "--dry-run", "--set", 'scheme="cagc/preset"'],
+    ],
+    ids=[
+        "5000 digits",
+        "-5000 digits",
+        "long word",
+        "long string",
+        "long key",
+        "long preset",
+        "prssd/preset",
+        "cagc/preset",
+    ],
+)
+def test_bad_values_are_one_short_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """No traceback, no panic, and a message that shows a long value by its ends only."""
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse-style usage errors
+        code = int(e.code or 0)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "panicked" not in err
+    assert 0 < len(err) < 2000, len(err)
+
+
+def test_lossy_plan_on_a_stack_preset_names_the_block_presets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import numpy as np
+
+    np.save(tmp_path / "f.npy", np.linspace(0, 1, 64 * 64, dtype=np.float32).reshape(64, 64))
+    assert (
+        main(["lossy", "plan", str(tmp_path / "f.npy"), "--codec", "szx", "--device", "ssd:waltz", "--threads", "1"])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "preset 'waltz' is a host stack" in err
+    assert "nvme" in err

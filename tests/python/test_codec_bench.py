@@ -129,6 +129,7 @@ def test_cli_table_on_gcide(gcide: Path, capsys: pytest.CaptureFixture[str]) -> 
 def test_cli_json_file_is_written_beside_the_table(
     gcide: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (tmp_path / "res").mkdir()
     out = tmp_path / "res" / "bench.json"
     argv = ["codec", "bench", str(gcide), "--max-bytes", "512k", "--codec", "lz4", "--json", str(out)]
     assert main([*argv, "--no-progress"]) == 0

@@ -21,7 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import flashpress
+
 WORK_S = 0.2
+PACKAGE = Path(flashpress.__file__).parent
 TEARDOWN_S = 0.5
 
 #: Builds a Simulation of preset argv[1] with overrides argv[2] (JSON), printing markers on
@@ -127,3 +130,22 @@ def test_cli_ctrl_c_during_preconditioning_exits_130_quietly_without_output(tmp_
     assert took < WORK_S + TEARDOWN_S, f"exited {took:.3f} s after SIGINT"
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [], "no partial or hidden output folders"
+
+
+def test_cli_ctrl_c_while_starting_is_one_line_and_130() -> None:
+    """Ctrl-C while the command imports its modules (numpy, the core...) and parses its
+    arguments: one line and status 130, as later in the run, never a traceback from flashpress.
+    A signal that lands in the interpreter's own start-up (site and the script's `import re`,
+    the first 10-20 ms here), before any flashpress code runs, is Python's to report: that
+    window is outside the package and is told apart by its traceback holding no frame of the
+    package's files."""
+    exe = Path(sys.executable).parent / "flashpress"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "flashpress"]
+    over = [f"--set={k}={v}" for k, v in LONG_PRECONDITION.items()]
+    for delay in (0.01, 0.03, 0.06, 0.1, 0.15, 0.25, 0.4):
+        p = _popen([*cmd, "run", "--preset", "default", *over, "--no-progress"])
+        took, err = _interrupt(p, None, delay)
+        assert took < WORK_S + TEARDOWN_S, f"exited {took:.3f} s after SIGINT"
+        if "Traceback" in err and str(PACKAGE) not in err:
+            continue  # the interpreter's start-up, before any line of flashpress ran
+        assert (p.returncode, err) in ((130, "flashpress: interrupted\n"), (-signal.SIGINT, "")), (delay, err)

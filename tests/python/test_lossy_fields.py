@@ -358,3 +358,87 @@ def test_the_module_reads_by_magic_bytes_not_names(tmp_path: Path, lossy: Path) 
     np.zeros(8, dtype="<f4").tofile(tmp_path / "z.nc")
     assert fields.file_kind(str(tmp_path / "z.nc")) == "raw"
     assert read_field(tmp_path / "z.nc", dtype="f32", shape=(2, 4)).shape == (2, 4)
+
+
+# -- cut and lying files: the fuzz classes of truncated netCDF3 and huge declared shapes ---------
+
+NC3_FILES = ["trinidad.nc", "coads_climatology.cdf", "etopo5.cdf", "levitus_climatology.cdf"]
+
+
+@pytest.mark.parametrize("fname", NC3_FILES)
+def test_a_truncated_netcdf3_file_is_refused_at_every_cut(lossy: Path, tmp_path: Path, fname: str) -> None:
+    """netCDF-C reads past the end of a short classic file as fill values, so without a size
+    check a cut copy read as a complete field. Cuts through the header, the data and the very
+    last byte are all refused, by `read_field` (lossy info/compress) and `list_variables`."""
+    whole = (lossy / fname).read_bytes()
+    n = len(whole)
+    cuts = sorted({4, 200, 1000, n // 4, n // 2, n - 4096, n - 1, *range(7, n, max(1, n // 13))})
+    cut = tmp_path / fname
+    for k in cuts:
+        cut.write_bytes(whole[:k])
+        with pytest.raises(FieldError, match=r"cut short|not a valid netCDF3 header|netCDF4 cannot read") as e:
+            read_field(cut)
+        assert e.value.path == str(cut)
+        with pytest.raises(FieldError, match=r"cut short|not a valid netCDF3 header|netCDF4 cannot read"):
+            list_variables(cut)
+    # The whole file still reads (its header's extents end exactly at its size).
+    cut.write_bytes(whole)
+    assert list_variables(cut)
+
+
+def test_a_truncated_netcdf3_file_through_the_cli(
+    lossy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from flashpress.cli import main
+
+    whole = (lossy / "trinidad.nc").read_bytes()
+    for k in (200, len(whole) // 2):
+        cut = tmp_path / "t.nc"
+        cut.write_bytes(whole[:k])
+        for argv in (
+            ["lossy", "info", f"{cut}:elevation"],
+            ["lossy", "compress", f"{cut}:elevation", "--codec", "szx"],
+        ):
+            assert main(argv) == 2
+            err = capsys.readouterr().err
+            assert "cut short" in err
+            assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (" + "9" * 40 + ",), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 100000), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (" + "(" * 3000 + "1" + ")" * 3000 + ",), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (" + "1, " * 20000 + "), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (-5, 4), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 4), }",  # 80 bytes declared, 16 held
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 'x'), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 4",
+    ],
+)
+def test_npy_headers_declaring_huge_or_bad_shapes(tmp_path: Path, header: str) -> None:
+    text = header.encode() + b" " * (-(len(header) + 11) % 64) + b"\n"
+    head = b"\x93NUMPY" + (
+        b"\x01\x00" + len(text).to_bytes(2, "little")
+        if len(text) < 65536
+        else b"\x02\x00" + len(text).to_bytes(4, "little")
+    )
+    p = tmp_path / "f.npy"
+    p.write_bytes(head + text + b"\x00" * 16)
+    with pytest.raises(FieldError, match=r"f\.npy: ") as e:
+        read_field(p)
+    assert len(str(e.value)) < 1000
+
+
+def test_never_written_and_oversized_hdf5_datasets(tmp_path: Path) -> None:
+    p = tmp_path / "big.h5"
+    with h5py.File(p, "w") as f:
+        f.create_dataset("empty", shape=(1_000_000, 1_000_000), dtype="f4", chunks=(1000, 1000))
+        big = f.create_dataset("big", shape=(1_000_000, 1_000_000), dtype="f4", chunks=(1000, 1000))
+        big[:1000, :1000] = 1.0
+    with pytest.raises(FieldError, match=r"1000000x1000000 was never written"):
+        read_field(f"{p}:empty")
+    with pytest.raises(FieldError, match=r"3,725\.3 GiB, more than this machine's"):
+        read_field(f"{p}:big")

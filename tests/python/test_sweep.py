@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,18 @@ def test_sweep_on_an_existing_scheduler(tmp_path: Path) -> None:
     assert list(df["point"]) == [0, 1, 2, 3]
     local = flashpress.sweep(grid, tmp_path / "local", workers=1)
     assert list(df["waf"]) == list(local["waf"]), "same points, same results, wherever they ran"
+
+
+def test_an_unreachable_scheduler_leaves_no_work_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import dask
+
+    grid = tmp_path / "grid.toml"
+    grid.write_text(GRID)
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        assert main(["sweep", str(grid), "--out", str(tmp_path / "out"), "--scheduler", f"tcp://127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grid.toml"]  # no .out.partial, no out

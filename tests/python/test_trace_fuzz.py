@@ -181,3 +181,102 @@ def test_hostile_traces_at_scale(tmp_path: Path, seed: int) -> None:
     # More seeds, 200,000 requests per trace (several times the tiny device's capacity).
     cases = _cases(tmp_path, seed=seed, n_requests=200_000)
     _check(cases, _run_table(tmp_path, cases, timeout_s=1200))
+
+
+# -- the classes of silent misparses: tab tables with empty fields, junk RWBS, bytes that are not text
+
+
+def _simulate_trace(path: Path, fmt: object) -> tuple[str, str]:
+    """(outcome, detail) of a trace run in this process: ``ok`` with the completed requests, or
+    the flashpress error's class and message."""
+    import flashpress
+    from flashpress import _core, errors
+
+    if isinstance(fmt, str):
+        w = json.loads(_core.default_trace_config(str(path), fmt))
+    else:
+        w = {"type": "trace", "path": str(path), "format": fmt, "time_unit": "s", "replay": "afap"}
+    try:
+        r = flashpress.simulate({"preset": "tiny", "workload": w}, progress=False)
+    except (errors.TraceFormatError, errors.ConfigError, errors.WorkloadError) as e:
+        return type(e).__name__, str(e)
+    return "ok", str(r.summary["requests_completed"])
+
+
+TAB_COLUMNS = {
+    "type": "columns",
+    "delimiter": "\t",
+    "header": False,
+    "time": 2,
+    "op": 3,
+    "offset": 4,
+    "size": 5,
+    "offset_unit": "sectors",
+    "size_unit": "bytes",
+    "read": ["R"],
+    "write": ["W"],
+}
+
+
+def test_tab_tables_with_empty_fields(tmp_path: Path) -> None:
+    """Rows of six tab-separated columns, 1 and 6 unread, with random fields emptied: a table
+    whose read columns are all present runs every row as written (the request count and the
+    bytes read are the rows'); an emptied read column is an error naming that line and column."""
+    rng = random.Random(34)
+    for case in range(40):
+        rows, bad_line, bad_col = [], None, None
+        for i in range(1, 21):
+            f = ["x", f"{i * 0.001:.3f}", rng.choice("RW"), str(8 * i), "4096", "y"]
+            for c in (0, 5):
+                if rng.random() < 0.5:
+                    f[c] = ""
+            if bad_line is None and case % 2 and rng.random() < 0.1:
+                bad_col = rng.choice([1, 2, 3, 4])
+                f[bad_col] = ""
+                bad_line = i
+            rows.append("\t".join(f))
+        path = tmp_path / f"t{case}.tsv"
+        path.write_text("\n".join(rows) + "\n")
+        outcome, detail = _simulate_trace(path, TAB_COLUMNS)
+        if bad_line is None:
+            assert (outcome, detail) == ("ok", "20"), (case, detail)
+        else:
+            assert bad_col is not None
+            assert outcome == "TraceFormatError", (case, outcome, detail)
+            assert f"{path.name}:{bad_line}:" in detail, detail
+            assert f"column {bad_col + 1} (" in detail, detail
+
+
+def test_junk_rwbs_is_refused_and_real_rwbs_runs(tmp_path: Path) -> None:
+    rng = random.Random(35)
+    letters = "FWDERNABSM"
+    for case in range(40):
+        if case % 2:
+            rwbs = "".join(rng.choice(letters) for _ in range(rng.randint(1, 3)))
+        else:
+            rwbs = "".join(rng.choice("0123456789XYZTQrw!?_-") for _ in range(rng.randint(1, 3)))
+        path = tmp_path / f"b{case}.blk"
+        path.write_text(
+            "  8,0    0        1     0.000000000   697  D   WS 64 + 8 [x]\n"
+            f"  8,0    0        2     0.000001000   697  D   {rwbs} 128 + 8 [x]\n"
+        )
+        outcome, detail = _simulate_trace(path, "blkparse")
+        if all(c in letters for c in rwbs):
+            assert outcome == "ok", (rwbs, detail)
+        else:
+            assert outcome == "TraceFormatError", (rwbs, outcome, detail)
+            assert f"{path.name}:2:" in detail, detail
+            assert "RWBS" in detail, detail
+
+
+def test_bytes_that_are_not_text_in_an_unread_column(tmp_path: Path) -> None:
+    rng = random.Random(36)
+    bad = [bytes([b]) for b in (*range(0, 9), *range(11, 13), *range(14, 32), 127)] + [b"\xff", b"\xc3(", b"\xc2\x85"]
+    for case, junk in enumerate(rng.sample(bad, 20)):
+        path = tmp_path / f"m{case}.csv"
+        path.write_bytes(
+            b"128166372003061629,hm,0,Read,0,4096,100\n128166372003061630,h" + junk + b"m,0,Read,4096,4096,100\n"
+        )
+        outcome, detail = _simulate_trace(path, "msr")
+        assert outcome == "TraceFormatError", (junk, outcome, detail)
+        assert f"{path.name}:2:" in detail, detail

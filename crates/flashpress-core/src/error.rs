@@ -115,3 +115,66 @@ impl Error {
         }
     }
 }
+
+/// Longest run of non-blank characters a message shows whole.
+const LONG_WORD: usize = 120;
+
+/// `msg` with every run of non-blank characters longer than 120 characters (a pasted value, a
+/// key or a line of garbage) cut to its first 60 and last 20 characters around a note of how
+/// many were left out, so an error about a 100,000-character value stays readable.
+pub fn shorten_message(msg: &str) -> std::borrow::Cow<'_, str> {
+    let long = msg
+        .split(char::is_whitespace)
+        .any(|w| w.len() > LONG_WORD && w.chars().count() > LONG_WORD);
+    if !long {
+        return std::borrow::Cow::Borrowed(msg);
+    }
+    let mut out = String::with_capacity(msg.len().min(4096));
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let n = word.chars().count();
+        if n > LONG_WORD {
+            let head: String = word.chars().take(60).collect();
+            let tail: String = word.chars().skip(n - 20).collect();
+            out.push_str(&format!("{head}...[{} characters]...{tail}", n - 80));
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in msg.chars() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten_message;
+
+    #[test]
+    fn long_words_are_cut_and_short_ones_kept() {
+        assert_eq!(shorten_message("a short message"), "a short message");
+        let v = "x".repeat(100_000);
+        let msg = format!("key `k`: expected a number, got `{v}` here");
+        let got = shorten_message(&msg);
+        assert!(got.len() < 250, "{}", got.len());
+        assert!(got.starts_with("key `k`: expected a number, got `xxx"));
+        assert!(got.contains("...[99922 characters]..."), "{got}");
+        assert!(got.ends_with("xxx` here"));
+        // exactly at the limit: whole
+        let w = "é".repeat(120);
+        assert_eq!(shorten_message(&w), w);
+        let w = "é".repeat(121);
+        assert_eq!(
+            shorten_message(&w).chars().count(),
+            60 + 20 + "...[41 characters]...".len()
+        );
+    }
+}

@@ -136,7 +136,7 @@ impl Simulation {
         let capacity = match &cfg.stack {
             // fio on a file system: a job's offsets are inside its file, sized by the user space.
             Some(st) => crate::stack::user_bytes_of(st),
-            None => crate::ftl::logical_pages(&cfg) * cfg.nand.page_size as u64,
+            None => crate::ftl::host_pages(&cfg) * cfg.nand.page_size as u64,
         };
         let opened = open_workload_noted(&cfg, capacity)?;
         let mut cfg = cfg;
@@ -423,7 +423,10 @@ impl Simulation {
         let at = self.warmup;
         self.base = Some(WindowBase {
             at,
-            issued: self.host.counters.issued,
+            // The window takes every request completing in it (the recorder's rule), so the
+            // requests in flight at its start count as issued in it too: issued and completed
+            // are counted over the same requests.
+            issued: self.host.counters.completed,
             completed: self.host.counters.completed,
             out_of_order: self.host.counters.out_of_order,
             sequential: self.host.counters.sequential,

@@ -93,7 +93,15 @@ fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
     flashpress_core::stats::stat_descriptions()
 }
 
+/// `msg` with runs of over 120 non-blank characters cut to their ends (the rule every core
+/// error message follows; the CLI applies it to messages from Python too).
+#[pyfunction]
+fn shorten_message(msg: &str) -> String {
+    flashpress_core::error::shorten_message(msg).into_owned()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shorten_message, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(load_config_file, m)?)?;

@@ -170,6 +170,8 @@ fn raise(
     msg: String,
     attrs: &[(&str, PyObject)],
 ) -> PyErr {
+    // A pasted 100,000-character value is shown by its ends, never whole.
+    let msg = flashpress_core::error::shorten_message(&msg).into_owned();
     let inst = match cls.call1((msg,)) {
         Ok(i) => i,
         Err(e) => return e,

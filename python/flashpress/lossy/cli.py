@@ -172,7 +172,6 @@ def _write_json(path: str, doc: dict[str, Any]) -> None:
         return x
 
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
     with AtomicFile(out) as fh:
         fh.write(json.dumps(clean(doc), indent=2, default=str) + "\n")
 

@@ -356,6 +356,12 @@ class RealDevice:
         }
 
 
+def _block_presets() -> list[str]:
+    from flashpress.config import Config, presets
+
+    return [p for p in presets() if Config.preset(p).to_dict().get("stack") is None]
+
+
 def device(spec: str, ssd_overrides: dict[str, Any] | None = None) -> SimulatedSsd | HddModel | RealDevice:
     """``nvme`` (the simulated SSD, preset nvme), ``ssd:PRESET``, ``hdd`` (the 7,200 rpm SCSI
     disk model), ``hdd:PRESET`` or ``real:DIRECTORY``."""
@@ -363,6 +369,17 @@ def device(spec: str, ssd_overrides: dict[str, Any] | None = None) -> SimulatedS
     if kind == "nvme" and not arg:
         return SimulatedSsd("nvme", dict(ssd_overrides or {}), name="nvme")
     if kind == "ssd" and arg:
+        from flashpress.config import Config
+
+        cfg = Config.preset(arg)
+        if ssd_overrides:
+            cfg = cfg.with_overrides(dict(ssd_overrides), source_name="lossy device overrides")
+        if cfg.to_dict().get("stack") is not None:
+            block = ", ".join(p for p in _block_presets())
+            raise FieldError(
+                f"device {spec!r}: preset {arg!r} is a host stack (file system over a CCSD), not a block SSD; "
+                f"the lossy pipeline stores a field on a block device (block SSD presets: {block})"
+            )
         return SimulatedSsd(arg, dict(ssd_overrides or {}), name=f"ssd:{arg}")
     if kind == "hdd":
         p = arg or "scsi-7200"

@@ -424,7 +424,125 @@ def _pick(path: str, candidates: list[str], listing: list[str]) -> str:
     )
 
 
+# netCDF classic (CDF-1), 64-bit offset (CDF-2) and 64-bit data (CDF-5) headers, from Unidata's
+# "NetCDF Classic and 64-bit Offset File Formats" and the CDF-5 spec: big-endian; every list is
+# ABSENT (two zero words) or a tag (dimensions 10, variables 11, attributes 12) and a count;
+# names and attribute values are padded to 4 bytes. netCDF-C reads values past the end of a
+# short file as fill values, so a truncated file reads as a whole field unless its size is
+# checked against the extents its header declares.
+_NC_TYPE_SIZE = {1: 1, 2: 1, 3: 2, 4: 4, 5: 4, 6: 8, 7: 1, 8: 2, 9: 4, 10: 8, 11: 8}
+
+
+class _Truncated(Exception):
+    pass
+
+
+def _nc3_needed_bytes(path: str) -> tuple[int, str] | None:
+    """(bytes the header says the file holds, what ends there) for a netCDF3 file; None for a
+    streaming file (no record count). Raises FieldError for a header cut short or malformed."""
+    import struct
+
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        head = fh.read(min(size, 1 << 24))
+    pos = 4
+    version = head[3] if len(head) > 3 else 0
+    count_w = 8 if version == 5 else 4
+    offset_w = 4 if version == 1 else 8
+
+    def take(n: int) -> bytes:
+        nonlocal pos
+        if pos + n > len(head):
+            raise _Truncated
+        b = head[pos : pos + n]
+        pos += n
+        return b
+
+    def word(n: int) -> int:
+        return int.from_bytes(take(n), "big")
+
+    def name() -> str:
+        n = word(count_w)
+        raw = take(n)
+        take(-n % 4)
+        return raw.decode("utf-8", "replace")
+
+    def attrs() -> None:
+        tag, n = word(4), word(count_w)
+        if tag not in (0, 12):
+            raise ValueError(f"attribute list tag {tag}")
+        for _ in range(n):
+            name()
+            t = word(4)
+            k = word(count_w) * _NC_TYPE_SIZE.get(t, 0)
+            if t not in _NC_TYPE_SIZE:
+                raise ValueError(f"attribute type {t}")
+            take(k + (-k % 4))
+
+    try:
+        numrecs = word(count_w)
+        streaming = numrecs == (1 << (8 * count_w)) - 1
+        tag, ndims = word(4), word(count_w)
+        if tag not in (0, 10):
+            raise ValueError(f"dimension list tag {tag}")
+        dims = []
+        for _ in range(ndims):
+            name()
+            dims.append(word(count_w))
+        attrs()
+        tag, nvars = word(4), word(count_w)
+        if tag not in (0, 11):
+            raise ValueError(f"variable list tag {tag}")
+        variables = []
+        for _ in range(nvars):
+            vname = name()
+            ids = [word(count_w) for _ in range(word(count_w))]
+            attrs()
+            t = word(4)
+            word(count_w)  # vsize: 32 bits wraps for big variables; computed below instead
+            begin = word(offset_w)
+            if t not in _NC_TYPE_SIZE or any(i >= len(dims) for i in ids):
+                raise ValueError(f"variable {vname!r}")
+            record = bool(ids) and dims[ids[0]] == 0
+            n = _NC_TYPE_SIZE[t]
+            for i in ids[1:] if record else ids:
+                n *= dims[i]
+            variables.append((vname, record, begin, n))
+    except _Truncated:
+        raise FieldError(
+            f"{path}: netCDF3 file cut short: its header ends past the file's {size:,} bytes (truncated copy?)",
+            path=path,
+        ) from None
+    except (ValueError, struct.error) as e:
+        raise FieldError(f"{path}: not a valid netCDF3 header ({e})", path=path) from None
+    if streaming:
+        return None
+    recs = [v for v in variables if v[1]]
+    # One record variable is not padded (the spec's exception); several are, to 4 bytes each.
+    recsize = sum(n if len(recs) == 1 else n + (-n % 4) for _, _, _, n in recs)
+    needed, what = 0, "the header"
+    for vname, record, begin, n in variables:
+        end = begin + (numrecs - 1) * recsize + n if record and numrecs else begin + (0 if record else n)
+        if end > needed:
+            needed, what = end, f"variable {vname!r}"
+    return needed, what
+
+
+def _check_nc3_size(path: str) -> None:
+    if _magic(path) != "netcdf3":
+        return
+    got = _nc3_needed_bytes(path)
+    size = os.path.getsize(path)
+    if got is not None and size < got[0]:
+        raise FieldError(
+            f"{path}: netCDF3 file cut short: its header places {got[1]} up to byte {got[0]:,}, the file has "
+            f"{size:,} bytes (truncated copy?)",
+            path=path,
+        )
+
+
 def _read_netcdf(path: str, variable: str | None, dtype: str | None, nonfinite: str) -> Field:
+    _check_nc3_size(path)
     ds = _nc_open(path)
     try:
         allvars = dict(_nc_variables(ds))
@@ -448,6 +566,7 @@ def _read_netcdf(path: str, variable: str | None, dtype: str | None, nonfinite: 
         names = v.ncattrs()
         scaled = "scale_factor" in names or "add_offset" in names
         target = _target_dtype(v.dtype, scaled, dtype, path, variable)
+        _check_fits(path, variable, tuple(v.shape), v.dtype.itemsize)
         v.set_auto_maskandscale(True)
         v.set_always_mask(True)
         raw = v[...]
@@ -508,6 +627,14 @@ def _read_hdf5(path: str, variable: str | None, dtype: str | None, nonfinite: st
             raise FieldError(
                 f"{path}: variable {variable!r} {what}; its datasets are {listing}", path=path, variable=variable
             )
+        if obj.chunks is not None and obj.id.get_storage_size() == 0:
+            raise FieldError(
+                f"{_where(path, variable)}: dataset {'x'.join(map(str, obj.shape))} was never written (no chunk "
+                "is stored; every value would be the fill value)",
+                path=path,
+                variable=variable,
+            )
+        _check_fits(path, variable, obj.shape, obj.dtype.itemsize)
         attrs = obj.attrs
         scale, offset = attrs.get("scale_factor"), attrs.get("add_offset")
         scaled = scale is not None or offset is not None
@@ -543,10 +670,54 @@ def _read_hdf5(path: str, variable: str | None, dtype: str | None, nonfinite: st
     return _finish(path, variable, values, invalid, target, fill, units, nonfinite)
 
 
+def _check_fits(path: str, variable: str | None, shape: tuple[int, ...], itemsize: int) -> None:
+    """Refuse a field whose values alone exceed this machine's memory (reading it would fail
+    part-way with numpy's allocation error)."""
+    need = math.prod(shape) * itemsize
+    try:
+        phys = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return
+    if need > phys:
+        raise FieldError(
+            f"{_where(path, variable)}: {'x'.join(map(str, shape))} values of {itemsize} bytes are {need / 2**30:,.1f} "
+            f"GiB, more than this machine's {phys / 2**30:,.1f} GiB of memory",
+            path=path,
+            variable=variable,
+        )
+
+
 # -- .npy and raw binary ------------------------------------------------------------------------
 
 
+def _npy_header(path: str) -> tuple[tuple[int, ...], np.dtype[Any], int]:
+    """(shape, dtype, data offset) of an .npy file, its size checked against the shape it declares."""
+    try:
+        with open(path, "rb") as fh:
+            version = np.lib.format.read_magic(fh)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _fortran, dt = read(fh, max_header_size=1 << 16)
+            offset = fh.tell()
+    except Exception as e:  # numpy raises ValueError, SyntaxError or tokenize's TokenError on a bad header
+        from flashpress._core import shorten_message
+
+        why = shorten_message(f"{type(e).__name__}: {e}")
+        raise FieldError(f"{path}: not a readable .npy header: {why}", path=path) from None
+    if not all(isinstance(n, int) and n >= 0 for n in shape):
+        raise FieldError(f"{path}: the .npy header's shape {shape} is not a tuple of sizes", path=path)
+    need = math.prod(shape) * dt.itemsize
+    have = os.path.getsize(path) - offset
+    if need > have:
+        shown = "x".join(map(str, shape)) if len(str(shape)) < 80 else f"{len(shape)} dimensions"
+        raise FieldError(
+            f"{path}: the .npy header declares {dt} {shown} ({need:,} bytes of values), the file holds {have:,}",
+            path=path,
+        )
+    return shape, dt, offset
+
+
 def _read_npy(path: str, dtype: str | None, shape: tuple[int, ...] | None, nonfinite: str) -> Field:
+    _npy_header(path)
     try:
         values = np.load(path, allow_pickle=False)
     except ValueError as e:
@@ -598,6 +769,7 @@ def list_variables(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     kind = file_kind(p)
     out: list[dict[str, Any]] = []
     if kind == "netcdf":
+        _check_nc3_size(p)
         ds = _nc_open(p)
         try:
             for name, v in _nc_variables(ds):

@@ -186,7 +186,11 @@ fn scheme_value(name: &str, source_name: &str) -> Result<Value> {
                 .collect()
         })
         .unwrap_or_default();
-    let Some(t) = v.get(scheme).filter(|_| scheme != "common") else {
+    // Only a table is a scheme: `preset` (the file's default preset) and `common` are not.
+    let Some(t) = v
+        .get(scheme)
+        .filter(|t| t.is_object() && scheme != "common")
+    else {
         return Err(err(format!(
             "unknown scheme {scheme:?} of {seed} (known: {})",
             names.join(", ")
@@ -497,6 +501,10 @@ mod tests {
         for (text, says) in [
             ("scheme = \"prssd/PR_all\"\n", "known: Baseline"),
             ("scheme = \"prssd/X\"\n", "known: Baseline"),
+            // the scheme file's own keys are not schemes
+            ("scheme = \"prssd/preset\"\n", "unknown scheme \"preset\""),
+            ("scheme = \"cagc/preset\"\n", "unknown scheme \"preset\""),
+            ("scheme = \"prssd/common\"\n", "unknown scheme \"common\""),
             ("scheme = \"cagc/X\"\n", "known: Baseline, CAGC"),
             ("scheme = \"lossy/X\"\n", "unknown seed"),
             ("scheme = \"DP\"\n", "SEED/NAME"),

@@ -68,6 +68,13 @@ pub fn logical_pages(cfg: &SimConfig) -> u64 {
     (phys as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64
 }
 
+/// Logical pages the device exposes to the host: [`logical_pages`], less the one virtual page a
+/// compressing device keeps for the page being filled (`device::compress`). The host's
+/// address space (a fio job's region, a trace's wrap) is sized from this.
+pub fn host_pages(cfg: &SimConfig) -> u64 {
+    logical_pages(cfg) - cfg.ftl.compression().is_some() as u64
+}
+
 /// Virtual pages the split FTL keeps beyond the host's logical pages (PR-SSD section 4.3): a
 /// group of split pages whose members were overwritten but one still holds all its flash
 /// pages, so each of the `max_split_pages / pieces` groups may hold `pieces - 1` pages more

@@ -304,7 +304,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         (
             "requests_issued",
             "requests",
-            "requests submitted to the device",
+            "requests submitted to the device (in the window: those still in flight at its start and those submitted after)",
         ),
         ("requests_completed", "requests", "requests completed"),
         (

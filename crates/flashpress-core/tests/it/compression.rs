@@ -462,3 +462,27 @@ fn old_data_of_a_partial_write_is_decompressed_before_it_merges() {
         "mean write latency {slow} against {fast}: expected +{want} us"
     );
 }
+
+/// A fio job with no `size` covers the device's whole logical space: on a compressing device
+/// that is one page less than the page FTL's (the page being filled holds a virtual page), and
+/// the job's region must be sized from it (it ran to the last page and then failed "outside
+/// the device's logical bytes").
+#[test]
+fn a_fio_job_without_size_fits_a_compressing_device() {
+    let cfg = crate::support::config(
+        "scheme = \"prssd/DP\"\nseed = 1\n[nand]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\n\
+         planes_per_die = 2\nblocks_per_plane = 64\npages_per_block = 64\n[ftl]\nop_ratio = 0.25\n\
+         [workload]\ntype = \"fio\"\njobs = [{ name = \"w\", rw = \"write\", bs = \"4k\" }]\n",
+    );
+    let pages = flashpress_core::ftl::host_pages(&cfg);
+    assert_eq!(pages + 1, flashpress_core::ftl::logical_pages(&cfg));
+    let rep = flashpress_core::sim::Simulation::new(cfg.clone())
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(
+        rep.summary.write.bytes,
+        pages * cfg.nand.page_size as u64,
+        "the whole host space, once"
+    );
+}

@@ -313,3 +313,24 @@ fn errors_inside_the_tagged_workload_table_name_the_dotted_key() {
         other => panic!("expected a config error at workload.queue_depth, got {other:?}"),
     }
 }
+
+/// fio checks `rate_min` when an I/O completes, over the bytes done including it: a job paced
+/// at 1250 B/s with 4 KiB blocks (one block every 3.3 s) meets `ratemin=1024` (fio 3.33 runs
+/// it), where checking an empty one-second cycle in the middle of a gap failed it.
+#[test]
+fn rate_min_is_measured_up_to_the_next_block_as_fio_does() {
+    let cfg = |ratemin: &str| {
+        config(&format!(
+            "preset = \"tiny\"\n[workload]\ntype = \"fio\"\njobs = [{{ name = \"r\", rw = \"read\", bs = \"4k\", \
+             size = \"64k\", rate = \"1250\", ratemin = \"{ratemin}\", runtime = \"12s\", time_based = true }}]\n"
+        ))
+    };
+    let rep = Simulation::new(cfg("1024")).unwrap().run().unwrap();
+    // A block at 0 s and one every 4096 / 1250 = 3.28 s up to 12 s: 4 blocks.
+    assert_eq!(rep.summary.read.requests, 4);
+    // A minimum above the rate still fails, naming the option.
+    let Err(err) = Simulation::new(cfg("2000")).unwrap().run() else {
+        panic!("a rate_min above the rate must fail the job");
+    };
+    assert!(err.to_string().contains("below rate_min=2000"), "{err}");
+}

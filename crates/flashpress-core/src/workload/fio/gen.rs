@@ -775,7 +775,11 @@ impl FioSource {
     }
 
     /// `rate_min`: every `rate_cycle`, each direction with a minimum must have moved at
-    /// least that many bytes per second over the cycle.
+    /// least that many bytes per second over the cycle. Checked as each request is issued,
+    /// counting it: fio (`check_min_rate` in backend.c) checks when an I/O completes, over
+    /// the bytes done including it, so a job paced below one block per cycle (`rate=1250
+    /// ratemin=1024` with 4 KiB blocks) is measured over the gap up to its next block, never
+    /// over an empty cycle in the middle of a gap.
     fn check_rate_min(&mut self, now: SimTime, begin: SimTime) -> Result<()> {
         let r = self.spec.rate;
         if r.min_bytes.iter().all(|&m| m == 0) {
@@ -1020,7 +1024,6 @@ impl FioSource {
             self.end_run();
             return self.step(now);
         }
-        self.check_rate_min(now, begin)?;
         if self.spec.ramp_ns > 0
             && !self.ramp_reset
             && now.0 >= begin.0.saturating_add(self.spec.ramp_ns)
@@ -1050,7 +1053,9 @@ impl FioSource {
         }
         if let Some((addr, len)) = self.pending_write {
             self.pending_write = None;
-            return Ok(Next::Issue(self.issue(now, 1, addr, len)));
+            let r = self.issue(now, 1, addr, len);
+            self.check_rate_min(now, begin)?;
+            return Ok(Next::Issue(r));
         }
         let mut d = match self.held.take() {
             Some(d) => d,
@@ -1125,7 +1130,9 @@ impl FioSource {
             self.pending_write = Some((addr, len));
         }
         self.after_io_file(len);
-        Ok(Next::Issue(self.issue(now, d, addr, len)))
+        let r = self.issue(now, d, addr, len);
+        self.check_rate_min(now, begin)?;
+        Ok(Next::Issue(r))
     }
 
     /// Count and build a request of direction `d`.

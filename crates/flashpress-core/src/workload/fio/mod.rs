@@ -106,6 +106,7 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
             own,
         });
     }
+    let mut ignored_flags = Vec::new();
     if !cfg.args.is_empty() {
         let p = command_line(&cfg.args, "workload.args", &mut vars, &mut problems);
         if p.jobs.is_empty() {
@@ -116,6 +117,7 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
             ));
         }
         jobs.extend(p.jobs);
+        ignored_flags = p.ignored_flags;
     }
     if capacity_bytes == 0 {
         return Err(Error::Workload(
@@ -294,6 +296,11 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
                 notes.push(format!("fio option `{k}` ignored: {why}"));
             }
         }
+    }
+    for f in &ignored_flags {
+        notes.push(format!(
+            "fio program flag `{f}` ignored: it only shapes fio's own output"
+        ));
     }
     for (k, v) in &vars.used {
         notes.push(format!("fio variable `{k}` = `{v}`"));

@@ -205,6 +205,9 @@ const MAX_INCLUDE_DEPTH: u32 = 16;
 pub(super) struct Parsed {
     pub globals: Vec<Opt>,
     pub jobs: Vec<RawJob>,
+    /// fio program flags that only shape fio's own output (`--output=F`, `--eta=never`...),
+    /// accepted and ignored, as given.
+    pub ignored_flags: Vec<String>,
 }
 
 enum Cur {
@@ -223,6 +226,7 @@ pub(super) fn parse_job_file(
     let mut p = Parsed {
         globals: Vec::new(),
         jobs: Vec::new(),
+        ignored_flags: Vec::new(),
     };
     let mut cur = Cur::None;
     parse_into(path, vars, problems, &mut p, &mut cur, 0)?;
@@ -375,8 +379,9 @@ pub(super) fn inline_opts(
 
 /// A fio command line (`--name=a --rw=randwrite --bs=4k --name=b ...`) as inline jobs: as
 /// fio reads it, options before the first `--name` are global, and each `--name` starts a
-/// job. Arguments that are not `--key[=value]` (a job file, fio's own flags such as
-/// `--output`) are refused.
+/// job. Flags that only shape fio's own output (`--output`, `--output-format`, `--eta`...)
+/// are accepted and listed as ignored; other arguments that are not `--key[=value]` (a job
+/// file, fio's other program flags such as `--readonly`) are refused.
 pub(super) fn command_line(
     args: &[String],
     key: &str,
@@ -386,15 +391,23 @@ pub(super) fn command_line(
     let mut p = Parsed {
         globals: Vec::new(),
         jobs: Vec::new(),
+        ignored_flags: Vec::new(),
     };
-    const FIO_FLAGS: &[&str] = &[
+    // fio's flags that only choose what fio prints and where: nothing in the I/O they issue.
+    const OUTPUT_FLAGS: &[&str] = &[
         "output",
         "output-format",
         "minimal",
         "terse-version",
         "eta",
         "eta-newline",
+        "eta-interval",
         "status-interval",
+        "append-terse",
+        "bandwidth-log",
+        "latency-log",
+    ];
+    const FIO_FLAGS: &[&str] = &[
         "readonly",
         "section",
         "alloc-size",
@@ -422,6 +435,10 @@ pub(super) fn command_line(
             Some((k, v)) => (k, Some(v.to_string())),
             None => (opt, None),
         };
+        if OUTPUT_FLAGS.contains(&k) {
+            p.ignored_flags.push(arg.clone());
+            continue;
+        }
         if FIO_FLAGS.contains(&k) {
             problems.push(at.err(format!(
                 "`--{k}` is a flag of the fio program, not a job option"

@@ -424,9 +424,14 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         Some(o) => {
             let tb = o.flag()?;
             if tb && runtime_ns.is_none() {
-                return Err(o.err("time_based needs a positive `runtime`"));
+                // fio (fixup_options in init.c): "time_based requires a runtime, ignoring"
+                // (a warning), and the job runs by size.
+                ignored.push((
+                    "time_based".to_string(),
+                    "no `runtime` is given, so the job runs by size (fio warns and does the same)",
+                ));
             }
-            tb
+            tb && runtime_ns.is_some()
         }
     };
     let startdelay = match get("startdelay") {

@@ -484,7 +484,6 @@ fn bad_job_files_name_their_line() {
         ("[j]\n\nrwmixread=101\n", 3, "0..=100"),
         ("[j]\niodepth=0\n", 2, "iodepth"),
         ("[j]\nnumjobs=0\n", 2, "numjobs"),
-        ("[j]\ntime_based\n", 2, "runtime"),
         ("[j]\nbssplit=4k/50:8k/40\n", 2, "add up to 90"),
         ("[j]\nbssplit=4k/50:8k/60:16k\n", 2, "add up to 110"),
         ("[j]\ninclude other.fio\n", 2, "include"),
@@ -837,7 +836,7 @@ fn include_variables_and_command_lines() {
         .all(|r| r.len == 16384 && r.op == Op::Write));
     let bad = FioWorkload {
         path: None,
-        args: vec!["--output=x".into(), "job.fio".into()],
+        args: vec!["--readonly".into(), "job.fio".into()],
         ..file_cfg(PathBuf::new())
     };
     let e = load_streams(&bad, GIB, 1).err().unwrap().to_string();
@@ -981,4 +980,62 @@ fn filesize_is_the_region_and_size_the_io() {
         "random offsets cover the whole 8 MiB file"
     );
     assert!(r.iter().all(|r| r.offset + r.len <= 8 << 20));
+}
+
+/// fio: `time_based` with no `runtime` warns ("time_based requires a runtime, ignoring") and
+/// the job runs by size; the run's summary says so.
+#[test]
+fn time_based_without_runtime_runs_by_size_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("job.fio");
+    std::fs::write(&path, "[j]\nrw=write\nbs=4k\nsize=64k\ntime_based\n").unwrap();
+    let mut l = load(&file_cfg(path), GIB, 1, false).unwrap();
+    let reqs = take(&mut l.streams[0], 1000);
+    let offs: Vec<u64> = reqs.iter().map(|r| r.offset).collect();
+    assert_eq!(offs, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
+    assert!(
+        l.notes
+            .iter()
+            .any(|n| n.contains("time_based") && n.contains("runs by size")),
+        "{:?}",
+        l.notes
+    );
+}
+
+/// fio's flags that only shape its own output (`--output`, `--output-format`, `--eta`...) are
+/// accepted in a command line and listed in the summary as ignored; the jobs are the same as
+/// without them.
+#[test]
+fn fio_output_flags_are_accepted_and_listed_as_ignored() {
+    let args = |extra: &[&str]| FioWorkload {
+        path: None,
+        args: extra
+            .iter()
+            .chain(["--name=w", "--rw=write", "--bs=4k", "--size=64k"].iter())
+            .map(|a| a.to_string())
+            .collect(),
+        ..file_cfg(PathBuf::new())
+    };
+    let flags = [
+        "--output=/tmp/out.json",
+        "--output-format=json+",
+        "--eta=never",
+        "--minimal",
+        "--status-interval=1",
+    ];
+    let mut with = load(&args(&flags), GIB, 1, false).unwrap();
+    let mut without = load(&args(&[]), GIB, 1, false).unwrap();
+    assert_eq!(
+        take(&mut with.streams[0], 100),
+        take(&mut without.streams[0], 100)
+    );
+    for f in flags {
+        assert!(
+            with.notes
+                .iter()
+                .any(|n| n.contains(&format!("fio program flag `{f}` ignored"))),
+            "{f}: {:?}",
+            with.notes
+        );
+    }
 }

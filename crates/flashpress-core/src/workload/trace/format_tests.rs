@@ -924,3 +924,89 @@ fn trace_config_errors_name_the_key() {
         }
     }
 }
+
+/// A tab-separated table keeps its empty fields: an empty first column is a column, not a
+/// blank to trim (trimming it shifted every column left and read two 4 KiB reads as two
+/// one-byte writes).
+#[test]
+fn tab_table_with_empty_first_and_last_fields_keeps_its_columns() {
+    use Op::Read as R;
+    let fmt = TraceFormat::Columns(Box::new(ColumnsFormat {
+        skip_lines: 0,
+        header: false,
+        time: 2,
+        device: None,
+        op: 3,
+        offset: 4,
+        size: 5,
+        ..columns_format()
+    }));
+    let text = "\t0.5\tRead\t100\t4096\t\n\t0.75\tRead\t200\t4096\t\r\n";
+    let got = run_with(fmt.clone(), text.as_bytes(), |c| c.time_unit = TimeUnit::S).unwrap();
+    assert_eq!(
+        got,
+        vec![req(0, R, 51200, 4096), req(250_000_000, R, 102400, 4096)]
+    );
+    // An empty column the mapping reads is an error naming it, not a shifted value.
+    let text = "0.5\tRead\t\t100\t4096\n";
+    match run_with(fmt, text.as_bytes(), |c| c.time_unit = TimeUnit::S) {
+        Err(Error::Trace { line: 1, msg, .. }) => {
+            assert!(msg.contains("column 2 (time)"), "{msg}")
+        }
+        other => panic!("expected a trace error on line 1, got {other:?}"),
+    }
+}
+
+/// blkparse `D` events whose RWBS field holds letters blkparse never writes are errors naming
+/// the line, not silently skipped events.
+#[test]
+fn blkparse_junk_rwbs_is_an_error() {
+    for rwbs in ["123", "XYZ", "T", "W1", "r"] {
+        let text = format!(
+            "  8,0    3        1     0.000000000   697  D   WS 100 + 8 [x]\n  8,0    3        2     0.000001000   697  D   {rwbs} 223490 + 8 [x]\n"
+        );
+        match run(TraceFormat::Blkparse, &text) {
+            Err(Error::Trace { line: 2, msg, .. }) => {
+                assert!(msg.contains("RWBS") && msg.contains(rwbs), "{msg}")
+            }
+            other => panic!("{rwbs}: expected a trace error on line 2, got {other:?}"),
+        }
+    }
+    // Every letter blkparse writes is still accepted.
+    for rwbs in [
+        "R", "RA", "RM", "WS", "WFS", "FWS", "D", "DE", "N", "F", "FN", "WBS",
+    ] {
+        let text = format!(
+            "  8,0    3        1     0.000000000   697  D   WS 100 + 8 [x]\n  8,0    3        2     0.000001000   697  D   {rwbs} 200 + 8 [x]\n"
+        );
+        let got = run(TraceFormat::Blkparse, &text);
+        assert!(got.is_ok(), "{rwbs}: {got:?}");
+    }
+}
+
+/// A byte that is not UTF-8, or a control character, in a column no mapping reads is still an
+/// error (the trace reader's rule: such a line is binary data, not a trace line).
+#[test]
+fn not_text_in_an_ignored_column_is_an_error() {
+    let good = b"128166372003061629,hm,0,Read,0,4096,100\n".to_vec();
+    assert_eq!(run_with(TraceFormat::Msr, &good, |_| {}).unwrap().len(), 1);
+    for (bad, want) in [
+        (&b"hm\xff"[..], "not UTF-8"),
+        (&b"h\x01m"[..], "control character (U+0001"),
+        (&b"h\x7fm"[..], "control character (U+007F"),
+        ("h\u{85}m".as_bytes(), "control character (U+0085"),
+    ] {
+        let mut text = good.clone();
+        text.extend_from_slice(b"128166372003061630,");
+        text.extend_from_slice(bad);
+        text.extend_from_slice(b",0,Read,0,4096,100\n");
+        match run_with(TraceFormat::Msr, &text, |_| {}) {
+            Err(Error::Trace { line: 2, msg, .. }) => assert!(msg.contains(want), "{msg}"),
+            other => panic!("{bad:?}: expected a trace error on line 2, got {other:?}"),
+        }
+    }
+    // Non-ASCII UTF-8 text (a host name in Latin-1 letters) is text.
+    let mut text = b"128166372003061629,h\xc3\xa9,0,Read,0,4096,100\n".to_vec();
+    text.extend_from_slice(&good);
+    assert_eq!(run_with(TraceFormat::Msr, &text, |_| {}).unwrap().len(), 2);
+}

@@ -205,6 +205,34 @@ pub(super) fn not_text(line: &[u8]) -> Option<String> {
     })
 }
 
+/// True when `line` is printable ASCII, tab and carriage return only: the common case, which
+/// needs no UTF-8 decoding to know it is text.
+#[inline]
+fn plain_ascii_text(line: &[u8]) -> bool {
+    line.iter()
+        .all(|&c| (0x20..0x7f).contains(&c) || c == b'\t' || c == b'\r')
+}
+
+/// Strip the blanks other than `delim` (and the `\r` of CRLF files) from both ends.
+fn trim_cr_spaces(mut b: &[u8], delim: u8) -> &[u8] {
+    let blank = |c: u8| c.is_ascii_whitespace() && c != delim;
+    while let [first, rest @ ..] = b {
+        if blank(*first) {
+            b = rest;
+        } else {
+            break;
+        }
+    }
+    while let [rest @ .., last] = b {
+        if blank(*last) {
+            b = rest;
+        } else {
+            break;
+        }
+    }
+    b
+}
+
 /// Line bookkeeping of a text trace.
 pub(super) struct Lines {
     /// A line split across two reads of the buffer (rare: only at buffer boundaries).
@@ -234,6 +262,21 @@ fn step(parser: &mut Parser, raw: &[u8], line_no: u64) -> std::result::Result<St
     if line.is_empty() || line[0] == b'#' {
         return Ok(Step::Skip);
     }
+    // Every line is checked as text, not only one that fails: a byte that is not UTF-8 or a
+    // control character in a column nothing reads is still a sign of a binary or corrupt file.
+    if !plain_ascii_text(raw) {
+        if let Some(why) = not_text(raw) {
+            return Err(why);
+        }
+    }
+    // A table split on tabs keeps its leading and trailing tabs: they delimit empty fields
+    // (trimming them would shift every column left).
+    let line = match &parser.kind {
+        Kind::Table(spec) if spec.delim.is_some_and(|d| d.is_ascii_whitespace()) => {
+            trim_cr_spaces(raw, spec.delim.unwrap_or(b'\t'))
+        }
+        _ => line,
+    };
     let out = match parser.parse(line) {
         Ok(Parsed::Record(r)) => parser.finish(r).map(Step::Req),
         Ok(Parsed::Skip) => Ok(Step::Skip),

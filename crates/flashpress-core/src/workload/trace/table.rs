@@ -73,7 +73,7 @@ enum Header {
 /// A compiled column mapping.
 pub struct TableSpec {
     /// Delimiter byte; `None`: runs of blanks.
-    delim: Option<u8>,
+    pub(super) delim: Option<u8>,
     min_fields: usize,
     /// `None`: extra fields allowed (SPC's optional fields, a wide table's other columns).
     max_fields: Option<usize>,

@@ -189,6 +189,15 @@ impl Parser {
             return Ok(Parsed::Skip);
         }
         let rwbs = next("the RWBS field")?;
+        // blkparse's RWBS letters (blktrace's `fill_rwbs`, the kernel's `blk_fill_rwbs`):
+        // F flush/FUA, W write, D discard, E secure erase, R read, N no data, A readahead,
+        // B barrier, S sync, M metadata. Anything else is not a blkparse line.
+        if rwbs.is_empty() || !rwbs.iter().all(|c| b"FWDERNABSM".contains(c)) {
+            return Err(format!(
+                "RWBS: expected letters from F W D E R N A B S M (e.g. `WS`, `R`, `D`), got `{}`",
+                show(rwbs)
+            ));
+        }
         let op = if rwbs.contains(&b'D') {
             Op::Trim
         } else if rwbs.contains(&b'W') {

@@ -92,8 +92,9 @@ mod tests {
                 Ok(())
             }
         };
-        let mut stop = Interrupt::new(&hook);
+        // The clock starts before the hook's first due time is set from it.
         let start = Instant::now();
+        let mut stop = Interrupt::new(&hook);
         let mut n = 0u64;
         let e = loop {
             n += 1;

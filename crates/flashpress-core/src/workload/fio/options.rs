@@ -239,6 +239,10 @@ const TABLE: &[(&str, Class)] = &[
     // Options of engines flashpress refuses (the engine's refusal names why).
     ("hostname", Engine),
     ("port", Engine),
+    // fio 3.33's librpma engines (remote persistent memory over RDMA).
+    ("serverip", Engine),
+    ("direct_write_to_pmem", Engine),
+    ("busy_wait_polling", Engine),
     ("protocol", Engine),
     ("listen", Engine),
     ("verb", Engine),
@@ -373,6 +377,22 @@ const OTHER_ENGINES: &[(&str, &str)] = &[
         "sends data over a network socket, not to storage",
     ),
     ("rdma", "sends data over RDMA, not to storage"),
+    (
+        "librpma_apm_client",
+        "writes to remote persistent memory over RDMA, not to storage",
+    ),
+    (
+        "librpma_apm_server",
+        "serves remote persistent memory over RDMA, not storage",
+    ),
+    (
+        "librpma_gpspm_client",
+        "writes to remote persistent memory over RDMA, not to storage",
+    ),
+    (
+        "librpma_gpspm_server",
+        "serves remote persistent memory over RDMA, not storage",
+    ),
     ("http", "sends HTTP requests to an object store"),
     ("rados", "writes objects to a Ceph object store, not blocks"),
     (

@@ -467,6 +467,13 @@ def test_unknown_fpc_file_type_names_the_key() -> None:
     assert "`txt`" in str(e.value)
 
 
+def test_unknown_fpc_frequency_names_the_key_and_both_readings() -> None:
+    with pytest.raises(ConfigError) as e:
+        flashpress.Config.from_dict(config("fpc", fpc={"frequency": "often"}))
+    assert "stack.fpc.frequency" in str(e.value)
+    assert "`tag` or `accesses`" in str(e.value)
+
+
 def test_stack_runs_are_deterministic() -> None:
     cfg = config("waltz_s", "rand-read")
     cfg["workload"]["jobs"][0]["runtime"] = "2000ms"

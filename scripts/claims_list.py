@@ -11,20 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from flashpress.reproduce.claims import Claim
 from flashpress.reproduce.papers import PAPERS, get_paper
 
 
-def _marks(c: object) -> str:
-    out = []
-    if getattr(c, "ours", False):
-        out.append("ours")
-    if getattr(c, "fitted", None):
-        out.append("fitted")
-    if getattr(c, "construction", None):
-        out.append("by construction")
-    if getattr(c, "tolerance", None):
-        out.append("own tolerance")
-    return ", ".join(out)
+def _marks(c: Claim) -> str:
+    marks = {"ours": c.ours, "fitted": c.fitted, "by construction": c.construction, "own tolerance": c.tolerance}
+    return ", ".join(name for name, on in marks.items() if on)
 
 
 def main(argv: list[str]) -> int:

@@ -349,10 +349,6 @@ def judge_word(m: Measure, word: str, want_positive: bool | None, text: str) -> 
 # -- claim constructors -------------------------------------------------------------------
 
 
-def _in(value: Any, want: Any) -> bool:
-    return value in want if isinstance(want, tuple) else value == want
-
-
 def _groups(table: pd.DataFrame, figure: str, over: str, labels: Mapping[str, Any]) -> list[Any]:
     return list(dict.fromkeys(r.get(over) for r in ok_rows(table, figure, **labels)))
 
@@ -390,10 +386,8 @@ def change(
             return judge_change(m, seed_pct, f"{name} vs {ref}", points=points)
         assert over is not None
         found: list[tuple[Any, Measure]] = []
+        # The groups come from the runs the claim's own labels select (`over` among them).
         for g in _groups(table, figure, over, labels):
-            # A group outside the claim's own label values is not among the runs it covers.
-            if over in labels and not _in(g, labels[over]):
-                continue
             m = changes(table, figure, name, ref, metric_name, key=key, relative=not points, **{**labels, over: g})
             if m is not None:
                 found.append((g, m))

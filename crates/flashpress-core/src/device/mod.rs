@@ -940,7 +940,7 @@ impl Device {
 
     /// Forget timing and counters after preconditioning; the FTL state and wear stay.
     pub fn reset_after_precondition(&mut self) {
-        self.nand.reset_time_and_counters();
+        self.nand.reset_counters();
         self.sched.reset(&self.ftl);
         self.ftl.counters = Default::default();
         if let Some(d) = self.ftl.dedup.as_mut() {

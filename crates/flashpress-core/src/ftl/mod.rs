@@ -138,7 +138,9 @@ pub trait FlashBackend {
     /// Migrate `moves` (source, destination; same plane) and then erase `victim`. The FTL has
     /// already remapped the pages and put `victim` on its plane's free list. A destination of
     /// `Ppn(UNMAPPED)` is a page read out only (deduplication in GC hashed it and found it
-    /// stored elsewhere); such jobs never use copyback.
+    /// stored elsewhere; the CCSD's GC read a victim page whose chunks fill no page yet); a
+    /// source of `Ppn(UNMAPPED)` is a program of data already in controller memory (the
+    /// CCSD's GC re-packs chunks of several pages into one). Such jobs never use copyback.
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind);
     /// A free block became an open block (programs will go to it).
     fn block_opened(&mut self, block: BlockId);
@@ -155,7 +157,10 @@ impl FlashBackend for Nand {
     }
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, _: GcKind) {
         for &(src, dst) in moves {
-            if dst.0 == UNMAPPED {
+            if src.0 == UNMAPPED {
+                self.count_transfer();
+                self.count_program(dst, true);
+            } else if dst.0 == UNMAPPED {
                 self.count_read(src, true);
                 self.count_transfer();
             } else if copyback {

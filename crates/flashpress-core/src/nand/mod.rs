@@ -1,16 +1,13 @@
 //! The NAND array: geometry, per-page-type timing, energy per operation, erase counts per
-//! block, and a simple reservation interface.
+//! block.
 //!
 //! Each plane is an independent execution unit (idealised multi-plane operation) and each
-//! channel a bus shared by its chips. Two users time operations on it:
-//! - the plain SSD's controller back end (`device::sched`) queues commands per plane and
-//!   arbitrates channels transfer by transfer; it asks this module for durations
-//!   ([`Nand::read_ns`], ...) and books each operation's counts and energy with the `count_*`
-//!   methods;
-//! - the compression-capable SSD (`device::ccsd`) reserves resources from the earliest time
-//!   they are all free ([`Nand::read`], [`Nand::program`], ...), first come first served.
-//!
-//! Both book through the same `count_*` methods, so counts and energy mean the same in both.
+//! channel a bus shared by its chips. One user times operations on it: the controller back
+//! end (`device::sched`, for the plain SSD and the CCSD alike) queues commands per plane and
+//! arbitrates channels transfer by transfer; it asks this module for durations
+//! ([`Nand::read_ns`], ...) and books each operation's counts and energy with the `count_*`
+//! methods. Untimed work (preconditioning, a storage stack's fill) books through the same
+//! methods, so counts and energy mean the same everywhere.
 
 mod geometry;
 
@@ -18,7 +15,7 @@ pub use geometry::Geometry;
 
 use crate::config::NandConfig;
 use crate::error::Result;
-use crate::units::{bytes_ns, duration_ns, ns_per_byte, BlockId, PlaneId, Ppn, SimTime, MAX_OP_NS};
+use crate::units::{bytes_ns, duration_ns, ns_per_byte, BlockId, Ppn, MAX_OP_NS};
 
 /// Operation counts and energy, owned by the NAND array.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -154,8 +151,6 @@ pub struct Nand {
     /// Shape of the array.
     pub geo: Geometry,
     t: Timing,
-    plane_busy: Vec<SimTime>,
-    chan_busy: Vec<SimTime>,
     erase_counts: Vec<u32>,
     /// Operation counts and energy since the last reset.
     pub counters: NandCounters,
@@ -167,8 +162,6 @@ impl Nand {
         let geo = Geometry::new(c);
         Ok(Nand {
             t: Timing::new(c)?,
-            plane_busy: vec![SimTime::ZERO; geo.planes as usize],
-            chan_busy: vec![SimTime::ZERO; geo.channels as usize],
             erase_counts: vec![0; geo.blocks as usize],
             counters: NandCounters::default(),
             geo,
@@ -379,84 +372,13 @@ impl Nand {
         }
     }
 
-    /// Reserve the channel of `plane` for one page transfer starting no earlier than `at`.
-    #[inline]
-    fn transfer(&mut self, plane: PlaneId, at: SimTime) -> SimTime {
-        let ch = self.geo.channel_of(plane) as usize;
-        let start = at.max(self.chan_busy[ch]);
-        let end = start + self.t.page_xfer_ns;
-        self.chan_busy[ch] = end;
-        self.count_transfer();
-        end
-    }
-
-    /// Read a page and move it to the controller; returns when the data is there
-    /// (reservation interface, first come first served). `gc`: on behalf of GC.
-    #[inline]
-    pub fn read(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime {
-        let plane = self.geo.plane_of_ppn(ppn);
-        let p = plane.0 as usize;
-        let start = at.max(self.plane_busy[p]);
-        let sensed = start + self.read_ns(ppn);
-        self.plane_busy[p] = sensed;
-        self.count_read(ppn, gc);
-        self.transfer(plane, sensed)
-    }
-
-    /// Move a page from the controller (data ready at `at`) and program it; returns when done
-    /// (reservation interface). `gc`: on behalf of GC.
-    #[inline]
-    pub fn program(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime {
-        let plane = self.geo.plane_of_ppn(ppn);
-        let loaded = self.transfer(plane, at);
-        let p = plane.0 as usize;
-        let start = loaded.max(self.plane_busy[p]);
-        let end = start + self.program_ns(ppn);
-        self.plane_busy[p] = end;
-        self.count_program(ppn, gc);
-        end
-    }
-
-    /// Copy a page inside its plane (copyback: no channel transfer); returns when programmed
-    /// (reservation interface).
-    #[inline]
-    pub fn copyback(&mut self, src: Ppn, dst: Ppn, at: SimTime) -> SimTime {
-        let plane = self.geo.plane_of_ppn(src);
-        debug_assert_eq!(plane, self.geo.plane_of_ppn(dst), "copyback crosses planes");
-        let p = plane.0 as usize;
-        let start = at.max(self.plane_busy[p]);
-        let end = start + self.read_ns(src) + self.program_ns(dst);
-        self.plane_busy[p] = end;
-        self.count_copyback(src, dst, true);
-        end
-    }
-
-    /// Erase a block; returns when done (reservation interface).
-    #[inline]
-    pub fn erase(&mut self, block: BlockId, at: SimTime) -> SimTime {
-        let p = self.geo.plane_of_block(block).0 as usize;
-        let start = at.max(self.plane_busy[p]);
-        let end = start + self.t.erase_ns;
-        self.plane_busy[p] = end;
-        self.count_erase(block, true);
-        end
-    }
-
-    /// When `plane` finishes the work reserved on it so far.
-    #[inline]
-    pub fn plane_busy_until(&self, plane: PlaneId) -> SimTime {
-        self.plane_busy[plane.0 as usize]
-    }
-
     /// Erase count of every block (wear).
     pub fn erase_counts(&self) -> &[u32] {
         &self.erase_counts
     }
 
-    /// Forget reservations and counters (after preconditioning); erase counts are kept.
-    pub fn reset_time_and_counters(&mut self) {
-        self.plane_busy.iter_mut().for_each(|t| *t = SimTime::ZERO);
-        self.chan_busy.iter_mut().for_each(|t| *t = SimTime::ZERO);
+    /// Forget counters (after preconditioning); erase counts are kept.
+    pub fn reset_counters(&mut self) {
         self.counters = NandCounters::default();
     }
 }
@@ -471,46 +393,9 @@ mod tests {
     }
 
     #[test]
-    fn program_waits_for_transfer_then_plane() {
-        let mut n = nand();
-        let xfer = (4096.0 * 1e3 / 333.0f64).round() as u64;
-        let done = n.program(Ppn(0), SimTime(0), false);
-        assert_eq!(done.0, xfer + 750_000);
-        // second page on the same plane queues behind the first program
-        let done2 = n.program(Ppn(1), SimTime(0), false);
-        assert_eq!(done2.0, xfer + 750_000 + 750_000);
-        assert_eq!(n.counters.programs, 2);
-    }
-
-    #[test]
-    fn planes_on_one_channel_share_the_bus_only() {
-        let mut n = nand();
-        let g = n.geo.clone();
-        // planes 0 and 1 are on channel 0 (plane-first numbering inside a channel)
-        assert_eq!(g.channel_of(PlaneId(0)), g.channel_of(PlaneId(1)));
-        let a = n.program(
-            g.first_ppn_of_block(g.block(PlaneId(0), 0)),
-            SimTime(0),
-            false,
-        );
-        let b = n.program(
-            g.first_ppn_of_block(g.block(PlaneId(1), 0)),
-            SimTime(0),
-            false,
-        );
-        let xfer = (4096.0 * 1e3 / 333.0f64).round() as u64;
-        assert_eq!(a.0, xfer + 750_000);
-        assert_eq!(
-            b.0,
-            2 * xfer + 750_000,
-            "second waits for the bus, not the first plane"
-        );
-    }
-
-    #[test]
     fn energy_is_v_times_i_times_t() {
         let mut n = nand();
-        n.erase(BlockId(0), SimTime(0));
+        n.count_erase(BlockId(0), true);
         assert_eq!(
             n.counters.erase_energy_pj,
             (3.3f64 * 25.0 * 3_800_000.0).round() as u64

@@ -144,6 +144,7 @@ impl Stack {
             .collect();
         let host_managed = policies.iter().any(Policy::host_managed_thermal);
         let mut ccsd = Ccsd::new(cfg, st, content.as_deref_mut(), !host_managed)?;
+        ccsd.begin_untimed_fill();
         let engine = st.ccsd.engine && policies.iter().any(|p| p.kind().uses_device_compression());
         ccsd.set_engine_enabled(engine);
         let seg_blocks = st.fs.segment_blocks as u64;
@@ -217,8 +218,9 @@ impl Stack {
             fs.fill(&mut ctx, st.fs.fill_fraction, stop)?;
             untimed = true;
         }
+        // Timed from here on (and, after a fill, everything it booked forgotten).
+        ccsd.reset_after_fill();
         if untimed {
-            ccsd.reset_after_fill();
             cpu = Cpu::new(st.cpu.cores, st.cpu.compress_threads);
         }
         let fs_base = fs.counters();

@@ -13,6 +13,7 @@
 //! per live chunk in all.
 
 pub mod engine;
+pub mod flash;
 pub mod thermal;
 
 use crate::codec::{CodecKind, CostModel};
@@ -24,6 +25,7 @@ use crate::nand::Nand;
 use crate::stack::bio::{Bio, BioDone, BioFlags, BioOp, Disk, Smart, SpaceReport, BLOCK};
 use crate::units::{duration_ns, ns_per_byte, SimTime, MAX_OP_NS, MAX_PERIOD_NS};
 use engine::Engine;
+use flash::Flash;
 use thermal::Thermal;
 
 /// What the CCSD counted since it was built or last reset. Energies are in joules.
@@ -106,7 +108,9 @@ pub struct CcsdCounters {
 
 /// The CCSD.
 pub struct Ccsd {
-    nand: Nand,
+    flash: Flash,
+    /// Flash work is booked at once, untimed (the file system's layout before the run).
+    untimed: bool,
     ftl: Packed,
     engine: Engine,
     thermal: Thermal,
@@ -251,6 +255,18 @@ impl Ccsd {
             ));
         }
         let ftl = Packed::new(cfg, g, logical_blocks, d.straddle, d.max_chunks_per_page)?;
+        if d.straddle && cfg.ftl.write_buffer_pages == 1 {
+            // A straddling chunk opens the next page while the full one still holds the slot.
+            return Err(Error::config(
+                "config",
+                "ftl.write_buffer_pages",
+                "a CCSD that straddles chunks (stack.ccsd.straddle) holds two pages in DRAM at \
+                 once; expected 0 (unbuffered) or at least 2 pages"
+                    .to_string(),
+            ));
+        }
+        let mut flash = Flash::new(cfg, nand)?;
+        flash.reset(|p| ftl.free_in_plane(p));
         let measure = match content {
             Some(c) => Some(c.add_measure(codec, BLOCK as u32, "stack.ccsd")?),
             None => None,
@@ -279,7 +295,8 @@ impl Ccsd {
         c.shutdown_ns = thermal.shutdown_at.map(|t| t.0);
         c.first_throttle_ns = thermal.first_throttle.map(|t| t.0);
         Ok(Ccsd {
-            nand,
+            flash,
+            untimed: false,
             ftl,
             engine,
             thermal,
@@ -334,7 +351,7 @@ impl Ccsd {
         c.max_temperature_c = t.max_temp;
         c.energy_idle_j = t.idle_j;
         c.energy_leak_j = t.leak_j;
-        c.energy_nand_j = nand_pj(&self.nand) as f64 * 1e-12;
+        c.energy_nand_j = nand_pj(&self.flash.nand) as f64 * 1e-12;
         c.energy_engine_j = self.engine.energy_pj as f64 * 1e-12;
         c.energy_link_j = self.link_pj * 1e-12;
         c.energy_total_j = c.energy_idle_j
@@ -358,7 +375,18 @@ impl Ccsd {
 
     /// The NAND array (timing, counters, wear).
     pub fn nand(&self) -> &Nand {
-        &self.nand
+        &self.flash.nand
+    }
+
+    /// The controller back end (its counters: suspensions, GC steps).
+    pub fn backend(&self) -> &Flash {
+        &self.flash
+    }
+
+    /// Book flash work at once, untimed, until [`Ccsd::reset_after_fill`]: for laying out
+    /// and filling the file system before the run.
+    pub fn begin_untimed_fill(&mut self) {
+        self.untimed = true;
     }
 
     /// The engine's codec.
@@ -366,12 +394,15 @@ impl Ccsd {
         self.codec
     }
 
-    /// After an untimed fill (submits at time 0): forget all reservations, NAND, engine and
+    /// After an untimed fill (submits at time 0): forget all queued work, NAND, engine and
     /// energy counters, and put the thermal state back to the initial temperature at time
-    /// zero; the mapping, the data and the wear stay.
+    /// zero; the mapping, the data and the wear stay. Flash work is timed from here on.
     pub fn reset_after_fill(&mut self) {
-        self.nand.reset_time_and_counters();
+        self.untimed = false;
+        self.flash.nand.reset_counters();
         self.ftl.reset_time_and_counters();
+        let ftl = &self.ftl;
+        self.flash.reset(|p| ftl.free_in_plane(p));
         self.engine.reset();
         self.thermal.reset();
         self.engine.set_throttled(self.thermal.throttled);
@@ -422,7 +453,11 @@ impl Ccsd {
         let host_compressed = bio.flags.has(BioFlags::HOST_COMPRESSED);
         let bypass = host_compressed || bio.flags.has(BioFlags::INCOMPRESSIBLE) || !self.engine_on;
         let stream = bio.stream as usize;
-        let buffered = self.ftl.buffered();
+        let untimed = self.untimed;
+        let buffered = self.flash.buffered() && !untimed;
+        if !untimed {
+            self.flash.run_to(cmd);
+        }
         let mut done = cmd;
         let mut stored = 0u64;
         for (i, &id) in bio.content.iter().enumerate() {
@@ -443,19 +478,28 @@ impl Ccsd {
                 }
             };
             stored += len as u64;
-            let (ack, programmed) =
-                self.ftl
-                    .write_host(bio.lba + i as u64, len, ready, &mut self.nand)?;
-            done = done.max(if buffered {
-                ack
+            let lba = bio.lba + i as u64;
+            let ack = if untimed {
+                self.ftl.write_host(lba, len, ready, &mut self.flash.nand)?
             } else {
-                programmed.unwrap_or(done)
-            });
+                // The chunk reaches the FTL when its data is in DRAM; after a run-ahead,
+                // at the back end's present.
+                self.flash.run_to(ready);
+                let at = self.flash.now();
+                self.ftl.write_host(lba, len, at, &mut self.flash)?
+            };
+            if buffered {
+                done = done.max(ack);
+            }
         }
-        if !buffered {
-            if let Some(end) = self.ftl.flush_host(&mut self.nand) {
+        if !buffered && !untimed {
+            self.ftl.flush_host(&mut self.flash);
+            self.flash.wait();
+            if let Some(end) = self.flash.take_last_done() {
                 done = done.max(end);
             }
+        } else if untimed && !self.flash.buffered() {
+            self.ftl.flush_host(&mut self.flash.nand);
         }
         let n = bio.blocks as u64;
         let c = &mut self.c;
@@ -497,9 +541,23 @@ impl Ccsd {
         self.pages.sort_unstable();
         self.pages.dedup();
         self.page_ready.clear();
-        for &p in &self.pages {
-            self.page_ready
-                .push(self.nand.read(crate::units::Ppn(p), cmd, false));
+        if self.untimed {
+            for &p in &self.pages {
+                self.flash.nand.count_read(crate::units::Ppn(p), false);
+                self.flash.nand.count_transfer();
+                self.page_ready.push(cmd);
+            }
+        } else if !self.pages.is_empty() {
+            self.flash.run_to(cmd);
+            let first = self.flash.read(crate::units::Ppn(self.pages[0]));
+            for &p in &self.pages[1..] {
+                self.flash.read(crate::units::Ppn(p));
+            }
+            self.flash.wait();
+            for k in 0..self.pages.len() {
+                self.page_ready.push(self.flash.done(first + k as u32));
+            }
+            self.flash.clear_tags();
         }
         self.c.host_pages_read += self.pages.len() as u64;
         let mut done = BioDone::default();
@@ -617,7 +675,10 @@ impl Disk for Ccsd {
     }
 
     fn advance(&mut self, now: SimTime) {
-        let nand = nand_pj(&self.nand);
+        if !self.untimed {
+            self.flash.run_to(now);
+        }
+        let nand = nand_pj(&self.flash.nand);
         let booked = (nand - self.nand_pj_seen) + std::mem::take(&mut self.engine.pending_pj);
         self.nand_pj_seen = nand;
         self.thermal.book_pj(booked as f64);

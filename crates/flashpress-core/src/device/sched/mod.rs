@@ -125,6 +125,17 @@ fn program_ns(nand: &Nand, dst: Ppn) -> u64 {
     }
 }
 
+/// Read time of a GC source; a program of data already in controller memory (the CCSD's
+/// re-packed GC pages) has none.
+#[inline]
+fn read_ns(nand: &Nand, src: Ppn) -> u64 {
+    if src.0 == NONE {
+        0
+    } else {
+        nand.read_ns(src)
+    }
+}
+
 /// A per-operation config duration in microseconds, checked ([`duration_ns`]).
 fn ns(key: &str, us: f64) -> Result<u64> {
     duration_ns(key, us, 1e3, MAX_OP_NS)
@@ -232,12 +243,18 @@ impl Scheduler {
 
     /// Forget all timing (after preconditioning) and take the free-block counts from `ftl`.
     pub fn reset(&mut self, ftl: &Ftl) {
+        self.reset_with(|p| ftl.free_in_plane(p) as u64);
+    }
+
+    /// Forget all timing and take each plane's erased free blocks from `free` (an FTL other
+    /// than the page FTL: the CCSD's packed one).
+    pub fn reset_with(&mut self, free: impl Fn(PlaneId) -> u64) {
         for (i, pl) in self.planes.iter_mut().enumerate() {
             let gen = pl.gen;
             *pl = Plane::new();
             // Timers of an earlier life must stay stale.
             pl.gen = gen.wrapping_add(1);
-            pl.erased_free = ftl.free_in_plane(PlaneId(i as u32)) as u32;
+            pl.erased_free = free(PlaneId(i as u32)) as u32;
         }
         self.chan_free.iter_mut().for_each(|t| *t = SimTime::ZERO);
         self.erases_queued.iter_mut().for_each(|s| *s = 0);
@@ -254,6 +271,11 @@ impl Scheduler {
         if let Some(h) = self.hash.as_mut() {
             h.reset();
         }
+    }
+
+    /// Per block, host programs allocated there and not yet started.
+    pub fn programs_in_flight(&self) -> &[u16] {
+        &self.in_flight
     }
 
     /// Whether a plane has queued or running GC work (tests and statistics).
@@ -933,6 +955,14 @@ impl Scheduler {
                     is_erase: true,
                 };
             }
+            GcOp::Migrate { src, dst } if !head.copyback && src.0 == NONE => {
+                // Its data is already in controller memory: straight to the transfer in.
+                pl.gc.pop_front();
+                pl.step_left -= 1;
+                pl.queued_ns -= program_ns(nand, dst);
+                until = now;
+                pl.act = Act::GcOut { dst };
+            }
             GcOp::Migrate { src, dst } if !head.copyback => {
                 pl.gc.pop_front();
                 pl.step_left -= 1;
@@ -1132,7 +1162,7 @@ impl FlashBackend for Backend<'_> {
                     background,
                     copyback,
                 });
-                queued += self.nand.read_ns(src) + program_ns(self.nand, dst);
+                queued += read_ns(self.nand, src) + program_ns(self.nand, dst);
             }
             if !whole {
                 pl.gc.push_back(GcEntry {

@@ -28,51 +28,39 @@
 mod lbas;
 pub mod map;
 pub mod pages;
-mod slots;
 
 use crate::config::{SimConfig, Striping, VictimPolicy};
 use crate::error::{Error, Result};
-use crate::ftl::{self, victim, BlockState, Blocks};
-use crate::nand::{Geometry, Nand};
+use crate::ftl::{self, victim, BlockState, Blocks, FlashBackend, GcKind};
+use crate::nand::Geometry;
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
 use lbas::LbaList;
 use map::{Map, Sparse, UNMAPPED};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
-use slots::ReservedBuffer;
 use std::collections::VecDeque;
 
-/// The flash below the packed FTL, which times what the FTL decides: each call returns when
-/// its operation's data is where the next step needs it (a read: at the controller; a
-/// program or erase: done).
-pub trait PackedFlash {
-    /// When `plane` finishes the work given to it so far (least-busy allocation).
-    fn plane_busy_until(&self, plane: PlaneId) -> SimTime;
-    /// Read page `ppn` to the controller from `at`; `gc`: on behalf of GC.
-    fn read(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime;
-    /// Program page `ppn` with data ready at `at`; `gc`: on behalf of GC.
-    fn program(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime;
-    /// Erase `block` from `at`.
-    fn erase(&mut self, block: BlockId, at: SimTime) -> SimTime;
+/// The controller below the packed FTL: the flash back end every device shares (GC jobs,
+/// opened blocks, plane load, host programs in flight) plus the DRAM write buffer and the
+/// queue of host programs. The FTL decides; this times what it decides, at the back end's
+/// present (the CCSD advances it to each chunk's time before handing the chunk over).
+pub trait PackedBackend: FlashBackend {
+    /// A host page opens in DRAM now: when it has a write-buffer slot (now, or when a
+    /// buffered program frees one); `None` when writes are not buffered.
+    fn buffer_slot(&mut self) -> Option<SimTime>;
+    /// Queue the program of a full (or flushed) host page now.
+    fn program_host(&mut self, ppn: Ppn);
 }
 
-/// The NAND array's reservation interface (first come first served): the CCSD.
-impl PackedFlash for Nand {
-    #[inline]
-    fn plane_busy_until(&self, plane: PlaneId) -> SimTime {
-        Nand::plane_busy_until(self, plane)
+/// Untimed flash: the NAND array books each operation (counts, energy, wear) at once, with
+/// no buffer. The CCSD's untimed fill (its file system's layout before the run) uses it.
+impl PackedBackend for crate::nand::Nand {
+    fn buffer_slot(&mut self) -> Option<SimTime> {
+        None
     }
-    #[inline]
-    fn read(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime {
-        Nand::read(self, ppn, at, gc)
-    }
-    #[inline]
-    fn program(&mut self, ppn: Ppn, at: SimTime, gc: bool) -> SimTime {
-        Nand::program(self, ppn, at, gc)
-    }
-    #[inline]
-    fn erase(&mut self, block: BlockId, at: SimTime) -> SimTime {
-        Nand::erase(self, block, at)
+    fn program_host(&mut self, ppn: Ppn) {
+        self.count_transfer();
+        self.count_program(ppn, false);
     }
 }
 
@@ -100,8 +88,6 @@ struct OpenPage {
     fill: u32,
     /// Chunks that start or end in it.
     chunks: u32,
-    /// When all its data is in DRAM (the program can start).
-    ready: SimTime,
 }
 
 impl OpenPage {
@@ -109,7 +95,6 @@ impl OpenPage {
         ppn: NONE,
         fill: 0,
         chunks: 0,
-        ready: SimTime::ZERO,
     };
 }
 
@@ -161,8 +146,10 @@ pub struct Packed {
     victim_limit: u32,
     rng: Pcg64Mcg,
     gc_threshold: usize,
-    buffer: Option<ReservedBuffer>,
-    page_read_at: Vec<Option<SimTime>>,
+    /// Per page of the victim being cleaned: already read for it.
+    page_read: Vec<bool>,
+    /// The GC job being built: (page read, page programmed), `NONE` for either side.
+    moves: Vec<(Ppn, Ppn)>,
     seal_counter: u64,
     /// Chunks may straddle two pages.
     straddle: bool,
@@ -236,9 +223,8 @@ impl Packed {
             victim_limit: (block_bytes - geo.page_size as u64 + 1) as u32,
             rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x0063_6373_645f_6763),
             gc_threshold,
-            buffer: (cfg.ftl.write_buffer_pages > 0)
-                .then(|| ReservedBuffer::new(cfg.ftl.write_buffer_pages as usize)),
-            page_read_at: vec![None; geo.pages_per_block as usize],
+            page_read: vec![false; geo.pages_per_block as usize],
+            moves: Vec::new(),
             seal_counter: 0,
             straddle,
             max_chunks,
@@ -256,9 +242,9 @@ impl Packed {
         self.free.iter().map(|f| f.len() as u64).sum()
     }
 
-    /// Whether host writes are acknowledged from the DRAM buffer.
-    pub fn buffered(&self) -> bool {
-        self.buffer.is_some()
+    /// Erased blocks in one plane's free pool.
+    pub fn free_in_plane(&self, plane: PlaneId) -> u64 {
+        self.free[plane.0 as usize].len() as u64
     }
 
     /// Whether physical page `ppn` is still being filled in DRAM (not yet programmed).
@@ -277,18 +263,17 @@ impl Packed {
         ))
     }
 
-    /// Append a host chunk of `len` bytes for `lba`, its data in DRAM-ready form at `ready`.
-    /// Returns when the host may be told it is written in buffered mode (the chunk is in a
-    /// DRAM slot), and the completion of a page program this caused, if any.
+    /// Append a host chunk of `len` bytes for `lba`, its data in DRAM at `ready` (the back
+    /// end's present). Returns when the host may be told it is written in buffered mode (the
+    /// chunk is in a page with a DRAM slot).
     #[inline]
     pub fn write_host(
         &mut self,
         lba: u64,
         len: u32,
         ready: SimTime,
-        nand: &mut impl PackedFlash,
-    ) -> Result<(SimTime, Option<SimTime>)> {
-        let mut programmed = None;
+        flash: &mut impl PackedBackend,
+    ) -> Result<SimTime> {
         // An open page has room for one more chunk (it is closed when it reaches the most),
         // so only its bytes can refuse this one.
         if self.host.ppn != NONE
@@ -301,25 +286,23 @@ impl Packed {
             )
         {
             if self.straddle {
-                return self.straddle_host(lba, len, ready, nand);
+                return self.straddle_host(lba, len, ready, flash);
             }
-            programmed = Some(self.program_host(nand));
+            self.program_host(flash);
         }
         if self.host.ppn == NONE {
-            self.open_host(ready, nand)?;
+            self.open_host(ready, flash)?;
         }
         let h = &mut self.host;
         let (ppn, off) = (h.ppn, h.fill);
         h.fill += len;
         h.chunks += 1;
-        h.ready = h.ready.max(ready);
         self.place(lba, ppn, off, len, ready);
         let ack = ready.max(self.host_slot_at);
         if self.full(&self.host) {
-            let end = self.program_host(nand);
-            programmed = Some(programmed.map_or(end, |p: SimTime| p.max(end)));
+            self.program_host(flash);
         }
-        Ok((ack, programmed))
+        Ok(ack)
     }
 
     /// A host chunk that overflows the open page: its head fills the page, its tail starts
@@ -330,31 +313,29 @@ impl Packed {
         lba: u64,
         len: u32,
         ready: SimTime,
-        nand: &mut impl PackedFlash,
-    ) -> Result<(SimTime, Option<SimTime>)> {
+        flash: &mut impl PackedBackend,
+    ) -> Result<SimTime> {
         let mut full = std::mem::replace(&mut self.host, OpenPage::EMPTY);
         let off = full.fill;
         full.fill = self.page_size;
-        full.ready = full.ready.max(ready);
         self.held = full.ppn;
-        let opened = self.open_host(ready, nand);
+        let opened = self.open_host(ready, flash);
         self.held = NONE;
         if let Err(e) = opened {
             self.host = full;
             return Err(e);
         }
         self.next.set(full.ppn as u64, self.host.ppn);
-        let mut programmed = self.program_host_page(full, nand);
+        self.program_host_page(full, flash);
         let h = &mut self.host;
         h.fill = off + len - self.page_size;
         h.chunks = 1;
-        h.ready = h.ready.max(ready);
         self.place(lba, full.ppn, off, len, ready);
         let ack = ready.max(self.host_slot_at);
         if self.full(&self.host) {
-            programmed = programmed.max(self.program_host(nand));
+            self.program_host(flash);
         }
-        Ok((ack, Some(programmed)))
+        Ok(ack)
     }
 
     /// An open page that takes no more chunks: all its bytes used, or its most chunks.
@@ -363,18 +344,21 @@ impl Packed {
         p.fill == self.page_size || p.chunks == self.max_chunks
     }
 
-    /// Program the open host page with its padding, if one is open; returns when done.
-    pub fn flush_host(&mut self, nand: &mut impl PackedFlash) -> Option<SimTime> {
-        (self.host.ppn != NONE).then(|| self.program_host(nand))
+    /// Program the open host page with its padding, if one is open; returns whether one was.
+    pub fn flush_host(&mut self, flash: &mut impl PackedBackend) -> bool {
+        let open = self.host.ppn != NONE;
+        if open {
+            self.program_host(flash);
+        }
+        open
     }
 
-    fn open_host(&mut self, ready: SimTime, nand: &mut impl PackedFlash) -> Result<()> {
-        let plane = self.pick_plane(ready, nand)?;
-        let ppn = self.take_page(plane, HOST)?;
-        let slot_at = match self.buffer.as_mut() {
-            Some(b) => {
-                let (at, waited) = b.acquire(ready);
-                self.counters.buffer_full_waits += waited as u64;
+    fn open_host(&mut self, ready: SimTime, flash: &mut impl PackedBackend) -> Result<()> {
+        let plane = self.pick_plane(ready, flash)?;
+        let ppn = self.take_page(plane, HOST, flash)?;
+        self.host_slot_at = match flash.buffer_slot() {
+            Some(at) => {
+                self.counters.buffer_full_waits += (at > ready) as u64;
                 at
             }
             None => ready,
@@ -383,35 +367,33 @@ impl Packed {
             ppn,
             fill: 0,
             chunks: 0,
-            ready: slot_at,
         };
-        self.host_slot_at = slot_at;
         Ok(())
     }
 
-    fn program_host(&mut self, nand: &mut impl PackedFlash) -> SimTime {
+    fn program_host(&mut self, flash: &mut impl PackedBackend) {
         let h = std::mem::replace(&mut self.host, OpenPage::EMPTY);
-        self.program_host_page(h, nand)
+        self.program_host_page(h, flash);
     }
 
-    fn program_host_page(&mut self, h: OpenPage, nand: &mut impl PackedFlash) -> SimTime {
+    fn program_host_page(&mut self, h: OpenPage, flash: &mut impl PackedBackend) {
         self.counters.pad_bytes += (self.page_size - h.fill) as u64;
         self.counters.pages_programmed_host += 1;
-        let end = nand.program(Ppn(h.ppn), h.ready, false);
-        if let Some(b) = self.buffer.as_mut() {
-            b.release_at(end);
-        }
+        flash.program_host(Ppn(h.ppn));
         self.page_programmed(h.ppn);
-        end
     }
 
-    fn program_gc(&mut self, plane: usize, nand: &mut impl PackedFlash) -> SimTime {
+    /// The plane's GC page is full: its program joins the GC job being built, after the
+    /// reads that filled it.
+    fn program_gc(&mut self, plane: usize) {
         let g = std::mem::replace(&mut self.gc[plane], OpenPage::EMPTY);
         self.counters.gc_pad_bytes += (self.page_size - g.fill) as u64;
         self.counters.pages_programmed_gc += 1;
-        let end = nand.program(Ppn(g.ppn), g.ready, true);
+        match self.moves.last_mut() {
+            Some(m) if m.1 .0 == NONE => m.1 = Ppn(g.ppn),
+            _ => self.moves.push((Ppn(NONE), Ppn(g.ppn))),
+        }
         self.page_programmed(g.ppn);
-        end
     }
 
     /// A block whose last page is programmed becomes a GC candidate.
@@ -501,14 +483,14 @@ impl Packed {
 
     /// Next plane in striping order whose host stream can take a page, running foreground
     /// GC where a new block is needed.
-    fn pick_plane(&mut self, at: SimTime, nand: &mut impl PackedFlash) -> Result<PlaneId> {
+    fn pick_plane(&mut self, at: SimTime, flash: &mut impl PackedBackend) -> Result<PlaneId> {
         let n = self.stripe.len();
         if self.least_busy {
             let mut best = self.cursor;
-            let mut best_t = nand.plane_busy_until(self.stripe[best]);
+            let mut best_t = flash.plane_load(self.stripe[best]);
             for k in 1..n {
                 let i = (self.cursor + k) % n;
-                let t = nand.plane_busy_until(self.stripe[i]);
+                let t = flash.plane_load(self.stripe[i]);
                 if t < best_t {
                     best = i;
                     best_t = t;
@@ -524,7 +506,7 @@ impl Packed {
                 return Ok(plane);
             }
             if self.free[p].len() < self.gc_threshold {
-                self.gc(plane, at, nand)?;
+                self.gc(plane, at, flash)?;
             }
             // Leave one free block for GC's own destination.
             if self.free[p].len() >= 2 {
@@ -536,7 +518,12 @@ impl Packed {
 
     /// Next page of `stream`'s open block in `plane`, opening a free block if needed. A
     /// block stays `Open` until its last page is programmed.
-    fn take_page(&mut self, plane: PlaneId, stream: usize) -> Result<u32> {
+    fn take_page(
+        &mut self,
+        plane: PlaneId,
+        stream: usize,
+        flash: &mut impl FlashBackend,
+    ) -> Result<u32> {
         let slot = plane.0 as usize * STREAMS + stream;
         if self.open[slot] == NONE {
             let Some(b) = self.free[plane.0 as usize].pop_front() else {
@@ -544,6 +531,7 @@ impl Packed {
             };
             self.blocks.state[b as usize] = BlockState::Open;
             self.open[slot] = b;
+            flash.block_opened(BlockId(b));
         }
         let b = self.open[slot];
         let wp = self.blocks.write_ptr[b as usize];
@@ -556,7 +544,7 @@ impl Packed {
 
     /// Clean blocks of `plane` until it has `gc_threshold` free blocks or nothing is worth
     /// cleaning.
-    fn gc(&mut self, plane: PlaneId, at: SimTime, nand: &mut impl PackedFlash) -> Result<()> {
+    fn gc(&mut self, plane: PlaneId, at: SimTime, flash: &mut impl PackedBackend) -> Result<()> {
         let first = self.geo.block(plane, 0).0;
         let mut cleaned = 0u32;
         // Bounded: packing differences could otherwise make a nearly full plane cycle.
@@ -566,7 +554,7 @@ impl Packed {
             let Some(v) = victim::select(
                 self.victim,
                 &self.blocks,
-                None,
+                flash.programs_in_flight(),
                 first,
                 self.geo.blocks_per_plane,
                 self.victim_limit,
@@ -575,7 +563,7 @@ impl Packed {
             ) else {
                 break;
             };
-            self.clean(v, at, nand)?;
+            self.clean(v, at, cleaned == 0, flash)?;
             cleaned += 1;
         }
         if cleaned > 0 {
@@ -584,28 +572,32 @@ impl Packed {
         Ok(())
     }
 
-    /// Re-pack a victim's valid chunks into its plane's GC page buffer and erase it.
-    fn clean(&mut self, v: BlockId, at: SimTime, nand: &mut impl PackedFlash) -> Result<()> {
+    /// Re-pack a victim's valid chunks into its plane's GC page buffer and hand the back end
+    /// the job: the victim's pages read (and other pages of straddling chunks), the GC pages
+    /// that filled programmed after the reads that filled them, then the erase.
+    fn clean(
+        &mut self,
+        v: BlockId,
+        at: SimTime,
+        first: bool,
+        flash: &mut impl PackedBackend,
+    ) -> Result<()> {
         let plane = self.geo.plane_of_block(v).0 as usize;
         let list = std::mem::take(&mut self.lbas[v.0 as usize]);
-        self.page_read_at.iter_mut().for_each(|r| *r = None);
-        let mut t = at;
+        self.page_read.iter_mut().for_each(|r| *r = false);
+        self.moves.clear();
         for lba in list.iter() {
             let e = self.map.get(lba as u64);
             if e == UNMAPPED || !self.in_block(e, v) {
                 continue;
             }
-            let mut ready = at;
             for (p, _) in self.parts(e) {
                 if p != NONE {
-                    ready = ready.max(self.gc_read(v, p, at, nand));
+                    self.gc_read(v, p);
                 }
             }
-            t = t.max(ready);
             let len = map::len(e);
-            if let Some(done) = self.append_gc(plane, lba as u64, len, ready, nand)? {
-                t = t.max(done);
-            }
+            self.append_gc(plane, lba as u64, len, at, flash)?;
             self.counters.gc_chunks_migrated += 1;
             self.counters.gc_bytes_migrated += len as u64;
         }
@@ -616,7 +608,6 @@ impl Packed {
                 self.blocks.valid[b]
             )));
         }
-        nand.erase(v, t);
         self.blocks.state[b] = BlockState::Free;
         self.blocks.write_ptr[b] = 0;
         let mut list = list;
@@ -624,28 +615,27 @@ impl Packed {
         self.lbas[b] = list;
         self.free[plane].push_back(v.0);
         self.counters.gc_blocks_erased += 1;
+        let moves = std::mem::take(&mut self.moves);
+        flash.gc_job(v, &moves, false, GcKind::Foreground { first });
+        self.moves = moves;
         Ok(())
     }
 
-    /// When page `p` is in controller memory for migrating chunks of victim `v`: a victim
-    /// page is read once per cleaning, a page elsewhere (the other part of a straddling
-    /// chunk) is read for its chunk, a page still in DRAM needs no read.
-    fn gc_read(&mut self, v: BlockId, p: u32, at: SimTime, nand: &mut impl PackedFlash) -> SimTime {
+    /// Page `p` must be in controller memory to migrate chunks of victim `v`: a victim page
+    /// is read once per cleaning, a page elsewhere (the other part of a straddling chunk) is
+    /// read for its chunk, a page still in DRAM needs no read.
+    fn gc_read(&mut self, v: BlockId, p: u32) {
         if self.geo.block_of(Ppn(p)) == v {
             let pi = self.geo.page_in_block(Ppn(p)) as usize;
-            if let Some(r) = self.page_read_at[pi] {
-                return r;
+            if self.page_read[pi] {
+                return;
             }
-            let r = nand.read(Ppn(p), at, true);
-            self.page_read_at[pi] = Some(r);
-            self.counters.gc_pages_read += 1;
-            r
+            self.page_read[pi] = true;
         } else if self.in_dram(p) {
-            at
-        } else {
-            self.counters.gc_pages_read += 1;
-            nand.read(Ppn(p), at, true)
+            return;
         }
+        self.counters.gc_pages_read += 1;
+        self.moves.push((Ppn(p), Ppn(NONE)));
     }
 
     fn append_gc(
@@ -653,10 +643,9 @@ impl Packed {
         plane: usize,
         lba: u64,
         len: u32,
-        ready: SimTime,
-        nand: &mut impl PackedFlash,
-    ) -> Result<Option<SimTime>> {
-        let mut programmed = None;
+        at: SimTime,
+        flash: &mut impl PackedBackend,
+    ) -> Result<()> {
         if self.gc[plane].ppn != NONE
             && !fits(
                 self.gc[plane].fill,
@@ -667,30 +656,27 @@ impl Packed {
             )
         {
             if self.straddle {
-                return self.straddle_gc(plane, lba, len, ready, nand).map(Some);
+                return self.straddle_gc(plane, lba, len, at, flash);
             }
-            programmed = Some(self.program_gc(plane, nand));
+            self.program_gc(plane);
         }
         if self.gc[plane].ppn == NONE {
-            let ppn = self.take_page(PlaneId(plane as u32), GC)?;
+            let ppn = self.take_page(PlaneId(plane as u32), GC, flash)?;
             self.gc[plane] = OpenPage {
                 ppn,
                 fill: 0,
                 chunks: 0,
-                ready,
             };
         }
         let g = &mut self.gc[plane];
         let (ppn, off) = (g.ppn, g.fill);
         g.fill += len;
         g.chunks += 1;
-        g.ready = g.ready.max(ready);
-        self.place(lba, ppn, off, len, ready);
+        self.place(lba, ppn, off, len, at);
         if self.full(&self.gc[plane]) {
-            let end = self.program_gc(plane, nand);
-            programmed = Some(programmed.map_or(end, |p: SimTime| p.max(end)));
+            self.program_gc(plane);
         }
-        Ok(programmed)
+        Ok(())
     }
 
     /// A GC chunk that overflows the plane's GC page: its head fills the page, its tail
@@ -700,37 +686,29 @@ impl Packed {
         plane: usize,
         lba: u64,
         len: u32,
-        ready: SimTime,
-        nand: &mut impl PackedFlash,
-    ) -> Result<SimTime> {
-        let tail = self.take_page(PlaneId(plane as u32), GC)?;
+        at: SimTime,
+        flash: &mut impl PackedBackend,
+    ) -> Result<()> {
+        let tail = self.take_page(PlaneId(plane as u32), GC, flash)?;
         let (head, off) = (self.gc[plane].ppn, self.gc[plane].fill);
-        let g = &mut self.gc[plane];
-        g.fill = self.page_size;
-        g.ready = g.ready.max(ready);
+        self.gc[plane].fill = self.page_size;
         self.next.set(head as u64, tail);
-        let mut programmed = self.program_gc(plane, nand);
+        self.program_gc(plane);
         self.gc[plane] = OpenPage {
             ppn: tail,
             fill: off + len - self.page_size,
             chunks: 1,
-            ready,
         };
-        self.place(lba, head, off, len, ready);
+        self.place(lba, head, off, len, at);
         if self.full(&self.gc[plane]) {
-            programmed = programmed.max(self.program_gc(plane, nand));
+            self.program_gc(plane);
         }
-        Ok(programmed)
+        Ok(())
     }
 
-    /// Forget DRAM-buffer reservations and counters (after an untimed fill).
+    /// Forget times and counters (after an untimed fill).
     pub fn reset_time_and_counters(&mut self) {
-        if let Some(b) = self.buffer.as_mut() {
-            b.reset();
-        }
-        self.host.ready = SimTime::ZERO;
         self.host_slot_at = SimTime::ZERO;
-        self.gc.iter_mut().for_each(|g| g.ready = SimTime::ZERO);
         self.blocks
             .mtime
             .iter_mut()
@@ -856,6 +834,7 @@ impl Packed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nand::Nand;
     use rand::Rng;
 
     fn setup(page_size: u32, buffer_pages: u32, straddle: bool) -> (Packed, Nand) {

@@ -190,10 +190,10 @@ CASES = [
         ["controller.starvation_us", "expected 0.01 to"],
     ),
     Case(
-        "stack-with-read-first",
-        lambda files: Config.preset("waltz").with_overrides({"controller.scheduler": "read_first"}),
+        "stack-with-background-gc",
+        lambda files: Config.preset("waltz").with_overrides({"ftl.gc.background": True}),
         errors.ConfigError,
-        ["controller", "fcfs"],
+        ["ftl.gc", "background GC"],
     ),
     Case("channels-negative", override(nand__channels=-1), errors.ConfigError, ["nand.channels", "-1"]),
     Case("op-ratio-one", override(ftl__op_ratio=1.0), errors.ConfigError, ["ftl.op_ratio", "expected 0 to 0.99"]),

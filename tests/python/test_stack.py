@@ -500,6 +500,26 @@ def test_plain_ssd_options_the_ccsd_lacks_are_refused(over: dict[str, Any], key:
     assert e.value.key == key
 
 
+def test_the_ccsd_runs_under_read_priority_suspension_and_preemptible_gc() -> None:
+    # Reads and writes together on the device: a present-day controller suspends programs for
+    # reads; first come first served never does. Both report their back end.
+    def mixed(controller: dict[str, Any], preemptible: bool) -> dict[str, Any]:
+        cfg = config("baseline", "rand-write")
+        job = cfg["workload"]["jobs"][0]
+        job.update({"rw": "randrw", "rwmixread": 50, "runtime": "1000ms"})
+        cfg["controller"] = controller
+        cfg["ftl"] = {"gc": {"preemptible": preemptible}}
+        return flashpress.simulate(cfg, progress=False).summary
+
+    fcfs = mixed({"scheduler": "fcfs", "suspend": {"enabled": False}}, False)
+    modern = mixed({"scheduler": "read_first", "suspend": {"enabled": True}}, True)
+    assert fcfs["read"]["requests"] > 0
+    assert modern["read"]["requests"] > 0
+    assert fcfs["controller"]["program_suspensions"] == 0
+    assert modern["controller"]["program_suspensions"] > 0
+    assert modern["controller"]["reads_during_suspension"] > 0
+
+
 def webserver_waf(policy: str, cache: bool) -> dict[str, Any]:
     cfg = filebench(policy, "webserver")
     if cache:

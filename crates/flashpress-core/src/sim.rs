@@ -487,7 +487,7 @@ impl Simulation {
                     st.ccsd().nand().counters,
                     f,
                     Default::default(),
-                    Default::default(),
+                    st.ccsd().backend().sched().counters,
                 )
             }
         }
@@ -796,10 +796,17 @@ impl Simulation {
                 .map(|(_, k)| {
                     crate::device::compress::split_table_bytes(&self.cfg, k.packer.split_live_max)
                 }),
-            controller: match &self.target {
-                Target::Ssd(d) => {
-                    let quiet = d.sched.last_activity().max(to);
-                    let plane_ns = d.nand.geo.planes as f64 * (quiet.0 - from.0) as f64;
+            controller: {
+                let (last, planes) = match &self.target {
+                    Target::Ssd(d) => (d.sched.last_activity(), d.nand.geo.planes),
+                    Target::Stack(st) => (
+                        st.ccsd().backend().sched().last_activity(),
+                        st.ccsd().nand().geo.planes,
+                    ),
+                };
+                {
+                    let quiet = last.max(to);
+                    let plane_ns = planes as f64 * (quiet.0 - from.0) as f64;
                     let frac = |ns: u64| {
                         if plane_ns > 0.0 {
                             ns as f64 / plane_ns
@@ -814,7 +821,6 @@ impl Simulation {
                         gc_busy_fraction: frac(n.gc_busy_ns),
                     })
                 }
-                Target::Stack(_) => None,
             },
         }
     }

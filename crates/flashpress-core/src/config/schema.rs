@@ -1350,18 +1350,6 @@ impl SimConfig {
                         .into()
                 },
             )?;
-            let c = &self.controller;
-            check(
-                c.scheduler == SchedPolicy::Fcfs && !c.suspend.enabled && !self.ftl.gc.preemptible,
-                src,
-                "controller",
-                || {
-                    "the CCSD of a [stack] run reserves NAND time first come first served and \
-                     has no command queues yet; set controller.scheduler = \"fcfs\", \
-                     controller.suspend.enabled = false and ftl.gc.preemptible = false"
-                        .into()
-                },
-            )?;
             check(
                 self.precondition.fill_fraction == 0.0,
                 src,

@@ -261,11 +261,11 @@ pub struct Summary {
     /// The split mapping table at its fullest (bytes; `null` without
     /// `ftl.compression.split`).
     pub split_table_bytes: Option<u64>,
-    /// The plain SSD's controller back end (`null` in `[stack]` runs).
+    /// The controller back end (the plain SSD's, or the `[stack]` CCSD's).
     pub controller: Option<ControllerSummary>,
 }
 
-/// The plain SSD's controller back end over the run.
+/// The controller back end over the run (the plain SSD or the `[stack]` CCSD).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ControllerSummary {
     /// Scheduling and suspension counters.

@@ -564,3 +564,143 @@ fn straddling_brings_the_device_waf_of_a_two_to_one_workload_to_a_half() {
     assert!((with - 0.5).abs() < 0.02, "straddling: WAF {with}");
     assert!(without > 0.54, "padding: WAF {without}");
 }
+
+/// The tiny device (4 planes of SLC, 4 KiB pages, read 25 us, program 200 us, 400 MB/s
+/// channels, 3,940 MB/s link, 1 us command overhead) with a controller setting.
+fn controller_cfg(buffer_pages: u32, controller: &str) -> SimConfig {
+    config(&format!(
+        "preset = \"tiny\"\n[ftl]\nwrite_buffer_pages = {buffer_pages}\n{controller}\n"
+    ))
+}
+
+/// At queue depth 1 on an idle CCSD a compressed write (unbuffered) and its read take the
+/// hand sum of their stages: command overhead, link, engine, channel transfer and program;
+/// command overhead, sense, channel transfer, ECC decode, engine, link.
+#[test]
+fn qd1_compressed_write_and_read_take_the_hand_sum_of_their_stages() {
+    let cfg = controller_cfg(0, "[controller]\necc_decode_us = 5.0\n");
+    let st = one_lane(None);
+    let mut cm = content(RatioDist::Fixed { ratio: 2.0 });
+    let mut d = Ccsd::new(&cfg, &st, Some(&mut cm), true).unwrap();
+    let (overhead, sense, program, ecc) = (1_000u64, 25_000u64, 200_000u64, 5_000u64);
+    // 4 KiB over a 400 MB/s channel; over the 3,940 MB/s link (a block arriving is counted
+    // whole nanoseconds down, a block leaving rounded).
+    let chan = 4096 * 1_000 / 400;
+    let link_in = (4096.0 * 1e3 / 3940.0f64) as u64;
+    let link_out = (4096.0 * 1e3 / 3940.0f64).round() as u64;
+    let (compress, decompress) = (10_000u64, 7_000u64);
+
+    let t0 = SimTime(1_000_000);
+    d.advance(t0);
+    let w = d
+        .submit(&write(0, &[42], BioFlags::NONE), t0, Some(&mut cm))
+        .unwrap();
+    assert_eq!(d.counters().engine_compress_blocks, 1);
+    assert_eq!(
+        w.done.0 - t0.0,
+        overhead + link_in + compress + chan + program,
+        "write"
+    );
+
+    let t1 = SimTime(5_000_000);
+    d.advance(t1);
+    let r = d.submit(&read(0, 1, BioFlags::NONE), t1, None).unwrap();
+    assert_eq!(r.device_compressed_blocks, 1);
+    assert_eq!(d.counters().host_pages_read, 1);
+    assert_eq!(
+        r.done.0 - t1.0,
+        overhead + sense + chan + ecc + decompress + link_out,
+        "read"
+    );
+    // The same read with the host decompressing: no engine, only the stored bytes leave.
+    let t2 = SimTime(6_000_000);
+    d.advance(t2);
+    let h = d
+        .submit(&read(0, 1, BioFlags::HOST_DECOMPRESS), t2, None)
+        .unwrap();
+    let stored = h.host_decompress_stored;
+    assert!(stored > 0 && stored < 4096, "{stored}");
+    let link_stored = (stored as f64 * 1e3 / 3940.0).round() as u64;
+    assert_eq!(h.done.0 - t2.0, overhead + sense + chan + ecc + link_stored);
+}
+
+/// One writer keeps the write buffer full (one 4 KiB block per bio, stored raw, so each
+/// fills a page) while one reader reads back blocks written earlier, 100 us after each read
+/// completes; requests reach the device in time order. Under `fcfs` a read queues behind
+/// the programs its plane holds in the buffer; under `read_first` with suspension it waits
+/// for one program suspension at most. No GC runs (the writes fill 70% of the flash once).
+fn reads_during_sustained_writes(controller: &str) -> (Vec<u64>, u64) {
+    let cfg = controller_cfg(16, controller);
+    let st = StackConfig::default();
+    let mut d = Ccsd::new(&cfg, &st, None, true).unwrap();
+    let pages = 8192 * 7 / 10;
+    let mut rng = Pcg64Mcg::seed_from_u64(5);
+    let (mut tw, mut tr) = (SimTime(0), SimTime(2_000_000));
+    let (mut written, mut lat) = (0u64, Vec::new());
+    let mut written_at = Vec::new();
+    while written < pages {
+        if tw <= tr {
+            d.advance(tw);
+            let ids = [written + 1];
+            let done = d
+                .submit(&write(written, &ids, BioFlags::INCOMPRESSIBLE), tw, None)
+                .unwrap();
+            written_at.push(tw);
+            written += 1;
+            tw = done.done;
+        } else {
+            d.advance(tr);
+            // A block written at least 1 ms ago.
+            let old = written_at.partition_point(|&t| t.0 + 1_000_000 <= tr.0) as u64;
+            let lba = rng.random_range(0..old.max(1));
+            let done = d.submit(&read(lba, 1, BioFlags::NONE), tr, None).unwrap();
+            lat.push(done.done.0 - tr.0);
+            tr = SimTime(done.done.0 + 100_000);
+        }
+    }
+    assert_eq!(d.counters().gc_blocks_erased, 0);
+    // Sustained: the writer ran at the flash's pace (4 planes, 200 us programs), held back
+    // by the full buffer, not at the link's.
+    assert!(d.counters().buffer_full_waits > 0);
+    assert!(tw.0 >= (pages - 16) * 200_000 / 4, "writes ended at {tw:?}");
+    lat.sort_unstable();
+    let p99 = lat[lat.len() * 99 / 100];
+    (lat, p99)
+}
+
+#[test]
+fn read_p99_during_sustained_writes_is_lower_with_read_priority_and_suspension() {
+    let (f, fcfs) = reads_during_sustained_writes(
+        "[ftl.gc]\npreemptible = false\n[controller]\nscheduler = \"fcfs\"\n\
+         [controller.suspend]\nenabled = false\n",
+    );
+    let (s, suspend) = reads_during_sustained_writes(
+        "[controller]\nscheduler = \"read_first\"\nstarvation_us = 1e8\n\
+         [controller.suspend]\nenabled = true\nmax_per_op = 64\n",
+    );
+    eprintln!(
+        "read p99 during sustained writes: fcfs {fcfs} ns ({} reads), read_first + suspension \
+         {suspend} ns ({} reads)",
+        f.len(),
+        s.len()
+    );
+    assert!(f.len() > 300 && s.len() > 300);
+    let (overhead, sense, program, chan, link) = (1_000u64, 25_000, 200_000, 10_240, 1_040);
+    let read = overhead + sense + chan + link;
+    // Suspension: the program in progress is suspended 100 us after the read arrives (or
+    // after its array time starts, its transfer in being at most one page ahead), then the
+    // read senses and waits for the channel behind at most one transfer of the other plane
+    // on it. The back end may also have run ahead of the read's submission by up to one
+    // program (the writer waited for a buffer slot): that is the lazy stack's cost.
+    let suspend_bound = read + chan + 100_000 + chan + (program + chan);
+    assert!(
+        suspend <= suspend_bound,
+        "suspension p99 {suspend} > {suspend_bound}"
+    );
+    // First come first served: 16 buffered pages striped over 4 planes keep 4 programs
+    // (one running, three queued) ahead of a read on most planes: at least two whole
+    // programs before it.
+    let fcfs_floor = read + 2 * program;
+    assert!(fcfs >= fcfs_floor, "fcfs p99 {fcfs} < {fcfs_floor}");
+    assert!(suspend < fcfs);
+}

@@ -383,6 +383,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             overwrite=args.force,
             log=None if args.quiet else (lambda msg: print(msg, file=sys.stderr)),
             max_memory=args.max_memory,
+            controller=args.controller,
         )
     except ValueError as e:  # an unknown figure or scale
         raise UsageError(str(e)) from None
@@ -500,6 +501,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--only", metavar="FIG[,FIG]", help="only these figures (e.g. 3,14 or fig12; coco: throughput,power,waf)"
     )
     rp.add_argument("--quiet", action="store_true", help="no per-run progress lines")
+    rp.add_argument(
+        "--controller",
+        choices=("preset", "realistic"),
+        default="preset",
+        help="the storage-stack CCSD's controller (waltz, coco): the preset's (default; MQSim-like, first come "
+        "first served) or a present-day one (read priority, suspension, preemptible GC) for sensitivity studies",
+    )
     _max_memory_arg(rp, "refuse a run whose memory estimate exceeds SIZE, and start no more local workers than fit")
     rp.set_defaults(func=cmd_reproduce)
 

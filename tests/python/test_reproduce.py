@@ -18,7 +18,7 @@ from flashpress.reproduce.experiments import LABEL_KEYS, PresetValue, figures, n
 from flashpress.reproduce.figures import PLOTTERS, plot_figure
 from flashpress.reproduce.papers import claims
 from flashpress.reproduce.report import write_report
-from flashpress.reproduce.runner import resolve_values
+from flashpress.reproduce.runner import controller_overrides, plan, resolve_values
 from flashpress.reproduce.scale import SCALES, get_scale
 from flashpress.thermal_fit import RACK_NEIGHBOUR_C
 
@@ -342,6 +342,38 @@ def test_cli_rejects_unknown_figure(tmp_path: Path, capsys: pytest.CaptureFixtur
         main(["reproduce", "waltz", "--quick", "--only", "7", "--out", str(tmp_path / "o")])
     assert e.value.code == 2
     assert "unknown figure 'fig7'" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_realistic_controller_puts_every_stack_run_on_the_default_presets_back_end() -> None:
+    default = Config.preset("default").to_dict()
+    for paper in ("waltz", "coco"):
+        for preset_runs, realistic_runs in zip(
+            plan(figures(paper, QUICK, ["3"] if paper == "waltz" else None)),
+            plan(figures(paper, QUICK, ["3"] if paper == "waltz" else None), controller="realistic"),
+            strict=True,
+        ):
+            if preset_runs.config is None:
+                continue
+            assert realistic_runs.config is not None
+            p, r = preset_runs.config.to_dict(), realistic_runs.config.to_dict()
+            assert p["controller"]["scheduler"] == "fcfs"
+            assert not p["controller"]["suspend"]["enabled"]
+            assert r["controller"] == default["controller"]
+            assert r["ftl"]["gc"]["preemptible"]
+            assert r["ftl"]["striping"] == default["ftl"]["striping"]
+            # Nothing else moves: the stack, the workload and the device's other keys are the run's.
+            for key in ("stack", "workload", "nand"):
+                assert r[key] == p[key], key
+
+
+def test_unknown_or_misplaced_controller_setting_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match="unknown controller setting 'fast'"):
+        controller_overrides("fast")
+    with pytest.raises(SystemExit) as e:
+        main(["reproduce", "prssd", "--quick", "--controller", "realistic", "--out", str(tmp_path / "o")])
+    assert e.value.code == 2
+    assert "storage-stack papers (waltz, coco)" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
 
 

@@ -32,6 +32,9 @@ from flashpress.reproduce.papers import PAPERS, get_paper
 from flashpress.reproduce.scale import SCALES, Scale, get_scale
 from flashpress.result import WorkDir, check_out_dir
 
+#: Papers whose runs are storage stacks over the CCSD: the ones ``controller`` applies to.
+STACK_PAPERS = ("waltz", "coco")
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -65,19 +68,27 @@ def reproduce(
     preset: str | None = None,
     log: Callable[[str], None] | None = None,
     max_memory: int | None = None,
+    controller: str = "preset",
 ) -> Path:
     """Run ``paper``'s evaluation (``waltz``, ``coco``, ``prssd`` or ``cagc``) and write the results under
     ``out``. Returns the report's path. Every config is validated before any run starts.
     ``preset``: the preset runs are merged over (default: the paper's). ``max_memory``: each
-    run's memory limit, as in :func:`~flashpress.sweep.sweep`."""
+    run's memory limit, as in :func:`~flashpress.sweep.sweep`. ``controller``: ``preset`` (the
+    preset's controller) or ``realistic`` (the `default` preset's, for sensitivity studies of the
+    storage-stack papers; see :func:`~flashpress.reproduce.runner.controller_overrides`)."""
     from flashpress.reproduce.figures import plot_figure
     from flashpress.reproduce.runner import execute, plan
 
+    if controller != "preset" and paper not in STACK_PAPERS:
+        raise ValueError(
+            f"the controller setting `{controller}` is for the storage-stack papers ({', '.join(STACK_PAPERS)}); "
+            f"{paper}'s preset chooses its controller"
+        )
     sc = get_scale(scale) if isinstance(scale, str) else scale
     figs = experiments.figures(paper, sc, only)
     preset = preset or get_paper(paper).preset
     check_out_dir(out, overwrite=overwrite)  # fail before a long run, not after
-    planned = plan(figs, preset)  # every config checked before inputs are made or runs start
+    planned = plan(figs, preset, controller)  # every config checked before inputs are made or runs start
     # Inputs the runs read (generated traces): made once per distinct step, for the selected
     # figures' runs only.
     for prep in dict.fromkeys(f.prepare for f in figs if f.prepare is not None):
@@ -116,6 +127,7 @@ def reproduce(
         meta = {
             "paper": paper,
             "preset": preset,
+            "controller": controller,
             "figures": [f.key for f in figs],
             "wall_s": outcome.wall_s,
             "cores": os.cpu_count(),
@@ -150,6 +162,7 @@ def _write_reports(
         preset=meta["preset"],
         configs=configs,
         cores=meta.get("cores"),
+        controller=meta.get("controller", "preset"),
     )
     for name, text in (("report.md", doc.markdown()), ("report.html", doc.html(out))):
         tmp = out / f".{name}.tmp"

@@ -137,6 +137,7 @@ def build_report(
     preset: str,
     configs: Mapping[int, str] | None = None,
     cores: int | None = None,
+    controller: str = "preset",
 ) -> Document:
     """The report as a document. ``figure_files`` maps a figure key to its files and ``configs``
     a run number (the table's ``run``) to its resolved config, paths relative to the report;
@@ -147,6 +148,11 @@ def build_report(
     unique_runs = table["run"].dropna().nunique() if n and "run" in table.columns else 0
     spec = get_paper(paper)
     about = spec.about(scale, preset, cores)
+    if controller == "realistic":
+        about += (
+            " Every run's controller is the `default` preset's instead of the preset's (`--controller realistic`): "
+            "read priority, program/erase suspension, preemptible GC in steps, least-busy allocation."
+        )
     shown_scale = spec.scale_shown(scale)
     all_claims = spec.claims()
     known = {f.key for f in spec.figures(scale)}
@@ -316,6 +322,7 @@ def write_report(
     preset: str,
     configs: Mapping[int, str] | None = None,
     cores: int | None = None,
+    controller: str = "preset",
 ) -> str:
     """The report's Markdown text (see :func:`build_report`)."""
     doc = build_report(
@@ -328,6 +335,7 @@ def write_report(
         preset=preset,
         configs=configs,
         cores=cores,
+        controller=controller,
     )
     return doc.markdown()
 

@@ -73,11 +73,38 @@ class PlannedRun:
     skipped: str | None = None
 
 
-def plan(figs: Sequence[Figure], preset: str | None = None) -> list[PlannedRun]:
+#: Controller settings a storage-stack reproduction can run its CCSD with: the preset's own
+#: (`waltz`: MQSim-like, first come first served, no suspension, GC episodes to their end), or
+#: the `default` preset's present-day controller for sensitivity studies.
+CONTROLLERS = ("preset", "realistic")
+
+
+def controller_overrides(controller: str) -> dict[str, Any]:
+    """Config overrides that put a run on the named controller setting (:data:`CONTROLLERS`):
+    ``realistic`` takes the `default` preset's back end (read priority with its starvation bound,
+    program/erase suspension, preemptible GC in steps with its hard floor, least-busy allocation)."""
+    if controller not in CONTROLLERS:
+        raise ValueError(f"unknown controller setting {controller!r} (expected one of {', '.join(CONTROLLERS)})")
+    if controller == "preset":
+        return {}
+    d = Config.preset("default").to_dict()
+    gc = d["ftl"]["gc"]
+    return {
+        "controller": d["controller"],
+        "ftl.striping": d["ftl"]["striping"],
+        "ftl.gc.preemptible": gc["preemptible"],
+        "ftl.gc.step_pages": gc["step_pages"],
+        "ftl.gc.hard_floor": gc["hard_floor"],
+    }
+
+
+def plan(figs: Sequence[Figure], preset: str | None = None, controller: str = "preset") -> list[PlannedRun]:
     """Resolve and validate every run's config before anything runs. A rejected config fails
     at once, naming the figure and run, unless the run is optional (then it is skipped).
-    ``preset``: the preset runs are merged over (default: the paper's of each figure)."""
+    ``preset``: the preset runs are merged over (default: the paper's of each figure);
+    ``controller``: the controller setting every run starts from (:func:`controller_overrides`)."""
     bases: dict[str, tuple[Config, dict[str, Any]]] = {}
+    over = controller_overrides(controller)
 
     def base_of(fig: Figure, scheme: str | None) -> tuple[Config, dict[str, Any]]:
         # A run that names a scheme starts from it (a scheme is chosen when a config is
@@ -86,6 +113,8 @@ def plan(figs: Sequence[Figure], preset: str | None = None) -> list[PlannedRun]:
         key = f"scheme:{scheme}" if scheme is not None else name
         if key not in bases:
             c = Config.preset(name) if scheme is None else Config.from_dict({"scheme": scheme})
+            if over:
+                c = c.with_overrides(over, source_name=f"the {controller} controller")
             bases[key] = (c, dict(c.to_dict()))
         return bases[key]
 

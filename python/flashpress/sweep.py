@@ -29,7 +29,6 @@ import json
 import os
 import signal
 import threading
-import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,6 +90,8 @@ def _read_grid(grid: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[dict[s
         err.path = str(path)
         err.errno = e.errno
         raise err from None
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -1,12 +1,16 @@
 """What the scheme benchmarks share: run a snippet in its own process (so peak RSS is its
-own), time set-up by the same run with one request, and report the median of repeats."""
+own), time set-up by the same run with one request, and report the median of repeats; run the
+``flashpress`` command as a child whose wall time, CPU time and peak RSS are its own."""
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 
 def run_snippet(snippet: str, *args: str) -> dict[str, float]:
@@ -31,3 +35,20 @@ def measure(snippet: str, args: list[str], requests: int, repeats: int) -> dict[
     }
     out.update({k: v for k, v in runs[0].items() if k not in ("wall_s", "rss_mib", "requests")})
     return out
+
+
+def flashpress_command() -> list[str]:
+    script = Path(sys.executable).parent / "flashpress"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "flashpress"]
+
+
+def run_once(cmd: list[str], log: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one child process."""
+    with log.open("w") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{log.read_text()}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0

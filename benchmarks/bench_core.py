@@ -17,6 +17,14 @@ controller (first come first served, non-preemptible GC: MQSim-like) and with th
 semi-preemptible GC, least-busy allocation). Each run is repeated ``--repeats`` times
 (median reported, all runs kept).
 
+Last, in one sitting (runs interleaved, ``--repeats`` rounds), the MQSim-shape trace: the
+fill itself as 128 KiB writes, then the 1,000,000 random writes inside it, no preconditioning
+(1,013,714 requests): the core with each controller (``examples/bench_core.rs``), the bare loop
+(``benchmarks/bare_loop.rs``: the same mapping, allocation and greedy GC over flat arrays,
+no events, no statistics, no trace parsing), and ``flashpress run`` on it as a whole process
+(interpreter start-up, config, trace scan, run, summary), with the ratios between them and
+each process's peak RSS.
+
     python3 benchmarks/bench_core.py [--requests N] [--repeats K] [--skip-python]
 """
 
@@ -26,11 +34,14 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _runs import flashpress_command, run_once
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = 4096
@@ -54,14 +65,47 @@ def write_trace(path: Path, n: int, seed: int = 42, pages: int = LOGICAL_PAGES) 
             f.write(f"{i * 1000} 0 {page * sectors} {sectors} 0\n")
 
 
+FILL_BLOCK_PAGES = 131072 // PAGE
+
+
+def write_fill_then_random(path: Path, n: int, seed: int = 42) -> int:
+    """The MQSim-shape trace: the sequential fill of 90% of the logical space as 128 KiB
+    writes (the last one shorter), then ``n`` uniform random single-page writes inside the
+    filled pages, DiskSim ASCII, run without preconditioning. Returns the request count."""
+    rng = random.Random(seed)
+    sectors = PAGE // 512
+    count = 0
+    with path.open("w") as f:
+        for first in range(0, FILLED_PAGES, FILL_BLOCK_PAGES):
+            pages = min(FILL_BLOCK_PAGES, FILLED_PAGES - first)
+            f.write(f"{count * 1000} 0 {first * sectors} {pages * sectors} 0\n")
+            count += 1
+        for _ in range(n):
+            page = rng.randrange(FILLED_PAGES)
+            f.write(f"{count * 1000} 0 {page * sectors} {sectors} 0\n")
+            count += 1
+    return count
+
+
 def run_child(cmd: list[str], env: dict[str, str] | None = None) -> dict:
-    """Run a command whose last stdout line is JSON (with its own peak RSS) and return it.
+    """Run a command whose last stdout line is JSON (with its own peak RSS) and return it, with
+    the child's whole-process wall time and CPU time (user + system) added.
 
     Each child measures its own high-water mark: RUSAGE_CHILDREN would fold in the cargo
     build run before it.
     """
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    with tempfile.TemporaryFile("w+") as out:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, env=env, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed with status {os.waitstatus_to_exitcode(status)}")
+        out.seek(0)
+        result = json.loads(out.read().strip().splitlines()[-1])
+    result["process_wall_s"] = wall
+    result["process_cpu_s"] = usage.ru_utime + usage.ru_stime
+    return result
 
 
 PYTHON_PATH = r"""
@@ -84,6 +128,84 @@ print(json.dumps({"path": "python", "requests": s["requests_completed"], "total_
 """
 
 
+CLI_CONFIG = """preset = "bench-mlc-2g"
+[workload]
+type = "trace"
+path = "{trace}"
+format = "disksim"
+time_unit = "ns"
+sector_size = 512
+replay = "afap"
+queue_depth = 32
+time_scale = 1.0
+address_mode = "strict"
+blkparse_action = "D"
+[precondition]
+fill_fraction = 0.0
+[check]
+verify = false
+invariants = false
+"""
+
+
+def mqsim_shape(tmp: Path, requests: int, repeats: int, core: Path, bare: Path) -> dict:
+    """The MQSim-shape trace in one sitting: core (fcfs, realistic), bare loop and CLI,
+    interleaved, ``repeats`` rounds; medians, ratios and peak RSS."""
+    trace = tmp / "fill-then-random.trace"
+    total = write_fill_then_random(trace, requests)
+    config = tmp / "mqsim-shape.toml"
+    config.write_text(CLI_CONFIG.format(trace=trace))
+    cli = [*flashpress_command(), "run", "--config", str(config), "--no-progress"]
+    runs: dict[str, list[dict]] = {"fcfs": [], "realistic": [], "bare": [], "cli": []}
+    for _ in range(repeats):
+        runs["fcfs"].append(run_child([str(core), str(trace), "bench-mlc-2g", "no-fill"]))
+        runs["realistic"].append(run_child([str(core), str(trace), "bench-mlc-2g", "realistic", "no-fill"]))
+        runs["bare"].append(run_child([str(bare), str(trace)]))
+        wall, cpu, rss = run_once(cli, tmp / "cli-stderr.txt")
+        runs["cli"].append({"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": rss})
+    if runs["bare"][0]["waf"] != runs["fcfs"][0]["waf"]:
+        raise SystemExit(
+            f"the bare loop's WAF {runs['bare'][0]['waf']} differs from the core's {runs['fcfs'][0]['waf']}: "
+            "it no longer does the core's FTL work"
+        )
+
+    def med(name: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[name])
+
+    fcfs, realistic, bare = med("fcfs", "run_wall_s"), med("realistic", "run_wall_s"), med("bare", "run_wall_s")
+    core_process = med("fcfs", "process_wall_s")
+    cli = med("cli", "wall_s")
+    return {
+        "trace": "fill (128 KiB writes) + random 4 KiB writes inside it, no preconditioning, QD 32",
+        "requests": total,
+        "repeats": repeats,
+        "load_average": os.getloadavg(),
+        "core_fcfs_run_s": fcfs,
+        "core_realistic_run_s": realistic,
+        "bare_loop_s": bare,
+        "core_fcfs_process_s": core_process,
+        "cli_wall_s": cli,
+        "core_fcfs_process_cpu_s": med("fcfs", "process_cpu_s"),
+        "cli_cpu_s": med("cli", "cpu_s"),
+        "ratio_core_to_bare": fcfs / bare,
+        "ratio_realistic_to_fcfs": realistic / fcfs,
+        "cli_minus_core_s": cli - core_process,
+        "cli_minus_core_cpu_s": med("cli", "cpu_s") - med("fcfs", "process_cpu_s"),
+        "peak_rss_mib": {
+            "core_fcfs": max(r["peak_rss_mib"] for r in runs["fcfs"]),
+            "core_realistic": max(r["peak_rss_mib"] for r in runs["realistic"]),
+            "bare_loop": max(r["peak_rss_mib"] for r in runs["bare"]),
+            "cli": max(r["peak_rss_mib"] for r in runs["cli"]),
+        },
+        "waf": {
+            "fcfs": runs["fcfs"][0]["waf"],
+            "realistic": runs["realistic"][0]["waf"],
+            "bare": runs["bare"][0]["waf"],
+        },
+        "all_s": {name: sorted(r.get("run_wall_s", r.get("wall_s")) for r in rs) for name, rs in runs.items()},
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=1_000_000)
@@ -92,11 +214,23 @@ def main() -> None:
     args = ap.parse_args()
 
     subprocess.run(
-        ["cargo", "build", "--release", "-q", "-p", "flashpress-core", "--example", "bench_core"],
+        [
+            "cargo",
+            "build",
+            "--release",
+            "-q",
+            "-p",
+            "flashpress-core",
+            "--example",
+            "bench_core",
+            "--example",
+            "bare_loop",
+        ],
         check=True,
         cwd=ROOT,
     )
     binary = ROOT / "target" / "release" / "examples" / "bench_core"
+    bare = ROOT / "target" / "release" / "examples" / "bare_loop"
     with tempfile.TemporaryDirectory() as tmp:
         trace = Path(tmp) / "random-writes.trace"
         t0 = time.perf_counter()
@@ -132,6 +266,8 @@ def main() -> None:
                 "write_iops_until_flash_quiet": mid["write_iops_until_flash_quiet"],
                 "write_p99_us": mid["write_p99_us"],
             }
+        if not args.skip_python:
+            result["mqsim_shape"] = mqsim_shape(Path(tmp), args.requests, args.repeats, binary, bare)
     print(json.dumps(result))
 
 

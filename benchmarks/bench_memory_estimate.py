@@ -2,9 +2,10 @@
 """How close the memory estimate comes to what a run really uses: for every preset
 and a 1 TiB device, ``flashpress run --dry-run``'s estimate (``flashpress.estimate_memory``)
 against the peak RSS of ``flashpress run`` in a child process of its own (``os.wait4``).
-Prints one row per config and, on its last line, one JSON object with every row.
+Prints one row per config, whether its estimate is within ``--bound`` (5%) of the peak, and,
+on its last line, one JSON object with every row.
 
-    python3 benchmarks/bench_memory_estimate.py [--only NAME ...] [--baseline]
+    python3 benchmarks/bench_memory_estimate.py [--only NAME ...] [--bound 0.05] [--baseline]
 
 ``--baseline`` measures instead the Python process's own peak (interpreter, extension and the
 libraries a run imports) on a device too small to matter: the ``python`` component of the
@@ -93,6 +94,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="*", metavar="NAME", help="only these configs (preset or scheme names, 1tib)")
     ap.add_argument("--baseline", action="store_true", help="measure the Python baseline instead")
+    ap.add_argument("--bound", type=float, default=0.05, help="relative error called within bounds (default 0.05)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -106,7 +108,7 @@ def main() -> None:
             print(json.dumps({"peak_rss": rss, "core_estimate": core, "baseline": rss - core}))
             return
         rows = []
-        print(f"{'config':<14} {'estimate MiB':>13} {'peak RSS MiB':>13} {'error':>8}  largest part")
+        print(f"{'config':<14} {'estimate MiB':>13} {'peak RSS MiB':>13} {'error':>8} {'within':>7}  largest part")
         for name, args, cfg in configs(tmp):
             if a.only and name not in a.only:
                 continue
@@ -120,14 +122,21 @@ def main() -> None:
                     "estimate_bytes": est["total_bytes"],
                     "peak_rss_bytes": rss,
                     "error": err,
+                    "within_bound": abs(err) <= a.bound,
                     "components": {c["name"]: c["bytes"] for c in est["components"]},
                 }
             )
             print(
                 f"{name:<14} {est['total_bytes'] / 2**20:>13.1f} {rss / 2**20:>13.1f} {err:>+8.1%}"
+                f" {'yes' if abs(err) <= a.bound else 'NO':>7}"
                 f"  {top['name']} {top['bytes'] / 2**20:.1f} MiB",
                 flush=True,
             )
+        outside = [r["config"] for r in rows if not r["within_bound"]]
+        print(
+            f"{len(rows) - len(outside)} of {len(rows)} within {a.bound:.0%}"
+            + (f"; outside: {', '.join(outside)}" if outside else "")
+        )
         print(json.dumps(rows))
 
 

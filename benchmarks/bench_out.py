@@ -19,13 +19,12 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _runs import flashpress_command, run_once
 from bench_core import write_trace
 
 CONFIG = """preset = "bench-mlc-2g"
@@ -44,23 +43,6 @@ blkparse_action = "D"
 verify = false
 invariants = false
 """
-
-
-def flashpress_command() -> list[str]:
-    script = Path(sys.executable).parent / "flashpress"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "flashpress"]
-
-
-def run_once(cmd: list[str], log: Path) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one child process."""
-    with log.open("w") as err:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{log.read_text()}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
 def main() -> None:

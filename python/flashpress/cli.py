@@ -13,7 +13,6 @@ import shlex
 import signal
 import sys
 import threading
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,8 @@ class UsageError(Exception):
 def parse_value(text: str) -> Any:
     """A ``--set`` value: a TOML literal (``0.2``, ``true``, ``"x"``, ``[1, 2]``, ``{ type = "single" }``),
     or the text itself when it is not one (so ``--set ftl.gc.victim=fifo`` works unquoted)."""
+    import tomllib
+
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:

@@ -16,11 +16,14 @@ import numbers
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from flashpress import _core
-from flashpress.config_types import SimConfigDict
 from flashpress.errors import ConfigError
+
+if TYPE_CHECKING:
+    # Types only: building the TypedDicts at run time compiles each of their annotations.
+    from flashpress.config_types import SimConfigDict
 
 PathLike = str | os.PathLike[str]
 
@@ -228,7 +231,7 @@ class Config:
     # -- views --------------------------------------------------------------------------
     def to_dict(self) -> SimConfigDict:
         """The resolved config as a new (mutable) dict."""
-        return cast(SimConfigDict, copy.deepcopy(self._data))
+        return cast("SimConfigDict", copy.deepcopy(self._data))
 
     def to_json(self) -> str:
         """The resolved config as pretty JSON, exactly as written to ``config.json``."""

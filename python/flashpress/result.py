@@ -4,19 +4,12 @@ them to a results directory without ever leaving a half-written one behind."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
-import fcntl
 import functools
-import hashlib
 import json
-import logging
 import os
-import secrets
-import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
@@ -62,8 +55,6 @@ def check_out_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -
 # is not taken for the writer. A later writer of D removes the folders of writers that are gone,
 # and puts an old D back if its writer died between the two renames.
 
-_log = logging.getLogger("flashpress")
-
 
 def _start_ticks(pid: int) -> int:
     """The start time of process ``pid`` (clock ticks since boot; 0 where /proc is missing)."""
@@ -101,6 +92,9 @@ def recover_leftovers(out_dir: str | os.PathLike[str]) -> None:
     folders, and when one died between the two renames of an overwrite (``out_dir`` missing, the
     old results aside), rename the old results back (said on the ``flashpress`` logger).
     Folders of writers still running are left alone."""
+    import logging
+    import shutil
+
     out = Path(out_dir).absolute()
     try:
         entries = sorted(out.parent.iterdir())
@@ -117,7 +111,7 @@ def recover_leftovers(out_dir: str | os.PathLike[str]) -> None:
                 continue  # a running writer's, or not ours to judge
             if kind == "old" and not out.exists():
                 os.replace(entry, out)
-                _log.warning(
+                logging.getLogger("flashpress").warning(
                     "flashpress: %s was missing after an interrupted overwrite; its earlier results were put back",
                     out,
                 )
@@ -130,6 +124,8 @@ def recover_leftovers(out_dir: str | os.PathLike[str]) -> None:
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two directories in one step (Linux renameat2 RENAME_EXCHANGE); False where the
     kernel, the C library or the file system cannot."""
+    import ctypes
+
     if not sys.platform.startswith("linux"):
         return False
     try:
@@ -151,6 +147,9 @@ def _commit(tmp: Path, out: Path) -> None:
     """Put the finished directory ``tmp`` at ``out``, replacing what is there without a moment
     in which ``out`` is missing (or, without an exchange, with the old results recoverable by
     :func:`recover_leftovers` if this process dies in between)."""
+    import secrets
+    import shutil
+
     if not out.exists():
         os.replace(tmp, out)
     elif _exchange(tmp, out):
@@ -163,6 +162,8 @@ def _commit(tmp: Path, out: Path) -> None:
 
 
 def _temp_dir(out: Path) -> Path:
+    import tempfile
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{_owner_tag()}-", dir=out.parent))
     umask = os.umask(0)
     os.umask(umask)
@@ -207,6 +208,8 @@ class AtomicFile:
         self.recover = recover
 
     def __enter__(self) -> IO[str]:
+        import tempfile
+
         check_output_file(self.path)
         if self.recover:
             recover_leftovers(self.path)
@@ -240,6 +243,8 @@ def atomic_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> I
     replaced without a moment in which ``out_dir`` is missing (an exchange where the kernel
     has one, else two renames that the next writer completes or undoes if this one dies).
     """
+    import shutil
+
     out = check_out_dir(out_dir, overwrite=overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = _temp_dir(out)
@@ -255,6 +260,8 @@ def atomic_dir(out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> I
 def _build_id() -> str:
     """What identifies this flashpress: its version and the SHA-256 of the extension module
     (a rebuilt core with the same version number is another build)."""
+    import hashlib
+
     digest = hashlib.sha256()
     with open(_core.__file__, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -279,6 +286,8 @@ def task_key(kind: str, config_json: str, *extra: Any) -> str:
     """The key of one task's result: SHA-256 of what determines it: ``kind``, the resolved
     config's JSON (which holds the seed), the size and modification time of each file it names
     (a trace edited in place is another input), ``extra`` and this flashpress build."""
+    import hashlib
+
     stamps = []
     for path in sorted(set(_input_files(json.loads(config_json)))):
         st = os.stat(path)
@@ -304,6 +313,9 @@ class WorkDir:
         self._fd: int | None = None
 
     def __enter__(self) -> WorkDir:
+        import fcntl
+        import shutil
+
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self.path.mkdir(exist_ok=True)
         fd = os.open(self.path, os.O_RDONLY)
@@ -329,6 +341,8 @@ class WorkDir:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        import shutil
+
         if self._fd is not None:
             # A run that kept nothing (a scheduler that could not be reached, a Ctrl-C before
             # the first result) leaves no work folder behind: it would hold nothing to resume.
@@ -357,6 +371,9 @@ class WorkDir:
     def commit(self) -> Path:
         """Drop the kept results and rename the folder, now holding the final files, to the
         output directory. Returns the output directory."""
+        import secrets
+        import shutil
+
         garbage = self.out.parent / f".{self.out.name}.tmp-{_owner_tag()}-{secrets.token_hex(4)}"
         os.replace(self.path / "done", garbage)
         _commit(self.path, self.out)

@@ -50,9 +50,10 @@ def _fmt_time(ns: int) -> str:
 
 
 #: Peak resident memory of ``flashpress run`` besides the simulation: the Python interpreter,
-#: the extension and the libraries a run imports (numpy, tqdm), measured with
-#: ``benchmarks/bench_memory_estimate.py`` on a run of a device too small to matter (bytes).
-PYTHON_BASELINE_BYTES = 21_700_000
+#: the extension and the modules a run imports, measured with
+#: ``benchmarks/bench_memory_estimate.py --baseline`` on a run of a device too small to matter
+#: (bytes; 18.79-18.99 MB in three runs).
+PYTHON_BASELINE_BYTES = 18_970_000
 
 
 def estimate_memory(config: ConfigLike = None) -> dict[str, Any]:

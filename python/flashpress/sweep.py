@@ -26,13 +26,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import logging
 import os
 import signal
 import threading
-import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,13 +44,28 @@ if TYPE_CHECKING:
 GRID_KEYS = ("preset", "config", "set", "grid", "workloads", "seeds")
 
 
-@dataclass(frozen=True)
 class Point:
-    """One point of a sweep: its index, its parameter values and its resolved config."""
+    """One point of a sweep: its index, its parameter values and its resolved config.
 
-    index: int
-    params: dict[str, Any]
-    config: Config
+    (A plain class, not a dataclass: defining one imports ``inspect`` and compiles its methods
+    at import time, which every ``flashpress`` command would pay for.)"""
+
+    __slots__ = ("config", "index", "params")
+
+    def __init__(self, index: int, params: dict[str, Any], config: Config) -> None:
+        self.index = index
+        self.params = params
+        self.config = config
+
+    def __repr__(self) -> str:
+        return f"Point(index={self.index!r}, params={self.params!r}, config={self.config!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Point):
+            return NotImplemented
+        return (self.index, self.params, self.config) == (other.index, other.params, other.config)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def describe(self) -> str:
         return ", ".join(f"{k}={v!r}" for k, v in self.params.items())
@@ -78,6 +90,8 @@ def _read_grid(grid: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[dict[s
         err.path = str(path)
         err.errno = e.errno
         raise err from None
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -237,6 +251,8 @@ def fit_workers(
 def _dask_logs_off() -> Iterator[None]:
     """No log lines from Dask (and the libraries under it): what goes wrong with a task is
     reported by :func:`run_tasks`, naming the task."""
+    import logging
+
     # Every logger under them: Dask sets levels on some (distributed.client), and a record is
     # passed to its ancestors' handlers whatever their level.
     names = [
@@ -289,6 +305,8 @@ def dask_client(scheduler: str | None, workers: int | None, tasks: int) -> Itera
     worker started again later ignores it from its preload on: the workers leave Ctrl-C to this
     process, which stops them, instead of each printing tracebacks. So a Ctrl-C while the
     cluster starts (a second or two) is ignored, as is one while it is closed."""
+    import logging
+
     from dask.distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:

@@ -1,7 +1,8 @@
 //! Speed benchmark of the core without the interpreter (the `bench-mlc-2g` benchmark device).
 //!
-//! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET] [realistic]`
+//! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET] [realistic] [no-fill]`
 //!
+//! `no-fill` turns the preset's preconditioning off (the trace brings its own fill).
 //! `realistic` runs the device with the default preset's controller instead of the preset's
 //! own (MQSim-like first come first served): `read_first` scheduling, program/erase suspend,
 //! semi-preemptible GC and least-busy (dynamic) plane allocation.
@@ -22,11 +23,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let trace = args.next().ok_or("usage: bench_core TRACE [PRESET]")?;
     let preset = args.next().unwrap_or_else(|| "bench-mlc-2g".into());
-    let realistic = match args.next().as_deref() {
-        None => false,
-        Some("realistic") => true,
-        Some(other) => return Err(format!("unknown mode `{other}` (expected `realistic`)").into()),
-    };
+    let (mut realistic, mut no_fill) = (false, false);
+    for mode in args {
+        match mode.as_str() {
+            "realistic" => realistic = true,
+            "no-fill" => no_fill = true,
+            other => {
+                return Err(
+                    format!("unknown mode `{other}` (expected `realistic` or `no-fill`)").into(),
+                )
+            }
+        }
+    }
     let mut over = serde_json::json!({
             "preset": preset,
             "workload": {
@@ -36,6 +44,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
             "check": { "verify": false, "invariants": false }
     });
+    if no_fill {
+        over["precondition"] = serde_json::json!({ "fill_fraction": 0.0 });
+    }
     if realistic {
         let d = SimConfig::preset("default")?;
         over["controller"] = serde_json::to_value(&d.controller)?;

@@ -133,8 +133,9 @@ pub enum GcKind {
 
 /// The flash below the FTL: where GC work goes and how busy planes are.
 pub trait FlashBackend {
-    /// When `plane`'s queued and running work would end (least-busy allocation steers by it).
-    fn plane_load(&self, plane: PlaneId) -> SimTime;
+    /// Least-busy allocation: of the planes `order` walked round from index `from`, the index
+    /// of the one whose queued and running work ends first (the first met of equals).
+    fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize;
     /// Migrate `moves` (source, destination; same plane) and then erase `victim`. The FTL has
     /// already remapped the pages and put `victim` on its plane's free list. A destination of
     /// `Ppn(UNMAPPED)` is a page read out only (deduplication in GC hashed it and found it
@@ -152,8 +153,8 @@ pub trait FlashBackend {
 /// Untimed flash: every operation is booked (counts, energy, wear) at once. Preconditioning
 /// uses it.
 impl FlashBackend for Nand {
-    fn plane_load(&self, _plane: PlaneId) -> SimTime {
-        SimTime::ZERO
+    fn least_loaded(&self, _order: &[PlaneId], from: usize) -> usize {
+        from
     }
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, _: GcKind) {
         for &(src, dst) in moves {
@@ -524,18 +525,7 @@ impl Ftl {
     ) -> Result<PlaneId> {
         if self.least_busy {
             // Start the round-robin walk at the plane whose queued work ends first.
-            let n = self.stripe_order.len();
-            let mut best = self.cursor;
-            let mut best_t = flash.plane_load(self.stripe_order[best]);
-            for k in 1..n {
-                let i = (self.cursor + k) % n;
-                let t = flash.plane_load(self.stripe_order[i]);
-                if t < best_t {
-                    best = i;
-                    best_t = t;
-                }
-            }
-            self.cursor = best;
+            self.cursor = flash.least_loaded(&self.stripe_order, self.cursor);
         }
         for _ in 0..self.stripe_order.len() {
             let plane = self.stripe_order[self.cursor];

@@ -1030,10 +1030,33 @@ impl Scheduler {
         }
     }
 
-    /// When plane `plane`'s running and queued work would end, by nominal durations.
-    pub fn plane_load(&self, plane: PlaneId) -> SimTime {
-        let pl = &self.planes[plane.0 as usize];
-        pl.until.max(self.now) + pl.queued_ns
+    /// Of the planes `order` walked round from index `from`, the index of the one whose
+    /// running and queued work ends first by nominal durations (the first met of equals).
+    /// Every plane's work ends at `now` or later, so a plane with none left ends the walk.
+    pub fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize {
+        let now = self.now;
+        let load = |p: PlaneId| {
+            let pl = &self.planes[p.0 as usize];
+            pl.until.max(now) + pl.queued_ns
+        };
+        let mut best = from;
+        let mut best_t = load(order[from]);
+        if best_t == now {
+            return best;
+        }
+        for range in [from + 1..order.len(), 0..from] {
+            for (i, &p) in order[range.clone()].iter().enumerate() {
+                let t = load(p);
+                if t < best_t {
+                    best = range.start + i;
+                    best_t = t;
+                    if t == now {
+                        return best;
+                    }
+                }
+            }
+        }
+        best
     }
 }
 
@@ -1117,8 +1140,8 @@ pub struct Backend<'a> {
 
 impl FlashBackend for Backend<'_> {
     #[inline]
-    fn plane_load(&self, plane: PlaneId) -> SimTime {
-        self.s.plane_load(plane)
+    fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize {
+        self.s.least_loaded(order, from)
     }
 
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind) {

@@ -443,13 +443,15 @@ mod layout {
                 } else {
                     capacity
                 };
-                let mut start = of(spec.files.offset, pct_room);
-                if matches!(spec.files.offset, Offset::Percent(_)) {
-                    // fio aligns a percentage offset to the minimum block size.
-                    start = start / spec.source.min_bs * spec.source.min_bs;
-                }
-                start = start
+                let mut start = of(spec.files.offset, pct_room)
                     .saturating_add(u64::from(clone).saturating_mul(spec.files.offset_increment));
+                if matches!(spec.files.offset, Offset::Percent(_)) {
+                    // fio (get_start_offset in filesetup.c): a percentage offset (plus the
+                    // clone's increment) is aligned up, "at ceiling(offset / align_bs) *
+                    // align_bs", align_bs being the minimum block size.
+                    let a = spec.source.min_bs;
+                    start = start.div_ceil(a).saturating_mul(a);
+                }
                 if is_dev && start >= capacity {
                     return Err(at.err(format!(
                         "job `{}` clone {clone} starts at byte {start} (offset + clone x offset_increment), at or past the device's logical capacity of {capacity} bytes",
@@ -460,10 +462,16 @@ mod layout {
                 // again when it is larger); the region is what the file holds.
                 // fio: `filesize` sizes the files; `size` is then only the I/O to do.
                 let io_total = match (spec.files.size, spec.files.filesize) {
-                    (Some(s), Some(_)) => Some(of(s, pct_room)),
+                    (Some(s @ Offset::Bytes(_)), Some(_)) => Some(of(s, pct_room)),
                     _ => None,
                 };
                 let len = match (spec.files.size, spec.files.filesize) {
+                    // fio (setup_files in filesetup.c, size_percent): the region is that
+                    // share of the whole file, at most what lies after the offset, rounded
+                    // down to the minimum block size.
+                    (Some(p @ Offset::Percent(_)), _) if is_dev || spec.files.filesize.is_some() => {
+                        of(p, file_room).min(file_room.saturating_sub(start))
+                    }
                     (Some(_), Some(fs)) => fs.saturating_sub(start),
                     (Some(s), None) => of(s, pct_room) / n,
                     (None, Some(fs)) => fs.saturating_sub(start),
@@ -609,6 +617,11 @@ mod layout {
                             base.get(n).copied().unwrap_or(0)
                         }
                     })
+                    .collect();
+                s.file_ends = w
+                    .names
+                    .iter()
+                    .map(|n| extent.get(n).copied().unwrap_or(capacity))
                     .collect();
                 s.region_start = w.start;
                 s.region_len = w.len;

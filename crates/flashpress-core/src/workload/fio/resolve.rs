@@ -280,6 +280,12 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
     };
 
+    // fio: `ba[ddir]` defaults to the direction's own smallest block size.
+    let ba = if get("blockalign").is_some() {
+        [align; 3]
+    } else {
+        [bs[0].min(), bs[1].min(), bs[2].min()]
+    };
     let offset = match get("offset") {
         None => Offset::Bytes(0),
         Some(o) => {
@@ -793,10 +799,12 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             min_bs,
             max_bs,
             align,
+            ba,
             files: Vec::new(),
             file_rr,
             region_start: 0,
             region_len: 0,
+            file_ends: Vec::new(),
             io_limit: if time_based { None } else { io_size },
             loops,
             number_ios,

@@ -14,7 +14,7 @@ pub(super) enum BsSpec {
     Fixed(u64),
     /// `bsrange=min-max`.
     Range(u64, u64),
-    /// `bssplit`: (size, percent), percents summing to 100.
+    /// `bssplit`: (size, percent) as fio reads them (shares need not sum to 100).
     Split(Vec<(u64, u32)>),
 }
 
@@ -678,13 +678,21 @@ impl FioSource {
             BsSpec::Split(v) => {
                 let r = self.rng_bs.random_range(0..100u32);
                 let mut acc = 0;
+                let mut pick = 4096;
+                // fio (get_next_buflen): entries of 0% are skipped; when the shares sum to
+                // less than 100, the rest falls to the last entry with a share; past 100,
+                // the later entries are never reached.
                 for &(bs, p) in v {
+                    if p == 0 {
+                        continue;
+                    }
+                    pick = bs;
                     acc += p;
                     if r < acc {
                         return bs;
                     }
                 }
-                v.last().map_or(4096, |e| e.0)
+                pick
             }
         }
     }

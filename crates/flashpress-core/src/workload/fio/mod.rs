@@ -168,8 +168,32 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
         if refused[i] {
             continue;
         }
-        if let Some(spec) = problems.take(resolve(&job_opts[i], &job.name, &job.at)) {
-            specs.push(spec);
+        // Every bad value, not only the first: after a problem, the option it names is set
+        // aside (its default applies) and the job is read again, until it reads cleanly.
+        let mut opts = job_opts[i].clone();
+        let mut clean = true;
+        for _ in 0..=opts.len() {
+            match resolve(&opts, &job.name, &job.at) {
+                Ok(spec) => {
+                    if clean {
+                        specs.push(spec);
+                    }
+                    break;
+                }
+                Err(e) => {
+                    clean = false;
+                    let culprit = opts.iter().rposition(|o| o.at.is_where(&e));
+                    if seen.insert(e.to_string()) {
+                        problems.push(e);
+                    }
+                    match culprit {
+                        Some(k) => {
+                            opts.remove(k);
+                        }
+                        None => break,
+                    }
+                }
+            }
         }
     }
     problems.finish()?;

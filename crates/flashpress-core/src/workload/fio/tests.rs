@@ -484,8 +484,9 @@ fn bad_job_files_name_their_line() {
         ("[j]\n\nrwmixread=101\n", 3, "0..=100"),
         ("[j]\niodepth=0\n", 2, "iodepth"),
         ("[j]\nnumjobs=0\n", 2, "numjobs"),
-        ("[j]\nbssplit=4k/50:8k/40\n", 2, "add up to 90"),
+        ("[j]\nbssplit=4k/80:8k/60:16k:32k\n", 2, "add up to 140, more than 100"),
         ("[j]\nbssplit=4k/50:8k/60:16k\n", 2, "add up to 110"),
+        ("[j]\nbs=1.5k\n", 2, "to fio this is 1 byte(s)"),
         ("[j]\ninclude other.fio\n", 2, "include"),
         ("include other.fio\n", 1, "include"),
         ("[j\nrw=read\n", 1, "closing"),
@@ -1232,4 +1233,102 @@ fn bssplit_random_map_stops_when_used_up_like_fio() {
         .iter()
         .filter(|r| r.0 == Op::Write)
         .all(|r| r.1 % 64 == 0));
+}
+
+#[test]
+fn every_bad_value_is_reported_in_one_run() {
+    // Three bad values in two jobs and one unknown name: one run names all four lines.
+    let text = "[a]\nrw=sideways\nbs=4q\niodepth=0\n[b]\nrwmixread=101\nbogus=1\n";
+    match load_text(text, GIB, 1) {
+        Err(Error::Several(errs)) => {
+            let lines: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+            for (l, m) in [
+                (":2:", "expected read"),
+                (":3:", "suffix"),
+                (":4:", "iodepth"),
+                (":6:", "0..=100"),
+                (":7:", "unknown fio option `bogus`"),
+            ] {
+                assert!(
+                    lines.iter().any(|x| x.contains(l) && x.contains(m)),
+                    "{l} {m} in {lines:#?}"
+                );
+            }
+            assert_eq!(lines.len(), 5, "{lines:#?}");
+        }
+        other => panic!("{:?}", other.err()),
+    }
+    // On a command line, each bad value names its argument.
+    let cfg = FioWorkload {
+        path: None,
+        global: BTreeMap::new(),
+        jobs: Vec::new(),
+        args: ["--name=a", "--bs=4q", "--iodepth=0", "--size=1m"]
+            .iter()
+            .map(|x| x.to_string())
+            .collect(),
+        vars: BTreeMap::new(),
+    };
+    let e = load_streams(&cfg, GIB, 1)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("workload.args[1]") && e.contains("workload.args[2]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn single_dash_options_and_bssplit_shares_as_fio_reads_them() {
+    // fio's getopt_long_only: `-name=a` is `--name=a`.
+    let args = |v: &[&str]| FioWorkload {
+        path: None,
+        global: BTreeMap::new(),
+        jobs: Vec::new(),
+        args: v.iter().map(|x| x.to_string()).collect(),
+        vars: BTreeMap::new(),
+    };
+    let mut one = load_streams(
+        &args(&["-name=a", "-rw=write", "-bs=8k", "-size=64k", "-numjobs=2"]),
+        GIB,
+        1,
+    )
+    .unwrap();
+    let mut two = load_streams(
+        &args(&[
+            "--name=a",
+            "--rw=write",
+            "--bs=8k",
+            "--size=64k",
+            "--numjobs=2",
+        ]),
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(one.len(), 2);
+    assert_eq!(take(&mut one[1], 100), take(&mut two[1], 100));
+    // A bssplit whose shares sum to 106: fio draws u in [0, 100) against the running sums,
+    // so 4k takes 50%, 16k the other 50%, and 64k (past 100) is never drawn.
+    let mut st = load_text(
+        "[j]\nrw=randread\nbssplit=4k/50:16k/50:64k/6\nnorandommap\n",
+        16 * GIB,
+        2,
+    )
+    .unwrap();
+    let reqs = take(&mut st[0], 20_000);
+    let frac = |b: u64| reqs.iter().filter(|r| r.len == b).count() as f64 / reqs.len() as f64;
+    assert!((frac(4096) - 0.5).abs() < 0.02, "{}", frac(4096));
+    assert_eq!(frac(65536), 0.0);
+    // Shares summing to 90: the last 10% falls to the last entry.
+    let mut st = load_text(
+        "[j]\nrw=randread\nbssplit=4k/50:8k/40\nnorandommap\n",
+        16 * GIB,
+        2,
+    )
+    .unwrap();
+    let reqs = take(&mut st[0], 20_000);
+    let f8 = reqs.iter().filter(|r| r.len == 8192).count() as f64 / reqs.len() as f64;
+    assert!((f8 - 0.5).abs() < 0.02, "{f8}");
 }

@@ -14,7 +14,7 @@ pub(super) enum BsSpec {
     Fixed(u64),
     /// `bsrange=min-max`.
     Range(u64, u64),
-    /// `bssplit`: (size, percent), percents summing to 100.
+    /// `bssplit`: (size, percent) as fio reads them (shares need not sum to 100).
     Split(Vec<(u64, u32)>),
 }
 
@@ -137,6 +137,9 @@ pub(super) struct SourceSpec {
     pub max_bs: u64,
     /// Unit of random offsets (`blockalign`, else the smallest block size).
     pub align: u64,
+    /// fio's `ba[ddir]` per direction: `blockalign`, else that direction's smallest block
+    /// size. Uniform random offsets are multiples of it.
+    pub ba: [u64; 3],
     /// Device byte address of each of the clone's files (one unless `nrfiles` > 1).
     pub files: Vec<u64>,
     /// `file_service_type`: switch files after this many I/Os (`roundrobin[:N]`), or 0:
@@ -145,6 +148,17 @@ pub(super) struct SourceSpec {
     /// The I/O region inside each file: start and length in bytes.
     pub region_start: u64,
     pub region_len: u64,
+    /// Each file's size (fio's `real_file_size`, bytes from the file's base): the device's
+    /// logical bytes for a job on the device. Sequential gaps wrap against it.
+    pub file_ends: Vec<u64>,
+    /// Files this clone lays out before its I/O, as fio does for a job that reads a file
+    /// nothing wrote (`extend_file` in filesetup.c): device address and length of each,
+    /// written sequentially. fio writes them with buffered `write(2)`s of the job's largest
+    /// write size, which the kernel's writeback merges: the device sees them as requests of
+    /// [`LAYOUT_REQUEST`] (or that write size, when larger).
+    pub layout: Vec<(u64, u64)>,
+    /// The clone addresses the device itself (`/dev/...`), not files.
+    pub on_device: bool,
     /// Bytes to transfer per loop (`None` for `time_based`).
     pub io_limit: Option<u64>,
     /// `loops`: the job's I/O is done this many times.
@@ -196,6 +210,26 @@ pub(super) struct SourceSpec {
     /// (0: off), `verify_batch` of them at a time.
     pub verify_backlog: u64,
     pub verify_batch: u64,
+}
+
+impl SourceSpec {
+    /// Whether the random map must be fio's bitmap (directions with different block sizes,
+    /// ranges, splits or alignments) rather than a permutation of equal blocks, which visits
+    /// each block once per pass exactly as the bitmap would.
+    fn needs_axmap(&self) -> bool {
+        let used: Vec<usize> = match self.mix {
+            Mix::Rw { read_pct: 100 } => vec![0],
+            Mix::Rw { read_pct: 0 } => vec![1],
+            Mix::Rw { .. } => vec![0, 1],
+            Mix::Trim => vec![2],
+            Mix::TrimWrite => vec![1, 2],
+        };
+        used.iter().any(|&d| {
+            !matches!(self.bs[d], BsSpec::Fixed(_))
+                || self.bs[d].min() != self.min_bs
+                || self.ba[d] != self.min_bs
+        })
+    }
 }
 
 /// A clone's flow group membership.
@@ -302,19 +336,89 @@ impl RandomMap {
         x
     }
 
-    fn next(&mut self, rng: &mut Pcg64Mcg) -> u64 {
-        loop {
-            if self.counter > self.mask {
-                // A pass is complete: start another in a fresh order.
-                self.counter = 0;
-                self.keys = [rng.random(), rng.random(), rng.random()];
-            }
+    /// The next block of this pass; `None` once every block was visited (fio: the random
+    /// map is used up and the pass ends).
+    fn next(&mut self) -> Option<u64> {
+        while self.counter <= self.mask {
             let v = self.permute(self.counter);
             self.counter += 1;
             if v < self.n {
-                return v;
+                return Some(v);
             }
         }
+        None
+    }
+
+    /// A new pass in a fresh order.
+    fn reset(&mut self, rng: &mut Pcg64Mcg) {
+        self.counter = 0;
+        self.keys = [rng.random(), rng.random(), rng.random()];
+    }
+}
+
+/// fio's random map itself (`f->io_axmap`, lib/axmap.c), for jobs whose directions use
+/// different block sizes or alignments: one bit per `rw_min_bs` of the region. As in fio
+/// (`__get_next_rand_offset` in io_u.c), a direction draws a block index `b` in its own unit
+/// (`ba[ddir]`), takes the next free bit after `b` when `b` is busy (`axmap_next_free`,
+/// wrapping to bit 0), and the pass ends when that index lies past the region; the I/O then
+/// marks `len / min_bs[ddir]` bits from `offset / min_bs[ddir]` and is cut at the first
+/// busy one (`mark_random_map`). Mixing units is fio's own rule: it is why a
+/// `bssplit=4k/50:16k/50,64k/100` randrw job stops after about half its size.
+#[derive(Debug, Clone)]
+struct Axmap {
+    bits: Vec<u64>,
+    n: u64,
+    set: u64,
+}
+
+impl Axmap {
+    fn new(n: u64) -> Axmap {
+        Axmap {
+            bits: vec![0; n.div_ceil(64) as usize],
+            n,
+            set: 0,
+        }
+    }
+    fn is_set(&self, b: u64) -> bool {
+        // fio's axmap_isset: a bit past the map counts as set.
+        b >= self.n || self.bits[(b / 64) as usize] >> (b % 64) & 1 == 1
+    }
+    /// fio's `axmap_next_free`: the first free bit after `b`, wrapping to 0; `None` when the
+    /// map is full (or `b` lies past it).
+    fn next_free(&self, b: u64) -> Option<u64> {
+        if b >= self.n || self.set >= self.n {
+            return None;
+        }
+        let scan = |from: u64, to: u64| -> Option<u64> {
+            let mut u = from;
+            while u < to {
+                let w = self.bits[(u / 64) as usize];
+                let free = !w & (u64::MAX << (u % 64));
+                if free != 0 {
+                    let hit = (u / 64) * 64 + u64::from(free.trailing_zeros());
+                    return (hit < to).then_some(hit);
+                }
+                u = (u / 64 + 1) * 64;
+            }
+            None
+        };
+        scan(b + 1, self.n).or_else(|| scan(0, self.n))
+    }
+    /// fio's `axmap_set_nr`: set up to `nr` bits from `b`, stopping at the first busy one or
+    /// the map's end; how many were set.
+    fn set_nr(&mut self, b: u64, nr: u64) -> u64 {
+        let mut k = 0;
+        while k < nr && !self.is_set(b + k) {
+            let u = b + k;
+            self.bits[(u / 64) as usize] |= 1 << (u % 64);
+            self.set += 1;
+            k += 1;
+        }
+        k
+    }
+    fn reset(&mut self) {
+        self.bits.iter_mut().for_each(|w| *w = 0);
+        self.set = 0;
     }
 }
 
@@ -324,6 +428,7 @@ enum Offsets {
     Sequential,
     Uniform,
     Map(RandomMap),
+    Axmap(Axmap),
     /// fio lib/zipf.c `zipf_next`: rank, hashed, plus a per-job random offset, mod n.
     Zipf {
         table: ZipfTable,
@@ -398,8 +503,16 @@ pub(super) struct FioSource {
     rng_dedupe: Pcg64Mcg,
     rng_seq: Pcg64Mcg,
     rng_time: Pcg64Mcg,
-    /// Next sequential position per file and direction, relative to the region start.
+    /// Next sequential position per file and direction, relative to the region start (the
+    /// sequential runs of random jobs).
     last_pos: Vec<[u64; 3]>,
+    /// fio's `f->last_pos[ddir]` for sequential jobs: bytes from the file's base.
+    fio_pos: Vec<[u64; 3]>,
+    /// Files whose offsets ran out in this pass (fio marks them done).
+    files_done: Vec<bool>,
+    /// Loops finished, and `bytes` when the current one began.
+    loops_done: u64,
+    loop_base: u64,
     /// The file in use, I/Os on it since the last switch, and bytes done on it.
     file: usize,
     file_ios: u64,
@@ -439,6 +552,13 @@ pub(super) struct FioSource {
     backlog_reads: u64,
     /// The I/O counters were reset at the end of the ramp.
     ramp_reset: bool,
+    /// Layout (`spec.layout`): the file being written and the bytes of it done; whether the
+    /// last layout write was issued (then the job waits for them to complete) and the layout
+    /// is over.
+    layout_file: usize,
+    layout_done_bytes: u64,
+    layout_issued: bool,
+    layout_over: bool,
     phase: Phase,
     /// Steady state: samples (I/Os, bytes) per interval, the current interval's index and
     /// counts.
@@ -452,6 +572,9 @@ pub(super) struct FioSource {
 }
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
+/// Size of the device requests a file layout's buffered writes become (a common block-layer
+/// request limit, `max_sectors_kb` = 1024).
+const LAYOUT_REQUEST: u64 = 1 << 20;
 /// The verify map's unit.
 const VUNIT: u64 = 512;
 
@@ -470,6 +593,9 @@ impl FioSource {
             Offsets::Sequential
         } else {
             match &spec.dist {
+                Dist::Random if spec.randommap && spec.needs_axmap() => {
+                    Offsets::Axmap(Axmap::new((spec.region_len / spec.min_bs).max(1)))
+                }
                 Dist::Random if spec.randommap => {
                     Offsets::Map(RandomMap::new(nblocks, &mut rng_off))
                 }
@@ -516,6 +642,10 @@ impl FioSource {
             rng_seq: sub(5),
             rng_time: sub(6),
             last_pos: vec![[0, 0, 0]; nfiles],
+            fio_pos: vec![[spec.region_start; 3]; nfiles],
+            files_done: vec![false; nfiles],
+            loops_done: 0,
+            loop_base: 0,
             file: 0,
             file_ios: 0,
             file_bytes: 0,
@@ -541,6 +671,10 @@ impl FioSource {
             backlog: std::collections::VecDeque::new(),
             backlog_reads: 0,
             ramp_reset: false,
+            layout_file: 0,
+            layout_done_bytes: 0,
+            layout_issued: spec.layout.is_empty(),
+            layout_over: spec.layout.is_empty(),
             phase: Phase::Run,
             ss_samples: std::collections::VecDeque::new(),
             ss_interval: 0,
@@ -566,24 +700,34 @@ impl FioSource {
             BsSpec::Split(v) => {
                 let r = self.rng_bs.random_range(0..100u32);
                 let mut acc = 0;
+                let mut pick = 4096;
+                // fio (get_next_buflen): entries of 0% are skipped; when the shares sum to
+                // less than 100, the rest falls to the last entry with a share; past 100,
+                // the later entries are never reached.
                 for &(bs, p) in v {
+                    if p == 0 {
+                        continue;
+                    }
+                    pick = bs;
                     acc += p;
                     if r < acc {
                         return bs;
                     }
                 }
-                v.last().map_or(4096, |e| e.0)
+                pick
             }
         }
     }
 
-    fn next_block(&mut self) -> u64 {
+    /// The next block of a non-uniform distribution (or of the permutation map); `None` when
+    /// the map is used up for this pass.
+    fn next_block(&mut self) -> Option<u64> {
         let n = self.nblocks;
         let rng = &mut self.rng_off;
-        match &mut self.offsets {
-            Offsets::Sequential => 0,
+        Some(match &mut self.offsets {
+            Offsets::Sequential | Offsets::Axmap(_) => 0,
             Offsets::Uniform => rng.random_range(0..n),
-            Offsets::Map(m) => m.next(rng),
+            Offsets::Map(m) => return m.next(),
             Offsets::Zipf { table, rand_off } => {
                 let rank = table.rank(rng.random());
                 fio_hash(rank.wrapping_sub(1)).wrapping_add(*rand_off) % n
@@ -618,7 +762,7 @@ impl FioSource {
                     None => 0,
                 }
             }
-        }
+        })
     }
 
     /// Content id of a write of `len` bytes: fresh ids, or with probability
@@ -665,9 +809,7 @@ impl FioSource {
             }
         }
         let loops = self.spec.loops;
-        self.spec
-            .io_limit
-            .is_some_and(|l| self.bytes >= l.saturating_mul(loops))
+        self.loops_done >= loops
             || self
                 .spec
                 .number_ios
@@ -830,8 +972,52 @@ impl FioSource {
         }
     }
 
-    /// The next offset (relative to the region) for a request of `len` bytes in direction `d`.
-    fn next_offset(&mut self, d: usize, len: u64) -> u64 {
+    /// fio's `get_next_buflen` for an I/O at `off` (relative to the region): a fixed size is
+    /// taken as is; otherwise the size must fit before the region's end (`io_u_fits`), the
+    /// draw is repeated until one does, and `None` when not even the smallest fits.
+    fn next_len_at(&mut self, d: usize, off: u64) -> Option<u64> {
+        let (lo, hi) = (self.spec.bs[d].min(), self.spec.bs[d].max());
+        if lo == hi {
+            return Some(lo);
+        }
+        let region = self.spec.region_len;
+        let fits = |len: u64| off.saturating_add(len) <= region;
+        if !fits(lo) {
+            return None;
+        }
+        for _ in 0..10_000 {
+            let len = match &self.spec.bs[d] {
+                BsSpec::Split(v) => {
+                    // fio: the first entry whose cumulative share covers the draw and that
+                    // fits; without one, the last entry (drawn again if it does not fit).
+                    let r = self.rng_bs.random_range(0..100u32);
+                    let mut acc = 0;
+                    let mut pick = lo;
+                    for &(bs, p) in v {
+                        if p == 0 {
+                            continue;
+                        }
+                        pick = bs;
+                        acc += p;
+                        if r < acc && fits(bs) {
+                            break;
+                        }
+                    }
+                    pick
+                }
+                _ => self.next_len(d),
+            };
+            if fits(len) {
+                return Some(len);
+            }
+        }
+        Some(lo)
+    }
+
+    /// The next I/O in direction `d` on the current file: offset relative to the region and
+    /// length; `None` when the file's offsets ran out for this pass (fio's `fill_io_u`
+    /// failing, after which fio marks the file done).
+    fn next_io(&mut self, d: usize) -> Option<(u64, u64)> {
         let region = self.spec.region_len;
         let f = self.file;
         let pct = self.spec.pct_random[d.min(1)];
@@ -848,30 +1034,192 @@ impl FioSource {
                 }
             }
         }
+        if random && matches!(self.offsets, Offsets::Uniform | Offsets::Axmap(_)) {
+            return self.next_uniform(d);
+        }
         if random {
-            let off = self.next_block() * self.spec.align;
+            let len = self.next_len(d);
+            let off = self.next_block()? * self.spec.align;
             // A large block near the end moves back so it stays in the region.
             let off = off.min(region - len);
             self.last_pos[f][d] = off + len;
-            off
-        } else {
+            return Some((off, len));
+        }
+        if self.spec.random {
+            // The sequential part of a random job continues from its last I/O.
+            let len = self.next_len(d);
             let mut pos = self.last_pos[f][d];
             if pos + len > region {
                 pos = 0;
             }
-            // `rw=read:N`: a gap of N bytes after each I/O (negative: backwards, wrapping
-            // to the region's end).
-            let next = match self.spec.modifier.filter(|_| !self.spec.random) {
-                Some(m) => {
-                    let n = (pos + len) as i128 + i128::from(m);
-                    let span = i128::from((region / len) * len);
-                    n.rem_euclid(span.max(1)) as u64
-                }
-                None => pos + len,
-            };
-            self.last_pos[f][d] = next;
-            pos
+            self.last_pos[f][d] = pos + len;
+            return Some((pos, len));
         }
+        self.next_seq(d)
+    }
+
+    /// fio's uniform random offset (`__get_next_rand_offset` and `last_block` in io_u.c): a
+    /// block index in `[0, lastb)` of `ba[ddir]` units, where `lastb` leaves room for the
+    /// direction's smallest block; with the random map, a busy block moves to the next free
+    /// one, and the pass ends when that lies past the region.
+    fn next_uniform(&mut self, d: usize) -> Option<(u64, u64)> {
+        let region = self.spec.region_len;
+        let ba = self.spec.ba[d].max(1);
+        let min_d = self.spec.bs[d].min();
+        let lastb = region.saturating_sub(min_d.saturating_sub(ba)) / ba;
+        if lastb == 0 {
+            return None;
+        }
+        let mut b = self.rng_off.random_range(0..lastb);
+        if let Offsets::Axmap(m) = &self.offsets {
+            if m.is_set(b) {
+                b = m.next_free(b)?;
+            }
+        }
+        let off = b.checked_mul(ba)?;
+        if off >= region {
+            return None;
+        }
+        let mut len = self.next_len_at(d, off)?;
+        // fill_io_u: an I/O past the file's end fails.
+        let end = self
+            .spec
+            .file_ends
+            .get(self.file)
+            .copied()
+            .unwrap_or(u64::MAX);
+        if self.spec.region_start + off + len > end {
+            return None;
+        }
+        if let Offsets::Axmap(m) = &mut self.offsets {
+            // mark_random_map: the I/O is cut at the first block already done.
+            let k = m.set_nr(off / min_d, len.div_ceil(min_d));
+            if k == 0 {
+                return None;
+            }
+            len = len.min(k * min_d);
+        }
+        self.last_pos[self.file][d] = off + len;
+        Some((off, len))
+    }
+
+    /// fio's sequential offset (`get_next_seq_offset`, then `get_next_offset`'s and
+    /// `fill_io_u`'s checks, io_u.c), in its own terms: `last_pos` counts from the file's
+    /// base, `file_offset` is the region's start, `io_size` its length and `real_file_size`
+    /// the file's size. A gap (`rw=write:8k`) is added after each I/O but the first; a
+    /// position at or past the file's size wraps (forwards to `file_offset`, backwards to
+    /// `min(io_size, real_file_size)` plus the gap); an offset at or past `io_size`, or an
+    /// I/O past the file's end, ends the file's pass. The mixed comparisons (a relative
+    /// position against the file's absolute size) are fio's own.
+    fn next_seq(&mut self, d: usize) -> Option<(u64, u64)> {
+        let f = self.file;
+        let s = self.spec.region_start;
+        let l = self.spec.region_len;
+        let r = self.spec.file_ends.get(f).copied().unwrap_or(u64::MAX);
+        let add = self.spec.modifier.unwrap_or(0);
+        let nfiles = self.spec.files.len().max(1) as u64;
+        let mut lp = self.fio_pos[f][d];
+        let mixed = matches!(self.spec.mix, Mix::Rw { read_pct } if read_pct > 0 && read_pct < 100);
+        let io_over_size = self
+            .spec
+            .io_limit
+            .is_some_and(|x| x > l.saturating_mul(nfiles));
+        if lp >= l.saturating_add(s)
+            && ((self.spec.time_based && nfiles == 1) || (mixed && io_over_size))
+        {
+            lp = s;
+        }
+        if lp >= r {
+            return None;
+        }
+        let rewind_to = if r > l { l } else { r };
+        if lp == s && s != 0 && add < 0 {
+            // "Only rewind if we already hit the end".
+            lp = rewind_to;
+        }
+        let mut pos = lp.wrapping_sub(s);
+        if pos != 0 && add != 0 {
+            pos = pos.wrapping_add(add as u64);
+            if pos >= r {
+                pos = if add > 0 {
+                    s
+                } else {
+                    rewind_to.wrapping_add(add as u64)
+                };
+            }
+        }
+        if pos >= l {
+            return None;
+        }
+        let abs = pos.checked_add(s)?;
+        if abs >= r {
+            return None;
+        }
+        let len = self.next_len_at(d, pos)?;
+        if abs.saturating_add(len) > r {
+            return None;
+        }
+        self.fio_pos[f][d] = abs + len;
+        Some((pos, len))
+    }
+
+    /// Every file's position and random map back to the start of a pass (fio's
+    /// `fio_file_reset`).
+    fn reset_positions(&mut self) {
+        let s = self.spec.region_start;
+        self.fio_pos.iter_mut().for_each(|p| *p = [s; 3]);
+        self.last_pos.iter_mut().for_each(|p| *p = [0; 3]);
+        self.files_done.iter_mut().for_each(|x| *x = false);
+        self.file = 0;
+        self.file_ios = 0;
+        self.file_bytes = 0;
+        self.run_left = 0;
+        match &mut self.offsets {
+            Offsets::Map(m) => m.reset(&mut self.rng_off),
+            Offsets::Axmap(m) => m.reset(),
+            _ => {}
+        }
+    }
+
+    /// The next I/O of the pass in direction `d`, moving past files that are done; when every
+    /// file is done the pass ends: a new one starts when the job has more to do than its
+    /// files hold (`io_size`, a `size` over `filesize`, `time_based`), otherwise the loop
+    /// ends (fio's `keep_running`). `None`: nothing more to issue in this loop.
+    fn next_in_pass(&mut self, d: usize) -> Option<(u64, u64)> {
+        let n = self.files_done.len();
+        for _ in 0..=n {
+            if let Some(io) = self.next_io(d) {
+                return Some(io);
+            }
+            self.files_done[self.file] = true;
+            match (1..=n)
+                .map(|k| (self.file + k) % n)
+                .find(|&i| !self.files_done[i])
+            {
+                Some(i) => {
+                    self.file = i;
+                    self.file_ios = 0;
+                    self.file_bytes = 0;
+                }
+                None => break,
+            }
+        }
+        let held = self
+            .spec
+            .region_len
+            .saturating_mul(self.files_done.len() as u64);
+        let more = self.spec.time_based
+            || self
+                .spec
+                .io_limit
+                .is_some_and(|l| l > held && self.bytes - self.loop_base < l);
+        self.reset_positions();
+        if more {
+            if let Some(io) = self.next_io(d) {
+                return Some(io);
+            }
+        }
+        None
     }
 
     /// Move to the next file when `file_service_type` says so.
@@ -887,7 +1235,13 @@ impl FioSource {
             k => self.file_ios >= k,
         };
         if switch {
-            self.file = (self.file + 1) % n;
+            // The next file whose pass is not done.
+            if let Some(i) = (1..=n)
+                .map(|k| (self.file + k) % n)
+                .find(|&i| !self.files_done[i])
+            {
+                self.file = i;
+            }
             self.file_ios = 0;
             self.file_bytes = 0;
         }
@@ -954,7 +1308,39 @@ impl FioSource {
         };
     }
 
+    /// The next write of the file layout, or `None` once every file is written.
+    fn next_layout_write(&mut self, now: SimTime) -> Option<Request> {
+        let bs = self.spec.bs[1].max().max(LAYOUT_REQUEST);
+        while let Some(&(addr, len)) = self.spec.layout.get(self.layout_file) {
+            if self.layout_done_bytes < len {
+                let n = bs.min(len - self.layout_done_bytes);
+                let at = addr + self.layout_done_bytes;
+                self.layout_done_bytes += n;
+                let blocks = n.div_ceil(4096).max(1);
+                let first = self.issued + 1;
+                self.issued += blocks;
+                let content = self.content_base | (first & CONTENT_MASK).max(1);
+                return Some(self.request(now, Op::Write, at, n, content));
+            }
+            self.layout_file += 1;
+            self.layout_done_bytes = 0;
+        }
+        None
+    }
+
     fn step(&mut self, now: SimTime) -> Result<Next> {
+        if !self.layout_over {
+            if !self.layout_issued {
+                if let Some(r) = self.next_layout_write(now) {
+                    return Ok(Next::Issue(r));
+                }
+                // fio starts the job once its files are laid out.
+                self.layout_issued = true;
+                return Ok(Next::Drain(0));
+            }
+            self.layout_over = true;
+            self.asked = Some(now);
+        }
         let asked = *self.asked.get_or_insert(now);
         let begin = match self.begin {
             Some(b) => b,
@@ -1032,6 +1418,7 @@ impl FioSource {
             self.ramp_reset = true;
             self.bytes = 0;
             self.ios = 0;
+            self.loop_base = 0;
         }
         if self.spec.thinktime_ns > 0 && self.since_think >= self.spec.thinktime_blocks {
             if !self.thinking {
@@ -1108,8 +1495,25 @@ impl FioSource {
             g.waiting.retain(|&s| s != self.stream_index);
             self.woken.append(&mut g.waiting);
         }
-        let len = self.next_len(d);
-        let rel = self.next_offset(d, len);
+        let Some((rel, len)) = self.next_in_pass(d) else {
+            // This loop's offsets ran out before its size: the loop ends (fio's do_io
+            // stops when get_io_u finds no I/O to fill). A loop that could issue nothing
+            // at all ends the job: every further loop would be as empty.
+            let empty = self.bytes == self.loop_base;
+            self.end_loop();
+            if let Some(f) = &self.flow {
+                let mut g = lock(&f.group);
+                g.counter = g.counter.saturating_sub(1);
+                self.flow_own = self.flow_own.saturating_sub(1);
+            }
+            if empty || self.io_done(now, begin) {
+                self.held = None;
+                self.end_run();
+            } else {
+                self.held = Some(d);
+            }
+            return self.step(now);
+        };
         let addr = self
             .spec
             .files
@@ -1131,8 +1535,23 @@ impl FioSource {
         }
         self.after_io_file(len);
         let r = self.issue(now, d, addr, len);
+        if self
+            .spec
+            .io_limit
+            .is_some_and(|l| self.bytes - self.loop_base >= l)
+        {
+            self.end_loop();
+        }
         self.check_rate_min(now, begin)?;
         Ok(Next::Issue(r))
+    }
+
+    /// A loop is over (its bytes done, or its offsets used up): count it, and start the next
+    /// from the files' starts (fio's `clear_io_state` between loops).
+    fn end_loop(&mut self) {
+        self.loops_done += 1;
+        self.loop_base = self.bytes;
+        self.reset_positions();
     }
 
     /// Count and build a request of direction `d`.
@@ -1184,7 +1603,19 @@ impl RequestSource for FioSource {
         out.append(&mut self.woken);
     }
 
+    fn ramp_settled(&self) -> bool {
+        self.layout_over
+    }
+
     fn ramp_end(&self) -> Option<SimTime> {
+        if !self.layout_over {
+            // The layout's writes are not the job's I/O (fio leaves them out of its report):
+            // nothing counts until the job starts.
+            return Some(SimTime(u64::MAX));
+        }
+        if !self.spec.layout.is_empty() && (!self.spec.ramp_per_stream || self.spec.ramp_ns == 0) {
+            return self.asked;
+        }
         if !self.spec.ramp_per_stream {
             return None;
         }
@@ -1198,7 +1629,8 @@ impl RequestSource for FioSource {
         let mut p: f64 = 0.0;
         let loops = self.spec.loops as f64;
         if let Some(l) = self.spec.io_limit {
-            p = p.max(self.bytes as f64 / (l as f64 * loops));
+            let done = self.loops_done as f64 * l as f64 + (self.bytes - self.loop_base) as f64;
+            p = p.max(done / (l as f64 * loops));
         }
         if let Some(n) = self.spec.number_ios {
             p = p.max(self.ios as f64 / (n as f64 * loops));

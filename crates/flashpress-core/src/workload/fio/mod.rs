@@ -32,7 +32,7 @@ pub(crate) use resolve::parse_time_ns;
 use crate::config::FioWorkload;
 use crate::error::{Error, Result};
 use crate::workload::{ContentHints, Drive, Stream};
-use gen::{FioSource, Flow, FlowGroup};
+use gen::{FioSource, Flow, FlowGroup, Mix};
 use parse::{command_line, inline_opts, parse_job_file, Opt, Origin, Problems, RawJob, Vars};
 use resolve::{resolve, JobSpec, Offset};
 use std::collections::BTreeMap;
@@ -168,8 +168,32 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
         if refused[i] {
             continue;
         }
-        if let Some(spec) = problems.take(resolve(&job_opts[i], &job.name, &job.at)) {
-            specs.push(spec);
+        // Every bad value, not only the first: after a problem, the option it names is set
+        // aside (its default applies) and the job is read again, until it reads cleanly.
+        let mut opts = job_opts[i].clone();
+        let mut clean = true;
+        for _ in 0..=opts.len() {
+            match resolve(&opts, &job.name, &job.at) {
+                Ok(spec) => {
+                    if clean {
+                        specs.push(spec);
+                    }
+                    break;
+                }
+                Err(e) => {
+                    clean = false;
+                    let culprit = opts.iter().rposition(|o| o.at.is_where(&e));
+                    if seen.insert(e.to_string()) {
+                        problems.push(e);
+                    }
+                    match culprit {
+                        Some(k) => {
+                            opts.remove(k);
+                        }
+                        None => break,
+                    }
+                }
+            }
         }
     }
     problems.finish()?;
@@ -210,6 +234,10 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
     let mut flows: BTreeMap<u32, Arc<Mutex<FlowGroup>>> = BTreeMap::new();
     let mut verify = false;
     let mut flow_group: BTreeMap<u32, u32> = BTreeMap::new();
+    // Files by the first stonewall group that writes them, and files already laid out.
+    let mut written_in: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut laid_out: std::collections::BTreeSet<u64> = std::collections::BTreeSet::new();
+    let mut layout_bytes_total = 0u64;
     for (job_index, spec) in specs.iter().enumerate() {
         let mut new_group = job_index > 0 && spec.stonewall;
         if let Some((target, at)) = &spec.wait_for {
@@ -261,6 +289,29 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
                 group: flows.entry(id).or_default().clone(),
                 weight: u64::from(w),
             });
+            let src = &mut placed[job_index][clone as usize];
+            let reads = matches!(src.mix, Mix::Rw { read_pct } if read_pct > 0);
+            let writes = matches!(src.mix, Mix::Rw { read_pct } if read_pct < 100)
+                || src.mix == Mix::TrimWrite;
+            if !src.on_device && !stacked {
+                if reads {
+                    // fio lays out a file a job reads when it does not exist yet
+                    // (extend_file in filesetup.c): here, when no job of an earlier
+                    // stonewall group wrote it.
+                    for (&base, &end) in src.files.iter().zip(&src.file_ends) {
+                        let earlier = written_in.get(&base).is_some_and(|&g| g < group);
+                        if !earlier && laid_out.insert(base) {
+                            src.layout.push((base, end));
+                            layout_bytes_total += end;
+                        }
+                    }
+                }
+                if writes {
+                    for &base in &src.files {
+                        written_in.entry(base).or_insert(group);
+                    }
+                }
+            }
             let src = &placed[job_index][clone as usize];
             let source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
             let name = if clone == 0 {
@@ -288,6 +339,12 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
                 layout_bytes,
             });
         }
+    }
+    if layout_bytes_total > 0 {
+        notes.push(format!(
+            "fio lays out the {} file(s) that jobs read before anything wrote them: {layout_bytes_total} bytes written sequentially before those jobs start, left out of the jobs' statistics as fio leaves them out of its report (the device counts them as the writes they are)",
+            laid_out.len()
+        ));
     }
     let mut listed = std::collections::BTreeSet::new();
     for spec in &specs {
@@ -443,13 +500,15 @@ mod layout {
                 } else {
                     capacity
                 };
-                let mut start = of(spec.files.offset, pct_room);
-                if matches!(spec.files.offset, Offset::Percent(_)) {
-                    // fio aligns a percentage offset to the minimum block size.
-                    start = start / spec.source.min_bs * spec.source.min_bs;
-                }
-                start = start
+                let mut start = of(spec.files.offset, pct_room)
                     .saturating_add(u64::from(clone).saturating_mul(spec.files.offset_increment));
+                if matches!(spec.files.offset, Offset::Percent(_)) {
+                    // fio (get_start_offset in filesetup.c): a percentage offset (plus the
+                    // clone's increment) is aligned up, "at ceiling(offset / align_bs) *
+                    // align_bs", align_bs being the minimum block size.
+                    let a = spec.source.min_bs;
+                    start = start.div_ceil(a).saturating_mul(a);
+                }
                 if is_dev && start >= capacity {
                     return Err(at.err(format!(
                         "job `{}` clone {clone} starts at byte {start} (offset + clone x offset_increment), at or past the device's logical capacity of {capacity} bytes",
@@ -460,10 +519,16 @@ mod layout {
                 // again when it is larger); the region is what the file holds.
                 // fio: `filesize` sizes the files; `size` is then only the I/O to do.
                 let io_total = match (spec.files.size, spec.files.filesize) {
-                    (Some(s), Some(_)) => Some(of(s, pct_room)),
+                    (Some(s @ Offset::Bytes(_)), Some(_)) => Some(of(s, pct_room)),
                     _ => None,
                 };
                 let len = match (spec.files.size, spec.files.filesize) {
+                    // fio (setup_files in filesetup.c, size_percent): the region is that
+                    // share of the whole file, at most what lies after the offset, rounded
+                    // down to the minimum block size.
+                    (Some(p @ Offset::Percent(_)), _) if is_dev || spec.files.filesize.is_some() => {
+                        of(p, file_room).min(file_room.saturating_sub(start))
+                    }
                     (Some(_), Some(fs)) => fs.saturating_sub(start),
                     (Some(s), None) => of(s, pct_room) / n,
                     (None, Some(fs)) => fs.saturating_sub(start),
@@ -610,6 +675,12 @@ mod layout {
                         }
                     })
                     .collect();
+                s.file_ends = w
+                    .names
+                    .iter()
+                    .map(|n| extent.get(n).copied().unwrap_or(capacity))
+                    .collect();
+                s.on_device = w.names.iter().any(|n| !extent.contains_key(n));
                 s.region_start = w.start;
                 s.region_len = w.len;
                 let nfiles = s.files.len() as u64;

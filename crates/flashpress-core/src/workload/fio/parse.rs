@@ -15,6 +15,20 @@ pub(super) enum Origin {
 }
 
 impl Origin {
+    /// Whether `e` is an error about an option written here (its line, or its key).
+    pub(super) fn is_where(&self, e: &Error) -> bool {
+        match (self, e) {
+            (
+                Origin::File { path, line },
+                Error::JobFile {
+                    path: p, line: l, ..
+                },
+            ) => path == p && line == l,
+            (Origin::Inline { key }, Error::Config { key: k, .. }) => key == k,
+            _ => false,
+        }
+    }
+
     pub(super) fn err(&self, msg: impl Into<String>) -> Error {
         match self {
             Origin::File { path, line } => Error::JobFile {
@@ -80,16 +94,6 @@ pub(super) struct Problems(pub Vec<Error>);
 impl Problems {
     pub(super) fn push(&mut self, e: Error) {
         self.0.push(e);
-    }
-    /// Keep `r`'s value, or note its error and return `None`.
-    pub(super) fn take<T>(&mut self, r: Result<T>) -> Option<T> {
-        match r {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.push(e);
-                None
-            }
-        }
     }
     /// `Ok` when nothing went wrong; the one error, or all of them together.
     pub(super) fn finish(mut self) -> Result<()> {
@@ -425,7 +429,11 @@ pub(super) fn command_line(
         let at = Origin::Inline {
             key: format!("{key}[{i}]"),
         };
-        let Some(opt) = arg.strip_prefix("--") else {
+        // fio reads its command line with getopt_long_only: `-name=a` is `--name=a`.
+        let single = arg
+            .strip_prefix('-')
+            .filter(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()));
+        let Some(opt) = arg.strip_prefix("--").or(single) else {
             problems.push(at.err(format!(
                 "`{arg}`: expected a fio option `--key[=value]` (give job files with --job)"
             )));

@@ -280,6 +280,12 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
     };
 
+    // fio: `ba[ddir]` defaults to the direction's own smallest block size.
+    let ba = if get("blockalign").is_some() {
+        [align; 3]
+    } else {
+        [bs[0].min(), bs[1].min(), bs[2].min()]
+    };
     let offset = match get("offset") {
         None => Offset::Bytes(0),
         Some(o) => {
@@ -793,10 +799,14 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             min_bs,
             max_bs,
             align,
+            ba,
             files: Vec::new(),
             file_rr,
             region_start: 0,
             region_len: 0,
+            file_ends: Vec::new(),
+            layout: Vec::new(),
+            on_device: false,
             io_limit: if time_based { None } else { io_size },
             loops,
             number_ios,
@@ -838,6 +848,14 @@ pub(crate) fn parse_size(text: &str) -> std::result::Result<u64, String> {
     }
     let (num, suffix) = t.split_at(digits);
     let n: u64 = num.parse().map_err(|_| format!("`{t}` is too large"))?;
+    if suffix.starts_with(['.', ',']) {
+        // fio (str_to_decimal in parse.c) reads the digits before the point and, finding no
+        // unit letter right after them, no unit: `1.5k` is 1 byte to fio, not 1536. Running
+        // that would not be the job the file means, nor a block size an SSD takes.
+        return Err(format!(
+            "`{t}`: fio reads a size only up to its first non-digit, so to fio this is {n} byte(s), not a fraction of a unit; write the size in whole bytes or a smaller unit (for example `1536` for 1.5k)"
+        ));
+    }
     let mult: u64 = match suffix.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -974,32 +992,20 @@ fn parse_bssplit(opt: &Opt) -> Result<[Option<BsSpec>; 3]> {
             };
             entries.push((parse_bs(opt, bs)?, pct));
         }
+        // fio (bssplit_ddir in options.c): shares need not sum to 100 (a draw past the last
+        // share takes the last entry; entries past 100 are never drawn); entries without a
+        // share each get (100 - given) / missing, and more than 100 given with entries
+        // missing is an error ("bssplit percentages add to more than 100%").
         let given: u32 = entries.iter().filter_map(|e| e.1).sum();
         let missing = entries.iter().filter(|e| e.1.is_none()).count() as u32;
-        if given > 100 || (missing == 0 && given != 100) {
+        if given > 100 && missing > 0 {
             return Err(opt.err(format!(
-                "bssplit percentages add up to {given}, expected 100"
+                "bssplit percentages add up to {given}, more than 100, with entries left without one"
             )));
         }
-        let rest = 100 - given;
-        let mut seen = 0;
         let split: Vec<(u64, u32)> = entries
             .iter()
-            .map(|&(bs, p)| match p {
-                Some(p) => (bs, p),
-                None => {
-                    seen += 1;
-                    let share = rest / missing;
-                    (
-                        bs,
-                        if seen == missing {
-                            rest - share * (missing - 1)
-                        } else {
-                            share
-                        },
-                    )
-                }
-            })
+            .map(|&(bs, p)| (bs, p.unwrap_or_else(|| (100 - given) / missing.max(1))))
             .collect();
         out[d] = Some(BsSpec::Split(split));
     }

@@ -1,7 +1,7 @@
 use super::*;
 use crate::config::OptionValue;
 use crate::units::SimTime;
-use crate::workload::{Op, Request};
+use crate::workload::{Next, Op, Request};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -29,7 +29,22 @@ fn load_text(text: &str, cap: u64, seed: u64) -> Result<Vec<Stream>> {
     load_streams(&file_cfg(path), cap, seed)
 }
 
+/// The job's first `n` requests, after its file layout (the requests issued while the
+/// stream's ramp is not settled), which [`take_all`] keeps.
 fn take(s: &mut Stream, n: usize) -> Vec<Request> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        match s.source.next_request(SimTime::ZERO).unwrap() {
+            Some(r) if s.source.ramp_settled() => out.push(r),
+            Some(_) => {}
+            None => break,
+        }
+    }
+    out
+}
+
+/// The first `n` requests, the file layout's included.
+fn take_all(s: &mut Stream, n: usize) -> Vec<Request> {
     let mut out = Vec::new();
     for _ in 0..n {
         match s.source.next_request(SimTime::ZERO).unwrap() {
@@ -484,8 +499,9 @@ fn bad_job_files_name_their_line() {
         ("[j]\n\nrwmixread=101\n", 3, "0..=100"),
         ("[j]\niodepth=0\n", 2, "iodepth"),
         ("[j]\nnumjobs=0\n", 2, "numjobs"),
-        ("[j]\nbssplit=4k/50:8k/40\n", 2, "add up to 90"),
+        ("[j]\nbssplit=4k/80:8k/60:16k:32k\n", 2, "add up to 140, more than 100"),
         ("[j]\nbssplit=4k/50:8k/60:16k\n", 2, "add up to 110"),
+        ("[j]\nbs=1.5k\n", 2, "to fio this is 1 byte(s)"),
         ("[j]\ninclude other.fio\n", 2, "include"),
         ("include other.fio\n", 1, "include"),
         ("[j\nrw=read\n", 1, "closing"),
@@ -735,6 +751,23 @@ fn jobs_get_their_own_files_unless_they_share_a_filename() {
     .unwrap();
     let spans: Vec<(u64, u64)> = st.iter_mut().map(|s| span(s, 1_000_000)).collect();
     assert_eq!(spans, vec![(0, 32 * M), (0, 32 * M), (32 * M, 64 * M)]);
+    // The first reader lays out the whole 64 MiB file, once, before its I/O.
+    let mut st = load_text(
+        "[global]\nfilename=data\nrw=read\nsize=32m\n[a]\n[b]\nnumjobs=2\noffset_increment=32m\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let writes: Vec<usize> = st
+        .iter_mut()
+        .map(|s| {
+            take_all(s, 100_000)
+                .iter()
+                .filter(|r| r.op == Op::Write)
+                .count()
+        })
+        .collect();
+    assert_eq!(writes, vec![64, 0, 0]);
     // A device name: the device's own addresses.
     let mut st = load_text(
         "[a]\nfilename=/dev/nvme0n1\nrw=read\noffset=1g\nsize=1m\n",
@@ -904,10 +937,11 @@ fn trims_offset_modifiers_and_blockalign() {
             (Op::Write, 48)
         ]
     );
-    // fio's backwards-read.fio: rw=read:-8k with 4k blocks reads backwards from the end.
+    // fio's backwards-read.fio: rw=read:-8k with 4k blocks reads backwards from the end
+    // (the full stream is in `sequential_gaps_follow_fio`).
     let mut st = load_text("[b]\nbs=4k\nrw=read:-8k\nsize=64k\n", GIB, 1).unwrap();
     let offs: Vec<u64> = take(&mut st[0], 4).iter().map(|r| r.offset >> 10).collect();
-    assert_eq!(offs, vec![0, 60, 56, 52]);
+    assert_eq!(offs, vec![0, 56, 52, 48]);
     // rw=write:4k leaves a 4k hole after each block.
     let mut st = load_text("[g]\nbs=4k\nrw=write:4k\nsize=64k\n", GIB, 1).unwrap();
     let offs: Vec<u64> = take(&mut st[0], 4).iter().map(|r| r.offset >> 10).collect();
@@ -1038,4 +1072,356 @@ fn fio_output_flags_are_accepted_and_listed_as_ignored() {
             with.notes
         );
     }
+}
+
+/// Every request of a job, in order: (op, offset KiB, length KiB).
+fn stream_kib(text: &str, cap: u64, seed: u64) -> Vec<(Op, u64, u64)> {
+    let mut st = load_text(text, cap, seed).unwrap_or_else(|e| panic!("{e}"));
+    let reqs = take_all(&mut st[0], 100_000);
+    assert!(reqs.len() < 100_000, "the job does not end");
+    reqs.iter()
+        .map(|r| (r.op, r.offset >> 10, r.len >> 10))
+        .collect()
+}
+
+/// fio's sequential rule (get_next_seq_offset, io_u.c), written out independently for a
+/// region at the start of a file whose size is the region's: each I/O but the first starts
+/// `gap` after the previous one ends; a position at or past the file's end wraps (forwards
+/// to the start, backwards to the end plus the gap); a previous I/O ending at the file's end,
+/// a start at or past the region's end, or an I/O past the file's end, ends the job, as does
+/// reaching `size` bytes.
+fn fio_seq_reference(bs: i64, gap: i64, size: i64) -> Vec<(u64, u64)> {
+    let (mut out, mut last, mut done) = (Vec::new(), 0i64, 0i64);
+    while done < size && last < size {
+        let mut pos = last;
+        if pos != 0 {
+            pos += gap;
+            if pos >= size || pos < 0 {
+                pos = if gap > 0 { 0 } else { size + gap };
+            }
+        }
+        if pos >= size || pos + bs > size {
+            break;
+        }
+        out.push(((pos >> 10) as u64, (bs >> 10) as u64));
+        last = pos + bs;
+        done += bs;
+    }
+    out
+}
+
+#[test]
+fn sequential_gaps_follow_fio() {
+    for (rw, gap) in [
+        ("write:8k", 8192i64),
+        ("read:-8k", -8192),
+        ("write:4k", 4096),
+        ("read:-4k", -4096),
+        ("write:12k", 12288),
+        ("read", 0),
+    ] {
+        for (bs, size) in [(4096i64, 65536i64), (8192, 65536), (4096, 61440)] {
+            let text = format!("[j]\nrw={rw}\nbs={bs}\nsize={size}\n");
+            let got: Vec<(u64, u64)> = stream_kib(&text, GIB, 1)
+                .into_iter()
+                .map(|(_, o, l)| (o, l))
+                .collect();
+            let mut want = fio_seq_reference(bs, gap, size);
+            if rw.starts_with("read") {
+                // The file is laid out first (one write: it is smaller than 1 MiB).
+                want.insert(0, (0, (size >> 10) as u64));
+            }
+            assert_eq!(got, want, "{text}");
+        }
+    }
+    // The issue's cases, spelled out: fio writes 6 blocks and stops at the region's end...
+    let w: Vec<u64> = stream_kib("[j]\nrw=write:8k\nbs=4k\nsize=64k\n", GIB, 1)
+        .iter()
+        .map(|r| r.1)
+        .collect();
+    assert_eq!(w, vec![0, 12, 24, 36, 48, 60]);
+    // ...and reads backwards from 56k (the block at 60k is never read), wrapping after 0.
+    let r: Vec<u64> = stream_kib("[j]\nrw=read:-8k\nbs=4k\nsize=64k\n", GIB, 1)
+        .iter()
+        .filter(|r| r.0 == Op::Read)
+        .map(|r| r.1)
+        .collect();
+    assert_eq!(
+        r,
+        vec![0, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0]
+    );
+    // On the device the region's end, not the device's, ends the forward pass.
+    let d = stream_kib(
+        "[j]\nfilename=/dev/nvme0n1\nrw=write:8k\nbs=4k\nsize=64k\n",
+        GIB,
+        1,
+    );
+    assert_eq!(d.len(), 6);
+    // loops: each loop starts again at the region's start.
+    let l = stream_kib("[j]\nrw=write:8k\nbs=4k\nsize=64k\nloops=2\n", GIB, 1);
+    assert_eq!(l.len(), 12);
+    assert_eq!(l[6].1, 0);
+}
+
+#[test]
+fn percentage_offset_and_size_round_as_fio() {
+    // fio: offset = ceil(1 MiB * 10% / 4k) * 4k = 104 KiB; size = floor(1 MiB * 10% / 4k) * 4k
+    // = 100 KiB of I/O from there.
+    let got = stream_kib("[j]\nrw=read\nfilesize=1m\noffset=10%\nsize=10%\n", GIB, 1);
+    // The 1 MiB file is laid out first.
+    let want: Vec<(Op, u64, u64)> = std::iter::once((Op::Write, 0, 1024))
+        .chain((0..25).map(|i| (Op::Read, 104 + 4 * i, 4)))
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// fio's random map rule for `rw=randrw bssplit=4k/50:16k/50,64k/100 size=64m`, written out
+/// independently with a plain bit vector: one bit per 4 KiB (the smallest block); reads draw
+/// a 4 KiB index in [0, 16384), writes a 64 KiB index in [0, 1024) (fio's `ba[ddir]`); a busy
+/// index moves to the next free bit (wrapping); an offset past the region ends the job; an
+/// I/O marks its bits from offset / min_bs[ddir] and is cut at the first busy one.
+fn fio_axmap_reference(seed: u64) -> u64 {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let n = 16384usize;
+    let mut map = vec![false; n];
+    let mut done = 0u64;
+    while done < 64 << 20 {
+        let read = rng.random_range(0..100u32) < 50;
+        let (unit, lastb) = if read {
+            (4096u64, n as u64)
+        } else {
+            (65536, 1024)
+        };
+        let mut b = rng.random_range(0..lastb) as usize;
+        if map[b] {
+            match (b + 1..n).chain(0..b).find(|&i| !map[i]) {
+                Some(i) => b = i,
+                None => break,
+            }
+        }
+        let off = b as u64 * unit;
+        if off >= 64 << 20 {
+            break;
+        }
+        let mut len = if read {
+            let pick = if rng.random_range(0..100u32) < 50 {
+                4096
+            } else {
+                16384
+            };
+            if off + pick <= 64 << 20 {
+                pick
+            } else {
+                4096
+            }
+        } else {
+            65536
+        };
+        let min = if read { 4096 } else { 65536 };
+        let first = (off / min) as usize;
+        let want = (len / min) as usize;
+        let k = (first..(first + want).min(n))
+            .take_while(|&i| !map[i])
+            .count();
+        for i in first..first + k {
+            map[i] = true;
+        }
+        len = len.min(k as u64 * min);
+        done += len;
+    }
+    done
+}
+
+#[test]
+fn bssplit_random_map_stops_when_used_up_like_fio() {
+    // On the device, so that no file layout precedes the job.
+    let text = "[j]\nfilename=/dev/sdb\nrw=randrw\nsize=64m\nbssplit=4k/50:16k/50,64k/100\n";
+    let runs = 60u64;
+    let (mut ours, mut model) = (Vec::new(), Vec::new());
+    for seed in 1..=runs {
+        let got: u64 = stream_kib(text, GIB, seed).iter().map(|r| r.2 << 10).sum();
+        ours.push(got as f64 / (1 << 20) as f64);
+        model.push(fio_axmap_reference(1000 + seed) as f64 / (1 << 20) as f64);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let sd = |v: &[f64]| {
+        let m = mean(v);
+        (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+    };
+    // fio's run in the issue issued 31.75 MiB; the job stops early in most runs, never past
+    // 64 MiB and its last block, and the totals are distributed as the reference's (means within 4 standard
+    // errors of their difference).
+    assert!(ours.iter().all(|&x| x < 64.0 + 1.0 / 16.0));
+    assert!(
+        ours.iter().filter(|&&x| x < 63.0).count() as u64 > runs * 3 / 4,
+        "{ours:?}"
+    );
+    let se =
+        (sd(&ours).powi(2) / ours.len() as f64 + sd(&model).powi(2) / model.len() as f64).sqrt();
+    assert!(
+        (mean(&ours) - mean(&model)).abs() < 4.0 * se,
+        "ours {:.1} MiB, fio's rule {:.1} MiB (se {se:.2})",
+        mean(&ours),
+        mean(&model)
+    );
+    // norandommap: fio issues the whole size.
+    let all: u64 = stream_kib(&format!("{text}norandommap\n"), GIB, 1)
+        .iter()
+        .map(|r| r.2 << 10)
+        .sum();
+    assert!(all >= 64 << 20);
+    // Writes lie on 64 KiB boundaries (fio's ba[ddir] is the direction's own block size).
+    assert!(stream_kib(text, GIB, 3)
+        .iter()
+        .filter(|r| r.0 == Op::Write)
+        .all(|r| r.1 % 64 == 0));
+}
+
+#[test]
+fn every_bad_value_is_reported_in_one_run() {
+    // Three bad values in two jobs and one unknown name: one run names all four lines.
+    let text = "[a]\nrw=sideways\nbs=4q\niodepth=0\n[b]\nrwmixread=101\nbogus=1\n";
+    match load_text(text, GIB, 1) {
+        Err(Error::Several(errs)) => {
+            let lines: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+            for (l, m) in [
+                (":2:", "expected read"),
+                (":3:", "suffix"),
+                (":4:", "iodepth"),
+                (":6:", "0..=100"),
+                (":7:", "unknown fio option `bogus`"),
+            ] {
+                assert!(
+                    lines.iter().any(|x| x.contains(l) && x.contains(m)),
+                    "{l} {m} in {lines:#?}"
+                );
+            }
+            assert_eq!(lines.len(), 5, "{lines:#?}");
+        }
+        other => panic!("{:?}", other.err()),
+    }
+    // On a command line, each bad value names its argument.
+    let cfg = FioWorkload {
+        path: None,
+        global: BTreeMap::new(),
+        jobs: Vec::new(),
+        args: ["--name=a", "--bs=4q", "--iodepth=0", "--size=1m"]
+            .iter()
+            .map(|x| x.to_string())
+            .collect(),
+        vars: BTreeMap::new(),
+    };
+    let e = load_streams(&cfg, GIB, 1)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("workload.args[1]") && e.contains("workload.args[2]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn single_dash_options_and_bssplit_shares_as_fio_reads_them() {
+    // fio's getopt_long_only: `-name=a` is `--name=a`.
+    let args = |v: &[&str]| FioWorkload {
+        path: None,
+        global: BTreeMap::new(),
+        jobs: Vec::new(),
+        args: v.iter().map(|x| x.to_string()).collect(),
+        vars: BTreeMap::new(),
+    };
+    let mut one = load_streams(
+        &args(&["-name=a", "-rw=write", "-bs=8k", "-size=64k", "-numjobs=2"]),
+        GIB,
+        1,
+    )
+    .unwrap();
+    let mut two = load_streams(
+        &args(&[
+            "--name=a",
+            "--rw=write",
+            "--bs=8k",
+            "--size=64k",
+            "--numjobs=2",
+        ]),
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(one.len(), 2);
+    assert_eq!(take(&mut one[1], 100), take(&mut two[1], 100));
+    // A bssplit whose shares sum to 106: fio draws u in [0, 100) against the running sums,
+    // so 4k takes 50%, 16k the other 50%, and 64k (past 100) is never drawn.
+    let mut st = load_text(
+        "[j]\nrw=randread\nbssplit=4k/50:16k/50:64k/6\nnorandommap\n",
+        16 * GIB,
+        2,
+    )
+    .unwrap();
+    let reqs = take(&mut st[0], 20_000);
+    let frac = |b: u64| reqs.iter().filter(|r| r.len == b).count() as f64 / reqs.len() as f64;
+    assert!((frac(4096) - 0.5).abs() < 0.02, "{}", frac(4096));
+    assert_eq!(frac(65536), 0.0);
+    // Shares summing to 90: the last 10% falls to the last entry.
+    let mut st = load_text(
+        "[j]\nrw=randread\nbssplit=4k/50:8k/40\nnorandommap\n",
+        16 * GIB,
+        2,
+    )
+    .unwrap();
+    let reqs = take(&mut st[0], 20_000);
+    let f8 = reqs.iter().filter(|r| r.len == 8192).count() as f64 / reqs.len() as f64;
+    assert!((f8 - 0.5).abs() < 0.02, "{f8}");
+}
+
+#[test]
+fn a_read_job_lays_out_the_file_nothing_wrote() {
+    // fio writes a file a job reads before the job starts (extend_file); the job's reads
+    // follow, and its ramp leaves the layout out of the statistics.
+    let mut st = load_text("[r]\nrw=read\nbs=4k\nsize=3m\n", GIB, 1).unwrap();
+    assert_eq!(
+        st[0].source.ramp_end(),
+        Some(SimTime(u64::MAX)),
+        "not started"
+    );
+    let reqs = take_all(&mut st[0], 10_000);
+    let layout: Vec<(Op, u64, u64)> = reqs
+        .iter()
+        .take_while(|r| r.op == Op::Write)
+        .map(|r| (r.op, r.offset >> 10, r.len >> 10))
+        .collect();
+    assert_eq!(
+        layout,
+        vec![
+            (Op::Write, 0, 1024),
+            (Op::Write, 1024, 1024),
+            (Op::Write, 2048, 1024)
+        ]
+    );
+    assert!(layout.iter().all(|w| w.0 == Op::Write));
+    assert_eq!(reqs.len(), 3 + 768);
+    assert!(reqs[3..].iter().all(|r| r.op == Op::Read));
+    assert!(st[0].source.ramp_settled());
+    // A file an earlier stonewall group wrote is not laid out again; a job on the device
+    // (a real SSD answers unmapped reads from its map) never is.
+    let mut st = load_text(
+        "[w]\nrw=write\nfilename=f\nsize=1m\n[r]\nstonewall\nrw=read\nfilename=f\nsize=1m\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert!(take_all(&mut st[1], 10_000)
+        .iter()
+        .all(|r| r.op == Op::Read));
+    let mut st = load_text("[r]\nrw=read\nfilename=/dev/sdb\nsize=1m\n", GIB, 1).unwrap();
+    assert!(take_all(&mut st[0], 10_000)
+        .iter()
+        .all(|r| r.op == Op::Read));
+    // Under the layout the stream's ramp is not settled and covers everything.
+    let mut st = load_text("[r]\nrw=randread\nsize=2m\n", GIB, 1).unwrap();
+    let first = st[0].source.next(SimTime::ZERO).unwrap();
+    assert!(matches!(first, Next::Issue(ref r) if r.op == Op::Write));
+    assert!(!st[0].source.ramp_settled());
+    assert_eq!(st[0].source.ramp_end(), Some(SimTime(u64::MAX)));
 }

@@ -35,6 +35,8 @@ pub struct SplitTotals {
     pub queue_ns: u128,
     /// Sum of time waiting while the plane did GC work (ns).
     pub gc_ns: u128,
+    /// Sum of time waiting for translation pages (ns; a demand-paged map).
+    pub map_ns: u128,
     /// Requests that waited while a GC job was on one of their planes.
     pub during_gc: OpTotals,
 }
@@ -286,6 +288,7 @@ impl Recorder {
         };
         t.queue_ns += c.queue_ns as u128;
         t.gc_ns += c.gc_ns as u128;
+        t.map_ns += c.map_ns as u128;
         if c.during_gc {
             let lat = c.done.0 - c.issued.0;
             h.saturating_record(lat);

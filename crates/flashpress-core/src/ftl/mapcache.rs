@@ -168,6 +168,9 @@ pub struct MapCache {
 }
 
 impl MapCache {
+    /// Simulator memory per map entry: two list links, a segment and a dirty mark.
+    pub const BYTES_PER_ENTRY: usize = 4 + 4 + 1 + 4;
+
     /// An empty cache of `cap` entries over `entries` logical pages, `per_tpage` per
     /// translation page.
     pub fn new(entries: u64, cap: u64, per_tpage: u64, policy: MapCachePolicy) -> MapCache {

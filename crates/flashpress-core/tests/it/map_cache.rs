@@ -358,3 +358,45 @@ fn gc_moves_translation_pages_and_updates_entries_with_verify_on() {
         assert_eq!(r.summary_json(), run().summary_json(), "deterministic");
     }
 }
+
+#[test]
+fn timeline_columns_add_up_to_the_summary() {
+    let pre =
+        "[precondition]\nfill_fraction = 1.0\naging_fraction = 0.0\n[stats]\ninterval_ms = 20.0\n";
+    let cfg = demand(8192, "lru", pre);
+    let stream = crate::support::uniform_stream(&cfg, 20_000, 0.7, 4, 2);
+    let r = flashpress_core::sim::Simulation::with_streams(cfg, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap();
+    let m = r.summary.map_cache.unwrap();
+    let col = |name: &str| {
+        r.timeline
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+            .values
+            .clone()
+    };
+    assert!(col("time_s").len() > 3);
+    let sum = |v: Vec<f64>| v.iter().filter(|x| !x.is_nan()).sum::<f64>();
+    assert_eq!(
+        sum(col("map_translation_reads")),
+        m.counters.translation_reads as f64
+    );
+    assert_eq!(
+        sum(col("map_translation_writes")),
+        m.counters.translation_writes as f64
+    );
+    let hits = col("map_hit_ratio");
+    assert!(hits.iter().all(|h| h.is_nan() || (0.0..=1.0).contains(h)));
+    assert!(hits.iter().any(|h| !h.is_nan() && *h < 1.0));
+    // The full table has none of these columns.
+    let full = config(&format!("preset = \"tiny\"\n{pre}"));
+    let stream = crate::support::uniform_stream(&full, 100, 0.7, 4, 2);
+    let r = flashpress_core::sim::Simulation::with_streams(full, vec![stream])
+        .unwrap()
+        .run()
+        .unwrap();
+    assert!(!r.timeline.iter().any(|c| c.name.starts_with("map_")));
+}

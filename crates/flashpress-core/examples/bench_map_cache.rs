@@ -15,7 +15,9 @@ use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let mode = args.next().ok_or("usage: bench_map_cache full|demand [REQUESTS]")?;
+    let mode = args
+        .next()
+        .ok_or("usage: bench_map_cache full|demand [REQUESTS]")?;
     let requests: u64 = args.next().map_or(Ok(200_000), |a| a.parse())?;
     let mut over = serde_json::json!({
         "preset": "bench-mlc-2g",

@@ -983,6 +983,30 @@ impl Device {
             if let Some(plane) = self.sched.idle.pop() {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
                 self.ftl.background_gc(plane, now, &mut be);
+                if self.ftl.map.as_ref().is_some_and(|m| m.has_pending()) {
+                    // Background GC updated uncached map entries: their translation pages
+                    // are written back now, not when the next request arrives.
+                    let base = Req {
+                        kind: Kind::MapWrite,
+                        stream: 0,
+                        op: Op::Write,
+                        len: 0,
+                        issued: now,
+                        pages_left: 0,
+                        done: now,
+                        split: Split::default(),
+                        during_gc: false,
+                        decompress: 0,
+                        map_ns: 0,
+                    };
+                    // Queued behind the commands already on their way (arrivals stay in
+                    // time order). Should no plane take a page now, the write-backs stay
+                    // pending and the next request's mapping retries them (and reports it).
+                    let at = self.arriving_reads.back().map_or(now, |a| a.at.max(now));
+                    if self.flush_map(base, at, now, q).is_err() {
+                        continue;
+                    }
+                }
                 continue;
             }
             break;

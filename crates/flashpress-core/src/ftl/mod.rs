@@ -350,10 +350,14 @@ impl Ftl {
         flash: &mut F,
         out: &mut Vec<(Option<Ppn>, Ppn)>,
     ) -> Result<()> {
-        while let Some(t) = self.map.as_mut().and_then(|m| m.take_pending()) {
+        while self.map.as_ref().is_some_and(|m| m.has_pending()) {
+            // The plane first: if none can take a page the write-back stays pending.
+            let plane = self.pick_plane(self.tstream, at, flash)?;
+            let Some(t) = self.map.as_mut().and_then(|m| m.take_pending()) else {
+                break;
+            };
             let lpn = self.tbase + t;
             let old = self.l2p[lpn as usize];
-            let plane = self.pick_plane(self.tstream, at, flash)?;
             let ppn = self.take_page(plane, self.tstream, flash);
             self.remap(Lpn(lpn), ppn, 0, at);
             let m = self.map.as_mut().expect("checked");

@@ -395,19 +395,37 @@ fn bad_budgets_and_combinations_name_the_key() {
 #[test]
 fn gc_moves_translation_pages_and_updates_entries_with_verify_on() {
     let pre = "[precondition]\nfill_fraction = 1.0\naging_fraction = 1.0\n[check]\nverify = true\n";
-    for policy in ["lru", "segmented_lru"] {
+    let bg = "[ftl.gc]\nbackground = true\n";
+    for (policy, extra) in [("lru", ""), ("segmented_lru", ""), ("lru", bg)] {
         let run = || {
-            let cfg = demand(4096 * 2, policy, pre);
-            let stream = crate::support::uniform_stream(&cfg, 30_000, 0.3, 8, 9);
-            flashpress_core::sim::Simulation::with_streams(cfg, vec![stream])
-                .unwrap()
-                .run()
-                .unwrap()
+            let cfg = demand(4096 * 2, policy, &format!("{pre}{extra}"));
+            if extra.is_empty() {
+                let stream = crate::support::uniform_stream(&cfg, 30_000, 0.3, 8, 9);
+                return flashpress_core::sim::Simulation::with_streams(cfg, vec![stream])
+                    .unwrap()
+                    .run()
+                    .unwrap();
+            }
+            // Open loop with gaps, so idle planes clean in the background (and the map's
+            // write-backs, about one a write on top of GC's, leave the device room).
+            let mut rng = Pcg64Mcg::seed_from_u64(9);
+            let script = (0..15_000u64)
+                .map(|i| {
+                    let op = if rng.random::<f64>() < 0.3 {
+                        Op::Read
+                    } else {
+                        Op::Write
+                    };
+                    (op, rng.random_range(0..6963u64) * 4096, 4096, i * 2_000_000)
+                })
+                .collect();
+            script_sim(&cfg, script, Drive::Open).run().unwrap()
         };
         let r = run();
         let s = &r.summary;
         let m = s.map_cache.unwrap();
         assert!(s.gc_invocations > 0);
+        assert!(extra.is_empty() || s.gc_background_blocks > 0);
         assert!(m.counters.gc_uncached_updates > 0, "{policy}: {m:?}");
         assert!(m.counters.translation_writes > 0);
         assert!(s.verified_page_reads > 0);

@@ -373,6 +373,11 @@ fn bad_budgets_and_combinations_name_the_key() {
             "dram_bytes",
         ),
         (
+            "[ftl]\nmap_cache = { type = \"full\", dram_bytes = 8192 }\n",
+            "ftl.map_cache",
+            "unknown key",
+        ),
+        (
             "[ftl]\nmap_cache = { type = \"partial\" }\n",
             "ftl.map_cache",
             "partial",

@@ -46,7 +46,8 @@ def test_demand_on_a_compressing_device_is_refused_by_name() -> None:
 
 
 def test_a_demand_run_reports_its_cache_and_timeline_columns() -> None:
-    job = {"name": "r", "rw": "randread", "bs": "4k", "iodepth": 8, "number_ios": 20000}
+    # norandommap: independent uniform offsets (fio's random map would visit each block once a pass).
+    job = {"name": "r", "rw": "randread", "bs": "4k", "iodepth": 8, "number_ios": 20000, "norandommap": True}
     cfg = Config.from_dict(
         {
             "preset": "tiny",

@@ -88,6 +88,16 @@ class DeviceCompressionDict(TypedDict):
     zero_units: NotRequired[bool]
 
 
+class FullMapCacheDict(TypedDict):
+    type: Literal["full"]
+
+
+class DemandMapCacheDict(TypedDict):
+    type: Literal["demand"]
+    dram_bytes: int
+    policy: Literal["lru", "segmented_lru"]
+
+
 class FtlDict(TypedDict):
     op_ratio: float
     striping: Striping
@@ -95,6 +105,7 @@ class FtlDict(TypedDict):
     gc: GcDict
     write_buffer_pages: int
     compression: NotRequired[DeviceCompressionDict]
+    map_cache: NotRequired[FullMapCacheDict | DemandMapCacheDict]
 
 
 SchedPolicy = Literal["fcfs", "read_first"]

@@ -151,6 +151,18 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 size_of::<u32>(),
                 "physical pages",
             );
+            if crate::ftl::mapcache::demand(cfg).is_some() {
+                // The simulator keeps the whole map to know the truth; the cache's state is
+                // per entry (its lists, segment, dirty mark) beside it, and the directory's
+                // entries of the translation pages are in the page map.
+                p.array(
+                    "ftl.map_cache",
+                    bpp,
+                    mapped,
+                    crate::ftl::mapcache::MapCache::BYTES_PER_ENTRY,
+                    "mapped pages",
+                );
+            }
             if cfg.check.verify {
                 // The FTL's content id per physical page and the device's expected content
                 // per logical page; with compression, per virtual page the chunks it holds

@@ -436,9 +436,18 @@ impl Simulation {
             sched,
             comp: self.compression_counters(),
             dedup: self.dedup_counters(),
+            map: self.map_counters(),
         });
         if let Target::Stack(st) = &mut self.target {
             st.start_window(at);
+        }
+    }
+
+    /// The plain SSD's cumulative map cache counters, with a demand-paged map.
+    fn map_counters(&self) -> Option<crate::ftl::mapcache::MapCacheCounters> {
+        match &self.target {
+            Target::Ssd(d) => d.ftl.map.as_ref().map(|m| m.counters),
+            Target::Stack(_) => None,
         }
     }
 
@@ -787,6 +796,22 @@ impl Simulation {
                     }),
                 Target::Stack(_) => None,
             },
+            map_cache: self.map_counters().map(|c| {
+                let c = match self.base.and_then(|b| b.map) {
+                    Some(b) => minus(&c, &b, &[]),
+                    None => c,
+                };
+                crate::ftl::mapcache::MapCacheSummary::new(
+                    &self.cfg,
+                    c,
+                    f.host_pages_written,
+                    (
+                        self.rec.read.requests,
+                        self.rec.read.latency_sum_ns,
+                        self.rec.read_split.map_ns,
+                    ),
+                )
+            }),
             split_table_bytes: self
                 .cfg
                 .ftl

@@ -74,6 +74,7 @@ pub static RANGES: &[Bound] = &[
     // FTL
     b("ftl.op_ratio", 0.0, 0.99, "", "a fraction of the physical pages"),
     b("ftl.write_buffer_pages", 0.0, 1_048_576.0, "pages", "a DRAM write buffer"),
+    b("ftl.map_cache.dram_bytes", 1.0, 1e15, "bytes", "a DRAM budget for map entries"),
     b("ftl.gc.threshold", 1e-4, 0.99, "", "a fraction of a plane's blocks"),
     b("ftl.gc.background_threshold", 1e-4, 0.99, "", "a fraction of a plane's blocks"),
     b("ftl.gc.step_pages", 1.0, 16_384.0, "pages", "migrations per GC step"),
@@ -448,6 +449,8 @@ mod tests {
             "split": {"decision": "lru", "lru_entries": 10, "max_split_pages": 8}});
         plain["ftl"]["dedup"] =
             json!({"mode": "inline", "hash_us": 1.0, "hash_lanes": 1, "cold_threshold": 1});
+        plain["ftl"]["map_cache"] =
+            json!({"type": "demand", "dram_bytes": 4096, "policy": "segmented_lru"});
         plain["content"]["ratio"] = zipf.clone();
         plain["content"]["source"] = json!({"type": "files", "paths": ["x"], "max_bytes": 10});
         plain["content"]["cost"] = engine_cost.clone();

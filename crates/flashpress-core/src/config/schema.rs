@@ -297,6 +297,48 @@ pub struct FtlConfig {
     /// written page is stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedup: Option<DedupConfig>,
+    /// Where the page map lives: the whole table in controller DRAM (`full`, the default) or
+    /// a DRAM budget caching entries of a map kept in translation pages on flash (`demand`).
+    #[serde(default, skip_serializing_if = "MapCacheConfig::is_full")]
+    pub map_cache: MapCacheConfig,
+}
+
+/// Which mapping entries live in controller DRAM (`ftl.map_cache`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MapCacheConfig {
+    /// The whole mapping table is in DRAM; a lookup costs nothing.
+    #[default]
+    Full,
+    /// Demand-paged mapping (DFTL, Gupta et al., ASPLOS '09): the table is stored in
+    /// translation pages on flash, a global translation directory in DRAM locates them, and
+    /// `dram_bytes` of DRAM cache entries; a lookup that misses reads its translation page,
+    /// evicting a dirty entry writes its translation page back.
+    Demand {
+        /// DRAM for cached entries (bytes), from one translation page to the whole table.
+        dram_bytes: u64,
+        /// Replacement policy.
+        policy: MapCachePolicy,
+    },
+}
+
+impl MapCacheConfig {
+    /// The whole table in DRAM.
+    pub fn is_full(&self) -> bool {
+        *self == MapCacheConfig::Full
+    }
+}
+
+/// Replacement policy of the demand-paged map cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MapCachePolicy {
+    /// Least recently used (DFTL's cached mapping table).
+    Lru,
+    /// Segmented LRU (Karedla et al., IEEE Computer '94): a probationary segment takes
+    /// misses, a hit moves an entry to the protected segment (80% of the entries), whose
+    /// least recent entry falls back to probation; eviction from probation.
+    SegmentedLru,
 }
 
 /// Where the controller finds duplicates.
@@ -1243,6 +1285,40 @@ impl SimConfig {
                 },
             )?;
         }
+        if let MapCacheConfig::Demand { dram_bytes, .. } = f.map_cache {
+            let key = "ftl.map_cache";
+            for (on, what) in [
+                (
+                    f.compression().is_some(),
+                    "ftl.compression (its packed map)",
+                ),
+                (
+                    f.dedup().is_some(),
+                    "ftl.dedup (its node table and fingerprint index)",
+                ),
+                (self.stack.is_some(), "a [stack] run (the CCSD's chunk map)"),
+            ] {
+                check(!on, src, key, || {
+                    format!(
+                        "type = \"demand\" pages the plain page map only; it is not available with {what}: use type = \"full\""
+                    )
+                })?;
+            }
+            let table = crate::ftl::mapcache::table_bytes(self);
+            let tpage = n.page_size as u64;
+            check(
+                dram_bytes >= tpage && dram_bytes <= table,
+                src,
+                "ftl.map_cache.dram_bytes",
+                || {
+                    format!(
+                        "expected from one translation page ({tpage} bytes) to the whole mapping table ({table} bytes: {} entries of {} bytes), got {dram_bytes}",
+                        table / crate::ftl::mapcache::ENTRY_BYTES,
+                        crate::ftl::mapcache::ENTRY_BYTES
+                    )
+                },
+            )?;
+        }
         let g = &f.gc;
         check(
             g.background_threshold >= g.threshold,
@@ -1277,6 +1353,18 @@ impl SimConfig {
                 format!(
                     "the split table's reserve of {split} pages (3 per 4 split pages) and the {logical} logical pages \
                      do not fit in the {usable} pages outside the GC reserve: lower it or raise ftl.op_ratio"
+                )
+            },
+        )?;
+        let tpages = crate::ftl::mapcache::translation_pages(self);
+        check(
+            tpages == 0 || logical + tpages < usable,
+            src,
+            "ftl.map_cache",
+            || {
+                format!(
+                    "the {tpages} translation pages of the demand-paged map and the {logical} logical pages \
+                     do not fit in the {usable} pages outside the GC reserve: raise ftl.op_ratio"
                 )
             },
         )?;

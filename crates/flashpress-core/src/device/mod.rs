@@ -67,6 +67,9 @@ pub struct Completed {
     pub gc_ns: u64,
     /// A GC job was on one of its planes while it waited.
     pub during_gc: bool,
+    /// Of its latency: from its command at the controller until the last translation page
+    /// it had to read was at the controller (ns; `ftl.map_cache = "demand"` only).
+    pub map_ns: u64,
 }
 
 /// What verify mode remembers: the content id last written to each logical page (0 = none).
@@ -93,6 +96,25 @@ enum Kind {
         ready: SimTime,
         decompress: bool,
     },
+    /// The read of a translation page (`ftl.map_cache`) for `parent` ([`NO_REQ`]: for no
+    /// request), then `next`.
+    MapRead {
+        parent: u32,
+        next: MapNext,
+    },
+    /// The program of a translation page written back.
+    MapWrite,
+}
+
+/// What follows the read of a translation page.
+#[derive(Debug, Clone, Copy)]
+enum MapNext {
+    /// The parent's data read of this flash page (`partial`: one unit of it).
+    DataRead(Ppn, bool),
+    /// The parent's page is done (a page found unmapped, a write's map entry loaded).
+    Done,
+    /// A write-back: the merged translation page is programmed here.
+    Program(Ppn),
 }
 
 /// A request in flight.
@@ -109,6 +131,8 @@ struct Req {
     during_gc: bool,
     /// Reads: compressed pages to decompress once the data is at the controller.
     decompress: u32,
+    /// Reads: translation wait so far (see [`Completed::map_ns`]).
+    map_ns: u64,
 }
 
 /// A page command on its way to the controller.
@@ -119,6 +143,8 @@ struct Arrival {
     req: u32,
     /// A read of one partial unit of the page (writes: false).
     partial: bool,
+    /// A translation page's program, queued with the reads (in command order).
+    program: bool,
 }
 
 /// The device: controller state, FTL, back end and NAND array.
@@ -156,6 +182,8 @@ pub struct Device {
     arriving_chunks: VecDeque<(SimTime, u32)>,
     /// Old-data reads of the page being written (reused).
     old_reads: Vec<(Ppn, bool)>,
+    /// Translation-page write-backs the FTL allocated (reused).
+    map_writes: Vec<(Option<Ppn>, Ppn)>,
     /// Compression in the controller (`ftl.compression`).
     pub compression: Option<Compression>,
     page_writes: Vec<PageWrite>,
@@ -220,6 +248,7 @@ impl Device {
             arriving_writes: VecDeque::new(),
             arriving_chunks: VecDeque::new(),
             old_reads: Vec::new(),
+            map_writes: Vec::new(),
             compression,
             page_writes: Vec::new(),
             bytes_fp: cfg
@@ -360,6 +389,7 @@ impl Device {
             split: Split::default(),
             during_gc: false,
             decompress: 0,
+            map_ns: 0,
         };
         if self.compression.is_some() {
             match req.op {
@@ -385,19 +415,39 @@ impl Device {
                 let slot = self.alloc(base);
                 let mut pages = 0;
                 for lpn in first..=last {
-                    match self.ftl.lookup(Lpn(lpn as u32)) {
-                        Some(ppn) => {
+                    let found = self.ftl.translate(Lpn(lpn as u32));
+                    let tpage = self.ftl.take_map_read();
+                    if found.is_none() {
+                        self.counters.unmapped_page_reads += 1;
+                    }
+                    match (tpage, found) {
+                        (None, Some(ppn)) => {
                             let partial = self.one_unit(lpn, req.offset, req.offset + req.len);
                             self.arriving_reads.push_back(Arrival {
                                 at: cmd,
                                 ppn,
                                 req: slot,
                                 partial,
+                                program: false,
                             });
                             pages += 1;
                         }
-                        None => self.counters.unmapped_page_reads += 1,
+                        (None, None) => {}
+                        (Some(tp), found) => {
+                            let next = match found {
+                                Some(ppn) => MapNext::DataRead(
+                                    ppn,
+                                    self.one_unit(lpn, req.offset, req.offset + req.len),
+                                ),
+                                None => MapNext::Done,
+                            };
+                            self.map_read(tp, slot, next, base, cmd);
+                            pages += 1;
+                        }
                     }
+                }
+                if self.ftl.map.is_some() {
+                    self.flush_map(base, cmd, now, q)?;
                 }
                 let r = &mut self.reqs[slot as usize];
                 r.pages_left = pages;
@@ -437,7 +487,15 @@ impl Device {
                         self.ftl.write(Lpn(lpn as u32), c, now, &mut be)?
                     };
                     self.sched.program_allocated(ppn);
+                    if let Some(tp) = self.ftl.take_map_read() {
+                        // The write completes once its map entry is loaded too.
+                        self.reqs[slot as usize].pages_left += 1;
+                        self.map_read(tp, slot, MapNext::Done, base, cmd);
+                    }
                     self.page_data_in(ppn, old, slot, base, cmd, arrived);
+                }
+                if self.ftl.map.is_some() {
+                    self.flush_map(base, cmd, now, q)?;
                 }
                 self.after_backend(now, q);
                 Ok(())
@@ -449,9 +507,17 @@ impl Device {
                 let end_whole = end / self.page_size;
                 for lpn in first_whole..end_whole {
                     self.trim_page(lpn, cmd);
+                    if let Some(tp) = self.ftl.take_map_read() {
+                        // The entry is loaded to be cleared; the TRIM does not wait for it.
+                        self.map_read(tp, NO_REQ, MapNext::Done, base, cmd);
+                    }
                     if let Some(s) = self.shadow.as_mut() {
                         s.expected[lpn as usize] = 0;
                     }
+                }
+                if self.ftl.map.is_some() {
+                    self.flush_map(base, cmd, now, q)?;
+                    self.after_backend(now, q);
                 }
                 self.completed.push(Completed {
                     stream,
@@ -462,6 +528,7 @@ impl Device {
                     queue_ns: 0,
                     gc_ns: 0,
                     during_gc: false,
+                    map_ns: 0,
                 });
                 Ok(())
             }
@@ -537,6 +604,7 @@ impl Device {
                 ppn,
                 req: slot,
                 partial: false,
+                program: false,
             }),
         }
     }
@@ -587,6 +655,62 @@ impl Device {
         (arrived, slot)
     }
 
+    /// Queue the read of translation page `tp` (its command at the controller at `cmd`) for
+    /// request `parent` ([`NO_REQ`]: none), with `next` to follow.
+    fn map_read(&mut self, tp: Ppn, parent: u32, next: MapNext, base: Req, cmd: SimTime) {
+        let slot = self.alloc(Req {
+            kind: Kind::MapRead { parent, next },
+            pages_left: 1,
+            ..base
+        });
+        self.arriving_reads.push_back(Arrival {
+            at: cmd,
+            ppn: tp,
+            req: slot,
+            partial: false,
+            program: false,
+        });
+    }
+
+    /// Write back the translation pages the map cache evicted or GC updated: each reads its
+    /// stored copy (if any), then programs the merged page; no request waits for them.
+    fn flush_map(
+        &mut self,
+        base: Req,
+        cmd: SimTime,
+        now: SimTime,
+        q: &mut EventQueue,
+    ) -> Result<()> {
+        let mut writes = std::mem::take(&mut self.map_writes);
+        writes.clear();
+        {
+            let mut be = self.sched.backend(&mut self.nand, q, now);
+            self.ftl.flush_map(now, &mut be, &mut writes)?;
+        }
+        for &(old, new) in &writes {
+            self.sched.program_allocated(new);
+            match old {
+                Some(old) => self.map_read(old, NO_REQ, MapNext::Program(new), base, cmd),
+                None => {
+                    let w = self.alloc(Req {
+                        kind: Kind::MapWrite,
+                        pages_left: 1,
+                        ..base
+                    });
+                    self.arriving_reads.push_back(Arrival {
+                        at: cmd,
+                        ppn: new,
+                        req: w,
+                        partial: false,
+                        program: true,
+                    });
+                }
+            }
+        }
+        self.map_writes = writes;
+        Ok(())
+    }
+
     /// A partial-page write first reads the page's old data from the flash pages `olds`
     /// (each with whether one partial unit of it is read); its command reaches the controller
     /// at `cmd`, and `kind` says what follows the reads.
@@ -603,6 +727,7 @@ impl Device {
                 ppn,
                 req: rmw,
                 partial,
+                program: false,
             });
         }
     }
@@ -651,8 +776,13 @@ impl Device {
             match (r, w) {
                 (Some(r), w) if w.is_none_or(|w| r.at <= w.at) => {
                     self.arriving_reads.pop_front();
-                    self.sched
-                        .enqueue_read(r.ppn, r.partial, r.req, now, &mut self.nand, q);
+                    if r.program {
+                        self.sched
+                            .enqueue_program(r.ppn, r.req, false, now, &mut self.nand, q);
+                    } else {
+                        self.sched
+                            .enqueue_read(r.ppn, r.partial, r.req, now, &mut self.nand, q);
+                    }
                 }
                 (_, Some(w)) => {
                     self.arriving_writes.pop_front();
@@ -710,7 +840,37 @@ impl Device {
                 self.free_reqs.push(slot);
                 self.chunk_in_dram(parent, now, q);
             }
-            Kind::Write => unreachable!("write requests complete without a request event"),
+            Kind::MapRead { parent, next } => {
+                self.free_reqs.push(slot);
+                if parent != NO_REQ {
+                    let p = &mut self.reqs[parent as usize];
+                    p.map_ns = p
+                        .map_ns
+                        .max(now.0.saturating_sub(r.issued.0 + self.overhead_ns));
+                }
+                match next {
+                    MapNext::DataRead(ppn, partial) => {
+                        self.sched
+                            .enqueue_read(ppn, partial, parent, now, &mut self.nand, q)
+                    }
+                    MapNext::Done if parent != NO_REQ => {
+                        self.page_done(parent, now, Split::default(), q);
+                    }
+                    MapNext::Done => {}
+                    MapNext::Program(ppn) => {
+                        let w = self.alloc(Req {
+                            kind: Kind::MapWrite,
+                            pages_left: 1,
+                            ..r
+                        });
+                        self.sched
+                            .enqueue_program(ppn, w, false, now, &mut self.nand, q);
+                    }
+                }
+            }
+            Kind::Write | Kind::MapWrite => {
+                unreachable!("write requests complete without a request event")
+            }
         }
         self.after_backend(now, q);
     }
@@ -766,6 +926,7 @@ impl Device {
             queue_ns: 0,
             gc_ns: 0,
             during_gc: false,
+            map_ns: 0,
         };
         if self.buffer.is_none() || self.buffer_programmed >= self.buffer_acked {
             self.completed.push(c);
@@ -822,6 +983,30 @@ impl Device {
             if let Some(plane) = self.sched.idle.pop() {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
                 self.ftl.background_gc(plane, now, &mut be);
+                if self.ftl.map.as_ref().is_some_and(|m| m.has_pending()) {
+                    // Background GC updated uncached map entries: their translation pages
+                    // are written back now, not when the next request arrives.
+                    let base = Req {
+                        kind: Kind::MapWrite,
+                        stream: 0,
+                        op: Op::Write,
+                        len: 0,
+                        issued: now,
+                        pages_left: 0,
+                        done: now,
+                        split: Split::default(),
+                        during_gc: false,
+                        decompress: 0,
+                        map_ns: 0,
+                    };
+                    // Queued behind the commands already on their way (arrivals stay in
+                    // time order). Should no plane take a page now, the write-backs stay
+                    // pending and the next request's mapping retries them (and reports it).
+                    let at = self.arriving_reads.back().map_or(now, |a| a.at.max(now));
+                    if self.flush_map(base, at, now, q).is_err() {
+                        continue;
+                    }
+                }
                 continue;
             }
             break;
@@ -843,6 +1028,8 @@ impl Device {
         let r = *r;
         match r.kind {
             Kind::Write => self.complete(slot, &r),
+            Kind::MapWrite => self.free_reqs.push(slot),
+            Kind::MapRead { .. } => q.push(r.done, Event::DeviceReq(slot)),
             Kind::Read => q.push(r.done, Event::DeviceReq(slot)),
             Kind::Rmw { arrived, .. } => q.push(r.done.max(arrived), Event::DeviceReq(slot)),
             Kind::RmwChunk {
@@ -863,6 +1050,7 @@ impl Device {
             queue_ns: r.split.queue_ns,
             gc_ns: r.split.gc_ns,
             during_gc: r.during_gc,
+            map_ns: r.map_ns,
         });
         self.free_reqs.push(slot);
     }
@@ -927,6 +1115,26 @@ impl Device {
             .write(lpn, content, SimTime::ZERO, &mut self.nand)?;
         self.nand.count_transfer();
         self.nand.count_program(ppn, false);
+        if self.ftl.map.is_some() {
+            // The map cache's flash work, booked at once.
+            if let Some(tp) = self.ftl.take_map_read() {
+                self.nand.count_read(tp, false);
+                self.nand.count_transfer();
+            }
+            let mut writes = std::mem::take(&mut self.map_writes);
+            writes.clear();
+            self.ftl
+                .flush_map(SimTime::ZERO, &mut self.nand, &mut writes)?;
+            for &(old, new) in &writes {
+                if let Some(old) = old {
+                    self.nand.count_read(old, false);
+                    self.nand.count_transfer();
+                }
+                self.nand.count_transfer();
+                self.nand.count_program(new, false);
+            }
+            self.map_writes = writes;
+        }
         Ok(())
     }
 
@@ -943,6 +1151,9 @@ impl Device {
         self.nand.reset_counters();
         self.sched.reset(&self.ftl);
         self.ftl.counters = Default::default();
+        if let Some(m) = self.ftl.map.as_mut() {
+            m.counters = Default::default();
+        }
         if let Some(d) = self.ftl.dedup.as_mut() {
             d.counters = Default::default();
         }

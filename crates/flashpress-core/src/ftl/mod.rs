@@ -13,6 +13,7 @@
 mod blocks;
 mod check;
 pub mod dedup;
+pub mod mapcache;
 pub mod packed;
 pub mod placement;
 pub mod victim;
@@ -46,9 +47,11 @@ pub fn gc_threshold_blocks(cfg: &SimConfig) -> u64 {
 }
 
 /// Open-block streams per plane: the placement policy's, plus CAGC's cold region when
-/// `ftl.dedup.regions` is on.
+/// `ftl.dedup.regions` is on, plus the translation pages' with a demand-paged map.
 pub fn streams(cfg: &SimConfig) -> usize {
-    placement::streams_of(cfg.ftl.placement) + cfg.ftl.dedup().is_some_and(|d| d.regions) as usize
+    placement::streams_of(cfg.ftl.placement)
+        + cfg.ftl.dedup().is_some_and(|d| d.regions) as usize
+        + mapcache::demand(cfg).is_some() as usize
 }
 
 /// Blocks per plane kept out of the data space: the GC threshold plus one open block per stream.
@@ -214,8 +217,16 @@ pub struct Ftl {
     host_pages: u32,
     /// Dedup in gc mode: GC hashes valid pages.
     gc_hash: bool,
-    /// Dedup regions: pages above this count go to the cold stream (the last one).
+    /// Dedup regions: pages above this count go to the cold stream.
     cold_threshold: Option<u32>,
+    /// Demand-paged map (`ftl.map_cache`): which entries are in DRAM. The page map's entries
+    /// from `tbase` on are the translation pages' (the global translation directory).
+    pub map: Option<mapcache::MapCache>,
+    tbase: u32,
+    /// The translation pages' stream (the last one).
+    tstream: usize,
+    /// The translation page the last map access that missed must read first.
+    map_read: Option<Ppn>,
     /// Counters since the last reset.
     pub counters: FtlCounters,
 }
@@ -236,7 +247,7 @@ impl Ftl {
             .collect();
         let bpp = geo.blocks_per_plane as f64;
         Ftl {
-            l2p: vec![UNMAPPED; mapped_pages(cfg) as usize],
+            l2p: vec![UNMAPPED; (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as usize],
             p2l: vec![UNMAPPED; geo.pages as usize],
             blocks: Blocks::new(geo.blocks as usize),
             free,
@@ -270,6 +281,17 @@ impl Ftl {
             },
             gc_hash: dd.is_some_and(|d| d.mode == DedupMode::Gc),
             cold_threshold: dd.filter(|d| d.regions).map(|d| d.cold_threshold),
+            map: mapcache::demand(cfg).map(|(cap, policy)| {
+                mapcache::MapCache::new(
+                    mapped_pages(cfg),
+                    cap,
+                    mapcache::entries_per_tpage(cfg),
+                    policy,
+                )
+            }),
+            tbase: mapped_pages(cfg) as u32,
+            tstream: streams - 1,
+            map_read: None,
             counters: FtlCounters::default(),
             geo: geo.clone(),
         }
@@ -290,6 +312,66 @@ impl Ftl {
         };
         let p = self.l2p[v as usize];
         (p != UNMAPPED).then_some(Ppn(p))
+    }
+
+    /// Physical page holding a logical page, if mapped, as the controller finds it: with a
+    /// demand-paged map the lookup goes through the map cache, and one that misses leaves the
+    /// translation page to read first in [`Ftl::take_map_read`].
+    #[inline]
+    pub fn translate(&mut self, lpn: Lpn) -> Option<Ppn> {
+        if self.map.is_some() {
+            self.map_access(lpn, false);
+        }
+        self.lookup(lpn)
+    }
+
+    /// The translation page the last lookup, write or TRIM that missed the map cache must
+    /// read before it proceeds (none when the cache hit, or the translation page was never
+    /// written: all its entries are unmapped).
+    #[inline]
+    pub fn take_map_read(&mut self) -> Option<Ppn> {
+        self.map_read.take()
+    }
+
+    #[inline]
+    fn map_access(&mut self, lpn: Lpn, dirty: bool) {
+        let m = self.map.as_mut().expect("map access without a map cache");
+        if !m.access(lpn.0, dirty) {
+            let tp = self.l2p[(self.tbase + m.tpage_of(lpn.0)) as usize];
+            if tp != UNMAPPED {
+                m.counters.translation_reads += 1;
+                m.counters.translation_lookup_reads += 1;
+                self.map_read = Some(Ppn(tp));
+            }
+        }
+    }
+
+    /// Write back the translation pages the map cache has waiting (dirty evictions, GC
+    /// updates of uncached entries): each is a read of its stored copy (if any) and a program
+    /// of a new one, allocated here and pushed to `out` as (old, new) for the caller to queue.
+    /// GC that this needs runs first (and may add write-backs, written here too).
+    pub fn flush_map<F: FlashBackend>(
+        &mut self,
+        at: SimTime,
+        flash: &mut F,
+        out: &mut Vec<(Option<Ppn>, Ppn)>,
+    ) -> Result<()> {
+        while self.map.as_ref().is_some_and(|m| m.has_pending()) {
+            // The plane first: if none can take a page the write-back stays pending.
+            let plane = self.pick_plane(self.tstream, at, flash)?;
+            let Some(t) = self.map.as_mut().and_then(|m| m.take_pending()) else {
+                break;
+            };
+            let lpn = self.tbase + t;
+            let old = self.l2p[lpn as usize];
+            let ppn = self.take_page(plane, self.tstream, flash);
+            self.remap(Lpn(lpn), ppn, 0, at);
+            let m = self.map.as_mut().expect("checked");
+            m.counters.translation_writes += 1;
+            m.counters.translation_reads += (old != UNMAPPED) as u64;
+            out.push(((old != UNMAPPED).then_some(Ppn(old)), ppn));
+        }
+        Ok(())
     }
 
     /// With deduplication: map logical page `lpn`, whose content has fingerprint `fp`, at
@@ -383,6 +465,9 @@ impl Ftl {
         at: SimTime,
         flash: &mut F,
     ) -> Result<Ppn> {
+        if self.map.is_some() {
+            self.map_access(lpn, true);
+        }
         let stream = self.placement.stream_for(&PageCtx {
             lpn,
             origin: Origin::Host,
@@ -483,6 +568,9 @@ impl Ftl {
                 }
             }
             return;
+        }
+        if self.map.is_some() {
+            self.map_access(lpn, true);
         }
         let old = self.l2p[lpn.0 as usize];
         if old != UNMAPPED {
@@ -613,6 +701,18 @@ impl Ftl {
             let lpn = self.p2l[src as usize];
             if lpn == UNMAPPED {
                 continue;
+            }
+            if let Some(m) = self.map.as_mut() {
+                if lpn >= self.tbase {
+                    // A translation page moves in its own stream; the directory is in DRAM.
+                    m.counters.translation_gc_migrations += 1;
+                    let dst = self.take_page(plane, self.tstream, flash);
+                    self.migrate(Lpn(lpn), Ppn(src), dst, at);
+                    moves.push((Ppn(src), dst));
+                    self.counters.gc_pages_migrated += 1;
+                    continue;
+                }
+                m.gc_update(lpn);
             }
             let mut stream = self.placement.stream_for(&PageCtx {
                 lpn: Lpn(lpn),

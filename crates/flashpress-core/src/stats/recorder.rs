@@ -35,6 +35,8 @@ pub struct SplitTotals {
     pub queue_ns: u128,
     /// Sum of time waiting while the plane did GC work (ns).
     pub gc_ns: u128,
+    /// Sum of time waiting for translation pages (ns; a demand-paged map).
+    pub map_ns: u128,
     /// Requests that waited while a GC job was on one of their planes.
     pub during_gc: OpTotals,
 }
@@ -61,6 +63,8 @@ struct Sample {
     /// With `ftl.dedup`: logical pages mapped and pages stored.
     dedup_mapped: u64,
     dedup_stored: u64,
+    /// With a demand-paged map: cumulative lookups, hits, translation reads and writes.
+    map: [u64; 4],
 }
 
 /// Statistics gathered during a run.
@@ -110,6 +114,8 @@ pub struct Recorder {
     samples: Vec<(u64, Sample)>,
     /// The device deduplicates: the timeline gets its dedup columns.
     dedup_columns: bool,
+    /// The device pages its map: the timeline gets its map cache columns.
+    map_columns: bool,
 }
 
 impl Recorder {
@@ -141,6 +147,7 @@ impl Recorder {
             pending: VecDeque::new(),
             samples: Vec::new(),
             dedup_columns: false,
+            map_columns: false,
         }
     }
 
@@ -149,8 +156,8 @@ impl Recorder {
     /// index and position there, and one `f64` in each of the finished timeline's columns.
     pub fn bytes_per_interval() -> u64 {
         use std::mem::size_of;
-        // The columns `timeline` builds, with the dedup ones and `time_s`.
-        const COLUMNS: usize = 17;
+        // The columns `timeline` builds, with the dedup and map cache ones and `time_s`.
+        const COLUMNS: usize = 20;
         (size_of::<(u64, Sample)>()
             + 2 * size_of::<(u64, Interval)>()
             + size_of::<u64>()
@@ -286,6 +293,7 @@ impl Recorder {
         };
         t.queue_ns += c.queue_ns as u128;
         t.gc_ns += c.gc_ns as u128;
+        t.map_ns += c.map_ns as u128;
         if c.during_gc {
             let lat = c.done.0 - c.issued.0;
             h.saturating_record(lat);
@@ -312,6 +320,11 @@ impl Recorder {
             self.dedup_columns = true;
             last.1.dedup_mapped = d.mapped();
             last.1.dedup_stored = d.stored();
+        }
+        if let (Some(m), Some(last)) = (dev.ftl.map.as_ref(), self.samples.last_mut()) {
+            self.map_columns = true;
+            let c = &m.counters;
+            last.1.map = [c.lookups, c.hits, c.translation_reads, c.translation_writes];
         }
     }
 
@@ -341,6 +354,7 @@ impl Recorder {
                 gc_busy_ns: nand.gc_busy_ns,
                 dedup_mapped: 0,
                 dedup_stored: 0,
+                map: [0; 4],
             },
         ));
         while self.pending.front().is_some_and(|&(j, _)| j <= interval) {
@@ -531,6 +545,7 @@ impl Recorder {
         };
         let (mut ri, mut si) = (0usize, 0usize);
         let mut dedup: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+        let mut map: [Vec<f64>; 3] = Default::default();
         for &i in &rows {
             let start = i.saturating_mul(self.interval_ns);
             let stop = start
@@ -579,6 +594,16 @@ impl Recorder {
                 dedup.0.push(cur.dedup_mapped as f64);
                 dedup.1.push(cur.dedup_stored as f64);
             }
+            if self.map_columns {
+                let d = |k: usize| cur.map[k].saturating_sub(prev.map[k]);
+                map[0].push(if d(0) == 0 {
+                    f64::NAN
+                } else {
+                    d(1) as f64 / d(0) as f64
+                });
+                map[1].push(d(2) as f64);
+                map[2].push(d(3) as f64);
+            }
         }
         if self.dedup_columns {
             let ratio = dedup
@@ -604,6 +629,27 @@ impl Recorder {
                 "x",
                 "logical pages mapped per page stored at the end of the interval (ftl.dedup)",
                 ratio,
+            ));
+        }
+        if self.map_columns {
+            let [hit, reads, writes] = map;
+            cols.push((
+                "map_hit_ratio",
+                "fraction",
+                "map entries found in DRAM per entry looked up in the interval (ftl.map_cache)",
+                hit,
+            ));
+            cols.push((
+                "map_translation_reads",
+                "pages",
+                "translation pages read in the interval (ftl.map_cache)",
+                reads,
+            ));
+            cols.push((
+                "map_translation_writes",
+                "pages",
+                "translation pages programmed in the interval (ftl.map_cache)",
+                writes,
             ));
         }
         let cols = cols

@@ -258,6 +258,9 @@ pub struct Summary {
     /// The plain SSD's mapping table in DRAM, by PR-SSD's accounting (bytes; `null` in
     /// `[stack]` runs).
     pub mapping_table_bytes: Option<u64>,
+    /// The demand-paged map cache (`null` unless `ftl.map_cache` caches less than the whole
+    /// table).
+    pub map_cache: Option<crate::ftl::mapcache::MapCacheSummary>,
     /// The split mapping table at its fullest (bytes; `null` without
     /// `ftl.compression.split`).
     pub split_table_bytes: Option<u64>,
@@ -607,6 +610,55 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "mapping_table_bytes",
             "B",
             "the plain SSD's mapping table in DRAM as PR-SSD section 4.4.1 counts it: per logical page its page number, compression flag, slot and bitmaps; per flash page the reverse map, merged count and valid bitmap",
+        ),
+        (
+            "map_cache",
+            "-",
+            "the demand-paged map (ftl.map_cache = \"demand\"); null with the whole table in DRAM",
+        ),
+        ("map_cache.cached_entries", "entries", "map entries the DRAM budget holds (4 B each)"),
+        ("map_cache.table_entries", "entries", "map entries of the whole table"),
+        ("map_cache.translation_pages", "pages", "translation pages holding the table on flash"),
+        ("map_cache.lookups", "entries", "map entries looked up by host reads, writes and TRIMs"),
+        ("map_cache.hits", "entries", "lookups found in DRAM"),
+        ("map_cache.evictions", "entries", "cached entries evicted"),
+        (
+            "map_cache.dirty_evictions",
+            "entries",
+            "evicted entries that were dirty (their translation page was written back)",
+        ),
+        (
+            "map_cache.gc_uncached_updates",
+            "entries",
+            "entries of pages GC moved that were not cached (updated in their translation page)",
+        ),
+        (
+            "map_cache.translation_reads",
+            "pages",
+            "translation pages read: lookups that missed, and stored copies write-backs merge with",
+        ),
+        (
+            "map_cache.translation_lookup_reads",
+            "pages",
+            "of those, reads a host request waited for (a lookup that missed)",
+        ),
+        ("map_cache.translation_writes", "pages", "translation pages programmed (write-backs)"),
+        ("map_cache.translation_gc_migrations", "pages", "translation pages GC moved"),
+        ("map_cache.hit_ratio", "fraction", "hits / lookups"),
+        (
+            "map_cache.map_waf",
+            "ratio",
+            "translation pages programmed (write-backs and GC moves) per host page written",
+        ),
+        (
+            "map_cache.read_translation_mean_us",
+            "us",
+            "mean time a read waited for its translation pages (from its command at the controller)",
+        ),
+        (
+            "map_cache.read_data_mean_us",
+            "us",
+            "mean read latency less its translation wait",
         ),
         ("controller.program_suspensions", "count", "programs suspended for reads"),
         ("controller.erase_suspensions", "count", "erases suspended for reads"),

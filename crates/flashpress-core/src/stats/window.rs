@@ -40,6 +40,8 @@ pub(crate) struct Base {
     pub comp: Option<crate::device::compress::CompressionCounters>,
     /// Dedup counters (plain SSD with `ftl.dedup`).
     pub dedup: Option<crate::ftl::dedup::DedupCounters>,
+    /// Map cache counters (plain SSD with a demand-paged map).
+    pub map: Option<crate::ftl::mapcache::MapCacheCounters>,
 }
 
 /// `summary.window`: the span of simulated time the summary's figures cover.

@@ -47,6 +47,7 @@ fn every_summary_field_has_a_unit_and_description() {
     for toml in [
         "preset = \"tiny\"\n[content]\nmode = \"model\"\n",
         "preset = \"tiny\"\n[ftl.gc]\ncopyback = false\n[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\n",
+        "preset = \"tiny\"\n[ftl]\nmap_cache = { type = \"demand\", dram_bytes = 8192, policy = \"lru\" }\n",
     ] {
         let cfg = config(toml);
         let stream = uniform_stream(&cfg, 2000, 0.5, 4, 1);
@@ -67,6 +68,7 @@ fn every_summary_field_has_a_unit_and_description() {
     let v: serde_json::Value = serde_json::from_str(&rep.summary_json()).unwrap();
     leaves("", &v, &mut keys);
     assert!(keys.iter().any(|k| k.starts_with("dedup.")));
+    assert!(keys.iter().any(|k| k.starts_with("map_cache.")));
     let described: Vec<&str> = flashpress_core::stats::stat_descriptions()
         .iter()
         .map(|d| d.0)

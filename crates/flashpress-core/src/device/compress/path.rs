@@ -150,6 +150,7 @@ impl Device {
                 ppn,
                 req: slot,
                 partial: unit != 0 && units.count_ones() == 1,
+                program: false,
             });
         }
         let r = &mut self.reqs[slot as usize];
@@ -323,6 +324,7 @@ impl Device {
             ppn,
             req: NO_REQ,
             partial: false,
+            program: false,
         });
     }
 

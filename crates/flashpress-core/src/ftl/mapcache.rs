@@ -1,0 +1,472 @@
+//! Demand-paged mapping table (`ftl.map_cache = { type = "demand" }`): DFTL's cached mapping
+//! table (Gupta, Kim and Urgaonkar, ASPLOS '09).
+//!
+//! The page map is stored on flash in translation pages of `page_size / ENTRY_BYTES` entries
+//! each. The FTL gives them logical pages of their own after the data's (so they are written,
+//! placed in their own open blocks and garbage-collected like data), and the page map's
+//! entries for them are the global translation directory (GTD), always in DRAM. A DRAM budget
+//! of `dram_bytes` caches `dram_bytes / ENTRY_BYTES` entries ([`MapCache`]):
+//!
+//! - a lookup (read, write or TRIM of a logical page) that misses loads its entry from the
+//!   translation page, one flash read, unless the GTD says the translation page was never
+//!   written (all its entries are unmapped);
+//! - making room evicts the policy's victim; a dirty victim writes its translation page back
+//!   (read the stored copy, merge, program a new one), and every other dirty cached entry of
+//!   that translation page is written with it (DFTL's batch update);
+//! - GC moving a data page updates a cached entry in place (it becomes dirty); an uncached
+//!   one is updated in its translation page, once per translation page per GC job.
+//!
+//! This module decides which entries are in DRAM and which translation pages need flash work;
+//! the FTL allocates the translation pages and the controller times the reads and programs
+//! through its queues. The cache state changes when a request is mapped (decide, then time),
+//! so a second request for an entry whose load is still in flight counts as a hit.
+
+use crate::config::{MapCacheConfig, MapCachePolicy, SimConfig};
+use std::collections::VecDeque;
+
+/// Bytes of one page-map entry: a 32-bit flash page number, as the page FTL stores it and
+/// `summary.mapping_table_bytes` counts it.
+pub const ENTRY_BYTES: u64 = 4;
+
+/// No entry (list ends, the segment of an uncached entry).
+const NIL: u32 = u32::MAX;
+/// A clean entry's dirty mark.
+const CLEAN: u32 = u32::MAX;
+
+/// Bytes the whole page map takes in DRAM.
+pub fn table_bytes(cfg: &SimConfig) -> u64 {
+    super::mapped_pages(cfg) * ENTRY_BYTES
+}
+
+/// Entries of one translation page.
+pub fn entries_per_tpage(cfg: &SimConfig) -> u64 {
+    (cfg.nand.page_size as u64 / ENTRY_BYTES).max(1)
+}
+
+/// The demand cache a config asks for, if it caches less than the whole table: (entries held,
+/// policy). A budget holding the whole table is the full table in DRAM.
+pub fn demand(cfg: &SimConfig) -> Option<(u64, MapCachePolicy)> {
+    match cfg.ftl.map_cache {
+        MapCacheConfig::Demand { dram_bytes, policy } if dram_bytes < table_bytes(cfg) => {
+            Some((dram_bytes / ENTRY_BYTES, policy))
+        }
+        _ => None,
+    }
+}
+
+/// Translation pages on flash (0 without a demand cache).
+pub fn translation_pages(cfg: &SimConfig) -> u64 {
+    match demand(cfg) {
+        Some(_) => super::mapped_pages(cfg).div_ceil(entries_per_tpage(cfg)),
+        None => 0,
+    }
+}
+
+/// Counters owned by the map cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MapCacheCounters {
+    /// Map entries looked up (host reads, writes and TRIMs, one per logical page).
+    pub lookups: u64,
+    /// Of those, found in DRAM.
+    pub hits: u64,
+    /// Cached entries evicted.
+    pub evictions: u64,
+    /// Of those, dirty (their translation page was written back).
+    pub dirty_evictions: u64,
+    /// Entries GC moved whose entry was not cached (updated in their translation page).
+    pub gc_uncached_updates: u64,
+    /// Translation pages read from flash: lookups that missed, and the stored copy a write-back
+    /// merges with.
+    pub translation_reads: u64,
+    /// Of those, reads a host request waited for (a lookup that missed).
+    pub translation_lookup_reads: u64,
+    /// Translation pages programmed (write-backs; GC moving translation pages not included).
+    pub translation_writes: u64,
+    /// Translation pages GC migrated.
+    pub translation_gc_migrations: u64,
+}
+
+/// Statistics of the demand-paged map cache (the summary's `map_cache`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MapCacheSummary {
+    /// Map entries the DRAM budget holds.
+    pub cached_entries: u64,
+    /// Map entries in the whole table.
+    pub table_entries: u64,
+    /// Translation pages of the table on flash.
+    pub translation_pages: u64,
+    /// Counters over the measured run.
+    #[serde(flatten)]
+    pub counters: MapCacheCounters,
+    /// Lookups found in DRAM / lookups (1 with no lookups).
+    pub hit_ratio: f64,
+    /// Translation pages programmed (write-backs and GC migrations of translation pages) per
+    /// host page written (0 with no host writes).
+    pub map_waf: f64,
+    /// Mean time a read waited for translation pages, from its command at the controller
+    /// until the last one it needed was read (us; `null` with no reads).
+    pub read_translation_mean_us: Option<f64>,
+    /// Mean read latency less that wait (us; `null` with no reads).
+    pub read_data_mean_us: Option<f64>,
+}
+
+impl MapCacheSummary {
+    /// The summary over a window: `c` the cache's counters in it, `host_pages` the host pages
+    /// written, `reads` the reads measured, their summed latency and translation wait (ns).
+    pub fn new(
+        cfg: &SimConfig,
+        c: MapCacheCounters,
+        host_pages: u64,
+        (reads, latency_ns, map_ns): (u64, u128, u128),
+    ) -> MapCacheSummary {
+        let n = reads as f64;
+        let trans = (reads > 0).then(|| map_ns as f64 / n * 1e-3);
+        MapCacheSummary {
+            cached_entries: demand(cfg).map_or(0, |d| d.0),
+            table_entries: super::mapped_pages(cfg),
+            translation_pages: translation_pages(cfg),
+            counters: c,
+            hit_ratio: if c.lookups == 0 {
+                1.0
+            } else {
+                c.hits as f64 / c.lookups as f64
+            },
+            map_waf: if host_pages == 0 {
+                0.0
+            } else {
+                (c.translation_writes + c.translation_gc_migrations) as f64 / host_pages as f64
+            },
+            read_translation_mean_us: trans,
+            read_data_mean_us: trans.map(|t| latency_ns as f64 / n * 1e-3 - t),
+        }
+    }
+}
+
+/// The cached mapping table: which entries are in DRAM (LRU or segmented LRU, intrusive lists
+/// over flat arrays indexed by logical page), which are dirty, and which translation pages
+/// wait to be written back.
+pub struct MapCache {
+    cap: u32,
+    /// Entries the protected segment may hold (0: plain LRU).
+    protected_cap: u32,
+    per_tpage: u32,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    /// 0: not cached, 1: probationary (LRU's only list), 2: protected.
+    seg: Vec<u8>,
+    /// The write-back epoch of its translation page when the entry was dirtied, or CLEAN.
+    dirty: Vec<u32>,
+    /// (head = most recent, tail, length) per segment: [probation, protected].
+    head: [u32; 2],
+    tail: [u32; 2],
+    len: [u32; 2],
+    tp_epoch: Vec<u32>,
+    tp_pending: Vec<bool>,
+    pending: VecDeque<u32>,
+    /// Counters since the last reset.
+    pub counters: MapCacheCounters,
+}
+
+impl MapCache {
+    /// Simulator memory per map entry: two list links, a segment and a dirty mark.
+    pub const BYTES_PER_ENTRY: usize = 4 + 4 + 1 + 4;
+
+    /// An empty cache of `cap` entries over `entries` logical pages, `per_tpage` per
+    /// translation page.
+    pub fn new(entries: u64, cap: u64, per_tpage: u64, policy: MapCachePolicy) -> MapCache {
+        let tpages = entries.div_ceil(per_tpage) as usize;
+        let cap = cap.min(entries) as u32;
+        MapCache {
+            cap,
+            protected_cap: match policy {
+                MapCachePolicy::Lru => 0,
+                MapCachePolicy::SegmentedLru => (cap as u64 * 4 / 5) as u32,
+            },
+            per_tpage: per_tpage as u32,
+            prev: vec![NIL; entries as usize],
+            next: vec![NIL; entries as usize],
+            seg: vec![0; entries as usize],
+            dirty: vec![CLEAN; entries as usize],
+            head: [NIL; 2],
+            tail: [NIL; 2],
+            len: [0; 2],
+            tp_epoch: vec![0; tpages],
+            tp_pending: vec![false; tpages],
+            pending: VecDeque::new(),
+            counters: MapCacheCounters::default(),
+        }
+    }
+
+    /// Entries the cache holds at most.
+    pub fn capacity(&self) -> u64 {
+        self.cap as u64
+    }
+
+    /// Translation page holding entry `e`.
+    #[inline]
+    pub fn tpage_of(&self, e: u32) -> u32 {
+        e / self.per_tpage
+    }
+
+    /// Whether entry `e` is in DRAM.
+    #[inline]
+    pub fn cached(&self, e: u32) -> bool {
+        self.seg[e as usize] != 0
+    }
+
+    /// Whether entry `e` is in DRAM and differs from its translation page.
+    pub fn is_dirty(&self, e: u32) -> bool {
+        self.cached(e) && self.dirty[e as usize] == self.tp_epoch[self.tpage_of(e) as usize]
+    }
+
+    /// Look entry `e` up (`dirty`: the access changes it). Returns whether it was in DRAM; on
+    /// a miss it is loaded (the caller reads its translation page), evicting the policy's
+    /// victim if the cache is full.
+    #[inline]
+    pub fn access(&mut self, e: u32, dirty: bool) -> bool {
+        self.counters.lookups += 1;
+        let hit = match self.seg[e as usize] {
+            0 => {
+                if self.len[0] + self.len[1] >= self.cap {
+                    self.evict();
+                }
+                self.push_head(0, e);
+                self.rebalance();
+                false
+            }
+            1 if self.protected_cap > 0 => {
+                // A second reference: promoted to the protected segment.
+                self.unlink(e);
+                self.push_head(1, e);
+                self.rebalance();
+                true
+            }
+            s => {
+                self.unlink(e);
+                self.push_head(s as usize - 1, e);
+                true
+            }
+        };
+        self.counters.hits += hit as u64;
+        if dirty {
+            self.mark_dirty(e);
+        }
+        hit
+    }
+
+    /// GC moved the data of entry `e`: a cached entry is updated in DRAM (where it stays in
+    /// the replacement order), an uncached one in its translation page.
+    #[inline]
+    pub fn gc_update(&mut self, e: u32) {
+        if self.cached(e) {
+            self.mark_dirty(e);
+        } else {
+            self.counters.gc_uncached_updates += 1;
+            self.write_back(self.tpage_of(e));
+        }
+    }
+
+    /// Next translation page waiting to be written back; its dirty entries are clean from now.
+    pub fn take_pending(&mut self) -> Option<u32> {
+        let t = self.pending.pop_front()?;
+        self.tp_pending[t as usize] = false;
+        let ep = &mut self.tp_epoch[t as usize];
+        *ep = ep.wrapping_add(1);
+        if *ep == CLEAN {
+            *ep = 0;
+        }
+        Some(t)
+    }
+
+    /// Whether write-backs are waiting.
+    #[inline]
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    #[inline]
+    fn mark_dirty(&mut self, e: u32) {
+        self.dirty[e as usize] = self.tp_epoch[self.tpage_of(e) as usize];
+    }
+
+    fn write_back(&mut self, t: u32) {
+        if !self.tp_pending[t as usize] {
+            self.tp_pending[t as usize] = true;
+            self.pending.push_back(t);
+        }
+    }
+
+    fn evict(&mut self) {
+        let v = self.tail[0];
+        debug_assert_ne!(v, NIL, "a full cache has a probationary entry");
+        self.counters.evictions += 1;
+        if self.is_dirty(v) {
+            self.counters.dirty_evictions += 1;
+            self.write_back(self.tpage_of(v));
+        }
+        self.unlink(v);
+        self.seg[v as usize] = 0;
+        self.dirty[v as usize] = CLEAN;
+    }
+
+    /// The protected segment over its share: its least recent entry goes back to probation.
+    #[inline]
+    fn rebalance(&mut self) {
+        if self.len[1] > self.protected_cap {
+            let d = self.tail[1];
+            self.unlink(d);
+            self.push_head(0, d);
+        }
+    }
+
+    #[inline]
+    fn push_head(&mut self, s: usize, e: u32) {
+        let h = self.head[s];
+        self.prev[e as usize] = NIL;
+        self.next[e as usize] = h;
+        if h == NIL {
+            self.tail[s] = e;
+        } else {
+            self.prev[h as usize] = e;
+        }
+        self.head[s] = e;
+        self.len[s] += 1;
+        self.seg[e as usize] = s as u8 + 1;
+    }
+
+    #[inline]
+    fn unlink(&mut self, e: u32) {
+        let s = self.seg[e as usize] as usize - 1;
+        let (p, n) = (self.prev[e as usize], self.next[e as usize]);
+        if p == NIL {
+            self.head[s] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NIL {
+            self.tail[s] = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+        self.len[s] -= 1;
+    }
+
+    /// Cached entries from most to least recent (segmented LRU: protected first; tests).
+    pub fn order(&self) -> Vec<u32> {
+        let mut v = Vec::new();
+        for s in [1, 0] {
+            let mut e = self.head[s];
+            while e != NIL {
+                v.push(e);
+                e = self.next[e as usize];
+            }
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Independent model: an LRU stack as a plain vector (most recent first).
+    fn lru_hits(trace: &[u32], cap: usize) -> u64 {
+        let mut stack: Vec<u32> = Vec::new();
+        let mut hits = 0;
+        for &e in trace {
+            if let Some(i) = stack.iter().position(|&x| x == e) {
+                hits += (i < cap) as u64;
+                stack.remove(i);
+            }
+            stack.insert(0, e);
+        }
+        hits
+    }
+
+    fn pseudo(n: usize, range: u32, seed: u64) -> Vec<u32> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 33) % range as u64) as u32
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lru_hits_equal_stack_distance_count() {
+        for (cap, range) in [(1, 5), (7, 40), (64, 100), (100, 100)] {
+            let trace = pseudo(5000, range, cap);
+            let mut c = MapCache::new(range as u64, cap, 16, MapCachePolicy::Lru);
+            let hits = trace.iter().filter(|&&e| c.access(e, false)).count() as u64;
+            assert_eq!(
+                hits,
+                lru_hits(&trace, cap as usize),
+                "cap {cap} range {range}"
+            );
+            assert_eq!(c.counters.lookups, 5000);
+            assert_eq!(c.order().len(), (cap as usize).min(range as usize));
+        }
+    }
+
+    #[test]
+    fn segmented_lru_keeps_twice_referenced_entries_over_a_scan() {
+        // 5 entries: protected share 4. Entries 0..4 referenced twice are protected; a scan of
+        // 10 new entries cycles through the single probationary slot and never evicts them.
+        let mut c = MapCache::new(100, 5, 16, MapCachePolicy::SegmentedLru);
+        for e in [0, 1, 2, 3, 0, 1, 2, 3] {
+            c.access(e, false);
+        }
+        for e in 10..20 {
+            assert!(!c.access(e, false));
+        }
+        assert!((0..4).all(|e| c.access(e, false)));
+        // Plain LRU loses them all.
+        let mut l = MapCache::new(100, 5, 16, MapCachePolicy::Lru);
+        for e in [0, 1, 2, 3, 0, 1, 2, 3].into_iter().chain(10..20) {
+            l.access(e, false);
+        }
+        assert!((0..4).all(|e| !l.cached(e)));
+    }
+
+    #[test]
+    fn dirty_eviction_writes_back_its_translation_page_once_with_its_batch() {
+        // 4 entries per translation page, 3 cached.
+        let mut c = MapCache::new(16, 3, 4, MapCachePolicy::Lru);
+        c.access(0, true);
+        c.access(1, true);
+        c.access(8, false);
+        assert!(!c.has_pending());
+        c.access(12, false); // evicts 0 (dirty): page 0 written back, with entry 1
+        assert_eq!(c.counters.dirty_evictions, 1);
+        assert_eq!(c.take_pending(), Some(0));
+        assert_eq!(c.take_pending(), None);
+        assert!(!c.is_dirty(1), "entry 1 went with the batch");
+        c.access(13, false); // evicts 1: clean now
+        assert_eq!(c.counters.evictions, 2);
+        assert_eq!(c.counters.dirty_evictions, 1);
+        assert!(!c.has_pending());
+    }
+
+    #[test]
+    fn gc_updates_cached_entries_in_dram_and_others_once_per_translation_page() {
+        let mut c = MapCache::new(16, 2, 4, MapCachePolicy::Lru);
+        c.access(5, false);
+        c.gc_update(5);
+        assert!(c.is_dirty(5));
+        assert!(!c.has_pending());
+        c.gc_update(8);
+        c.gc_update(9);
+        c.gc_update(12);
+        assert_eq!(c.counters.gc_uncached_updates, 3);
+        assert_eq!(c.take_pending(), Some(2));
+        assert_eq!(c.take_pending(), Some(3));
+        assert_eq!(c.take_pending(), None);
+        // GC does not change the replacement order.
+        c.access(6, false);
+        c.gc_update(5);
+        assert_eq!(c.order(), vec![6, 5]);
+    }
+}

@@ -1,0 +1,74 @@
+"""The demand-paged map cache (`ftl.map_cache`) from Python: bad budgets and combinations are
+refused naming the key, and a run reports `summary.map_cache` and its timeline columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from flashpress import Config
+from flashpress.errors import ConfigError
+from flashpress.run import simulate
+
+# The tiny preset: 6963 logical pages of 4 KiB, so a 27,852-byte table in 4-byte entries.
+TABLE = 6963 * 4
+
+
+def demand(dram: Any, policy: Any = "lru") -> dict[str, Any]:
+    return {"type": "demand", "dram_bytes": dram, "policy": policy}
+
+
+@pytest.mark.parametrize(
+    ("ftl", "key", "message"),
+    [
+        ({"map_cache": demand(4095)}, "ftl.map_cache.dram_bytes", "from one translation page (4096 bytes)"),
+        ({"map_cache": demand(TABLE + 1)}, "ftl.map_cache.dram_bytes", f"whole mapping table ({TABLE} bytes"),
+        ({"map_cache": demand(0)}, "ftl.map_cache.dram_bytes", ""),
+        ({"map_cache": demand(8192, "fifo")}, "ftl.map_cache", "fifo"),
+        ({"map_cache": {"type": "demand", "policy": "lru"}}, "ftl.map_cache", "dram_bytes"),
+        ({"map_cache": {"type": "full", "dram_bytes": 8192}}, "ftl.map_cache", "unknown key"),
+        ({"map_cache": demand(8192), "dedup": {"mode": "inline", "hash_us": 14.0}}, "ftl.map_cache", "ftl.dedup"),
+    ],
+)
+def test_bad_map_caches_name_the_key(ftl: dict[str, Any], key: str, message: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        Config.from_dict({"preset": "tiny", "ftl": ftl})
+    assert key in str(e.value)
+    assert message in str(e.value)
+
+
+def test_demand_on_a_compressing_device_is_refused_by_name() -> None:
+    with pytest.raises(ConfigError) as e:
+        Config.from_dict({"scheme": "prssd/DP", "ftl": {"map_cache": demand(8192)}})
+    assert e.value.key == "ftl.map_cache"
+    assert "ftl.compression" in str(e.value)
+
+
+def test_a_demand_run_reports_its_cache_and_timeline_columns() -> None:
+    # norandommap: independent uniform offsets (fio's random map would visit each block once a pass).
+    job = {"name": "r", "rw": "randread", "bs": "4k", "iodepth": 8, "number_ios": 20000, "norandommap": True}
+    cfg = Config.from_dict(
+        {
+            "preset": "tiny",
+            "ftl": {"map_cache": demand(8192)},
+            "precondition": {"fill_fraction": 1.0},
+            "workload": {"type": "fio", "jobs": [job]},
+        }
+    )
+    res = simulate(cfg, progress=False)
+    m = res.summary["map_cache"]
+    assert m["cached_entries"] == 2048
+    assert m["table_entries"] == 6963
+    assert m["translation_pages"] == 7
+    # Uniform random reads: the miss ratio is 1 - cached / total (within noise).
+    assert abs((1 - m["hit_ratio"]) - (1 - 2048 / 6963)) < 0.02
+    assert m["read_translation_mean_us"] > 0
+    assert m["read_translation_mean_us"] + m["read_data_mean_us"] == pytest.approx(
+        res.summary["read"]["latency_us"]["mean"]
+    )
+    tl = res.timeline
+    assert {"map_hit_ratio", "map_translation_reads", "map_translation_writes"} <= set(tl.columns)
+    assert tl["map_translation_reads"].sum() == m["translation_reads"]
+    full = simulate(Config.from_dict({"preset": "tiny", "workload": {"type": "fio", "jobs": [job]}}), progress=False)
+    assert full.summary["map_cache"] is None

@@ -74,6 +74,7 @@ pub static RANGES: &[Bound] = &[
     // FTL
     b("ftl.op_ratio", 0.0, 0.99, "", "a fraction of the physical pages"),
     b("ftl.write_buffer_pages", 0.0, 1_048_576.0, "pages", "a DRAM write buffer"),
+    b("ftl.mapping_unit", 4.0 * KIB, 64.0 * KIB, "bytes", "a mapping unit (a power of two)"),
     b("ftl.gc.threshold", 1e-4, 0.99, "", "a fraction of a plane's blocks"),
     b("ftl.gc.background_threshold", 1e-4, 0.99, "", "a fraction of a plane's blocks"),
     b("ftl.gc.step_pages", 1.0, 16_384.0, "pages", "migrations per GC step"),

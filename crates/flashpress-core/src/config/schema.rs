@@ -136,6 +136,19 @@ impl FtlConfig {
     }
 }
 
+impl SimConfig {
+    /// The page map's mapping unit (indirection unit) in bytes: `ftl.mapping_unit`, or the
+    /// NAND page when it is not set.
+    pub fn mapping_unit(&self) -> u32 {
+        self.ftl.mapping_unit.unwrap_or(self.nand.page_size)
+    }
+
+    /// NAND pages per mapping unit (1 when the unit is the page).
+    pub fn unit_pages(&self) -> u32 {
+        (self.mapping_unit() / self.nand.page_size).max(1)
+    }
+}
+
 impl NandConfig {
     /// Bytes of a partial-read unit when partial reads are enabled.
     pub fn partial_unit(&self) -> Option<u32> {
@@ -289,6 +302,11 @@ pub struct FtlConfig {
     pub gc: GcConfig,
     /// DRAM write buffer in pages (0 = none: a write completes when its pages are programmed).
     pub write_buffer_pages: u32,
+    /// Mapping unit (indirection unit) of the page map in bytes: a power of two from 4 KiB to
+    /// 64 KiB, a whole number of NAND pages; absent, the NAND page. A write that covers only
+    /// part of a unit reads the unit's old data, merges and rewrites the whole unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping_unit: Option<u32>,
     /// Compression in the controller (a compression-support SSD): absent, pages are stored
     /// as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1113,6 +1131,58 @@ impl SimConfig {
             )?;
         }
         let f = &self.ftl;
+        if let Some(u) = f.mapping_unit {
+            check(u.is_power_of_two(), src, "ftl.mapping_unit", || {
+                format!("expected a power of two from 4096 to 65536 bytes, got {u}")
+            })?;
+            check(u >= n.page_size, src, "ftl.mapping_unit", || {
+                format!(
+                    "a unit of {u} bytes is smaller than the {}-byte NAND page (nand.page_size): \
+                     several units packed into one page are not modelled; expected a whole \
+                     number of pages, at least {}",
+                    n.page_size, n.page_size
+                )
+            })?;
+            check(
+                u.is_multiple_of(n.page_size),
+                src,
+                "ftl.mapping_unit",
+                || {
+                    format!(
+                        "expected a whole number of {}-byte NAND pages, got {u}",
+                        n.page_size
+                    )
+                },
+            )?;
+            check(
+                n.pages_per_block.is_multiple_of(u / n.page_size),
+                src,
+                "ftl.mapping_unit",
+                || {
+                    format!(
+                        "a unit of {} pages must tile a block of nand.pages_per_block = {} pages",
+                        u / n.page_size,
+                        n.pages_per_block
+                    )
+                },
+            )?;
+            if u != n.page_size {
+                for (on, what) in [
+                    (f.compression().is_some(), "ftl.compression"),
+                    (f.dedup().is_some(), "ftl.dedup"),
+                    (self.stack.is_some(), "[stack]"),
+                    (n.partial_unit().is_some(), "nand.partial_read"),
+                ] {
+                    check(!on, src, "ftl.mapping_unit", || {
+                        format!(
+                            "a mapping unit larger than the NAND page ({u} > {} bytes) is not \
+                             modelled with {what}; leave ftl.mapping_unit out or set it to {}",
+                            n.page_size, n.page_size
+                        )
+                    })?;
+                }
+            }
+        }
         if let Some(c) = f.compression.as_ref().filter(|c| c.enabled) {
             check(
                 n.page_size <= 32_768 && n.page_size.is_power_of_two() && n.page_size >= 4096,
@@ -1264,7 +1334,7 @@ impl SimConfig {
         })?;
         let planes = pages as u64 / (bpp * n.pages_per_block as u64);
         let usable = (bpp - reserve) * n.pages_per_block as u64 * planes;
-        let logical = crate::ftl::logical_pages(self);
+        let logical = crate::ftl::logical_pages(self) * self.unit_pages() as u64;
         check(logical > 0, src, "ftl.op_ratio", || {
             "leaves no logical pages".into()
         })?;

@@ -56,7 +56,8 @@ pub fn reserve_blocks_per_plane(cfg: &SimConfig) -> u64 {
     gc_threshold_blocks(cfg) + streams(cfg) as u64
 }
 
-/// Logical pages exposed to the host: `floor(physical pages * (1 - op_ratio))`.
+/// Logical pages exposed to the host, in mapping units (`ftl.mapping_unit`; the NAND page
+/// unless set): `floor(physical units * (1 - op_ratio))`.
 pub fn logical_pages(cfg: &SimConfig) -> u64 {
     let n = &cfg.nand;
     let phys = n.channels as u64
@@ -64,7 +65,8 @@ pub fn logical_pages(cfg: &SimConfig) -> u64 {
         * n.dies_per_chip as u64
         * n.planes_per_die as u64
         * n.blocks_per_plane as u64
-        * n.pages_per_block as u64;
+        * n.pages_per_block as u64
+        / cfg.unit_pages() as u64;
     (phys as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64
 }
 
@@ -101,7 +103,7 @@ pub fn mapped_pages(cfg: &SimConfig) -> u64 {
     logical_pages(cfg) + split_reserve_pages(cfg)
 }
 
-/// Counters owned by the FTL.
+/// Counters owned by the FTL, in NAND pages (a mapping unit of `k` pages counts `k`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FtlCounters {
     /// Pages programmed for host writes.
@@ -175,9 +177,13 @@ impl FlashBackend for Nand {
     }
 }
 
-/// The page-mapping FTL.
+/// The page-mapping FTL. It maps mapping units (`ftl.mapping_unit`): internally its
+/// geometry is the array seen in units ([`Geometry::in_units`]), so its "pages" are unit
+/// slots; every [`Ppn`] it takes or hands out is a NAND page, the first of its unit.
 pub struct Ftl {
     geo: Geometry,
+    /// log2 of the NAND pages per mapping unit.
+    shift: u32,
     l2p: Vec<u32>,
     p2l: Vec<u32>,
     blocks: Blocks,
@@ -229,9 +235,12 @@ impl Ftl {
             })
             .collect();
         let bpp = geo.blocks_per_plane as f64;
+        let k = cfg.unit_pages();
+        let ugeo = geo.in_units(k);
         Ftl {
+            shift: k.trailing_zeros(),
             l2p: vec![UNMAPPED; mapped_pages(cfg) as usize],
-            p2l: vec![UNMAPPED; geo.pages as usize],
+            p2l: vec![UNMAPPED; ugeo.pages as usize],
             blocks: Blocks::new(geo.blocks as usize),
             free,
             open: vec![UNMAPPED; geo.planes as usize * streams],
@@ -250,7 +259,7 @@ impl Ftl {
             page_types: cfg.nand.cell.page_types() as u32,
             seal_counter: 0,
             moves: Vec::new(),
-            content: track_content.then(|| vec![0; geo.pages as usize]),
+            content: track_content.then(|| vec![0; ugeo.pages as usize]),
             dedup: dd.map(|d| {
                 dedup::Dedup::new(
                     logical_pages(cfg),
@@ -265,7 +274,7 @@ impl Ftl {
             gc_hash: dd.is_some_and(|d| d.mode == DedupMode::Gc),
             cold_threshold: dd.filter(|d| d.regions).map(|d| d.cold_threshold),
             counters: FtlCounters::default(),
-            geo: geo.clone(),
+            geo: ugeo,
         }
     }
 
@@ -273,6 +282,18 @@ impl Ftl {
     /// deduplication the host's logical pages, not the nodes the page map holds).
     pub fn logical_pages(&self) -> u32 {
         self.host_pages
+    }
+
+    /// NAND pages per mapping unit.
+    #[inline]
+    pub fn unit_pages(&self) -> u32 {
+        1 << self.shift
+    }
+
+    /// First NAND page of unit slot `slot`.
+    #[inline]
+    fn nand_page(&self, slot: u32) -> Ppn {
+        Ppn(slot << self.shift)
     }
 
     /// Physical page holding a logical page, if mapped.
@@ -283,7 +304,7 @@ impl Ftl {
             None => lpn.0,
         };
         let p = self.l2p[v as usize];
-        (p != UNMAPPED).then_some(Ppn(p))
+        (p != UNMAPPED).then(|| self.nand_page(p))
     }
 
     /// With deduplication: map logical page `lpn`, whose content has fingerprint `fp`, at
@@ -344,7 +365,9 @@ impl Ftl {
 
     /// Content id stored in a physical page (verify mode), 0 if not tracked.
     pub fn content_at(&self, ppn: Ppn) -> u64 {
-        self.content.as_ref().map_or(0, |c| c[ppn.0 as usize])
+        self.content
+            .as_ref()
+            .map_or(0, |c| c[(ppn.0 >> self.shift) as usize])
     }
 
     /// Free blocks in the whole array.
@@ -384,8 +407,8 @@ impl Ftl {
         let plane = self.pick_plane(stream, at, flash)?;
         let ppn = self.take_page(plane, stream, flash);
         self.remap(lpn, ppn, content, at);
-        self.counters.host_pages_written += 1;
-        Ok(ppn)
+        self.counters.host_pages_written += 1 << self.shift;
+        Ok(self.nand_page(ppn.0))
     }
 
     /// Map logical pages `lpns` (a split group's pages, PR-SSD section 4.3) to fresh
@@ -450,8 +473,8 @@ impl Ftl {
         for ((&lpn, &content), &plane) in lpns.iter().zip(contents).zip(&planes) {
             let ppn = self.take_page(plane, stream, flash);
             self.remap(lpn, ppn, content, at);
-            self.counters.host_pages_written += 1;
-            out.push(ppn);
+            self.counters.host_pages_written += 1 << self.shift;
+            out.push(self.nand_page(ppn.0));
         }
         Ok(true)
     }
@@ -482,7 +505,7 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old, at);
             self.l2p[lpn.0 as usize] = UNMAPPED;
-            self.counters.trimmed_pages += 1;
+            self.counters.trimmed_pages += 1 << self.shift;
         }
     }
 
@@ -641,8 +664,14 @@ impl Ftl {
             }
             let dst = self.take_page(plane, stream, flash);
             self.migrate(Lpn(lpn), Ppn(src), dst, at);
-            moves.push((Ppn(src), dst));
-            self.counters.gc_pages_migrated += 1;
+            // The flash work is per NAND page: a unit's pages move one by one.
+            for j in 0..1 << self.shift {
+                moves.push((
+                    Ppn(self.nand_page(src).0 + j),
+                    Ppn(self.nand_page(dst.0).0 + j),
+                ));
+            }
+            self.counters.gc_pages_migrated += 1 << self.shift;
         }
         let b = victim.0 as usize;
         assert_eq!(

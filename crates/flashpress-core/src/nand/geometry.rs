@@ -60,6 +60,26 @@ impl Geometry {
         }
     }
 
+    /// The same array seen in mapping units of `k` consecutive pages of a block (the page
+    /// map's view, `ftl.mapping_unit`): a "page" of the result is a unit, so its page numbers
+    /// are unit slots (`ppn / k` of the NAND page numbers); blocks and planes are unchanged.
+    pub fn in_units(&self, k: u32) -> Geometry {
+        assert!(
+            k >= 1 && self.pages_per_block.is_multiple_of(k),
+            "a unit of {k} pages must tile a {}-page block",
+            self.pages_per_block
+        );
+        let ppb = self.pages_per_block / k;
+        Geometry {
+            pages_per_block: ppb,
+            pages: self.blocks * ppb,
+            page_size: self.page_size * k,
+            div_ppb: StrengthReducedU32::new(ppb),
+            div_pages_per_plane: StrengthReducedU32::new(ppb * self.blocks_per_plane),
+            ..self.clone()
+        }
+    }
+
     /// Plane id from (channel, chip, die, plane).
     pub fn plane_id(&self, channel: u32, chip: u32, die: u32, plane: u32) -> PlaneId {
         PlaneId(

@@ -11,6 +11,7 @@ mod dedup;
 mod determinism;
 mod gc_validity;
 mod lost_work;
+mod mapping_unit;
 mod partial_read;
 mod split;
 mod time_limits;

@@ -1,0 +1,257 @@
+//! Mapping units larger than the NAND page (`ftl.mapping_unit`): the page map maps units, a
+//! write that covers only part of a unit reads the whole old unit, merges and programs the
+//! whole unit. Checked against hand-computed counts and WAF, and against a brute-force
+//! reference of the mapping (a table of which units hold data) on random traces, with verify
+//! mode checking every read's content through GC.
+
+use crate::support::{config, script_sim};
+use flashpress_core::config::SimConfig;
+use flashpress_core::stats::Summary;
+use flashpress_core::workload::{Drive, Op};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+const KIB: u64 = 1024;
+
+/// The tiny preset (4 KiB SLC pages, 32 pages per block, verify and invariant checks on)
+/// with mapping unit `unit` and `extra` TOML.
+fn device(unit: u64, extra: &str) -> SimConfig {
+    config(&format!(
+        "preset = \"tiny\"\n[ftl]\nmapping_unit = {unit}\n[ftl.gc]\ncopyback = false\n{extra}"
+    ))
+}
+
+fn run(cfg: &SimConfig, script: Vec<(Op, u64, u64, u64)>) -> Summary {
+    script_sim(cfg, script, Drive::Closed { depth: 1 })
+        .run()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .summary
+}
+
+fn writes(list: &[(u64, u64)]) -> Vec<(Op, u64, u64, u64)> {
+    list.iter().map(|&(o, l)| (Op::Write, o, l, 0)).collect()
+}
+
+#[test]
+fn aligned_whole_unit_writes_program_the_unit_and_read_nothing() {
+    let cfg = device(16 * KIB, "");
+    // 20 writes of one whole 16 KiB unit each, then 10 of two units.
+    let mut list: Vec<(u64, u64)> = (0..20).map(|u| (u * 16 * KIB, 16 * KIB)).collect();
+    list.extend((0..10).map(|u| (u * 32 * KIB, 32 * KIB)));
+    let s = run(&cfg, writes(&list));
+    assert_eq!(s.host_write_bytes, 40 * 16 * KIB);
+    assert_eq!(s.nand_programs, 40 * 4);
+    assert_eq!(s.nand_reads, 0);
+    assert_eq!((s.rmw_units, s.rmw_page_reads), (0, 0));
+    assert_eq!(s.waf, Some(1.0));
+}
+
+#[test]
+fn a_sub_unit_write_costs_one_unit_read_and_one_unit_program() {
+    // The device is full (every unit written by preconditioning) and 100 random 4 KiB writes
+    // leave every plane above its GC threshold: each write reads one 16 KiB unit (4 pages)
+    // and programs one (4 pages), so WAF = 16 KiB / 4 KiB = 4.
+    let cfg = device(
+        16 * KIB,
+        "[precondition]\nfill_fraction = 1.0\naging_fraction = 0.0\n",
+    );
+    let units = flashpress_core::ftl::logical_pages(&cfg);
+    let mut rng = Pcg64Mcg::seed_from_u64(7);
+    let list: Vec<(u64, u64)> = (0..100)
+        .map(|_| {
+            let u = rng.random_range(0..units);
+            (u * 16 * KIB + rng.random_range(0..4) * 4 * KIB, 4 * KIB)
+        })
+        .collect();
+    let s = run(&cfg, writes(&list));
+    assert_eq!(s.gc_invocations, 0, "the hand count is before GC");
+    assert_eq!(s.rmw_units, 100);
+    assert_eq!(s.rmw_page_reads, 100 * 4);
+    assert_eq!(s.nand_reads, 100 * 4);
+    assert_eq!(s.nand_programs, 100 * 4);
+    assert_eq!(s.waf, Some(4.0));
+}
+
+#[test]
+fn an_unaligned_write_read_modify_writes_the_units_it_covers_in_part() {
+    // 32 KiB units (8 pages), all written. A 24 KiB write at 28 KiB covers unit 0 from
+    // 28 KiB (partly) and unit 1 up to 52 KiB (partly): two unit reads, two unit programs.
+    // A 40 KiB write at 56 KiB covers unit 1 from 56 KiB (partly) and unit 2 ([64, 96) KiB)
+    // whole: one read, two programs. A 4 KiB write into an unwritten unit (past the fill)
+    // programs it with no read.
+    let cfg = device(
+        32 * KIB,
+        "[precondition]\nfill_fraction = 0.5\naging_fraction = 0.0\n",
+    );
+    let units = flashpress_core::ftl::logical_pages(&cfg);
+    let fresh = (units - 1) * 32 * KIB;
+    let s = run(
+        &cfg,
+        writes(&[
+            (28 * KIB, 24 * KIB),
+            (56 * KIB, 40 * KIB),
+            (fresh + 4 * KIB, 4 * KIB),
+        ]),
+    );
+    assert_eq!(s.rmw_units, 3);
+    assert_eq!(s.rmw_page_reads, 3 * 8);
+    assert_eq!(s.nand_programs, (2 + 2 + 1) * 8);
+    let waf = (5 * 8 * 4 * KIB) as f64 / ((24 + 40 + 4) * KIB) as f64;
+    assert_eq!(s.waf, Some(waf));
+}
+
+#[test]
+fn a_read_senses_only_the_pages_of_a_unit_it_touches_and_trim_discards_whole_units() {
+    let cfg = device(
+        32 * KIB,
+        "[precondition]\nfill_fraction = 1.0\naging_fraction = 0.0\n",
+    );
+    let s = run(
+        &cfg,
+        vec![
+            (Op::Read, 4 * KIB, 4 * KIB, 0),   // 1 page of unit 0
+            (Op::Read, 28 * KIB, 8 * KIB, 0),  // the last page of unit 0, the first of unit 1
+            (Op::Read, 64 * KIB, 32 * KIB, 0), // all 8 pages of unit 2
+            (Op::Trim, 16 * KIB, 80 * KIB, 0), // [16, 96) KiB: units 1 and 2 whole, 0 not
+            (Op::Read, 32 * KIB, 64 * KIB, 0), // units 1 and 2: trimmed, no flash
+        ],
+    );
+    assert_eq!(s.nand_reads, 1 + 2 + 8);
+    assert_eq!(s.trimmed_pages, 2 * 8);
+    assert_eq!(s.unmapped_page_reads, 2);
+}
+
+/// What the reference expects of a trace: its own table of written units.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Expected {
+    host_programs: u64,
+    host_reads: u64,
+    rmw_units: u64,
+    rmw_page_reads: u64,
+    unmapped_page_reads: u64,
+    trimmed_pages: u64,
+}
+
+/// The brute-force reference: one bool per unit, byte ranges walked unit by unit and page
+/// by page.
+fn reference(
+    ops: &[(Op, u64, u64, u64)],
+    units: u64,
+    unit: u64,
+    page: u64,
+    filled: u64,
+) -> Expected {
+    let k = unit / page;
+    let mut mapped: Vec<bool> = (0..units).map(|u| u < filled).collect();
+    let mut e = Expected::default();
+    for &(op, off, len, _) in ops {
+        let end = off + len;
+        for u in off / unit..end.div_ceil(unit) {
+            let (lo, hi) = (u * unit, (u + 1) * unit);
+            let whole = off <= lo && end >= hi;
+            match op {
+                Op::Write => {
+                    if !whole && mapped[u as usize] {
+                        e.rmw_units += 1;
+                        e.rmw_page_reads += k;
+                    }
+                    e.host_programs += k;
+                    mapped[u as usize] = true;
+                }
+                Op::Read if mapped[u as usize] => {
+                    e.host_reads += (0..k)
+                        .filter(|j| {
+                            let (a, b) = (lo + j * page, lo + (j + 1) * page);
+                            a < end && b > off
+                        })
+                        .count() as u64;
+                }
+                Op::Read => e.unmapped_page_reads += 1,
+                Op::Trim if whole && mapped[u as usize] => {
+                    e.trimmed_pages += k;
+                    mapped[u as usize] = false;
+                }
+                _ => {}
+            }
+        }
+    }
+    e
+}
+
+#[test]
+fn random_traces_match_a_brute_force_reference_through_gc() {
+    for (unit, page, seed) in [
+        (8 * KIB, 4 * KIB, 1),
+        (16 * KIB, 4 * KIB, 2),
+        (32 * KIB, 4 * KIB, 3),
+        (64 * KIB, 8 * KIB, 4),
+        (4 * KIB, 4 * KIB, 5),
+    ] {
+        let cfg = device(
+            unit,
+            &format!(
+                "[nand]\npage_size = {page}\n[precondition]\nfill_fraction = 0.7\naging_fraction = 0.0\n"
+            ),
+        );
+        let units = flashpress_core::ftl::logical_pages(&cfg);
+        let filled = (0.7 * units as f64).floor() as u64;
+        let bytes = units * unit;
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let ops: Vec<(Op, u64, u64, u64)> = (0..6000)
+            .map(|_| {
+                let len = rng.random_range(1..=3 * unit / (4 * KIB)) * 4 * KIB;
+                let off = rng.random_range(0..(bytes - len) / (4 * KIB)) * 4 * KIB;
+                let op = match rng.random_range(0..10) {
+                    0..=5 => Op::Write,
+                    6..=8 => Op::Read,
+                    _ => Op::Trim,
+                };
+                (op, off, len, 0)
+            })
+            .collect();
+        let want = reference(&ops, units, unit, page, filled);
+        let s = run(&cfg, ops);
+        let got = Expected {
+            host_programs: s.nand_programs - s.gc_pages_migrated,
+            host_reads: s.nand_reads - s.rmw_page_reads - s.gc_pages_migrated,
+            rmw_units: s.rmw_units,
+            rmw_page_reads: s.rmw_page_reads,
+            unmapped_page_reads: s.unmapped_page_reads,
+            trimmed_pages: s.trimmed_pages,
+        };
+        assert_eq!(got, want, "unit {unit}, page {page}");
+        assert!(s.gc_invocations > 0, "unit {unit}: the trace must reach GC");
+        assert!(s.gc_pages_migrated % (unit / page) == 0);
+    }
+}
+
+#[test]
+fn bad_mapping_units_are_refused_by_name() {
+    for (toml, want) in [
+        ("[ftl]\nmapping_unit = 12288\n", "power of two"),
+        ("[ftl]\nmapping_unit = 2048\n", "got 2048"),
+        ("[ftl]\nmapping_unit = 131072\n", "got 131072"),
+        (
+            "[nand]\npage_size = 16384\n[ftl]\nmapping_unit = 8192\n",
+            "smaller than the 16384-byte NAND page",
+        ),
+        (
+            "[nand]\npages_per_block = 24\n[ftl]\nmapping_unit = 65536\n",
+            "tile a block",
+        ),
+        (
+            "[ftl]\nmapping_unit = 16384\n[ftl.dedup]\nmode = \"inline\"\nhash_us = 1.0\n",
+            "with ftl.dedup",
+        ),
+    ] {
+        let e = flashpress_core::config::SimConfig::from_toml_str(
+            &format!("preset = \"tiny\"\n{toml}"),
+            "t.toml",
+        )
+        .and_then(|c| c.validate("t.toml").map(|_| c))
+        .expect_err(toml);
+        let msg = e.to_string();
+        assert!(msg.contains("ftl.mapping_unit"), "{msg}");
+        assert!(msg.contains(want), "{toml}: {msg}");
+    }
+}

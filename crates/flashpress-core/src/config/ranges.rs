@@ -444,6 +444,7 @@ mod tests {
         let mut plain = serde_json::to_value(SimConfig::preset("default").unwrap()).unwrap();
         plain["nand"]["partial_read"] =
             json!({"unit_bytes": 1024, "latency_factor": 0.8, "current_factor": 0.6});
+        plain["ftl"]["mapping_unit"] = json!(16384);
         plain["ftl"]["compression"] = json!({"codec": "lz4", "min_saving": 0.1, "max_chunks_per_page": 4,
             "compress_us": 1.0, "decompress_us": 1.0,
             "split": {"decision": "lru", "lru_entries": 10, "max_split_pages": 8}});

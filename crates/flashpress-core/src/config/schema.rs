@@ -1097,9 +1097,31 @@ impl SimConfig {
             * n.planes_per_die as u128
             * n.blocks_per_plane as u128
             * n.pages_per_block as u128;
-        check(pages < u32::MAX as u128, src, "nand", || {
-            format!("{pages} physical pages exceed the 2^32 - 1 page limit of the page map")
+        let blocks = pages / n.pages_per_block as u128;
+        check(blocks < u32::MAX as u128, src, "nand", || {
+            format!("{blocks} blocks exceed the 2^32 - 1 blocks the simulator numbers")
         })?;
+        // Page numbers are 64-bit; the page map's entries are 32-bit unit numbers, so the
+        // physical units (and the fewer logical ones) must stay below 2^32 - 1. The packed
+        // FTLs (ftl.compression, a [stack]'s CCSD) number NAND pages in 32 bits.
+        let unit = self.mapping_unit().max(n.page_size) as u128;
+        let units = pages * n.page_size as u128 / unit;
+        if self.ftl.compression().is_some() || self.stack.is_some() {
+            check(pages < u32::MAX as u128, src, "nand", || {
+                format!(
+                    "{pages} physical pages exceed the 2^32 - 1 pages a compressing device's \
+                     packed map numbers"
+                )
+            })?;
+        } else {
+            check(units < u32::MAX as u128, src, "ftl.mapping_unit", || {
+                format!(
+                    "{units} physical mapping units of {unit} bytes exceed the 2^32 - 1 units the \
+                     page map numbers (32-bit entries): a larger mapping unit divides them \
+                     (65536 bytes maps up to 256 TiB)"
+                )
+            })?;
+        }
         let types = n.cell.page_types();
         for (k, v) in [
             ("nand.read_latency_us", &n.read_latency_us),

@@ -29,7 +29,7 @@ use std::collections::VecDeque;
 use strength_reduce::StrengthReducedU64;
 
 /// The "flash page" of a write that inline dedup found stored: nothing is programmed.
-const DUPLICATE: u32 = u32::MAX;
+const DUPLICATE: u64 = u64::MAX;
 
 /// Byte fingerprints of preconditioned pages: their block ids carry this bit, so they never
 /// equal a host's (from 2^63) or a fio job's (below 2^61) ids.
@@ -406,7 +406,7 @@ impl Device {
                             for j in lo..hi {
                                 self.arriving_reads.push_back(Arrival {
                                     at: cmd,
-                                    ppn: Ppn(ppn.0 + j),
+                                    ppn: Ppn(ppn.0 + j as u64),
                                     req: slot,
                                     partial,
                                 });
@@ -455,7 +455,7 @@ impl Device {
                         self.ftl.write(Lpn(lpn as u32), c, now, &mut be)?
                     };
                     for j in 0..self.unit_pages {
-                        self.sched.program_allocated(Ppn(ppn.0 + j));
+                        self.sched.program_allocated(Ppn(ppn.0 + j as u64));
                     }
                     self.page_data_in(ppn, old, slot, base, cmd, arrived);
                 }
@@ -553,7 +553,7 @@ impl Device {
                 self.counters.rmw_units += 1;
                 let mut olds = std::mem::take(&mut self.old_reads);
                 olds.clear();
-                olds.extend((0..self.unit_pages).map(|j| (Ppn(old.0 + j), false)));
+                olds.extend((0..self.unit_pages).map(|j| (Ppn(old.0 + j as u64), false)));
                 self.read_old_data(kind, base, cmd, &olds);
                 self.old_reads = olds;
             }
@@ -561,7 +561,7 @@ impl Device {
                 for j in 0..self.unit_pages {
                     self.arriving_writes.push_back(Arrival {
                         at: arrived,
-                        ppn: Ppn(ppn.0 + j),
+                        ppn: Ppn(ppn.0 + j as u64),
                         req: slot,
                         partial: false,
                     });
@@ -735,7 +735,7 @@ impl Device {
             Kind::Rmw { parent, ppn, .. } => {
                 self.free_reqs.push(slot);
                 for j in 0..self.unit_pages {
-                    self.arrive_program(parent, Ppn(ppn.0 + j), now, q);
+                    self.arrive_program(parent, Ppn(ppn.0 + j as u64), now, q);
                 }
             }
             Kind::RmwChunk {
@@ -974,7 +974,7 @@ impl Device {
             .write(lpn, content, SimTime::ZERO, &mut self.nand)?;
         for j in 0..self.unit_pages {
             self.nand.count_transfer();
-            self.nand.count_program(Ppn(ppn.0 + j), false);
+            self.nand.count_program(Ppn(ppn.0 + j as u64), false);
         }
         Ok(())
     }

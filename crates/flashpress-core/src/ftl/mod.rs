@@ -139,7 +139,7 @@ pub trait FlashBackend {
     fn plane_load(&self, plane: PlaneId) -> SimTime;
     /// Migrate `moves` (source, destination; same plane) and then erase `victim`. The FTL has
     /// already remapped the pages and put `victim` on its plane's free list. A destination of
-    /// `Ppn(UNMAPPED)` is a page read out only (deduplication in GC hashed it and found it
+    /// [`Ppn::NONE`] is a page read out only (deduplication in GC hashed it and found it
     /// stored elsewhere); such jobs never use copyback.
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind);
     /// A free block became an open block (programs will go to it).
@@ -157,7 +157,7 @@ impl FlashBackend for Nand {
     }
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, _: GcKind) {
         for &(src, dst) in moves {
-            if dst.0 == UNMAPPED {
+            if dst == Ppn::NONE {
                 self.count_read(src, true);
                 self.count_transfer();
             } else if copyback {
@@ -292,8 +292,8 @@ impl Ftl {
 
     /// First NAND page of unit slot `slot`.
     #[inline]
-    fn nand_page(&self, slot: u32) -> Ppn {
-        Ppn(slot << self.shift)
+    fn nand_page(&self, slot: impl Into<u64>) -> Ppn {
+        Ppn(slot.into() << self.shift)
     }
 
     /// Physical page holding a logical page, if mapped.
@@ -637,7 +637,7 @@ impl Ftl {
         let first = self.geo.first_ppn_of_block(victim).0;
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
-        for src in first..first + self.geo.pages_per_block {
+        for src in first..first + self.geo.pages_per_block as u64 {
             let lpn = self.p2l[src as usize];
             if lpn == UNMAPPED {
                 continue;
@@ -651,7 +651,7 @@ impl Ftl {
                     dedup::GcAction::Drop => {
                         // Merged into the stored copy: read (for its hash), not rewritten.
                         self.drop_node(lpn, at);
-                        moves.push((Ppn(src), Ppn(UNMAPPED)));
+                        moves.push((Ppn(src), Ppn::NONE));
                         continue;
                     }
                     dedup::GcAction::Promote { other } => {
@@ -721,7 +721,7 @@ impl Ftl {
             self.blocks.sealed_seq[b] = self.seal_counter;
             self.open[slot] = UNMAPPED;
         }
-        Ppn(b as u32 * self.geo.pages_per_block + wp)
+        Ppn(b as u64 * self.geo.pages_per_block as u64 + wp as u64)
     }
 
     /// Move a valid page whose location is known (GC): unlike [`Ftl::remap`] it never loads
@@ -729,12 +729,12 @@ impl Ftl {
     #[inline]
     fn migrate(&mut self, lpn: Lpn, src: Ppn, dst: Ppn, at: SimTime) {
         debug_assert_eq!(
-            self.l2p[lpn.0 as usize], src.0,
+            self.l2p[lpn.0 as usize] as u64, src.0,
             "GC source is not the page's current location"
         );
         self.p2l[src.0 as usize] = UNMAPPED;
         self.blocks.valid[self.geo.block_of(src).0 as usize] -= 1;
-        self.l2p[lpn.0 as usize] = dst.0;
+        self.l2p[lpn.0 as usize] = dst.0 as u32;
         self.p2l[dst.0 as usize] = lpn.0;
         let b = self.geo.block_of(dst).0 as usize;
         self.blocks.valid[b] += 1;
@@ -747,7 +747,7 @@ impl Ftl {
     #[inline]
     fn invalidate(&mut self, ppn: u32, at: SimTime) {
         self.p2l[ppn as usize] = UNMAPPED;
-        let b = self.geo.block_of(Ppn(ppn)).0 as usize;
+        let b = self.geo.block_of(Ppn(ppn as u64)).0 as usize;
         self.blocks.valid[b] -= 1;
         self.blocks.mtime[b] = at;
     }
@@ -758,7 +758,7 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old, at);
         }
-        self.l2p[lpn.0 as usize] = ppn.0;
+        self.l2p[lpn.0 as usize] = ppn.0 as u32;
         self.p2l[ppn.0 as usize] = lpn.0;
         let b = self.geo.block_of(ppn).0 as usize;
         self.blocks.valid[b] += 1;

@@ -255,3 +255,50 @@ fn bad_mapping_units_are_refused_by_name() {
         assert!(msg.contains(want), "{toml}: {msg}");
     }
 }
+
+/// A QLC device of `tib` TiB of physical flash (16 KiB pages, 1,024 pages per block) with
+/// mapping unit `unit`.
+fn big(tib: u64, unit: u64) -> std::result::Result<SimConfig, flashpress_core::Error> {
+    // 8 channels x 8 chips x 4 dies x 4 planes = 1,024 planes of 16 MiB blocks.
+    let blocks = tib * (1 << 40) / (1024 * 16 * KIB * 1024);
+    SimConfig::from_toml_str(
+        &format!(
+            "preset = \"default\"\n[nand]\nchannels = 8\nchips_per_channel = 8\ndies_per_chip = 4\n\
+             planes_per_die = 4\nblocks_per_plane = {blocks}\npages_per_block = 1024\n\
+             page_size = 16384\n[ftl]\nmapping_unit = {unit}\n"
+        ),
+        "big.toml",
+    )
+    .and_then(|c| c.validate("big.toml").map(|_| c))
+}
+
+#[test]
+fn arrays_of_more_than_2_32_pages_are_accepted_when_their_units_fit_32_bits() {
+    // 128 TiB of 16 KiB pages: 2^33 NAND pages, 2^31 units of 64 KiB.
+    let cfg = big(128, 64 * KIB).unwrap_or_else(|e| panic!("{e}"));
+    let est = flashpress_core::estimate::estimate(&cfg);
+    assert_eq!(est.physical_pages, 1 << 33);
+    let map = est
+        .components
+        .iter()
+        .find(|p| p.name == "ftl.reverse_map")
+        .unwrap();
+    assert_eq!(
+        map.bytes,
+        (1u64 << 31) * 4,
+        "one 32-bit entry per 64 KiB unit"
+    );
+    // The NAND page numbers past 2^32 keep their block and plane.
+    let geo = flashpress_core::nand::Geometry::new(&cfg.nand);
+    let last = flashpress_core::units::Ppn(geo.pages - 1);
+    assert_eq!(geo.block_of(last).0, geo.blocks - 1);
+    assert_eq!(geo.plane_of_ppn(last).0, geo.planes - 1);
+    assert_eq!(geo.page_in_block(last), 1023);
+    // 64 TiB at 16 KiB units is 2^32 units: one too many for 32-bit entries.
+    let e = big(64, 16 * KIB).expect_err("2^32 units");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("ftl.mapping_unit") && msg.contains("4294967296"),
+        "{msg}"
+    );
+}

@@ -499,7 +499,7 @@ impl Ccsd {
         self.page_ready.clear();
         for &p in &self.pages {
             self.page_ready
-                .push(self.nand.read(crate::units::Ppn(p), cmd, false));
+                .push(self.nand.read(crate::units::Ppn(p as u64), cmd, false));
         }
         self.c.host_pages_read += self.pages.len() as u64;
         let mut done = BioDone::default();

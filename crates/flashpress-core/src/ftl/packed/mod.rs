@@ -266,7 +266,7 @@ impl Packed {
     pub fn in_dram(&self, ppn: u32) -> bool {
         ppn == self.host.ppn
             || ppn == self.held
-            || ppn == self.gc[self.geo.plane_of_ppn(Ppn(ppn)).0 as usize].ppn
+            || ppn == self.gc[self.geo.plane_of_ppn(Ppn(ppn as u64)).0 as usize].ppn
     }
 
     fn out_of_space(&self) -> Error {
@@ -397,7 +397,7 @@ impl Packed {
     fn program_host_page(&mut self, h: OpenPage, nand: &mut impl PackedFlash) -> SimTime {
         self.counters.pad_bytes += (self.page_size - h.fill) as u64;
         self.counters.pages_programmed_host += 1;
-        let end = nand.program(Ppn(h.ppn), h.ready, false);
+        let end = nand.program(Ppn(h.ppn as u64), h.ready, false);
         if let Some(b) = self.buffer.as_mut() {
             b.release_at(end);
         }
@@ -409,7 +409,7 @@ impl Packed {
         let g = std::mem::replace(&mut self.gc[plane], OpenPage::EMPTY);
         self.counters.gc_pad_bytes += (self.page_size - g.fill) as u64;
         self.counters.pages_programmed_gc += 1;
-        let end = nand.program(Ppn(g.ppn), g.ready, true);
+        let end = nand.program(Ppn(g.ppn as u64), g.ready, true);
         self.page_programmed(g.ppn);
         end
     }
@@ -417,8 +417,8 @@ impl Packed {
     /// A block whose last page is programmed becomes a GC candidate.
     #[inline]
     fn page_programmed(&mut self, ppn: u32) {
-        if self.geo.page_in_block(Ppn(ppn)) + 1 == self.geo.pages_per_block {
-            let b = self.geo.block_of(Ppn(ppn)).0 as usize;
+        if self.geo.page_in_block(Ppn(ppn as u64)) + 1 == self.geo.pages_per_block {
+            let b = self.geo.block_of(Ppn(ppn as u64)).0 as usize;
             self.blocks.state[b] = BlockState::Sealed;
             self.seal_counter += 1;
             self.blocks.sealed_seq[b] = self.seal_counter;
@@ -447,7 +447,7 @@ impl Packed {
     fn in_block(&self, e: u64, v: BlockId) -> bool {
         self.parts(e)
             .iter()
-            .any(|&(p, _)| p != NONE && self.geo.block_of(Ppn(p)) == v)
+            .any(|&(p, _)| p != NONE && self.geo.block_of(Ppn(p as u64)) == v)
     }
 
     /// Map `lba` to a chunk, invalidating its old one, and record it in its blocks' lists.
@@ -465,7 +465,7 @@ impl Packed {
             if p == NONE {
                 break;
             }
-            let b = self.geo.block_of(Ppn(p)).0 as usize;
+            let b = self.geo.block_of(Ppn(p as u64)).0 as usize;
             self.blocks.valid[b] += n;
             self.blocks.mtime[b] = at;
             if b != last {
@@ -482,7 +482,7 @@ impl Packed {
             if p == NONE {
                 break;
             }
-            let b = self.geo.block_of(Ppn(p)).0 as usize;
+            let b = self.geo.block_of(Ppn(p as u64)).0 as usize;
             self.blocks.valid[b] -= n;
             self.blocks.mtime[b] = at;
         }
@@ -631,12 +631,12 @@ impl Packed {
     /// page is read once per cleaning, a page elsewhere (the other part of a straddling
     /// chunk) is read for its chunk, a page still in DRAM needs no read.
     fn gc_read(&mut self, v: BlockId, p: u32, at: SimTime, nand: &mut impl PackedFlash) -> SimTime {
-        if self.geo.block_of(Ppn(p)) == v {
-            let pi = self.geo.page_in_block(Ppn(p)) as usize;
+        if self.geo.block_of(Ppn(p as u64)) == v {
+            let pi = self.geo.page_in_block(Ppn(p as u64)) as usize;
             if let Some(r) = self.page_read_at[pi] {
                 return r;
             }
-            let r = nand.read(Ppn(p), at, true);
+            let r = nand.read(Ppn(p as u64), at, true);
             self.page_read_at[pi] = Some(r);
             self.counters.gc_pages_read += 1;
             r
@@ -644,7 +644,7 @@ impl Packed {
             at
         } else {
             self.counters.gc_pages_read += 1;
-            nand.read(Ppn(p), at, true)
+            nand.read(Ppn(p as u64), at, true)
         }
     }
 
@@ -748,7 +748,7 @@ impl Packed {
         let (mut total, mut n) = (0u64, 0u64);
         for (lba, e) in self.map.mapped() {
             let (ppn, off, len) = (map::ppn(e), map::offset(e), map::len(e));
-            if ppn >= g.pages {
+            if ppn as u64 >= g.pages {
                 return bad(format!("LBA {lba} maps to page {ppn} past the array"));
             }
             let fits = if self.straddle {
@@ -766,14 +766,14 @@ impl Packed {
                 if p == NONE {
                     break;
                 }
-                if p >= g.pages {
+                if p as u64 >= g.pages {
                     return bad(format!("LBA {lba}: tail page {p} past the array"));
                 }
-                let b = g.block_of(Ppn(p)).0 as usize;
+                let b = g.block_of(Ppn(p as u64)).0 as usize;
                 if self.blocks.state[b] == BlockState::Free {
                     return bad(format!("LBA {lba} maps into free block {b}"));
                 }
-                if g.page_in_block(Ppn(p)) >= self.blocks.write_ptr[b] {
+                if g.page_in_block(Ppn(p as u64)) >= self.blocks.write_ptr[b] {
                     return bad(format!("LBA {lba} maps to unwritten page {p}"));
                 }
                 sum[b] += part as u64;
@@ -999,7 +999,7 @@ mod tests {
             let mut is_live = vec![false; id as usize + 1];
             live.iter().for_each(|&w| is_live[w as usize] = w != 0);
             for (k, bytes) in r.pages.iter().enumerate() {
-                let b = nand.geo.block_of(Ppn(ppn_of[k])).0 as usize;
+                let b = nand.geo.block_of(Ppn(ppn_of[k] as u64)).0 as usize;
                 want[b] += bytes.iter().filter(|&&w| is_live[w as usize]).count() as u64;
             }
             let got: Vec<u64> = f.blocks.valid.iter().map(|&v| v as u64).collect();

@@ -53,6 +53,8 @@ pub enum CellType {
     Mlc,
     /// 3 bits per cell: LSB, CSB, MSB pages.
     Tlc,
+    /// 4 bits per cell: LSB, CSB, MSB, TSB pages (the large drives' QLC).
+    Qlc,
 }
 
 impl CellType {
@@ -62,6 +64,7 @@ impl CellType {
             CellType::Slc => 1,
             CellType::Mlc => 2,
             CellType::Tlc => 3,
+            CellType::Qlc => 4,
         }
     }
 }

@@ -221,7 +221,7 @@ fn random_traces_match_a_brute_force_reference_through_gc() {
         };
         assert_eq!(got, want, "unit {unit}, page {page}");
         assert!(s.gc_invocations > 0, "unit {unit}: the trace must reach GC");
-        assert!(s.gc_pages_migrated % (unit / page) == 0);
+        assert!(s.gc_pages_migrated.is_multiple_of(unit / page));
     }
 }
 

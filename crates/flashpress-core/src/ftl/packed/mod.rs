@@ -243,7 +243,7 @@ impl Packed {
             straddle,
             max_chunks,
             held: NONE,
-            next: Sparse::new(if straddle { geo.pages as u64 } else { 0 }, NONE),
+            next: Sparse::new(if straddle { geo.pages } else { 0 }, NONE),
             mapped: 0,
             valid_bytes: 0,
             counters: PackedCounters::default(),

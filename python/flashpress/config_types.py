@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-CellType = Literal["slc", "mlc", "tlc"]
+CellType = Literal["slc", "mlc", "tlc", "qlc"]
 Striping = Literal["channel_first", "plane_first", "least_busy"]
 VictimPolicy = Literal["greedy", "random", "cost_benefit", "fifo"]
 TraceFormatName = Literal[
@@ -104,6 +104,7 @@ class FtlDict(TypedDict):
     placement: PlacementDict
     gc: GcDict
     write_buffer_pages: int
+    mapping_unit: NotRequired[int]
     compression: NotRequired[DeviceCompressionDict]
     map_cache: NotRequired[FullMapCacheDict | DemandMapCacheDict]
 

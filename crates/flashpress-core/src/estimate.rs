@@ -132,9 +132,12 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
     let logical_bytes;
     match &cfg.stack {
         None => {
+            // The page map maps mapping units (the NAND page unless ftl.mapping_unit is set):
+            // its arrays have one entry per logical and per physical unit.
             let logical = crate::ftl::logical_pages(cfg);
-            logical_bytes = logical * page_size;
+            logical_bytes = logical * cfg.mapping_unit() as u64;
             let mapped = crate::ftl::mapped_pages(cfg);
+            let units = pages / cfg.unit_pages() as u64;
             p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
             p.array("ftl.blocks", bpp, blocks, ftl_block, "blocks");
             p.array(
@@ -142,14 +145,14 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 bpp,
                 mapped,
                 size_of::<u32>(),
-                "mapped pages",
+                "mapped units",
             );
             p.array(
                 "ftl.reverse_map",
                 bpp,
-                pages,
+                units,
                 size_of::<u32>(),
-                "physical pages",
+                "physical units",
             );
             if crate::ftl::mapcache::demand(cfg).is_some() {
                 // The simulator keeps the whole map to know the truth; the cache's state is
@@ -176,9 +179,9 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 p.add(
                     "verify",
                     "check.verify",
-                    (pages + mapped) * size_of::<u64>() as u64 + mapped * per_vpn as u64,
+                    (units + mapped) * size_of::<u64>() as u64 + mapped * per_vpn as u64,
                     format!(
-                        "({pages} physical + {mapped} logical pages) x 8 B + {mapped} x {per_vpn} B"
+                        "({units} physical + {mapped} logical units) x 8 B + {mapped} x {per_vpn} B"
                     ),
                 );
             }

@@ -136,7 +136,7 @@ impl Simulation {
         let capacity = match &cfg.stack {
             // fio on a file system: a job's offsets are inside its file, sized by the user space.
             Some(st) => crate::stack::user_bytes_of(st),
-            None => crate::ftl::host_pages(&cfg) * cfg.nand.page_size as u64,
+            None => crate::ftl::host_pages(&cfg) * cfg.mapping_unit() as u64,
         };
         let opened = open_workload_noted(&cfg, capacity)?;
         let mut cfg = cfg;
@@ -669,7 +669,7 @@ impl Simulation {
         let (nand, ps, free, logical, physical) = match &self.target {
             Target::Ssd(d) => (
                 &d.nand,
-                d.page_size(),
+                d.nand.geo.page_size as u64,
                 d.ftl.free_blocks(),
                 d.capacity_bytes(),
                 d.nand.geo.capacity_bytes(),
@@ -736,6 +736,7 @@ impl Simulation {
             trimmed_pages: f.trimmed_pages,
             unmapped_page_reads: c.unmapped_page_reads,
             rmw_page_reads: c.rmw_page_reads,
+            rmw_units: c.rmw_units,
             buffer_full_waits: c.buffer_full_waits,
             verified_page_reads: c.verified_page_reads,
             arrivals_out_of_order: out_of_order,

@@ -112,9 +112,15 @@ impl std::ops::Add<u64> for SimTime {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Lpn(pub u32);
 
-/// Physical page number: `block * pages_per_block + page`.
+/// Physical page number: `block * pages_per_block + page`. 64 bits: a 64-128 TiB array of
+/// 16 KiB pages has more than 2^32 pages (block and plane numbers stay 32-bit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Ppn(pub u32);
+pub struct Ppn(pub u64);
+
+impl Ppn {
+    /// No page: a GC move's destination when the page is only read out (dedup in GC).
+    pub const NONE: Ppn = Ppn(u64::MAX);
+}
 
 /// Global block index: `plane * blocks_per_plane + block_in_plane`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -75,6 +75,7 @@ pub static RANGES: &[Bound] = &[
     b("ftl.op_ratio", 0.0, 0.99, "", "a fraction of the physical pages"),
     b("ftl.write_buffer_pages", 0.0, 1_048_576.0, "pages", "a DRAM write buffer"),
     b("ftl.map_cache.dram_bytes", 1.0, 1e15, "bytes", "a DRAM budget for map entries"),
+    b("ftl.mapping_unit", 4.0 * KIB, 64.0 * KIB, "bytes", "a mapping unit (a power of two)"),
     b("ftl.gc.threshold", 1e-4, 0.99, "", "a fraction of a plane's blocks"),
     b("ftl.gc.background_threshold", 1e-4, 0.99, "", "a fraction of a plane's blocks"),
     b("ftl.gc.step_pages", 1.0, 16_384.0, "pages", "migrations per GC step"),
@@ -444,6 +445,7 @@ mod tests {
         let mut plain = serde_json::to_value(SimConfig::preset("default").unwrap()).unwrap();
         plain["nand"]["partial_read"] =
             json!({"unit_bytes": 1024, "latency_factor": 0.8, "current_factor": 0.6});
+        plain["ftl"]["mapping_unit"] = json!(16384);
         plain["ftl"]["compression"] = json!({"codec": "lz4", "min_saving": 0.1, "max_chunks_per_page": 4,
             "compress_us": 1.0, "decompress_us": 1.0,
             "split": {"decision": "lru", "lru_entries": 10, "max_split_pages": 8}});

@@ -53,6 +53,8 @@ pub enum CellType {
     Mlc,
     /// 3 bits per cell: LSB, CSB, MSB pages.
     Tlc,
+    /// 4 bits per cell: LSB, CSB, MSB, TSB pages (the large drives' QLC).
+    Qlc,
 }
 
 impl CellType {
@@ -62,6 +64,7 @@ impl CellType {
             CellType::Slc => 1,
             CellType::Mlc => 2,
             CellType::Tlc => 3,
+            CellType::Qlc => 4,
         }
     }
 }
@@ -133,6 +136,19 @@ impl FtlConfig {
     /// Deduplication when enabled.
     pub fn dedup(&self) -> Option<&DedupConfig> {
         self.dedup.as_ref().filter(|d| d.enabled)
+    }
+}
+
+impl SimConfig {
+    /// The page map's mapping unit (indirection unit) in bytes: `ftl.mapping_unit`, or the
+    /// NAND page when it is not set.
+    pub fn mapping_unit(&self) -> u32 {
+        self.ftl.mapping_unit.unwrap_or(self.nand.page_size)
+    }
+
+    /// NAND pages per mapping unit (1 when the unit is the page).
+    pub fn unit_pages(&self) -> u32 {
+        (self.mapping_unit() / self.nand.page_size).max(1)
     }
 }
 
@@ -289,6 +305,11 @@ pub struct FtlConfig {
     pub gc: GcConfig,
     /// DRAM write buffer in pages (0 = none: a write completes when its pages are programmed).
     pub write_buffer_pages: u32,
+    /// Mapping unit (indirection unit) of the page map in bytes: a power of two from 4 KiB to
+    /// 64 KiB, a whole number of NAND pages; absent, the NAND page. A write that covers only
+    /// part of a unit reads the unit's old data, merges and rewrites the whole unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping_unit: Option<u32>,
     /// Compression in the controller (a compression-support SSD): absent, pages are stored
     /// as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1121,9 +1142,31 @@ impl SimConfig {
             * n.planes_per_die as u128
             * n.blocks_per_plane as u128
             * n.pages_per_block as u128;
-        check(pages < u32::MAX as u128, src, "nand", || {
-            format!("{pages} physical pages exceed the 2^32 - 1 page limit of the page map")
+        let blocks = pages / n.pages_per_block as u128;
+        check(blocks < u32::MAX as u128, src, "nand", || {
+            format!("{blocks} blocks exceed the 2^32 - 1 blocks the simulator numbers")
         })?;
+        // Page numbers are 64-bit; the page map's entries are 32-bit unit numbers, so the
+        // physical units (and the fewer logical ones) must stay below 2^32 - 1. The packed
+        // FTLs (ftl.compression, a [stack]'s CCSD) number NAND pages in 32 bits.
+        let unit = self.mapping_unit().max(n.page_size) as u128;
+        let units = pages * n.page_size as u128 / unit;
+        if self.ftl.compression().is_some() || self.stack.is_some() {
+            check(pages < u32::MAX as u128, src, "nand", || {
+                format!(
+                    "{pages} physical pages exceed the 2^32 - 1 pages a compressing device's \
+                     packed map numbers"
+                )
+            })?;
+        } else {
+            check(units < u32::MAX as u128, src, "ftl.mapping_unit", || {
+                format!(
+                    "{units} physical mapping units of {unit} bytes exceed the 2^32 - 1 units the \
+                     page map numbers (32-bit entries): a larger mapping unit divides them \
+                     (65536 bytes maps up to 256 TiB)"
+                )
+            })?;
+        }
         let types = n.cell.page_types();
         for (k, v) in [
             ("nand.read_latency_us", &n.read_latency_us),
@@ -1155,6 +1198,63 @@ impl SimConfig {
             )?;
         }
         let f = &self.ftl;
+        if let Some(u) = f.mapping_unit {
+            check(u.is_power_of_two(), src, "ftl.mapping_unit", || {
+                format!("expected a power of two from 4096 to 65536 bytes, got {u}")
+            })?;
+            check(u >= n.page_size, src, "ftl.mapping_unit", || {
+                format!(
+                    "a unit of {u} bytes is smaller than the {}-byte NAND page (nand.page_size): \
+                     several units packed into one page are not modelled; expected a whole \
+                     number of pages, at least {}",
+                    n.page_size, n.page_size
+                )
+            })?;
+            check(
+                u.is_multiple_of(n.page_size),
+                src,
+                "ftl.mapping_unit",
+                || {
+                    format!(
+                        "expected a whole number of {}-byte NAND pages, got {u}",
+                        n.page_size
+                    )
+                },
+            )?;
+            check(
+                n.pages_per_block.is_multiple_of(u / n.page_size),
+                src,
+                "ftl.mapping_unit",
+                || {
+                    format!(
+                        "a unit of {} pages must tile a block of nand.pages_per_block = {} pages",
+                        u / n.page_size,
+                        n.pages_per_block
+                    )
+                },
+            )?;
+            if u != n.page_size {
+                for (on, what) in [
+                    (f.compression().is_some(), "ftl.compression"),
+                    (f.dedup().is_some(), "ftl.dedup"),
+                    (self.stack.is_some(), "[stack]"),
+                    (n.partial_unit().is_some(), "nand.partial_read"),
+                    // The map cache's entries and translation pages are one NAND page each.
+                    (
+                        matches!(f.map_cache, MapCacheConfig::Demand { .. }),
+                        "ftl.map_cache.type = \"demand\"",
+                    ),
+                ] {
+                    check(!on, src, "ftl.mapping_unit", || {
+                        format!(
+                            "a mapping unit larger than the NAND page ({u} > {} bytes) is not \
+                             modelled with {what}; leave ftl.mapping_unit out or set it to {}",
+                            n.page_size, n.page_size
+                        )
+                    })?;
+                }
+            }
+        }
         if let Some(c) = f.compression.as_ref().filter(|c| c.enabled) {
             check(
                 n.page_size <= 32_768 && n.page_size.is_power_of_two() && n.page_size >= 4096,
@@ -1340,7 +1440,7 @@ impl SimConfig {
         })?;
         let planes = pages as u64 / (bpp * n.pages_per_block as u64);
         let usable = (bpp - reserve) * n.pages_per_block as u64 * planes;
-        let logical = crate::ftl::logical_pages(self);
+        let logical = crate::ftl::logical_pages(self) * self.unit_pages() as u64;
         check(logical > 0, src, "ftl.op_ratio", || {
             "leaves no logical pages".into()
         })?;

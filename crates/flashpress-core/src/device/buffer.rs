@@ -71,7 +71,7 @@ mod tests {
     fn w(req: u32) -> Waiter {
         Waiter {
             req,
-            ppn: Ppn(req),
+            ppn: Ppn(req as u64),
             since: SimTime(req as u64),
         }
     }

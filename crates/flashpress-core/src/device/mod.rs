@@ -29,7 +29,7 @@ use std::collections::VecDeque;
 use strength_reduce::StrengthReducedU64;
 
 /// The "flash page" of a write that inline dedup found stored: nothing is programmed.
-const DUPLICATE: u32 = u32::MAX;
+const DUPLICATE: u64 = u64::MAX;
 
 /// Byte fingerprints of preconditioned pages: their block ids carry this bit, so they never
 /// equal a host's (from 2^63) or a fio job's (below 2^61) ids.
@@ -42,6 +42,9 @@ pub struct DeviceCounters {
     pub unmapped_page_reads: u64,
     /// Page reads done to merge a partial-page write with the page's old data.
     pub rmw_page_reads: u64,
+    /// Mapping units read, merged and rewritten for a write that covered only part of them
+    /// (the plain SSD's path; compression counts its merges in its own counters).
+    pub rmw_units: u64,
     /// Host write pages that had to wait for a free write-buffer slot.
     pub buffer_full_waits: u64,
     /// Read pages checked against the last written content (verify mode).
@@ -155,8 +158,14 @@ pub struct Device {
     pub ftl: Ftl,
     /// The controller's flash back end (queues, scheduling, suspension, GC steps).
     pub sched: Scheduler,
+    /// The mapping unit in bytes (`ftl.mapping_unit`; the NAND page unless set): the front
+    /// end's "page".
     page_size: u64,
     div_page: StrengthReducedU64,
+    /// NAND pages per mapping unit.
+    unit_pages: u32,
+    /// NAND page size in bytes.
+    nand_page: u64,
     /// Bytes of a partial-read unit (`nand.partial_read`), 0 when reads are whole pages.
     partial_unit: u64,
     /// Host link time per byte (ns, from `host.link_mb_per_s`).
@@ -227,8 +236,10 @@ impl Device {
         };
         let lp = ftl.logical_pages() as usize;
         Ok(Device {
-            page_size: cfg.nand.page_size as u64,
-            div_page: StrengthReducedU64::new(cfg.nand.page_size as u64),
+            page_size: cfg.mapping_unit() as u64,
+            div_page: StrengthReducedU64::new(cfg.mapping_unit() as u64),
+            unit_pages: cfg.unit_pages(),
+            nand_page: cfg.nand.page_size as u64,
             partial_unit: cfg.nand.partial_unit().map_or(0, u64::from),
             link_ns_per_byte,
             overhead_ns,
@@ -414,6 +425,7 @@ impl Device {
                 }
                 let slot = self.alloc(base);
                 let mut pages = 0;
+                let end = req.offset + req.len;
                 for lpn in first..=last {
                     let found = self.ftl.translate(Lpn(lpn as u32));
                     let tpage = self.ftl.take_map_read();
@@ -422,15 +434,20 @@ impl Device {
                     }
                     match (tpage, found) {
                         (None, Some(ppn)) => {
-                            let partial = self.one_unit(lpn, req.offset, req.offset + req.len);
-                            self.arriving_reads.push_back(Arrival {
-                                at: cmd,
-                                ppn,
-                                req: slot,
-                                partial,
-                                program: false,
-                            });
-                            pages += 1;
+                            let partial = self.one_unit(lpn, req.offset, end);
+                            // Of a unit of several NAND pages, only the pages the request
+                            // touches are read.
+                            let (lo, hi) = self.pages_in_unit(lpn, req.offset, end);
+                            for j in lo..hi {
+                                self.arriving_reads.push_back(Arrival {
+                                    at: cmd,
+                                    ppn: Ppn(ppn.0 + j as u64),
+                                    req: slot,
+                                    partial,
+                                    program: false,
+                                });
+                            }
+                            pages += hi - lo;
                         }
                         (None, None) => {}
                         (Some(tp), found) => {
@@ -458,7 +475,8 @@ impl Device {
                 Ok(())
             }
             Op::Write => {
-                let (arrived, slot) = self.write_arrives(req, base, cmd, last - first + 1);
+                let (arrived, slot) =
+                    self.write_arrives(req, base, cmd, (last - first + 1) * self.unit_pages as u64);
                 let end = req.offset + req.len;
                 for (i, lpn) in (first..=last).enumerate() {
                     let page_start = lpn * self.page_size;
@@ -486,7 +504,9 @@ impl Device {
                         let mut be = self.sched.backend(&mut self.nand, q, now);
                         self.ftl.write(Lpn(lpn as u32), c, now, &mut be)?
                     };
-                    self.sched.program_allocated(ppn);
+                    for j in 0..self.unit_pages {
+                        self.sched.program_allocated(Ppn(ppn.0 + j as u64));
+                    }
                     if let Some(tp) = self.ftl.take_map_read() {
                         // The write completes once its map entry is loaded too.
                         self.reqs[slot as usize].pages_left += 1;
@@ -577,9 +597,9 @@ impl Device {
         Ok(())
     }
 
-    /// The data of a write's page, mapped to `ppn`, is at the controller at `arrived`: its
-    /// program waits for it, and for a partial page (`old`: where the page's old data is)
-    /// for the read of the old data first.
+    /// The data of a write's page (mapping unit), mapped to `ppn` (its first NAND page), is
+    /// at the controller at `arrived`: its programs wait for it, and for a partial unit (`old`:
+    /// the first NAND page of the unit's old data) for the read of the whole old unit first.
     #[inline]
     fn page_data_in(
         &mut self,
@@ -597,16 +617,41 @@ impl Device {
                     ppn,
                     arrived,
                 };
-                self.read_old_data(kind, base, cmd, &[(old, false)]);
+                self.counters.rmw_units += 1;
+                let mut olds = std::mem::take(&mut self.old_reads);
+                olds.clear();
+                olds.extend((0..self.unit_pages).map(|j| (Ppn(old.0 + j as u64), false)));
+                self.read_old_data(kind, base, cmd, &olds);
+                self.old_reads = olds;
             }
-            None => self.arriving_writes.push_back(Arrival {
-                at: arrived,
-                ppn,
-                req: slot,
-                partial: false,
-                program: false,
-            }),
+            None => {
+                for j in 0..self.unit_pages {
+                    self.arriving_writes.push_back(Arrival {
+                        at: arrived,
+                        ppn: Ppn(ppn.0 + j as u64),
+                        req: slot,
+                        partial: false,
+                        program: false,
+                    });
+                }
+            }
         }
+    }
+
+    /// NAND pages `lo..hi` (indices inside the unit) of mapping unit `lpn` that the bytes
+    /// `[start, end)` touch; `0..1` when the unit is one page.
+    #[inline]
+    fn pages_in_unit(&self, lpn: u64, start: u64, end: u64) -> (u32, u32) {
+        if self.unit_pages == 1 {
+            return (0, 1);
+        }
+        let unit = lpn * self.page_size;
+        let lo = start.max(unit) - unit;
+        let hi = end.min(unit + self.page_size) - unit;
+        (
+            (lo / self.nand_page) as u32,
+            ((hi - 1) / self.nand_page) as u32 + 1,
+        )
     }
 
     /// A page's fingerprint, strong hash and the id verify mode checks it by: its content id
@@ -819,7 +864,9 @@ impl Device {
             }
             Kind::Rmw { parent, ppn, .. } => {
                 self.free_reqs.push(slot);
-                self.arrive_program(parent, ppn, now, q);
+                for j in 0..self.unit_pages {
+                    self.arrive_program(parent, Ppn(ppn.0 + j as u64), now, q);
+                }
             }
             Kind::RmwChunk {
                 parent,
@@ -1113,8 +1160,10 @@ impl Device {
         let ppn = self
             .ftl
             .write(lpn, content, SimTime::ZERO, &mut self.nand)?;
-        self.nand.count_transfer();
-        self.nand.count_program(ppn, false);
+        for j in 0..self.unit_pages {
+            self.nand.count_transfer();
+            self.nand.count_program(Ppn(ppn.0 + j as u64), false);
+        }
         if self.ftl.map.is_some() {
             // The map cache's flash work, booked at once.
             if let Some(tp) = self.ftl.take_map_read() {

@@ -14,7 +14,7 @@ impl Ftl {
                 continue;
             }
             mapped += 1;
-            if ppn >= self.geo.pages {
+            if ppn as u64 >= self.geo.pages {
                 return fail(format!(
                     "lpn {lpn} maps to ppn {ppn} past the array ({} pages)",
                     self.geo.pages

@@ -59,7 +59,8 @@ pub fn reserve_blocks_per_plane(cfg: &SimConfig) -> u64 {
     gc_threshold_blocks(cfg) + streams(cfg) as u64
 }
 
-/// Logical pages exposed to the host: `floor(physical pages * (1 - op_ratio))`.
+/// Logical pages exposed to the host, in mapping units (`ftl.mapping_unit`; the NAND page
+/// unless set): `floor(physical units * (1 - op_ratio))`.
 pub fn logical_pages(cfg: &SimConfig) -> u64 {
     let n = &cfg.nand;
     let phys = n.channels as u64
@@ -67,7 +68,8 @@ pub fn logical_pages(cfg: &SimConfig) -> u64 {
         * n.dies_per_chip as u64
         * n.planes_per_die as u64
         * n.blocks_per_plane as u64
-        * n.pages_per_block as u64;
+        * n.pages_per_block as u64
+        / cfg.unit_pages() as u64;
     (phys as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64
 }
 
@@ -104,7 +106,7 @@ pub fn mapped_pages(cfg: &SimConfig) -> u64 {
     logical_pages(cfg) + split_reserve_pages(cfg)
 }
 
-/// Counters owned by the FTL.
+/// Counters owned by the FTL, in NAND pages (a mapping unit of `k` pages counts `k`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FtlCounters {
     /// Pages programmed for host writes.
@@ -141,10 +143,10 @@ pub trait FlashBackend {
     fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize;
     /// Migrate `moves` (source, destination; same plane) and then erase `victim`. The FTL has
     /// already remapped the pages and put `victim` on its plane's free list. A destination of
-    /// `Ppn(UNMAPPED)` is a page read out only (deduplication in GC hashed it and found it
+    /// [`Ppn::NONE`] is a page read out only (deduplication in GC hashed it and found it
     /// stored elsewhere; the CCSD's GC read a victim page whose chunks fill no page yet); a
-    /// source of `Ppn(UNMAPPED)` is a program of data already in controller memory (the
-    /// CCSD's GC re-packs chunks of several pages into one). Such jobs never use copyback.
+    /// source of [`Ppn::NONE`] is a program of data already in controller memory (the CCSD's
+    /// GC re-packs chunks of several pages into one). Such jobs never use copyback.
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind);
     /// A free block became an open block (programs will go to it).
     fn block_opened(&mut self, block: BlockId);
@@ -161,10 +163,10 @@ impl FlashBackend for Nand {
     }
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, _: GcKind) {
         for &(src, dst) in moves {
-            if src.0 == UNMAPPED {
+            if src == Ppn::NONE {
                 self.count_transfer();
                 self.count_program(dst, true);
-            } else if dst.0 == UNMAPPED {
+            } else if dst == Ppn::NONE {
                 self.count_read(src, true);
                 self.count_transfer();
             } else if copyback {
@@ -184,9 +186,13 @@ impl FlashBackend for Nand {
     }
 }
 
-/// The page-mapping FTL.
+/// The page-mapping FTL. It maps mapping units (`ftl.mapping_unit`): internally its
+/// geometry is the array seen in units ([`Geometry::in_units`]), so its "pages" are unit
+/// slots; every [`Ppn`] it takes or hands out is a NAND page, the first of its unit.
 pub struct Ftl {
     geo: Geometry,
+    /// log2 of the NAND pages per mapping unit.
+    shift: u32,
     l2p: Vec<u32>,
     p2l: Vec<u32>,
     blocks: Blocks,
@@ -246,9 +252,12 @@ impl Ftl {
             })
             .collect();
         let bpp = geo.blocks_per_plane as f64;
+        let k = cfg.unit_pages();
+        let ugeo = geo.in_units(k);
         Ftl {
+            shift: k.trailing_zeros(),
             l2p: vec![UNMAPPED; (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as usize],
-            p2l: vec![UNMAPPED; geo.pages as usize],
+            p2l: vec![UNMAPPED; ugeo.pages as usize],
             blocks: Blocks::new(geo.blocks as usize),
             free,
             open: vec![UNMAPPED; geo.planes as usize * streams],
@@ -267,7 +276,7 @@ impl Ftl {
             page_types: cfg.nand.cell.page_types() as u32,
             seal_counter: 0,
             moves: Vec::new(),
-            content: track_content.then(|| vec![0; geo.pages as usize]),
+            content: track_content.then(|| vec![0; ugeo.pages as usize]),
             dedup: dd.map(|d| {
                 dedup::Dedup::new(
                     logical_pages(cfg),
@@ -293,7 +302,7 @@ impl Ftl {
             tstream: streams - 1,
             map_read: None,
             counters: FtlCounters::default(),
-            geo: geo.clone(),
+            geo: ugeo,
         }
     }
 
@@ -301,6 +310,18 @@ impl Ftl {
     /// deduplication the host's logical pages, not the nodes the page map holds).
     pub fn logical_pages(&self) -> u32 {
         self.host_pages
+    }
+
+    /// NAND pages per mapping unit.
+    #[inline]
+    pub fn unit_pages(&self) -> u32 {
+        1 << self.shift
+    }
+
+    /// First NAND page of unit slot `slot`.
+    #[inline]
+    fn nand_page(&self, slot: impl Into<u64>) -> Ppn {
+        Ppn(slot.into() << self.shift)
     }
 
     /// Physical page holding a logical page, if mapped.
@@ -311,7 +332,7 @@ impl Ftl {
             None => lpn.0,
         };
         let p = self.l2p[v as usize];
-        (p != UNMAPPED).then_some(Ppn(p))
+        (p != UNMAPPED).then(|| self.nand_page(p))
     }
 
     /// Physical page holding a logical page, if mapped, as the controller finds it: with a
@@ -341,7 +362,7 @@ impl Ftl {
             if tp != UNMAPPED {
                 m.counters.translation_reads += 1;
                 m.counters.translation_lookup_reads += 1;
-                self.map_read = Some(Ppn(tp));
+                self.map_read = Some(self.nand_page(tp));
             }
         }
     }
@@ -369,7 +390,10 @@ impl Ftl {
             let m = self.map.as_mut().expect("checked");
             m.counters.translation_writes += 1;
             m.counters.translation_reads += (old != UNMAPPED) as u64;
-            out.push(((old != UNMAPPED).then_some(Ppn(old)), ppn));
+            out.push((
+                (old != UNMAPPED).then(|| self.nand_page(old)),
+                self.nand_page(ppn.0),
+            ));
         }
         Ok(())
     }
@@ -432,7 +456,9 @@ impl Ftl {
 
     /// Content id stored in a physical page (verify mode), 0 if not tracked.
     pub fn content_at(&self, ppn: Ppn) -> u64 {
-        self.content.as_ref().map_or(0, |c| c[ppn.0 as usize])
+        self.content
+            .as_ref()
+            .map_or(0, |c| c[(ppn.0 >> self.shift) as usize])
     }
 
     /// Free blocks in the whole array.
@@ -475,8 +501,8 @@ impl Ftl {
         let plane = self.pick_plane(stream, at, flash)?;
         let ppn = self.take_page(plane, stream, flash);
         self.remap(lpn, ppn, content, at);
-        self.counters.host_pages_written += 1;
-        Ok(ppn)
+        self.counters.host_pages_written += 1 << self.shift;
+        Ok(self.nand_page(ppn.0))
     }
 
     /// Map logical pages `lpns` (a split group's pages, PR-SSD section 4.3) to fresh
@@ -541,8 +567,8 @@ impl Ftl {
         for ((&lpn, &content), &plane) in lpns.iter().zip(contents).zip(&planes) {
             let ppn = self.take_page(plane, stream, flash);
             self.remap(lpn, ppn, content, at);
-            self.counters.host_pages_written += 1;
-            out.push(ppn);
+            self.counters.host_pages_written += 1 << self.shift;
+            out.push(self.nand_page(ppn.0));
         }
         Ok(true)
     }
@@ -576,7 +602,7 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old, at);
             self.l2p[lpn.0 as usize] = UNMAPPED;
-            self.counters.trimmed_pages += 1;
+            self.counters.trimmed_pages += 1 << self.shift;
         }
     }
 
@@ -697,7 +723,7 @@ impl Ftl {
         let first = self.geo.first_ppn_of_block(victim).0;
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
-        for src in first..first + self.geo.pages_per_block {
+        for src in first..first + self.geo.pages_per_block as u64 {
             let lpn = self.p2l[src as usize];
             if lpn == UNMAPPED {
                 continue;
@@ -705,6 +731,7 @@ impl Ftl {
             if let Some(m) = self.map.as_mut() {
                 if lpn >= self.tbase {
                     // A translation page moves in its own stream; the directory is in DRAM.
+                    // (A demand-paged map has one-page units: the config refuses larger.)
                     m.counters.translation_gc_migrations += 1;
                     let dst = self.take_page(plane, self.tstream, flash);
                     self.migrate(Lpn(lpn), Ppn(src), dst, at);
@@ -723,7 +750,7 @@ impl Ftl {
                     dedup::GcAction::Drop => {
                         // Merged into the stored copy: read (for its hash), not rewritten.
                         self.drop_node(lpn, at);
-                        moves.push((Ppn(src), Ppn(UNMAPPED)));
+                        moves.push((Ppn(src), Ppn::NONE));
                         continue;
                     }
                     dedup::GcAction::Promote { other } => {
@@ -736,8 +763,14 @@ impl Ftl {
             }
             let dst = self.take_page(plane, stream, flash);
             self.migrate(Lpn(lpn), Ppn(src), dst, at);
-            moves.push((Ppn(src), dst));
-            self.counters.gc_pages_migrated += 1;
+            // The flash work is per NAND page: a unit's pages move one by one.
+            for j in 0..1 << self.shift {
+                moves.push((
+                    Ppn(self.nand_page(src).0 + j),
+                    Ppn(self.nand_page(dst.0).0 + j),
+                ));
+            }
+            self.counters.gc_pages_migrated += 1 << self.shift;
         }
         let b = victim.0 as usize;
         assert_eq!(
@@ -787,7 +820,7 @@ impl Ftl {
             self.blocks.sealed_seq[b] = self.seal_counter;
             self.open[slot] = UNMAPPED;
         }
-        Ppn(b as u32 * self.geo.pages_per_block + wp)
+        Ppn(b as u64 * self.geo.pages_per_block as u64 + wp as u64)
     }
 
     /// Move a valid page whose location is known (GC): unlike [`Ftl::remap`] it never loads
@@ -795,12 +828,12 @@ impl Ftl {
     #[inline]
     fn migrate(&mut self, lpn: Lpn, src: Ppn, dst: Ppn, at: SimTime) {
         debug_assert_eq!(
-            self.l2p[lpn.0 as usize], src.0,
+            self.l2p[lpn.0 as usize] as u64, src.0,
             "GC source is not the page's current location"
         );
         self.p2l[src.0 as usize] = UNMAPPED;
         self.blocks.valid[self.geo.block_of(src).0 as usize] -= 1;
-        self.l2p[lpn.0 as usize] = dst.0;
+        self.l2p[lpn.0 as usize] = dst.0 as u32;
         self.p2l[dst.0 as usize] = lpn.0;
         let b = self.geo.block_of(dst).0 as usize;
         self.blocks.valid[b] += 1;
@@ -813,7 +846,7 @@ impl Ftl {
     #[inline]
     fn invalidate(&mut self, ppn: u32, at: SimTime) {
         self.p2l[ppn as usize] = UNMAPPED;
-        let b = self.geo.block_of(Ppn(ppn)).0 as usize;
+        let b = self.geo.block_of(Ppn(ppn as u64)).0 as usize;
         self.blocks.valid[b] -= 1;
         self.blocks.mtime[b] = at;
     }
@@ -824,7 +857,7 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old, at);
         }
-        self.l2p[lpn.0 as usize] = ppn.0;
+        self.l2p[lpn.0 as usize] = ppn.0 as u32;
         self.p2l[ppn.0 as usize] = lpn.0;
         let b = self.geo.block_of(ppn).0 as usize;
         self.blocks.valid[b] += 1;

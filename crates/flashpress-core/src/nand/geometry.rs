@@ -2,7 +2,7 @@
 
 use crate::config::NandConfig;
 use crate::units::{BlockId, PlaneId, Ppn};
-use strength_reduce::StrengthReducedU32;
+use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
 /// Shape of the array. Planes are numbered channel-major: channel, chip, die, plane, so the
 /// planes of one channel are contiguous.
@@ -24,14 +24,15 @@ pub struct Geometry {
     pub blocks: u32,
     /// Pages per block.
     pub pages_per_block: u32,
-    /// Pages in the array.
-    pub pages: u32,
+    /// Pages in the array (may pass 2^32).
+    pub pages: u64,
     /// Page size in bytes.
     pub page_size: u32,
     // Address arithmetic divides by these on every page operation; a hardware `div` costs
     // tens of cycles, the strength-reduced form a multiply and a shift.
-    div_ppb: StrengthReducedU32,
-    div_pages_per_plane: StrengthReducedU32,
+    div_ppb: StrengthReducedU64,
+    div_ppb32: StrengthReducedU32,
+    div_pages_per_plane: StrengthReducedU64,
     div_blocks_per_plane: StrengthReducedU32,
     div_planes_per_channel: StrengthReducedU32,
 }
@@ -51,12 +52,36 @@ impl Geometry {
             blocks_per_plane: c.blocks_per_plane,
             blocks,
             pages_per_block: c.pages_per_block,
-            pages: blocks * c.pages_per_block,
+            pages: blocks as u64 * c.pages_per_block as u64,
             page_size: c.page_size,
-            div_ppb: StrengthReducedU32::new(c.pages_per_block),
-            div_pages_per_plane: StrengthReducedU32::new(c.pages_per_block * c.blocks_per_plane),
+            div_ppb: StrengthReducedU64::new(c.pages_per_block as u64),
+            div_ppb32: StrengthReducedU32::new(c.pages_per_block),
+            div_pages_per_plane: StrengthReducedU64::new(
+                c.pages_per_block as u64 * c.blocks_per_plane as u64,
+            ),
             div_blocks_per_plane: StrengthReducedU32::new(c.blocks_per_plane),
             div_planes_per_channel: StrengthReducedU32::new(planes_per_channel),
+        }
+    }
+
+    /// The same array seen in mapping units of `k` consecutive pages of a block (the page
+    /// map's view, `ftl.mapping_unit`): a "page" of the result is a unit, so its page numbers
+    /// are unit slots (`ppn / k` of the NAND page numbers); blocks and planes are unchanged.
+    pub fn in_units(&self, k: u32) -> Geometry {
+        assert!(
+            k >= 1 && self.pages_per_block.is_multiple_of(k),
+            "a unit of {k} pages must tile a {}-page block",
+            self.pages_per_block
+        );
+        let ppb = self.pages_per_block / k;
+        Geometry {
+            pages_per_block: ppb,
+            pages: self.blocks as u64 * ppb as u64,
+            page_size: self.page_size * k,
+            div_ppb: StrengthReducedU64::new(ppb as u64),
+            div_ppb32: StrengthReducedU32::new(ppb),
+            div_pages_per_plane: StrengthReducedU64::new(ppb as u64 * self.blocks_per_plane as u64),
+            ..self.clone()
         }
     }
 
@@ -84,13 +109,17 @@ impl Geometry {
     /// Block holding a page.
     #[inline]
     pub fn block_of(&self, p: Ppn) -> BlockId {
-        BlockId(p.0 / self.div_ppb)
+        // Below 2^32 (every array of less than 16 TiB of 4 KiB pages) the 32-bit division.
+        match u32::try_from(p.0) {
+            Ok(p) => BlockId(p / self.div_ppb32),
+            Err(_) => BlockId((p.0 / self.div_ppb) as u32),
+        }
     }
 
     /// Plane holding a page.
     #[inline]
     pub fn plane_of_ppn(&self, p: Ppn) -> PlaneId {
-        PlaneId(p.0 / self.div_pages_per_plane)
+        PlaneId((p.0 / self.div_pages_per_plane) as u32)
     }
 
     /// Global id of block `i` of a plane.
@@ -102,17 +131,17 @@ impl Geometry {
     /// First page of a block.
     #[inline]
     pub fn first_ppn_of_block(&self, b: BlockId) -> Ppn {
-        Ppn(b.0 * self.pages_per_block)
+        Ppn(b.0 as u64 * self.pages_per_block as u64)
     }
 
     /// Index of a page inside its block.
     #[inline]
     pub fn page_in_block(&self, p: Ppn) -> u32 {
-        p.0 % self.div_ppb
+        (p.0 % self.div_ppb) as u32
     }
 
     /// Physical capacity in bytes.
     pub fn capacity_bytes(&self) -> u64 {
-        self.pages as u64 * self.page_size as u64
+        self.pages * self.page_size as u64
     }
 }

@@ -64,13 +64,13 @@ pub struct CopybackBatch {
 /// Timing in integer nanoseconds and energy in integer picojoules, resolved from the config.
 #[derive(Debug, Clone)]
 struct Timing {
-    read_ns: [u64; 3],
-    program_ns: [u64; 3],
+    read_ns: [u64; 4],
+    program_ns: [u64; 4],
     erase_ns: u64,
     /// Channel time to move one page.
     page_xfer_ns: u64,
-    read_pj: [u64; 3],
-    program_pj: [u64; 3],
+    read_pj: [u64; 4],
+    program_pj: [u64; 4],
     erase_pj: u64,
     page_xfer_pj: u64,
     vcc_v: f64,
@@ -86,8 +86,8 @@ struct Timing {
 #[derive(Debug, Clone, Copy, Default)]
 struct PartialTiming {
     unit_bytes: u32,
-    read_ns: [u64; 3],
-    read_pj: [u64; 3],
+    read_ns: [u64; 4],
+    read_pj: [u64; 4],
     xfer_ns: u64,
     xfer_pj: u64,
 }
@@ -99,8 +99,8 @@ fn pj(vcc_v: f64, ma: f64, t_ns: u64) -> u64 {
 
 impl Timing {
     fn new(c: &NandConfig) -> Result<Timing> {
-        let mut read_ns = [0; 3];
-        let mut program_ns = [0; 3];
+        let mut read_ns = [0; 4];
+        let mut program_ns = [0; 4];
         let ns = |key: &str, us: f64| duration_ns(key, us, 1e3, MAX_OP_NS);
         for i in 0..c.cell.page_types() {
             read_ns[i] = ns("nand.read_latency_us", c.read_latency_us[i])?;

@@ -218,6 +218,9 @@ pub struct Summary {
     /// Flash reads of old data for partial-page writes (of a split page, one partial read per
     /// piece the write does not cover).
     pub rmw_page_reads: u64,
+    /// Mapping units read, merged and rewritten because a write covered only part of them
+    /// (`ftl.mapping_unit`; the NAND page unless set). Without compression.
+    pub rmw_units: u64,
     /// Host pages that waited for a write-buffer slot.
     pub buffer_full_waits: u64,
     /// Page reads checked by verify mode.
@@ -368,6 +371,11 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "rmw_page_reads",
             "reads",
             "flash reads of old data merged with a partial-page write (a split page: one per piece not covered)",
+        ),
+        (
+            "rmw_units",
+            "units",
+            "mapping units read, merged and rewritten for a write covering only part of them (ftl.mapping_unit)",
         ),
         (
             "buffer_full_waits",

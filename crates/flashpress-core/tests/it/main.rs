@@ -12,6 +12,7 @@ mod determinism;
 mod gc_validity;
 mod lost_work;
 mod map_cache;
+mod mapping_unit;
 mod partial_read;
 mod split;
 mod time_limits;

@@ -171,8 +171,8 @@ impl Flash {
 
 impl FlashBackend for Flash {
     #[inline]
-    fn plane_load(&self, plane: PlaneId) -> SimTime {
-        self.sched.plane_load(plane)
+    fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize {
+        self.sched.least_loaded(order, from)
     }
 
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind) {
@@ -197,7 +197,7 @@ impl PackedBackend for Flash {
     fn buffer_slot(&mut self) -> Option<SimTime> {
         let w = Waiter {
             req: NO_REQ,
-            ppn: Ppn(NO_REQ),
+            ppn: Ppn::NONE,
             since: self.now,
         };
         if self.buffer.as_mut()?.arrive(w) {

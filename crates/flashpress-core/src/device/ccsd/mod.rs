@@ -543,15 +543,17 @@ impl Ccsd {
         self.page_ready.clear();
         if self.untimed {
             for &p in &self.pages {
-                self.flash.nand.count_read(crate::units::Ppn(p), false);
+                self.flash
+                    .nand
+                    .count_read(crate::units::Ppn(p as u64), false);
                 self.flash.nand.count_transfer();
                 self.page_ready.push(cmd);
             }
         } else if !self.pages.is_empty() {
             self.flash.run_to(cmd);
-            let first = self.flash.read(crate::units::Ppn(self.pages[0]));
+            let first = self.flash.read(crate::units::Ppn(self.pages[0] as u64));
             for &p in &self.pages[1..] {
-                self.flash.read(crate::units::Ppn(p));
+                self.flash.read(crate::units::Ppn(p as u64));
             }
             self.flash.wait();
             for k in 0..self.pages.len() {

@@ -89,7 +89,7 @@ struct Residents {
 /// compression, a count of merged pages and a valid bitmap (a bit per slot).
 pub fn mapping_table_bytes(cfg: &SimConfig) -> u64 {
     let n = &cfg.nand;
-    let physical = crate::nand::Geometry::new(n).pages as u64;
+    let physical = crate::nand::Geometry::new(n).pages;
     let logical = crate::ftl::logical_pages(cfg);
     let bits = |x: u32| 32 - x.saturating_sub(1).leading_zeros() as u64;
     let (per_lpn, per_page) = match cfg.ftl.compression() {

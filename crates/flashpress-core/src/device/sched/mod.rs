@@ -118,7 +118,7 @@ impl Params {
 /// Program time of a GC destination; a page read out only for its hash has none.
 #[inline]
 fn program_ns(nand: &Nand, dst: Ppn) -> u64 {
-    if dst.0 == NONE {
+    if dst == Ppn::NONE {
         0
     } else {
         nand.program_ns(dst)
@@ -129,7 +129,7 @@ fn program_ns(nand: &Nand, dst: Ppn) -> u64 {
 /// re-packed GC pages) has none.
 #[inline]
 fn read_ns(nand: &Nand, src: Ppn) -> u64 {
-    if src.0 == NONE {
+    if src == Ppn::NONE {
         0
     } else {
         nand.read_ns(src)
@@ -489,7 +489,7 @@ impl Scheduler {
                     let hashed = h.run(end);
                     let pl = &mut self.planes[pi];
                     pl.hash_ready = pl.hash_ready.max(hashed);
-                    if dst.0 == NONE {
+                    if dst == Ppn::NONE {
                         end = out;
                     }
                 }
@@ -500,7 +500,7 @@ impl Scheduler {
                 self.arm(pi, end, q);
                 return;
             }
-            Act::GcOut { dst } if dst.0 == NONE => {
+            Act::GcOut { dst } if dst == Ppn::NONE => {
                 let pl = &mut self.planes[pi];
                 pl.act = Act::Idle;
                 pl.until = now;
@@ -955,7 +955,7 @@ impl Scheduler {
                     is_erase: true,
                 };
             }
-            GcOp::Migrate { src, dst } if !head.copyback && src.0 == NONE => {
+            GcOp::Migrate { src, dst } if !head.copyback && src == Ppn::NONE => {
                 // Its data is already in controller memory: straight to the transfer in.
                 pl.gc.pop_front();
                 pl.step_left -= 1;
@@ -1070,7 +1070,7 @@ struct Lives {
     queued: Vec<u32>,
     done: Vec<u32>,
     alloc: Vec<u32>,
-    more: std::collections::BTreeMap<u32, std::collections::VecDeque<u32>>,
+    more: std::collections::BTreeMap<u64, std::collections::VecDeque<u32>>,
 }
 
 #[cfg(debug_assertions)]
@@ -1152,7 +1152,7 @@ impl FlashBackend for Backend<'_> {
         {
             // (A job queued whole runs in FIFO order as one stretch; its pages are not
             // tracked one by one.)
-            for &(_, dst) in moves.iter().filter(|m| !whole && m.1 .0 != NONE) {
+            for &(_, dst) in moves.iter().filter(|m| !whole && m.1 != Ppn::NONE) {
                 s.lives.allocated(dst, s.geo.block_of(dst).0 as usize);
             }
             s.lives.queued[victim.0 as usize] += 1;

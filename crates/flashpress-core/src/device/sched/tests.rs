@@ -48,7 +48,7 @@ impl Rig {
     /// Page `i` of block `b` of plane `p`.
     fn ppn(&self, p: u32, b: u32, i: u32) -> Ppn {
         let g = &self.nand.geo;
-        Ppn(g.first_ppn_of_block(g.block(PlaneId(p), b)).0 + i)
+        Ppn(g.first_ppn_of_block(g.block(PlaneId(p), b)).0 + i as u64)
     }
 
     /// A host program of `ppn` for request `req`, allocated and queued at `t`.

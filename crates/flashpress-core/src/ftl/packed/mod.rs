@@ -229,7 +229,7 @@ impl Packed {
             straddle,
             max_chunks,
             held: NONE,
-            next: Sparse::new(if straddle { geo.pages as u64 } else { 0 }, NONE),
+            next: Sparse::new(if straddle { geo.pages } else { 0 }, NONE),
             mapped: 0,
             valid_bytes: 0,
             counters: PackedCounters::default(),
@@ -252,7 +252,7 @@ impl Packed {
     pub fn in_dram(&self, ppn: u32) -> bool {
         ppn == self.host.ppn
             || ppn == self.held
-            || ppn == self.gc[self.geo.plane_of_ppn(Ppn(ppn)).0 as usize].ppn
+            || ppn == self.gc[self.geo.plane_of_ppn(Ppn(ppn as u64)).0 as usize].ppn
     }
 
     fn out_of_space(&self) -> Error {
@@ -379,7 +379,7 @@ impl Packed {
     fn program_host_page(&mut self, h: OpenPage, flash: &mut impl PackedBackend) {
         self.counters.pad_bytes += (self.page_size - h.fill) as u64;
         self.counters.pages_programmed_host += 1;
-        flash.program_host(Ppn(h.ppn));
+        flash.program_host(Ppn(h.ppn as u64));
         self.page_programmed(h.ppn);
     }
 
@@ -390,8 +390,8 @@ impl Packed {
         self.counters.gc_pad_bytes += (self.page_size - g.fill) as u64;
         self.counters.pages_programmed_gc += 1;
         match self.moves.last_mut() {
-            Some(m) if m.1 .0 == NONE => m.1 = Ppn(g.ppn),
-            _ => self.moves.push((Ppn(NONE), Ppn(g.ppn))),
+            Some(m) if m.1 == Ppn::NONE => m.1 = Ppn(g.ppn as u64),
+            _ => self.moves.push((Ppn::NONE, Ppn(g.ppn as u64))),
         }
         self.page_programmed(g.ppn);
     }
@@ -399,8 +399,8 @@ impl Packed {
     /// A block whose last page is programmed becomes a GC candidate.
     #[inline]
     fn page_programmed(&mut self, ppn: u32) {
-        if self.geo.page_in_block(Ppn(ppn)) + 1 == self.geo.pages_per_block {
-            let b = self.geo.block_of(Ppn(ppn)).0 as usize;
+        if self.geo.page_in_block(Ppn(ppn as u64)) + 1 == self.geo.pages_per_block {
+            let b = self.geo.block_of(Ppn(ppn as u64)).0 as usize;
             self.blocks.state[b] = BlockState::Sealed;
             self.seal_counter += 1;
             self.blocks.sealed_seq[b] = self.seal_counter;
@@ -429,7 +429,7 @@ impl Packed {
     fn in_block(&self, e: u64, v: BlockId) -> bool {
         self.parts(e)
             .iter()
-            .any(|&(p, _)| p != NONE && self.geo.block_of(Ppn(p)) == v)
+            .any(|&(p, _)| p != NONE && self.geo.block_of(Ppn(p as u64)) == v)
     }
 
     /// Map `lba` to a chunk, invalidating its old one, and record it in its blocks' lists.
@@ -447,7 +447,7 @@ impl Packed {
             if p == NONE {
                 break;
             }
-            let b = self.geo.block_of(Ppn(p)).0 as usize;
+            let b = self.geo.block_of(Ppn(p as u64)).0 as usize;
             self.blocks.valid[b] += n;
             self.blocks.mtime[b] = at;
             if b != last {
@@ -464,7 +464,7 @@ impl Packed {
             if p == NONE {
                 break;
             }
-            let b = self.geo.block_of(Ppn(p)).0 as usize;
+            let b = self.geo.block_of(Ppn(p as u64)).0 as usize;
             self.blocks.valid[b] -= n;
             self.blocks.mtime[b] = at;
         }
@@ -486,17 +486,8 @@ impl Packed {
     fn pick_plane(&mut self, at: SimTime, flash: &mut impl PackedBackend) -> Result<PlaneId> {
         let n = self.stripe.len();
         if self.least_busy {
-            let mut best = self.cursor;
-            let mut best_t = flash.plane_load(self.stripe[best]);
-            for k in 1..n {
-                let i = (self.cursor + k) % n;
-                let t = flash.plane_load(self.stripe[i]);
-                if t < best_t {
-                    best = i;
-                    best_t = t;
-                }
-            }
-            self.cursor = best;
+            // Start the round-robin walk at the plane whose queued work ends first.
+            self.cursor = flash.least_loaded(&self.stripe, self.cursor);
         }
         for _ in 0..n {
             let plane = self.stripe[self.cursor];
@@ -625,8 +616,8 @@ impl Packed {
     /// is read once per cleaning, a page elsewhere (the other part of a straddling chunk) is
     /// read for its chunk, a page still in DRAM needs no read.
     fn gc_read(&mut self, v: BlockId, p: u32) {
-        if self.geo.block_of(Ppn(p)) == v {
-            let pi = self.geo.page_in_block(Ppn(p)) as usize;
+        if self.geo.block_of(Ppn(p as u64)) == v {
+            let pi = self.geo.page_in_block(Ppn(p as u64)) as usize;
             if self.page_read[pi] {
                 return;
             }
@@ -635,7 +626,7 @@ impl Packed {
             return;
         }
         self.counters.gc_pages_read += 1;
-        self.moves.push((Ppn(p), Ppn(NONE)));
+        self.moves.push((Ppn(p as u64), Ppn::NONE));
     }
 
     fn append_gc(
@@ -726,7 +717,7 @@ impl Packed {
         let (mut total, mut n) = (0u64, 0u64);
         for (lba, e) in self.map.mapped() {
             let (ppn, off, len) = (map::ppn(e), map::offset(e), map::len(e));
-            if ppn >= g.pages {
+            if ppn as u64 >= g.pages {
                 return bad(format!("LBA {lba} maps to page {ppn} past the array"));
             }
             let fits = if self.straddle {
@@ -744,14 +735,14 @@ impl Packed {
                 if p == NONE {
                     break;
                 }
-                if p >= g.pages {
+                if p as u64 >= g.pages {
                     return bad(format!("LBA {lba}: tail page {p} past the array"));
                 }
-                let b = g.block_of(Ppn(p)).0 as usize;
+                let b = g.block_of(Ppn(p as u64)).0 as usize;
                 if self.blocks.state[b] == BlockState::Free {
                     return bad(format!("LBA {lba} maps into free block {b}"));
                 }
-                if g.page_in_block(Ppn(p)) >= self.blocks.write_ptr[b] {
+                if g.page_in_block(Ppn(p as u64)) >= self.blocks.write_ptr[b] {
                     return bad(format!("LBA {lba} maps to unwritten page {p}"));
                 }
                 sum[b] += part as u64;
@@ -978,7 +969,7 @@ mod tests {
             let mut is_live = vec![false; id as usize + 1];
             live.iter().for_each(|&w| is_live[w as usize] = w != 0);
             for (k, bytes) in r.pages.iter().enumerate() {
-                let b = nand.geo.block_of(Ppn(ppn_of[k])).0 as usize;
+                let b = nand.geo.block_of(Ppn(ppn_of[k] as u64)).0 as usize;
                 want[b] += bytes.iter().filter(|&&w| is_live[w as usize]).count() as u64;
             }
             let got: Vec<u64> = f.blocks.valid.iter().map(|&v| v as u64).collect();

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Scale benchmark: memory and speed of devices of 1 to 64 TiB mapped in 4, 16 or 64 KiB units.
+
+Each point is ``examples/bench_scale.rs`` in its own process (so its peak RSS is its own): a
+device of at least TIB TiB of logical space (8 channels x 8 chips x 4 dies x 2 planes, 1,024
+pages per block, 7% over-provisioning, greedy GC below 0.2% free blocks), filled and aged to
+steady state untimed (every unit overwritten ``--aging`` times on average), then
+``--requests`` random 4 KiB writes at queue depth 32. Printed per point: the memory estimate,
+peak RSS, preconditioning time, requests per wall second, WAF. Points whose estimate exceeds
+``--run-max-gib`` are estimated only (the config is still checked: a refused one says why).
+The last line is one JSON object with every point.
+
+    python3 benchmarks/bench_scale.py [--points 1:4,1:16,...] [--page-kib 4] [--requests N]
+        [--aging A] [--run-max-gib G] [--cell tlc]
+
+``--points`` is TIB:UNIT_KIB pairs; the default is the full table (1, 4, 16, 64 TiB at 4, 16,
+64 KiB units). The 64 TiB QLC run of docs/performance.md is
+``--points 64:64 --page-kib 16 --cell qlc``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXE = os.path.join(ROOT, "target", "release", "examples", "bench_scale")
+
+
+def point(tib: float, unit: int, page: int, requests: int, aging: float, cell: str) -> dict[str, object]:
+    """One point's JSON line from the example."""
+    args = [EXE, str(tib), str(unit), str(page), str(requests), str(aging), cell]
+    p = subprocess.run(args, check=True, capture_output=True, text=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    table = ",".join(f"{t}:{u}" for t in (1, 4, 16, 64) for u in (4, 16, 64))
+    ap.add_argument("--points", default=table, help="TIB:UNIT_KIB pairs (default: the full table)")
+    ap.add_argument("--page-kib", type=int, default=4, help="NAND page (KiB; at most the unit)")
+    ap.add_argument("--requests", type=int, default=1_000_000)
+    ap.add_argument("--aging", type=float, default=1.0)
+    ap.add_argument("--run-max-gib", type=float, default=10.0, help="run points estimated below this")
+    ap.add_argument("--cell", default="tlc", choices=["slc", "mlc", "tlc", "qlc"])
+    a = ap.parse_args()
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "flashpress-core", "--example", "bench_scale"],
+        check=True,
+        cwd=ROOT,
+    )
+    rows = []
+    for spec in a.points.split(","):
+        tib, unit = spec.split(":")
+        est = point(float(tib), int(unit), a.page_kib, 0, a.aging, a.cell)
+        if "refused" not in est and float(est["estimate_gib"]) <= a.run_max_gib:  # type: ignore[arg-type]
+            est = point(float(tib), int(unit), a.page_kib, a.requests, a.aging, a.cell)
+        print(json.dumps(est), file=sys.stderr, flush=True)
+        rows.append(est)
+    print(json.dumps({"points": rows}))
+
+
+if __name__ == "__main__":
+    main()

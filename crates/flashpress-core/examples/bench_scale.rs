@@ -1,0 +1,116 @@
+//! Scale benchmark: one device of `TIB` TiB of logical space mapped in `UNIT_KIB` KiB units on
+//! NAND pages of `PAGE_KIB` KiB, preconditioned to steady state (filled, then every unit
+//! overwritten `AGING` times on average at random, untimed), then `REQUESTS` uniform random
+//! 4 KiB writes at queue depth 32 (`REQUESTS` = 0: the estimate and the config check only).
+//! Prints one JSON object: the memory estimate, peak RSS,
+//! preconditioning (set-up) time, requests per wall second, and the run's WAF. A device the
+//! simulator refuses prints the refusal and the estimate (pure arithmetic on the config).
+//!
+//! Shape: 8 channels x 8 chips x 4 dies x 2 planes (512 planes), 1,024 pages per block,
+//! 7% over-provisioning, greedy GC below 0.2% free blocks, the default preset's controller; blocks per plane sized
+//! so the logical space is at least `TIB` TiB. `CELL` is slc | mlc | tlc | qlc (QLC here:
+//! latencies of a 2020s QLC die, 16 KiB pages typical).
+//!
+//!     cargo run --release -p flashpress-core --example bench_scale -- TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL]
+
+use flashpress_core::config::SimConfig;
+use flashpress_core::sim::Simulation;
+use std::time::Instant;
+
+mod common;
+use common::peak_rss_mib;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    if a.len() < 4 {
+        return Err("usage: bench_scale TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL]".into());
+    }
+    let tib: f64 = a[0].parse()?;
+    let unit: u64 = a[1].parse::<u64>()? * 1024;
+    let page: u64 = a[2].parse::<u64>()? * 1024;
+    let requests: u64 = a[3].parse()?;
+    let aging: f64 = a.get(4).map_or(Ok(1.0), |s| s.parse())?;
+    let cell = a.get(5).map_or("tlc", |s| s.as_str());
+    let (read, program): (Vec<f64>, Vec<f64>) = match cell {
+        "slc" => (vec![25.0], vec![200.0]),
+        "mlc" => (vec![75.0; 2], vec![750.0; 2]),
+        "tlc" => (vec![56.0, 118.0, 180.0], vec![700.0, 1050.0, 1400.0]),
+        "qlc" => (
+            vec![85.0, 110.0, 140.0, 170.0],
+            vec![2000.0, 2000.0, 2000.0, 2000.0],
+        ),
+        other => return Err(format!("unknown cell `{other}`").into()),
+    };
+    let op = 0.07;
+    let planes = 8 * 8 * 4 * 2u64;
+    let ppb = 1024u64;
+    let blocks =
+        ((tib * (1u64 << 40) as f64 / (1.0 - op)) / (planes * ppb * page) as f64).ceil() as u64;
+    let cfg = SimConfig::from_value(
+        serde_json::json!({
+            "preset": "default",
+            "nand": {
+                "channels": 8, "chips_per_channel": 8, "dies_per_chip": 4, "planes_per_die": 2,
+                "blocks_per_plane": blocks, "pages_per_block": ppb, "page_size": page,
+                "cell": cell, "read_latency_us": read, "program_latency_us": program,
+                "channel_mb_per_s": 1200.0,
+            },
+            // A free-block reserve of 0.2% of a plane (at least 2 blocks): the default
+            // preset's 5% is far more than a multi-TiB drive keeps.
+            "ftl": { "op_ratio": op, "mapping_unit": unit,
+                     "gc": { "threshold": 0.002, "background_threshold": 0.004, "hard_floor": 0.001 } },
+            "precondition": { "fill_fraction": 1.0, "aging_fraction": aging },
+            "workload": { "type": "fio", "jobs": [{
+                "name": "w", "rw": "randwrite", "bs": "4k", "iodepth": 32,
+                "number_ios": requests, "io_size": "1p", "norandommap": true
+            }]},
+            "check": { "verify": false, "invariants": false },
+        }),
+        "bench_scale",
+        None,
+    )?;
+    let est = flashpress_core::estimate::estimate(&cfg);
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let logical_tib = est.logical_bytes as f64 / (1u64 << 40) as f64;
+    let mut out = serde_json::json!({
+        "tib": tib, "unit_kib": unit / 1024, "page_kib": page / 1024, "cell": cell,
+        "logical_tib": logical_tib, "physical_pages": est.physical_pages,
+        "estimate_gib": gib(est.total_bytes),
+        "estimate_gib_per_logical_tib": gib(est.total_bytes) / logical_tib,
+    });
+    if requests == 0 {
+        // Estimate only: the config is checked, nothing is built.
+        if let Err(e) = cfg.validate("bench_scale") {
+            out["refused"] = e.to_string().into();
+        }
+        println!("{out}");
+        return Ok(());
+    }
+    let t0 = Instant::now();
+    let mut sim = match Simulation::new(cfg) {
+        Ok(s) => s,
+        Err(e) => {
+            out["refused"] = e.to_string().into();
+            println!("{out}");
+            return Ok(());
+        }
+    };
+    let setup_s = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    while !sim.step(1 << 20)? {}
+    let run_s = t1.elapsed().as_secs_f64();
+    let rep = sim.finish()?;
+    let s = &rep.summary;
+    out["precondition_s"] = setup_s.into();
+    out["requests"] = s.requests_completed.into();
+    out["run_s"] = run_s.into();
+    out["requests_per_wall_s"] = (s.requests_completed as f64 / run_s).into();
+    out["peak_rss_gib"] = (peak_rss_mib() / 1024.0).into();
+    out["peak_rss_gib_per_logical_tib"] = (peak_rss_mib() / 1024.0 / logical_tib).into();
+    out["waf"] = s.waf.into();
+    out["rmw_units"] = s.rmw_units.into();
+    out["gc_pages_migrated"] = s.gc_pages_migrated.into();
+    out["write_iops_simulated"] = s.write.iops.into();
+    println!("{out}");
+    Ok(())
+}

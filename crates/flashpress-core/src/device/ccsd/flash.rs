@@ -5,12 +5,14 @@
 //!
 //! The storage stack's [`Disk`](crate::stack::bio::Disk) interface is synchronous: a
 //! submit returns the bio's completion time. So the back end runs its events up to the
-//! time of each command it is handed ([`Flash::run_to`]), queues the command then, and runs
-//! on past the caller's present only when the caller needs a completion: a read's pages, an
-//! unbuffered write's programs, a host page waiting for a buffer slot ([`Flash::wait`],
-//! [`PackedBackend::buffer_slot`]). Commands handed over after such a run-ahead, with an
-//! earlier time, are queued at the back end's present: they cannot change what the back end
-//! already decided (see docs/architecture.md, "The CCSD on the controller back end").
+//! time of each command it is handed ([`Flash::begin`], [`Flash::at`]), queues the command
+//! then, and runs on past the caller's present only when the caller needs a completion: a
+//! read's pages, an unbuffered write's programs, a host page waiting for a buffer slot
+//! ([`Flash::wait`], [`PackedBackend::buffer_slot`]). A command handed over after such a
+//! run-ahead with an earlier time is queued at its own time on its plane unless the back end
+//! already decided something for that plane later; then at that later time: it cannot change
+//! what the back end already decided (see docs/architecture.md, "The CCSD on the controller
+//! back end").
 
 use crate::config::SimConfig;
 use crate::device::buffer::{Waiter, WriteBuffer};
@@ -36,15 +38,19 @@ pub struct Flash {
     /// When the page waiting for a buffer slot got one.
     granted: Option<SimTime>,
     now: SimTime,
+    /// Time of the command being handed over.
+    cur: SimTime,
+    /// Per plane: the latest instant at which the back end decided something for it.
+    touched: Vec<SimTime>,
 }
 
 impl Flash {
     /// An idle back end over `nand` for a validated config; `cfg.ftl.write_buffer_pages`
     /// page slots (0: writes complete when programmed).
     pub fn new(cfg: &SimConfig, nand: Nand) -> Result<Flash> {
-        let sched = Scheduler::new(cfg, &nand)?;
+        let mut sched = Scheduler::new(cfg, &nand)?;
+        sched.allow_out_of_order_channels();
         Ok(Flash {
-            nand,
             sched,
             q: EventQueue::new(),
             buffer: (cfg.ftl.write_buffer_pages > 0)
@@ -53,6 +59,9 @@ impl Flash {
             open: 0,
             granted: None,
             now: SimTime::ZERO,
+            cur: SimTime::ZERO,
+            touched: vec![SimTime::ZERO; nand.geo.planes as usize],
+            nand,
         })
     }
 
@@ -68,6 +77,8 @@ impl Flash {
         self.open = 0;
         self.granted = None;
         self.now = SimTime::ZERO;
+        self.cur = SimTime::ZERO;
+        self.touched.iter_mut().for_each(|t| *t = SimTime::ZERO);
     }
 
     /// Whether host writes are acknowledged from the write buffer.
@@ -75,9 +86,24 @@ impl Flash {
         self.buffer.is_some()
     }
 
-    /// The back end's present: every event up to it has run.
-    pub fn now(&self) -> SimTime {
-        self.now
+    /// A new command arrives at `t`: run every event up to it.
+    pub fn begin(&mut self, t: SimTime) {
+        self.run_to(t);
+        self.cur = t;
+    }
+
+    /// The command's next step (a chunk in DRAM) at `t`, no earlier than its last.
+    pub fn at(&mut self, t: SimTime) {
+        self.run_to(t);
+        self.cur = self.cur.max(t);
+    }
+
+    /// When work for `plane` handed over now is queued: the command's time, or the latest
+    /// instant the back end already decided something for the plane.
+    fn when(&mut self, plane: PlaneId) -> SimTime {
+        let t = &mut self.touched[plane.0 as usize];
+        *t = (*t).max(self.cur);
+        *t
     }
 
     /// The back end's own counters (suspensions, GC steps).
@@ -102,6 +128,8 @@ impl Flash {
         self.now = self.now.max(t);
         match ev {
             Event::Flash(plane, gen) => {
+                let p = &mut self.touched[plane as usize];
+                *p = (*p).max(t);
                 self.sched
                     .on_timer(plane, gen, t, &mut self.nand, &mut self.q)
             }
@@ -136,8 +164,9 @@ impl Flash {
     /// Queue a host read of `ppn` now; returns its tag.
     pub fn read(&mut self, ppn: Ppn) -> u32 {
         let tag = self.tag();
+        let at = self.when(self.nand.geo.plane_of_ppn(ppn));
         self.sched
-            .enqueue_read(ppn, false, tag, self.now, &mut self.nand, &mut self.q);
+            .enqueue_read(ppn, false, tag, at, &mut self.nand, &mut self.q);
         tag
     }
 
@@ -176,14 +205,16 @@ impl FlashBackend for Flash {
     }
 
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind) {
+        let at = self.when(self.nand.geo.plane_of_block(victim));
         self.sched
-            .backend(&mut self.nand, &mut self.q, self.now)
+            .backend(&mut self.nand, &mut self.q, at)
             .gc_job(victim, moves, copyback, kind);
     }
 
     fn block_opened(&mut self, block: BlockId) {
+        let at = self.when(self.nand.geo.plane_of_block(block));
         self.sched
-            .backend(&mut self.nand, &mut self.q, self.now)
+            .backend(&mut self.nand, &mut self.q, at)
             .block_opened(block);
     }
 
@@ -198,16 +229,17 @@ impl PackedBackend for Flash {
         let w = Waiter {
             req: NO_REQ,
             ppn: Ppn::NONE,
-            since: self.now,
+            since: self.cur,
         };
         if self.buffer.as_mut()?.arrive(w) {
-            return Some(self.now);
+            return Some(self.cur);
         }
         // Full: run ahead until a buffered program completes and hands its slot over.
         loop {
             self.step();
             if let Some(t) = self.granted.take() {
-                return Some(t);
+                self.cur = self.cur.max(t);
+                return Some(self.cur);
             }
         }
     }
@@ -216,7 +248,8 @@ impl PackedBackend for Flash {
         self.sched.program_allocated(ppn);
         let buffered = self.buffer.is_some();
         let req = if buffered { NO_REQ } else { self.tag() };
+        let at = self.when(self.nand.geo.plane_of_ppn(ppn));
         self.sched
-            .enqueue_program(ppn, req, buffered, self.now, &mut self.nand, &mut self.q);
+            .enqueue_program(ppn, req, buffered, at, &mut self.nand, &mut self.q);
     }
 }

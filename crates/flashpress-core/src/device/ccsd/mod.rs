@@ -403,6 +403,11 @@ impl Ccsd {
         self.ftl.reset_time_and_counters();
         let ftl = &self.ftl;
         self.flash.reset(|p| ftl.free_in_plane(p));
+        if self.ftl.host_page_open() {
+            // The page the fill left open in DRAM holds a buffer slot until it is programmed.
+            use crate::ftl::packed::PackedBackend;
+            self.flash.buffer_slot();
+        }
         self.engine.reset();
         self.thermal.reset();
         self.engine.set_throttled(self.thermal.throttled);
@@ -456,7 +461,7 @@ impl Ccsd {
         let untimed = self.untimed;
         let buffered = self.flash.buffered() && !untimed;
         if !untimed {
-            self.flash.run_to(cmd);
+            self.flash.begin(cmd);
         }
         let mut done = cmd;
         let mut stored = 0u64;
@@ -482,11 +487,9 @@ impl Ccsd {
             let ack = if untimed {
                 self.ftl.write_host(lba, len, ready, &mut self.flash.nand)?
             } else {
-                // The chunk reaches the FTL when its data is in DRAM; after a run-ahead,
-                // at the back end's present.
-                self.flash.run_to(ready);
-                let at = self.flash.now();
-                self.ftl.write_host(lba, len, at, &mut self.flash)?
+                // The chunk reaches the FTL when its data is in DRAM.
+                self.flash.at(ready);
+                self.ftl.write_host(lba, len, ready, &mut self.flash)?
             };
             if buffered {
                 done = done.max(ack);
@@ -550,7 +553,7 @@ impl Ccsd {
                 self.page_ready.push(cmd);
             }
         } else if !self.pages.is_empty() {
-            self.flash.run_to(cmd);
+            self.flash.begin(cmd);
             let first = self.flash.read(crate::units::Ppn(self.pages[0] as u64));
             for &p in &self.pages[1..] {
                 self.flash.read(crate::units::Ppn(p as u64));

@@ -136,6 +136,10 @@ fn read_ns(nand: &Nand, src: Ppn) -> u64 {
     }
 }
 
+/// Out-of-order channel arbitration: transfers kept per channel, and how long after its end.
+const CHAN_KEEP: usize = 256;
+const CHAN_WINDOW_NS: u64 = 20_000_000;
+
 /// A per-operation config duration in microseconds, checked ([`duration_ns`]).
 fn ns(key: &str, us: f64) -> Result<u64> {
     duration_ns(key, us, 1e3, MAX_OP_NS)
@@ -147,6 +151,11 @@ pub struct Scheduler {
     geo: Geometry,
     planes: Vec<Plane>,
     chan_free: Vec<SimTime>,
+    /// Per channel, when channel requests may come out of time order (a back end advanced
+    /// lazily, the CCSD's): its recent transfers (start, end), sorted, so that a transfer
+    /// requested at an earlier time takes the first gap that fits instead of queueing behind
+    /// transfers booked while the back end ran ahead. `None`: requests come in time order.
+    chan_busy: Option<Vec<std::collections::VecDeque<(SimTime, SimTime)>>>,
     /// Per block: erases queued and not yet run (a host program into the block waits while
     /// there are any: GC never takes a block with host programs in flight, so those are all
     /// programs of the block's next life).
@@ -216,6 +225,7 @@ impl Scheduler {
             },
             planes: (0..geo.planes).map(|_| Plane::new()).collect(),
             chan_free: vec![SimTime::ZERO; geo.channels as usize],
+            chan_busy: None,
             erases_queued: vec![0; geo.blocks as usize],
             free_unerased: vec![false; geo.blocks as usize],
             in_flight: vec![0; geo.blocks as usize],
@@ -257,6 +267,9 @@ impl Scheduler {
             pl.erased_free = free(PlaneId(i as u32)) as u32;
         }
         self.chan_free.iter_mut().for_each(|t| *t = SimTime::ZERO);
+        if let Some(b) = self.chan_busy.as_mut() {
+            b.iter_mut().for_each(|c| c.clear());
+        }
         self.erases_queued.iter_mut().for_each(|s| *s = 0);
         self.free_unerased.iter_mut().for_each(|s| *s = false);
         self.in_flight.iter_mut().for_each(|s| *s = 0);
@@ -271,6 +284,12 @@ impl Scheduler {
         if let Some(h) = self.hash.as_mut() {
             h.reset();
         }
+    }
+
+    /// Channel requests may come out of time order (a lazily advanced back end): each takes
+    /// the first gap that fits on its channel at or after its time.
+    pub fn allow_out_of_order_channels(&mut self) {
+        self.chan_busy = Some(vec![Default::default(); self.chan_free.len()]);
     }
 
     /// Per block, host programs allocated there and not yet started.
@@ -569,6 +588,30 @@ impl Scheduler {
     #[inline]
     fn channel_for(&mut self, pi: usize, now: SimTime, xfer_ns: u64) -> (SimTime, SimTime) {
         let ch = self.geo.channel_of(PlaneId(pi as u32)) as usize;
+        if let Some(busy) = self.chan_busy.as_mut() {
+            let list = &mut busy[ch];
+            // Transfers that ended this long before the request no longer matter.
+            while list.len() > CHAN_KEEP
+                || list
+                    .front()
+                    .is_some_and(|&(_, e)| e.0 + CHAN_WINDOW_NS < now.0)
+            {
+                list.pop_front();
+            }
+            let mut start = now;
+            let mut at = list.len();
+            for (i, &(s, e)) in list.iter().enumerate() {
+                if start + xfer_ns <= s {
+                    at = i;
+                    break;
+                }
+                start = start.max(e);
+            }
+            let end = start + xfer_ns;
+            list.insert(at, (start, end));
+            self.chan_free[ch] = self.chan_free[ch].max(end);
+            return (start, end);
+        }
         let start = now.max(self.chan_free[ch]);
         let end = start + xfer_ns;
         self.chan_free[ch] = end;

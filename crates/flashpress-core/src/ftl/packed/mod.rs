@@ -247,6 +247,11 @@ impl Packed {
         self.free[plane.0 as usize].len() as u64
     }
 
+    /// Whether a host page is being filled in DRAM.
+    pub fn host_page_open(&self) -> bool {
+        self.host.ppn != NONE
+    }
+
     /// Whether physical page `ppn` is still being filled in DRAM (not yet programmed).
     #[inline]
     pub fn in_dram(&self, ppn: u32) -> bool {

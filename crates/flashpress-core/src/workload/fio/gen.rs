@@ -232,6 +232,17 @@ impl SourceSpec {
     }
 }
 
+/// Jobs that end together (fio's `exitall`): once a job whose `exitall` names this scope
+/// finishes, every other job of the scope stops (fio's `fio_terminate_threads`): it issues
+/// nothing more, not even a verify pass, and its I/O in flight completes.
+#[derive(Debug, Default)]
+pub(super) struct ExitScope {
+    /// A job of the scope with `exitall` has finished.
+    pub over: bool,
+    /// Stream indices of the scope's jobs, to wake when it is over.
+    pub members: Vec<u32>,
+}
+
 /// A clone's flow group membership.
 #[derive(Debug, Clone)]
 pub(super) struct Flow {
@@ -567,6 +578,10 @@ pub(super) struct FioSource {
     ss_cur: (u64, u64),
     flow: Option<Flow>,
     flow_own: u64,
+    /// The `exitall` scopes this clone belongs to, and the one it ends when it finishes
+    /// (`exitall`), once.
+    exits: Vec<Arc<Mutex<ExitScope>>>,
+    exit_trigger: Option<Arc<Mutex<ExitScope>>>,
     stream_index: u32,
     woken: Vec<u32>,
 }
@@ -681,6 +696,8 @@ impl FioSource {
             ss_cur: (0, 0),
             flow,
             flow_own: 0,
+            exits: Vec::new(),
+            exit_trigger: None,
             stream_index: stream_index as u32,
             woken: Vec::new(),
             spec: spec.clone(),
@@ -1292,6 +1309,22 @@ impl FioSource {
         Some((end, self.request(now, Op::Read, addr, len, 0)))
     }
 
+    /// Join `exitall` scopes: those this clone stops with, and the one its end stops.
+    pub(super) fn set_exit(
+        &mut self,
+        member_of: Vec<Arc<Mutex<ExitScope>>>,
+        trigger: Option<Arc<Mutex<ExitScope>>>,
+    ) {
+        for s in &member_of {
+            s.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .members
+                .push(self.stream_index);
+        }
+        self.exits = member_of;
+        self.exit_trigger = trigger;
+    }
+
     /// Leave the run phase: verify, then the final flush, then done.
     fn end_run(&mut self) {
         if let Some(f) = &self.flow {
@@ -1329,7 +1362,26 @@ impl FioSource {
     }
 
     fn step(&mut self, now: SimTime) -> Result<Next> {
-        if !self.layout_over {
+        if self.phase != Phase::Done
+            && self.exits.iter().any(|e| {
+                e.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .over
+            })
+        {
+            // Another job's `exitall` ended this one.
+            self.phase = Phase::Done;
+        }
+        if self.phase == Phase::Done {
+            if let Some(t) = self.exit_trigger.take() {
+                let mut g = t.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                g.over = true;
+                let me = self.stream_index;
+                self.woken
+                    .extend(g.members.iter().copied().filter(|&m| m != me));
+            }
+        }
+        if !self.layout_over && self.phase != Phase::Done {
             if !self.layout_issued {
                 if let Some(r) = self.next_layout_write(now) {
                     return Ok(Next::Issue(r));

@@ -32,7 +32,7 @@ pub(crate) use resolve::parse_time_ns;
 use crate::config::FioWorkload;
 use crate::error::{Error, Result};
 use crate::workload::{ContentHints, Drive, Stream};
-use gen::{FioSource, Flow, FlowGroup, Mix};
+use gen::{ExitScope, FioSource, Flow, FlowGroup, Mix};
 use parse::{command_line, inline_opts, parse_job_file, Opt, Origin, Problems, RawJob, Vars};
 use resolve::{resolve, JobSpec, Offset};
 use std::collections::BTreeMap;
@@ -59,7 +59,7 @@ pub struct FioLoad {
 
 /// Build one closed-loop stream per job clone (see [`load`]), for a plain device.
 pub fn load_streams(cfg: &FioWorkload, capacity_bytes: u64, seed: u64) -> Result<Vec<Stream>> {
-    load(cfg, capacity_bytes, seed, false).map(|l| l.streams)
+    load(cfg, capacity_bytes, seed, false, 0).map(|l| l.streams)
 }
 
 /// splitmix64 finaliser: spreads related seeds (job and clone indices) over the seed space.
@@ -81,8 +81,16 @@ const NOT_STORAGE: &[&str] = &[
 
 /// Build the streams of a fio workload for a device of `capacity_bytes` logical bytes.
 /// `stacked`: under `[stack]`, where each clone's requests address its own file of the file
-/// system (its files are laid out inside it) instead of the device.
-pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) -> Result<FioLoad> {
+/// system (its files are laid out inside it) instead of the device. `preconditioned`: the
+/// device's bytes below this address hold data before the run (`[precondition]`), so files
+/// inside them need no layout.
+pub fn load(
+    cfg: &FioWorkload,
+    capacity_bytes: u64,
+    seed: u64,
+    stacked: bool,
+    preconditioned: u64,
+) -> Result<FioLoad> {
     let mut problems = Problems::default();
     let mut vars = Vars {
         given: &cfg.vars,
@@ -238,6 +246,9 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
     let mut written_in: BTreeMap<u64, u32> = BTreeMap::new();
     let mut laid_out: std::collections::BTreeSet<u64> = std::collections::BTreeSet::new();
     let mut layout_bytes_total = 0u64;
+    // fio's exitall scopes: one per stonewall group, one for the whole run (exit_what=all).
+    let exit_all = Arc::new(Mutex::new(ExitScope::default()));
+    let mut exit_group: BTreeMap<u32, Arc<Mutex<ExitScope>>> = BTreeMap::new();
     for (job_index, spec) in specs.iter().enumerate() {
         let mut new_group = job_index > 0 && spec.stonewall;
         if let Some((target, at)) = &spec.wait_for {
@@ -297,9 +308,10 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
                 if reads {
                     // fio lays out a file a job reads when it does not exist yet
                     // (extend_file in filesetup.c): here, when no job of an earlier
-                    // stonewall group wrote it.
+                    // stonewall group wrote it and preconditioning did not fill it.
                     for (&base, &end) in src.files.iter().zip(&src.file_ends) {
-                        let earlier = written_in.get(&base).is_some_and(|&g| g < group);
+                        let earlier = written_in.get(&base).is_some_and(|&g| g < group)
+                            || base.saturating_add(end) <= preconditioned;
                         if !earlier && laid_out.insert(base) {
                             src.layout.push((base, end));
                             layout_bytes_total += end;
@@ -313,7 +325,12 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
                 }
             }
             let src = &placed[job_index][clone as usize];
-            let source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
+            let mut source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
+            let scope = exit_group.entry(group).or_default().clone();
+            let trigger =
+                spec.exitall
+                    .map(|all| if all { exit_all.clone() } else { scope.clone() });
+            source.set_exit(vec![scope, exit_all.clone()], trigger);
             let name = if clone == 0 {
                 spec.name.clone()
             } else {
@@ -533,6 +550,12 @@ mod layout {
                     (Some(s), None) => of(s, pct_room) / n,
                     (None, Some(fs)) => fs.saturating_sub(start),
                     (None, None) if is_dev || stacked => capacity.saturating_sub(start),
+                    (None, None) if spec.files.fill => {
+                        return Err(at.err(format!(
+                            "job `{}`: fill_device/fill_fs on the file `{}`: fio writes until the file system is full, which flashpress does not model for files (no file system under plain fio jobs); name the device (`filename=/dev/...`) to fill the device, or give the file a `size`",
+                            spec.name, files[0].0
+                        )))
+                    }
                     (None, None) => {
                         return Err(at.err(format!(
                             "job `{}` writes to the file `{}` but gives no `size` or `filesize` (fio: \"you need to specify size=\")",

@@ -29,6 +29,8 @@ pub(super) struct FileSpec {
     pub offset: Offset,
     /// `size` as written: bytes, a percentage of the file, or absent.
     pub size: Option<Offset>,
+    /// `fill_device`/`fill_fs`: write until the device (or file system) is full.
+    pub fill: bool,
     /// Whether the engine addresses a block device (`sg`, `libiscsi`, `nbd`, ...), so a
     /// `filename` names the device.
     pub block_engine: bool,
@@ -60,6 +62,10 @@ pub(super) struct JobSpec {
     pub ignored: Vec<(String, &'static str)>,
     /// Where the job's `size` was written, for layout errors.
     pub size_at: Origin,
+    /// `exitall`: when this job finishes, end the other jobs of its stonewall group
+    /// (`exit_what=group` or `stonewall`: only one group runs at a time here), or every job
+    /// (`exit_what=all`, `true` here).
+    pub exitall: Option<bool>,
 }
 
 const BLOCK_ENGINES: &[&str] = &[
@@ -766,6 +772,19 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
     let format = get("filename_format")
         .map(|o| o.value().map(str::to_string))
         .transpose()?;
+    let exit_all = match get("exit_what") {
+        None => false,
+        Some(o) => match o.value()?.trim() {
+            "group" | "stonewall" => false,
+            "all" => true,
+            v => {
+                return Err(o.err(format!(
+                    "unknown exit_what `{v}` (expected group, stonewall or all)"
+                )))
+            }
+        },
+    };
+    let exitall = flag("exitall")?.then_some(exit_all);
     let size_at = get("size")
         .map(|o| o.at.clone())
         .unwrap_or_else(|| at.clone());
@@ -781,6 +800,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         flow,
         ignored,
         size_at,
+        exitall,
         files: FileSpec {
             filename,
             directory,
@@ -790,6 +810,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             offset_increment,
             offset,
             size,
+            fill,
             block_engine: BLOCK_ENGINES.contains(&engine.as_str()),
         },
         source: SourceSpec {

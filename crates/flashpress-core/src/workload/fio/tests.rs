@@ -502,6 +502,7 @@ fn bad_job_files_name_their_line() {
         ("[j]\nbssplit=4k/80:8k/60:16k:32k\n", 2, "add up to 140, more than 100"),
         ("[j]\nbssplit=4k/50:8k/60:16k\n", 2, "add up to 110"),
         ("[j]\nbs=1.5k\n", 2, "to fio this is 1 byte(s)"),
+        ("[j]\nfilename=data\nfill_device=1\n", 1, "fill_device/fill_fs on the file `data`"),
         ("[j]\ninclude other.fio\n", 2, "include"),
         ("include other.fio\n", 1, "include"),
         ("[j\nrw=read\n", 1, "closing"),
@@ -834,7 +835,7 @@ fn include_variables_and_command_lines() {
     let mut cfg = file_cfg(path);
     cfg.vars.insert("BS".into(), "8k".into());
     cfg.vars.insert("ncpus".into(), "3".into());
-    let l = load(&cfg, GIB, 1, false).unwrap();
+    let l = load(&cfg, GIB, 1, false, 0).unwrap();
     assert_eq!(l.streams.len(), 3);
     assert!(
         l.notes.iter().any(|n| n.contains("`BS` = `8k`")),
@@ -1023,7 +1024,7 @@ fn time_based_without_runtime_runs_by_size_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("job.fio");
     std::fs::write(&path, "[j]\nrw=write\nbs=4k\nsize=64k\ntime_based\n").unwrap();
-    let mut l = load(&file_cfg(path), GIB, 1, false).unwrap();
+    let mut l = load(&file_cfg(path), GIB, 1, false, 0).unwrap();
     let reqs = take(&mut l.streams[0], 1000);
     let offs: Vec<u64> = reqs.iter().map(|r| r.offset).collect();
     assert_eq!(offs, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
@@ -1057,8 +1058,8 @@ fn fio_output_flags_are_accepted_and_listed_as_ignored() {
         "--minimal",
         "--status-interval=1",
     ];
-    let mut with = load(&args(&flags), GIB, 1, false).unwrap();
-    let mut without = load(&args(&[]), GIB, 1, false).unwrap();
+    let mut with = load(&args(&flags), GIB, 1, false, 0).unwrap();
+    let mut without = load(&args(&[]), GIB, 1, false, 0).unwrap();
     assert_eq!(
         take(&mut with.streams[0], 100),
         take(&mut without.streams[0], 100)
@@ -1418,10 +1419,70 @@ fn a_read_job_lays_out_the_file_nothing_wrote() {
     assert!(take_all(&mut st[0], 10_000)
         .iter()
         .all(|r| r.op == Op::Read));
+    // A file inside the preconditioned part of the device already holds data.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("job.fio");
+    std::fs::write(&path, "[r]\nrw=read\nsize=1m\n").unwrap();
+    let mut l = load(&file_cfg(path.clone()), GIB, 1, false, 1 << 20).unwrap();
+    assert!(take_all(&mut l.streams[0], 10_000)
+        .iter()
+        .all(|r| r.op == Op::Read));
+    let mut l = load(&file_cfg(path), GIB, 1, false, (1 << 20) - 4096).unwrap();
+    assert_eq!(take_all(&mut l.streams[0], 1)[0].op, Op::Write);
     // Under the layout the stream's ramp is not settled and covers everything.
     let mut st = load_text("[r]\nrw=randread\nsize=2m\n", GIB, 1).unwrap();
     let first = st[0].source.next(SimTime::ZERO).unwrap();
     assert!(matches!(first, Next::Issue(ref r) if r.op == Op::Write));
     assert!(!st[0].source.ramp_settled());
     assert_eq!(st[0].source.ramp_end(), Some(SimTime(u64::MAX)));
+}
+
+#[test]
+fn exitall_ends_the_other_jobs_of_its_scope() {
+    // [short] ends after 4 blocks; with exitall the long job of its group stops then (it
+    // is woken to see it), and a later group still runs; exit_what=all ends that one too.
+    let run = |extra: &str| -> Vec<usize> {
+        let text = format!(
+            "[global]\nbs=4k\nrw=write\n[short]\nsize=16k\nexitall\n{extra}[long]\nsize=64m\n[later]\nstonewall\nsize=16k\n"
+        );
+        let mut st = load_text(&text, GIB, 1).unwrap();
+        // Interleave the first group's two jobs, as the host would run them side by side.
+        let mut counts = vec![0usize; 3];
+        let mut done = [false; 2];
+        let mut woken = Vec::new();
+        for _ in 0..100_000 {
+            for (i, s) in st.iter_mut().take(2).enumerate() {
+                if done[i] {
+                    continue;
+                }
+                match s.source.next(SimTime::ZERO).unwrap() {
+                    Next::Issue(_) | Next::IssueAsync(_) => counts[i] += 1,
+                    Next::Done => done[i] = true,
+                    _ => {}
+                }
+                s.source.take_woken(&mut woken);
+            }
+            if done.iter().all(|&d| d) {
+                break;
+            }
+        }
+        counts[2] = take(&mut st[2], 100).len();
+        if !woken.is_empty() {
+            assert!(woken.contains(&1), "the short job wakes the long one");
+        }
+        counts
+    };
+    assert_eq!(run(""), vec![4, 4, 4]);
+    assert_eq!(run("exit_what=stonewall\n"), vec![4, 4, 4]);
+    assert_eq!(run("exit_what=all\n"), vec![4, 4, 0]);
+    // Without exitall the long job runs to its size.
+    let mut st = load_text(
+        "[global]\nbs=4k\nrw=write\n[short]\nsize=16k\n[long]\nsize=64k\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let _ = take(&mut st[0], 100);
+    assert_eq!(take(&mut st[1], 100).len(), 16);
+    assert!(load_text("[j]\nexit_what=some\n", GIB, 1).is_err());
 }

@@ -327,9 +327,9 @@ pub fn load(
             let src = &placed[job_index][clone as usize];
             let mut source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
             let scope = exit_group.entry(group).or_default().clone();
-            let trigger =
-                spec.exitall
-                    .map(|all| if all { exit_all.clone() } else { scope.clone() });
+            let trigger = spec
+                .exitall
+                .map(|all| if all { exit_all.clone() } else { scope.clone() });
             source.set_exit(vec![scope, exit_all.clone()], trigger);
             let name = if clone == 0 {
                 spec.name.clone()

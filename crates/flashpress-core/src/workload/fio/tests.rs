@@ -1224,9 +1224,7 @@ fn fio_axmap_reference(seed: u64) -> u64 {
         let k = (first..(first + want).min(n))
             .take_while(|&i| !map[i])
             .count();
-        for i in first..first + k {
-            map[i] = true;
-        }
+        map[first..first + k].iter_mut().for_each(|b| *b = true);
         len = len.min(k as u64 * min);
         done += len;
     }

@@ -88,15 +88,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
     };
     match &cfg.workload {
         WorkloadConfig::Fio(f) => {
-            // Preconditioning writes the device's first `fill_fraction` sequentially: files
-            // inside it already hold data, so fio's layout has nothing to do for them.
-            let preconditioned = if cfg.stack.is_some() {
-                0
-            } else {
-                (cfg.precondition.fill_fraction.clamp(0.0, 1.0) * capacity as f64) as u64
-            };
-            let l =
-                workload::fio::load(f, capacity, cfg.seed, cfg.stack.is_some(), preconditioned)?;
+            let l = workload::fio::load(f, capacity, cfg.seed, cfg.stack.is_some())?;
             Ok(OpenedWorkload {
                 streams: l.streams,
                 notes: l.notes,

@@ -32,7 +32,7 @@ pub(crate) use resolve::parse_time_ns;
 use crate::config::FioWorkload;
 use crate::error::{Error, Result};
 use crate::workload::{ContentHints, Drive, Stream};
-use gen::{ExitScope, FioSource, Flow, FlowGroup, Mix};
+use gen::{ExitScope, FioSource, Flow, FlowGroup};
 use parse::{command_line, inline_opts, parse_job_file, Opt, Origin, Problems, RawJob, Vars};
 use resolve::{resolve, JobSpec, Offset};
 use std::collections::BTreeMap;
@@ -59,7 +59,7 @@ pub struct FioLoad {
 
 /// Build one closed-loop stream per job clone (see [`load`]), for a plain device.
 pub fn load_streams(cfg: &FioWorkload, capacity_bytes: u64, seed: u64) -> Result<Vec<Stream>> {
-    load(cfg, capacity_bytes, seed, false, 0).map(|l| l.streams)
+    load(cfg, capacity_bytes, seed, false).map(|l| l.streams)
 }
 
 /// splitmix64 finaliser: spreads related seeds (job and clone indices) over the seed space.
@@ -81,16 +81,8 @@ const NOT_STORAGE: &[&str] = &[
 
 /// Build the streams of a fio workload for a device of `capacity_bytes` logical bytes.
 /// `stacked`: under `[stack]`, where each clone's requests address its own file of the file
-/// system (its files are laid out inside it) instead of the device. `preconditioned`: the
-/// device's bytes below this address hold data before the run (`[precondition]`), so files
-/// inside them need no layout.
-pub fn load(
-    cfg: &FioWorkload,
-    capacity_bytes: u64,
-    seed: u64,
-    stacked: bool,
-    preconditioned: u64,
-) -> Result<FioLoad> {
+/// system (its files are laid out inside it) instead of the device.
+pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) -> Result<FioLoad> {
     let mut problems = Problems::default();
     let mut vars = Vars {
         given: &cfg.vars,
@@ -242,10 +234,6 @@ pub fn load(
     let mut flows: BTreeMap<u32, Arc<Mutex<FlowGroup>>> = BTreeMap::new();
     let mut verify = false;
     let mut flow_group: BTreeMap<u32, u32> = BTreeMap::new();
-    // Files by the first stonewall group that writes them, and files already laid out.
-    let mut written_in: BTreeMap<u64, u32> = BTreeMap::new();
-    let mut laid_out: std::collections::BTreeSet<u64> = std::collections::BTreeSet::new();
-    let mut layout_bytes_total = 0u64;
     // fio's exitall scopes: one per stonewall group, one for the whole run (exit_what=all).
     let exit_all = Arc::new(Mutex::new(ExitScope::default()));
     let mut exit_group: BTreeMap<u32, Arc<Mutex<ExitScope>>> = BTreeMap::new();
@@ -300,30 +288,6 @@ pub fn load(
                 group: flows.entry(id).or_default().clone(),
                 weight: u64::from(w),
             });
-            let src = &mut placed[job_index][clone as usize];
-            let reads = matches!(src.mix, Mix::Rw { read_pct } if read_pct > 0);
-            let writes = matches!(src.mix, Mix::Rw { read_pct } if read_pct < 100)
-                || src.mix == Mix::TrimWrite;
-            if !src.on_device && !stacked {
-                if reads {
-                    // fio lays out a file a job reads when it does not exist yet
-                    // (extend_file in filesetup.c): here, when no job of an earlier
-                    // stonewall group wrote it and preconditioning did not fill it.
-                    for (&base, &end) in src.files.iter().zip(&src.file_ends) {
-                        let earlier = written_in.get(&base).is_some_and(|&g| g < group)
-                            || base.saturating_add(end) <= preconditioned;
-                        if !earlier && laid_out.insert(base) {
-                            src.layout.push((base, end));
-                            layout_bytes_total += end;
-                        }
-                    }
-                }
-                if writes {
-                    for &base in &src.files {
-                        written_in.entry(base).or_insert(group);
-                    }
-                }
-            }
             let src = &placed[job_index][clone as usize];
             let mut source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
             let scope = exit_group.entry(group).or_default().clone();
@@ -356,12 +320,6 @@ pub fn load(
                 layout_bytes,
             });
         }
-    }
-    if layout_bytes_total > 0 {
-        notes.push(format!(
-            "fio lays out the {} file(s) that jobs read before anything wrote them: {layout_bytes_total} bytes written sequentially before those jobs start, left out of the jobs' statistics as fio leaves them out of its report (the device counts them as the writes they are)",
-            laid_out.len()
-        ));
     }
     let mut listed = std::collections::BTreeSet::new();
     for spec in &specs {
@@ -703,7 +661,6 @@ mod layout {
                     .iter()
                     .map(|n| extent.get(n).copied().unwrap_or(capacity))
                     .collect();
-                s.on_device = w.names.iter().any(|n| !extent.contains_key(n));
                 s.region_start = w.start;
                 s.region_len = w.len;
                 let nfiles = s.files.len() as u64;

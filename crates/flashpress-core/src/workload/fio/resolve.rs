@@ -826,8 +826,6 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             region_start: 0,
             region_len: 0,
             file_ends: Vec::new(),
-            layout: Vec::new(),
-            on_device: false,
             io_limit: if time_based { None } else { io_size },
             loops,
             number_ios,

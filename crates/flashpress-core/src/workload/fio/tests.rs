@@ -29,22 +29,7 @@ fn load_text(text: &str, cap: u64, seed: u64) -> Result<Vec<Stream>> {
     load_streams(&file_cfg(path), cap, seed)
 }
 
-/// The job's first `n` requests, after its file layout (the requests issued while the
-/// stream's ramp is not settled), which [`take_all`] keeps.
 fn take(s: &mut Stream, n: usize) -> Vec<Request> {
-    let mut out = Vec::new();
-    while out.len() < n {
-        match s.source.next_request(SimTime::ZERO).unwrap() {
-            Some(r) if s.source.ramp_settled() => out.push(r),
-            Some(_) => {}
-            None => break,
-        }
-    }
-    out
-}
-
-/// The first `n` requests, the file layout's included.
-fn take_all(s: &mut Stream, n: usize) -> Vec<Request> {
     let mut out = Vec::new();
     for _ in 0..n {
         match s.source.next_request(SimTime::ZERO).unwrap() {
@@ -752,23 +737,6 @@ fn jobs_get_their_own_files_unless_they_share_a_filename() {
     .unwrap();
     let spans: Vec<(u64, u64)> = st.iter_mut().map(|s| span(s, 1_000_000)).collect();
     assert_eq!(spans, vec![(0, 32 * M), (0, 32 * M), (32 * M, 64 * M)]);
-    // The first reader lays out the whole 64 MiB file, once, before its I/O.
-    let mut st = load_text(
-        "[global]\nfilename=data\nrw=read\nsize=32m\n[a]\n[b]\nnumjobs=2\noffset_increment=32m\n",
-        GIB,
-        1,
-    )
-    .unwrap();
-    let writes: Vec<usize> = st
-        .iter_mut()
-        .map(|s| {
-            take_all(s, 100_000)
-                .iter()
-                .filter(|r| r.op == Op::Write)
-                .count()
-        })
-        .collect();
-    assert_eq!(writes, vec![64, 0, 0]);
     // A device name: the device's own addresses.
     let mut st = load_text(
         "[a]\nfilename=/dev/nvme0n1\nrw=read\noffset=1g\nsize=1m\n",
@@ -835,7 +803,7 @@ fn include_variables_and_command_lines() {
     let mut cfg = file_cfg(path);
     cfg.vars.insert("BS".into(), "8k".into());
     cfg.vars.insert("ncpus".into(), "3".into());
-    let l = load(&cfg, GIB, 1, false, 0).unwrap();
+    let l = load(&cfg, GIB, 1, false).unwrap();
     assert_eq!(l.streams.len(), 3);
     assert!(
         l.notes.iter().any(|n| n.contains("`BS` = `8k`")),
@@ -1024,7 +992,7 @@ fn time_based_without_runtime_runs_by_size_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("job.fio");
     std::fs::write(&path, "[j]\nrw=write\nbs=4k\nsize=64k\ntime_based\n").unwrap();
-    let mut l = load(&file_cfg(path), GIB, 1, false, 0).unwrap();
+    let mut l = load(&file_cfg(path), GIB, 1, false).unwrap();
     let reqs = take(&mut l.streams[0], 1000);
     let offs: Vec<u64> = reqs.iter().map(|r| r.offset).collect();
     assert_eq!(offs, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
@@ -1058,8 +1026,8 @@ fn fio_output_flags_are_accepted_and_listed_as_ignored() {
         "--minimal",
         "--status-interval=1",
     ];
-    let mut with = load(&args(&flags), GIB, 1, false, 0).unwrap();
-    let mut without = load(&args(&[]), GIB, 1, false, 0).unwrap();
+    let mut with = load(&args(&flags), GIB, 1, false).unwrap();
+    let mut without = load(&args(&[]), GIB, 1, false).unwrap();
     assert_eq!(
         take(&mut with.streams[0], 100),
         take(&mut without.streams[0], 100)
@@ -1078,7 +1046,7 @@ fn fio_output_flags_are_accepted_and_listed_as_ignored() {
 /// Every request of a job, in order: (op, offset KiB, length KiB).
 fn stream_kib(text: &str, cap: u64, seed: u64) -> Vec<(Op, u64, u64)> {
     let mut st = load_text(text, cap, seed).unwrap_or_else(|e| panic!("{e}"));
-    let reqs = take_all(&mut st[0], 100_000);
+    let reqs = take(&mut st[0], 100_000);
     assert!(reqs.len() < 100_000, "the job does not end");
     reqs.iter()
         .map(|r| (r.op, r.offset >> 10, r.len >> 10))
@@ -1127,12 +1095,7 @@ fn sequential_gaps_follow_fio() {
                 .into_iter()
                 .map(|(_, o, l)| (o, l))
                 .collect();
-            let mut want = fio_seq_reference(bs, gap, size);
-            if rw.starts_with("read") {
-                // The file is laid out first (one write: it is smaller than 1 MiB).
-                want.insert(0, (0, (size >> 10) as u64));
-            }
-            assert_eq!(got, want, "{text}");
+            assert_eq!(got, fio_seq_reference(bs, gap, size), "{text}");
         }
     }
     // The issue's cases, spelled out: fio writes 6 blocks and stops at the region's end...
@@ -1144,7 +1107,6 @@ fn sequential_gaps_follow_fio() {
     // ...and reads backwards from 56k (the block at 60k is never read), wrapping after 0.
     let r: Vec<u64> = stream_kib("[j]\nrw=read:-8k\nbs=4k\nsize=64k\n", GIB, 1)
         .iter()
-        .filter(|r| r.0 == Op::Read)
         .map(|r| r.1)
         .collect();
     assert_eq!(
@@ -1169,10 +1131,7 @@ fn percentage_offset_and_size_round_as_fio() {
     // fio: offset = ceil(1 MiB * 10% / 4k) * 4k = 104 KiB; size = floor(1 MiB * 10% / 4k) * 4k
     // = 100 KiB of I/O from there.
     let got = stream_kib("[j]\nrw=read\nfilesize=1m\noffset=10%\nsize=10%\n", GIB, 1);
-    // The 1 MiB file is laid out first.
-    let want: Vec<(Op, u64, u64)> = std::iter::once((Op::Write, 0, 1024))
-        .chain((0..25).map(|i| (Op::Read, 104 + 4 * i, 4)))
-        .collect();
+    let want: Vec<(Op, u64, u64)> = (0..25).map(|i| (Op::Read, 104 + 4 * i, 4)).collect();
     assert_eq!(got, want);
 }
 
@@ -1233,8 +1192,7 @@ fn fio_axmap_reference(seed: u64) -> u64 {
 
 #[test]
 fn bssplit_random_map_stops_when_used_up_like_fio() {
-    // On the device, so that no file layout precedes the job.
-    let text = "[j]\nfilename=/dev/sdb\nrw=randrw\nsize=64m\nbssplit=4k/50:16k/50,64k/100\n";
+    let text = "[j]\nrw=randrw\nsize=64m\nbssplit=4k/50:16k/50,64k/100\n";
     let runs = 60u64;
     let (mut ours, mut model) = (Vec::new(), Vec::new());
     for seed in 1..=runs {
@@ -1372,67 +1330,6 @@ fn single_dash_options_and_bssplit_shares_as_fio_reads_them() {
     let reqs = take(&mut st[0], 20_000);
     let f8 = reqs.iter().filter(|r| r.len == 8192).count() as f64 / reqs.len() as f64;
     assert!((f8 - 0.5).abs() < 0.02, "{f8}");
-}
-
-#[test]
-fn a_read_job_lays_out_the_file_nothing_wrote() {
-    // fio writes a file a job reads before the job starts (extend_file); the job's reads
-    // follow, and its ramp leaves the layout out of the statistics.
-    let mut st = load_text("[r]\nrw=read\nbs=4k\nsize=3m\n", GIB, 1).unwrap();
-    assert_eq!(
-        st[0].source.ramp_end(),
-        Some(SimTime(u64::MAX)),
-        "not started"
-    );
-    let reqs = take_all(&mut st[0], 10_000);
-    let layout: Vec<(Op, u64, u64)> = reqs
-        .iter()
-        .take_while(|r| r.op == Op::Write)
-        .map(|r| (r.op, r.offset >> 10, r.len >> 10))
-        .collect();
-    assert_eq!(
-        layout,
-        vec![
-            (Op::Write, 0, 1024),
-            (Op::Write, 1024, 1024),
-            (Op::Write, 2048, 1024)
-        ]
-    );
-    assert!(layout.iter().all(|w| w.0 == Op::Write));
-    assert_eq!(reqs.len(), 3 + 768);
-    assert!(reqs[3..].iter().all(|r| r.op == Op::Read));
-    assert!(st[0].source.ramp_settled());
-    // A file an earlier stonewall group wrote is not laid out again; a job on the device
-    // (a real SSD answers unmapped reads from its map) never is.
-    let mut st = load_text(
-        "[w]\nrw=write\nfilename=f\nsize=1m\n[r]\nstonewall\nrw=read\nfilename=f\nsize=1m\n",
-        GIB,
-        1,
-    )
-    .unwrap();
-    assert!(take_all(&mut st[1], 10_000)
-        .iter()
-        .all(|r| r.op == Op::Read));
-    let mut st = load_text("[r]\nrw=read\nfilename=/dev/sdb\nsize=1m\n", GIB, 1).unwrap();
-    assert!(take_all(&mut st[0], 10_000)
-        .iter()
-        .all(|r| r.op == Op::Read));
-    // A file inside the preconditioned part of the device already holds data.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("job.fio");
-    std::fs::write(&path, "[r]\nrw=read\nsize=1m\n").unwrap();
-    let mut l = load(&file_cfg(path.clone()), GIB, 1, false, 1 << 20).unwrap();
-    assert!(take_all(&mut l.streams[0], 10_000)
-        .iter()
-        .all(|r| r.op == Op::Read));
-    let mut l = load(&file_cfg(path), GIB, 1, false, (1 << 20) - 4096).unwrap();
-    assert_eq!(take_all(&mut l.streams[0], 1)[0].op, Op::Write);
-    // Under the layout the stream's ramp is not settled and covers everything.
-    let mut st = load_text("[r]\nrw=randread\nsize=2m\n", GIB, 1).unwrap();
-    let first = st[0].source.next(SimTime::ZERO).unwrap();
-    assert!(matches!(first, Next::Issue(ref r) if r.op == Op::Write));
-    assert!(!st[0].source.ramp_settled());
-    assert_eq!(st[0].source.ramp_end(), Some(SimTime(u64::MAX)));
 }
 
 #[test]

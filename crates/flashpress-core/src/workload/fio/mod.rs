@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::workload::{ContentHints, Drive, Stream};
 use gen::{ExitScope, FioSource, Flow, FlowGroup};
 use parse::{command_line, inline_opts, parse_job_file, Opt, Origin, Problems, RawJob, Vars};
-use resolve::{resolve, JobSpec, Offset};
+use resolve::{resolve, ExitWhat, JobSpec, Offset};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -234,9 +234,13 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
     let mut flows: BTreeMap<u32, Arc<Mutex<FlowGroup>>> = BTreeMap::new();
     let mut verify = false;
     let mut flow_group: BTreeMap<u32, u32> = BTreeMap::new();
-    // fio's exitall scopes: one per stonewall group, one for the whole run (exit_what=all).
+    // fio's exitall scopes: one per reporting group (fio's groupid: a new one at each
+    // stonewall or new_group), one per stonewall group (the jobs running together), one for
+    // the whole run (exit_what=all).
     let exit_all = Arc::new(Mutex::new(ExitScope::default()));
     let mut exit_group: BTreeMap<u32, Arc<Mutex<ExitScope>>> = BTreeMap::new();
+    let mut exit_report: BTreeMap<u32, Arc<Mutex<ExitScope>>> = BTreeMap::new();
+    let mut report_group = 0u32;
     for (job_index, spec) in specs.iter().enumerate() {
         let mut new_group = job_index > 0 && spec.stonewall;
         if let Some((target, at)) = &spec.wait_for {
@@ -259,6 +263,9 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
             group_jobs.clear();
         }
         group_jobs.push(job_index);
+        if job_index > 0 && (spec.stonewall || spec.new_group || new_group) {
+            report_group += 1;
+        }
         verify |= spec.verify;
         if let Some((id, _)) = spec.flow {
             // fio counts the weights of every job of a flow group, so jobs of one group in
@@ -290,11 +297,14 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
             });
             let src = &placed[job_index][clone as usize];
             let mut source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
-            let scope = exit_group.entry(group).or_default().clone();
-            let trigger = spec
-                .exitall
-                .map(|all| if all { exit_all.clone() } else { scope.clone() });
-            source.set_exit(vec![scope, exit_all.clone()], trigger);
+            let running = exit_group.entry(group).or_default().clone();
+            let reporting = exit_report.entry(report_group).or_default().clone();
+            let trigger = spec.exitall.map(|w| match w {
+                ExitWhat::Group => reporting.clone(),
+                ExitWhat::Stonewall => running.clone(),
+                ExitWhat::All => exit_all.clone(),
+            });
+            source.set_exit(vec![reporting, running, exit_all.clone()], trigger);
             let name = if clone == 0 {
                 spec.name.clone()
             } else {

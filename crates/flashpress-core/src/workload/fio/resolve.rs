@@ -36,6 +36,14 @@ pub(super) struct FileSpec {
     pub block_engine: bool,
 }
 
+/// `exit_what`: which jobs a finishing `exitall` job ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ExitWhat {
+    Group,
+    Stonewall,
+    All,
+}
+
 /// A byte count or a percentage, as `offset` and `size` take them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Offset {
@@ -62,10 +70,12 @@ pub(super) struct JobSpec {
     pub ignored: Vec<(String, &'static str)>,
     /// Where the job's `size` was written, for layout errors.
     pub size_at: Origin,
-    /// `exitall`: when this job finishes, end the other jobs of its stonewall group
-    /// (`exit_what=group` or `stonewall`: only one group runs at a time here), or every job
-    /// (`exit_what=all`, `true` here).
-    pub exitall: Option<bool>,
+    /// `exitall`: when this job finishes, end the other jobs of its reporting group
+    /// (`exit_what=group`, fio's `groupid`), every job running (`stonewall`), or every job
+    /// (`all`).
+    pub exitall: Option<ExitWhat>,
+    /// `new_group`: the job starts a new reporting group (the scope of `exit_what=group`).
+    pub new_group: bool,
 }
 
 const BLOCK_ENGINES: &[&str] = &[
@@ -137,6 +147,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         BsSpec::Fixed(4096),
     ];
     let mut ignored: Vec<(String, &'static str)> = Vec::new();
+    let mut new_group = false;
     for &o in opts {
         match class_of(&o.key) {
             Some(Class::Honoured(c)) => {
@@ -147,6 +158,9 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             }
             Some(Class::Refused(why)) => return Err(o.err(why)),
             Some(c) => {
+                if o.key == "new_group" {
+                    new_group = o.flag()?;
+                }
                 if !ignored.iter().any(|(k, _)| *k == o.key) {
                     ignored.push((o.key.clone(), why_ignored(c)));
                 }
@@ -772,11 +786,12 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
     let format = get("filename_format")
         .map(|o| o.value().map(str::to_string))
         .transpose()?;
-    let exit_all = match get("exit_what") {
-        None => false,
+    let exit_what = match get("exit_what") {
+        None => ExitWhat::Group,
         Some(o) => match o.value()?.trim() {
-            "group" | "stonewall" => false,
-            "all" => true,
+            "group" => ExitWhat::Group,
+            "stonewall" => ExitWhat::Stonewall,
+            "all" => ExitWhat::All,
             v => {
                 return Err(o.err(format!(
                     "unknown exit_what `{v}` (expected group, stonewall or all)"
@@ -784,7 +799,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             }
         },
     };
-    let exitall = flag("exitall")?.then_some(exit_all);
+    let exitall = flag("exitall")?.then_some(exit_what);
     let size_at = get("size")
         .map(|o| o.at.clone())
         .unwrap_or_else(|| at.clone());
@@ -801,6 +816,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         ignored,
         size_at,
         exitall,
+        new_group,
         files: FileSpec {
             filename,
             directory,

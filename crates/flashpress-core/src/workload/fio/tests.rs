@@ -1336,9 +1336,9 @@ fn single_dash_options_and_bssplit_shares_as_fio_reads_them() {
 fn exitall_ends_the_other_jobs_of_its_scope() {
     // [short] ends after 4 blocks; with exitall the long job of its group stops then (it
     // is woken to see it), and a later group still runs; exit_what=all ends that one too.
-    let run = |extra: &str| -> Vec<usize> {
+    let run = |extra: &str, long: &str| -> Vec<usize> {
         let text = format!(
-            "[global]\nbs=4k\nrw=write\n[short]\nsize=16k\nexitall\n{extra}[long]\nsize=64m\n[later]\nstonewall\nsize=16k\n"
+            "[global]\nbs=4k\nrw=write\n[short]\nsize=16k\nexitall\n{extra}[long]\nsize=1m\n{long}[later]\nstonewall\nsize=16k\n"
         );
         let mut st = load_text(&text, GIB, 1).unwrap();
         // Interleave the first group's two jobs, as the host would run them side by side.
@@ -1367,9 +1367,13 @@ fn exitall_ends_the_other_jobs_of_its_scope() {
         }
         counts
     };
-    assert_eq!(run(""), vec![4, 4, 4]);
-    assert_eq!(run("exit_what=stonewall\n"), vec![4, 4, 4]);
-    assert_eq!(run("exit_what=all\n"), vec![4, 4, 0]);
+    assert_eq!(run("", ""), vec![4, 4, 4]);
+    assert_eq!(run("exit_what=stonewall\n", ""), vec![4, 4, 4]);
+    assert_eq!(run("exit_what=all\n", ""), vec![4, 4, 0]);
+    // exit_what=group is fio's reporting group: a job with new_group is outside it, but
+    // still among the jobs running (stonewall).
+    assert_eq!(run("", "new_group\n"), vec![4, 256, 4]);
+    assert_eq!(run("exit_what=stonewall\n", "new_group\n"), vec![4, 4, 4]);
     // Without exitall the long job runs to its size.
     let mut st = load_text(
         "[global]\nbs=4k\nrw=write\n[short]\nsize=16k\n[long]\nsize=64k\n",

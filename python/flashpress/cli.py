@@ -156,6 +156,16 @@ def format_summary(summary: dict[str, Any], title: str) -> str:
                 f"of {_num(content.get('blocks_written'), ',')} blocks written",
             )
         )
+    unmapped = summary.get("unmapped_page_reads") or 0
+    if unmapped:
+        # A real SSD answers a read of never-written addresses from its map, with zeros and
+        # no flash read; the run does the same and says how often.
+        facts.append(
+            (
+                "unmapped reads",
+                f"{unmapped:,} page reads of never-written addresses, answered with zeros without a flash read",
+            )
+        )
     w = max(len(k) for k, _ in facts)
     lines.extend(f"  {k.ljust(w)}  {v}" for k, v in facts)
     notes = summary.get("workload_notes") or []

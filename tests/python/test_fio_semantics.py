@@ -290,8 +290,18 @@ def test_filesize_sizes_the_file_and_size_the_io() -> None:
     assert s["host_write_bytes"] == 1 << 20
 
 
-def test_flow_across_stonewall_groups_and_exitall_are_refused() -> None:
+def test_flow_across_stonewall_groups_is_refused() -> None:
     with pytest.raises(flashpress.errors.ConfigError, match="flow_id 0"):
         run([{"rw": "write", "size": "1m", "flow": 1}, {"rw": "write", "size": "1m", "flow": 1, "stonewall": True}])
-    with pytest.raises(flashpress.errors.ConfigError, match="exitall"):
-        run([{"rw": "write", "size": "1m", "exitall": True}])
+
+
+def test_exitall_ends_the_other_jobs_of_the_group() -> None:
+    # fio: when a job with exitall finishes, the other jobs of its group are terminated.
+    # Side by side at depth 1, the 8 MiB job has written about as much as the 1 MiB one then.
+    short = {"rw": "write", "bs": "4k", "size": "1m", "exitall": True}
+    long = {"rw": "write", "bs": "4k", "size": "8m"}
+    s = run([short, long])
+    assert (1 << 20) < s["host_write_bytes"] < 4 << 20
+    assert run([dict(short, exitall=False), long])["host_write_bytes"] == 9 << 20
+    with pytest.raises(flashpress.errors.ConfigError, match="exit_what"):
+        run([dict(short, exit_what="sometimes"), long])

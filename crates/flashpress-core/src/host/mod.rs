@@ -341,13 +341,11 @@ impl Host {
         let tag = i as u32 | if asynchronous { ASYNC_TAG } else { 0 };
         self.check_range(i, &req)?;
         if !self.streams[i].ramp_known {
-            // Known once the stream has started (fio's ramp runs from the job's start), or
-            // once its set-up I/O is done.
-            let src = &self.streams[i].stream.source;
-            if let Some(t) = src.ramp_end() {
+            // Known once the stream has started (fio's ramp runs from the job's start).
+            self.streams[i].ramp_known = true;
+            if let Some(t) = self.streams[i].stream.source.ramp_end() {
                 w.rec.set_ramp(i as u32, t);
             }
-            self.streams[i].ramp_known = src.ramp_settled();
         }
         let content = if req.op == Op::Write && req.content == 0 {
             let c = self.next_content;

@@ -194,16 +194,9 @@ pub trait RequestSource {
     fn take_woken(&mut self, _out: &mut Vec<u32>) {}
 
     /// End of the stream's ramp (fio's `ramp_time`): its requests issued before then are
-    /// left out of the statistics. Asked as the stream issues its requests, from the first,
-    /// until [`RequestSource::ramp_settled`] says the answer is final.
+    /// left out of the statistics. Asked once the stream has issued its first request.
     fn ramp_end(&self) -> Option<SimTime> {
         None
-    }
-
-    /// Whether [`RequestSource::ramp_end`]'s answer is final (a source that first does
-    /// set-up I/O, such as a fio file layout, knows its ramp only once that is done).
-    fn ramp_settled(&self) -> bool {
-        true
     }
 
     /// Fraction of the source consumed so far in [0, 1], when it can tell (for progress bars).

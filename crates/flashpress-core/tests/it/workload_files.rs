@@ -38,18 +38,14 @@ fn ssd_test_fio_runs_its_four_phases_in_order() {
     let s = &rep.summary;
     assert_eq!(s.requests_completed, s.requests_issued);
     assert!(s.read.requests > 0 && s.write.requests > 0);
-    // The sequential read phase reads a file nothing wrote: as fio does, the 10 GiB file is
-    // laid out (written) first, so no read finds an unmapped page, and the layout's writes
-    // are not the job's: the write phases' 4 KiB requests are all the writes counted.
-    assert_eq!(s.unmapped_page_reads, 0);
+    // four 200 ms phases one after another (each ends with its in-flight requests)
     assert!(
-        s.workload_notes.iter().any(|n| n.contains("lays out")),
-        "{:?}",
-        s.workload_notes
+        s.sim_time_s > 0.8 && s.sim_time_s < 0.9,
+        "sim time {}",
+        s.sim_time_s
     );
-    assert!(s.write.bytes < 10 << 30, "{}", s.write.bytes);
-    // four 200 ms phases one after another, after the layout
-    assert!(s.sim_time_s > 0.8, "sim time {}", s.sim_time_s);
+    // the sequential read phase ran before anything was written: unmapped reads
+    assert!(s.unmapped_page_reads > 0);
     let tl = rep.timeline_columns();
     assert_eq!(tl[0].name, "time_s");
 }

@@ -151,14 +151,6 @@ pub(super) struct SourceSpec {
     /// Each file's size (fio's `real_file_size`, bytes from the file's base): the device's
     /// logical bytes for a job on the device. Sequential gaps wrap against it.
     pub file_ends: Vec<u64>,
-    /// Files this clone lays out before its I/O, as fio does for a job that reads a file
-    /// nothing wrote (`extend_file` in filesetup.c): device address and length of each,
-    /// written sequentially. fio writes them with buffered `write(2)`s of the job's largest
-    /// write size, which the kernel's writeback merges: the device sees them as requests of
-    /// [`LAYOUT_REQUEST`] (or that write size, when larger).
-    pub layout: Vec<(u64, u64)>,
-    /// The clone addresses the device itself (`/dev/...`), not files.
-    pub on_device: bool,
     /// Bytes to transfer per loop (`None` for `time_based`).
     pub io_limit: Option<u64>,
     /// `loops`: the job's I/O is done this many times.
@@ -230,6 +222,17 @@ impl SourceSpec {
                 || self.ba[d] != self.min_bs
         })
     }
+}
+
+/// Jobs that end together (fio's `exitall`): once a job whose `exitall` names this scope
+/// finishes, every other job of the scope stops (fio's `fio_terminate_threads`): it issues
+/// nothing more, not even a verify pass, and its I/O in flight completes.
+#[derive(Debug, Default)]
+pub(super) struct ExitScope {
+    /// A job of the scope with `exitall` has finished.
+    pub over: bool,
+    /// Stream indices of the scope's jobs, to wake when it is over.
+    pub members: Vec<u32>,
 }
 
 /// A clone's flow group membership.
@@ -552,13 +555,6 @@ pub(super) struct FioSource {
     backlog_reads: u64,
     /// The I/O counters were reset at the end of the ramp.
     ramp_reset: bool,
-    /// Layout (`spec.layout`): the file being written and the bytes of it done; whether the
-    /// last layout write was issued (then the job waits for them to complete) and the layout
-    /// is over.
-    layout_file: usize,
-    layout_done_bytes: u64,
-    layout_issued: bool,
-    layout_over: bool,
     phase: Phase,
     /// Steady state: samples (I/Os, bytes) per interval, the current interval's index and
     /// counts.
@@ -567,14 +563,15 @@ pub(super) struct FioSource {
     ss_cur: (u64, u64),
     flow: Option<Flow>,
     flow_own: u64,
+    /// The `exitall` scopes this clone belongs to, and the one it ends when it finishes
+    /// (`exitall`), once.
+    exits: Vec<Arc<Mutex<ExitScope>>>,
+    exit_trigger: Option<Arc<Mutex<ExitScope>>>,
     stream_index: u32,
     woken: Vec<u32>,
 }
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
-/// Size of the device requests a file layout's buffered writes become (a common block-layer
-/// request limit, `max_sectors_kb` = 1024).
-const LAYOUT_REQUEST: u64 = 1 << 20;
 /// The verify map's unit.
 const VUNIT: u64 = 512;
 
@@ -671,16 +668,14 @@ impl FioSource {
             backlog: std::collections::VecDeque::new(),
             backlog_reads: 0,
             ramp_reset: false,
-            layout_file: 0,
-            layout_done_bytes: 0,
-            layout_issued: spec.layout.is_empty(),
-            layout_over: spec.layout.is_empty(),
             phase: Phase::Run,
             ss_samples: std::collections::VecDeque::new(),
             ss_interval: 0,
             ss_cur: (0, 0),
             flow,
             flow_own: 0,
+            exits: Vec::new(),
+            exit_trigger: None,
             stream_index: stream_index as u32,
             woken: Vec::new(),
             spec: spec.clone(),
@@ -1292,6 +1287,22 @@ impl FioSource {
         Some((end, self.request(now, Op::Read, addr, len, 0)))
     }
 
+    /// Join `exitall` scopes: those this clone stops with, and the one its end stops.
+    pub(super) fn set_exit(
+        &mut self,
+        member_of: Vec<Arc<Mutex<ExitScope>>>,
+        trigger: Option<Arc<Mutex<ExitScope>>>,
+    ) {
+        for s in &member_of {
+            s.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .members
+                .push(self.stream_index);
+        }
+        self.exits = member_of;
+        self.exit_trigger = trigger;
+    }
+
     /// Leave the run phase: verify, then the final flush, then done.
     fn end_run(&mut self) {
         if let Some(f) = &self.flow {
@@ -1308,38 +1319,25 @@ impl FioSource {
         };
     }
 
-    /// The next write of the file layout, or `None` once every file is written.
-    fn next_layout_write(&mut self, now: SimTime) -> Option<Request> {
-        let bs = self.spec.bs[1].max().max(LAYOUT_REQUEST);
-        while let Some(&(addr, len)) = self.spec.layout.get(self.layout_file) {
-            if self.layout_done_bytes < len {
-                let n = bs.min(len - self.layout_done_bytes);
-                let at = addr + self.layout_done_bytes;
-                self.layout_done_bytes += n;
-                let blocks = n.div_ceil(4096).max(1);
-                let first = self.issued + 1;
-                self.issued += blocks;
-                let content = self.content_base | (first & CONTENT_MASK).max(1);
-                return Some(self.request(now, Op::Write, at, n, content));
-            }
-            self.layout_file += 1;
-            self.layout_done_bytes = 0;
-        }
-        None
-    }
-
     fn step(&mut self, now: SimTime) -> Result<Next> {
-        if !self.layout_over {
-            if !self.layout_issued {
-                if let Some(r) = self.next_layout_write(now) {
-                    return Ok(Next::Issue(r));
-                }
-                // fio starts the job once its files are laid out.
-                self.layout_issued = true;
-                return Ok(Next::Drain(0));
+        if self.phase != Phase::Done
+            && self.exits.iter().any(|e| {
+                e.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .over
+            })
+        {
+            // Another job's `exitall` ended this one.
+            self.phase = Phase::Done;
+        }
+        if self.phase == Phase::Done {
+            if let Some(t) = self.exit_trigger.take() {
+                let mut g = t.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                g.over = true;
+                let me = self.stream_index;
+                self.woken
+                    .extend(g.members.iter().copied().filter(|&m| m != me));
             }
-            self.layout_over = true;
-            self.asked = Some(now);
         }
         let asked = *self.asked.get_or_insert(now);
         let begin = match self.begin {
@@ -1603,19 +1601,7 @@ impl RequestSource for FioSource {
         out.append(&mut self.woken);
     }
 
-    fn ramp_settled(&self) -> bool {
-        self.layout_over
-    }
-
     fn ramp_end(&self) -> Option<SimTime> {
-        if !self.layout_over {
-            // The layout's writes are not the job's I/O (fio leaves them out of its report):
-            // nothing counts until the job starts.
-            return Some(SimTime(u64::MAX));
-        }
-        if !self.spec.layout.is_empty() && (!self.spec.ramp_per_stream || self.spec.ramp_ns == 0) {
-            return self.asked;
-        }
         if !self.spec.ramp_per_stream {
             return None;
         }

@@ -32,9 +32,9 @@ pub(crate) use resolve::parse_time_ns;
 use crate::config::FioWorkload;
 use crate::error::{Error, Result};
 use crate::workload::{ContentHints, Drive, Stream};
-use gen::{FioSource, Flow, FlowGroup, Mix};
+use gen::{ExitScope, FioSource, Flow, FlowGroup};
 use parse::{command_line, inline_opts, parse_job_file, Opt, Origin, Problems, RawJob, Vars};
-use resolve::{resolve, JobSpec, Offset};
+use resolve::{resolve, ExitWhat, JobSpec, Offset};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -234,10 +234,13 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
     let mut flows: BTreeMap<u32, Arc<Mutex<FlowGroup>>> = BTreeMap::new();
     let mut verify = false;
     let mut flow_group: BTreeMap<u32, u32> = BTreeMap::new();
-    // Files by the first stonewall group that writes them, and files already laid out.
-    let mut written_in: BTreeMap<u64, u32> = BTreeMap::new();
-    let mut laid_out: std::collections::BTreeSet<u64> = std::collections::BTreeSet::new();
-    let mut layout_bytes_total = 0u64;
+    // fio's exitall scopes: one per reporting group (fio's groupid: a new one at each
+    // stonewall or new_group), one per stonewall group (the jobs running together), one for
+    // the whole run (exit_what=all).
+    let exit_all = Arc::new(Mutex::new(ExitScope::default()));
+    let mut exit_group: BTreeMap<u32, Arc<Mutex<ExitScope>>> = BTreeMap::new();
+    let mut exit_report: BTreeMap<u32, Arc<Mutex<ExitScope>>> = BTreeMap::new();
+    let mut report_group = 0u32;
     for (job_index, spec) in specs.iter().enumerate() {
         let mut new_group = job_index > 0 && spec.stonewall;
         if let Some((target, at)) = &spec.wait_for {
@@ -260,6 +263,9 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
             group_jobs.clear();
         }
         group_jobs.push(job_index);
+        if job_index > 0 && (spec.stonewall || spec.new_group || new_group) {
+            report_group += 1;
+        }
         verify |= spec.verify;
         if let Some((id, _)) = spec.flow {
             // fio counts the weights of every job of a flow group, so jobs of one group in
@@ -289,31 +295,16 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
                 group: flows.entry(id).or_default().clone(),
                 weight: u64::from(w),
             });
-            let src = &mut placed[job_index][clone as usize];
-            let reads = matches!(src.mix, Mix::Rw { read_pct } if read_pct > 0);
-            let writes = matches!(src.mix, Mix::Rw { read_pct } if read_pct < 100)
-                || src.mix == Mix::TrimWrite;
-            if !src.on_device && !stacked {
-                if reads {
-                    // fio lays out a file a job reads when it does not exist yet
-                    // (extend_file in filesetup.c): here, when no job of an earlier
-                    // stonewall group wrote it.
-                    for (&base, &end) in src.files.iter().zip(&src.file_ends) {
-                        let earlier = written_in.get(&base).is_some_and(|&g| g < group);
-                        if !earlier && laid_out.insert(base) {
-                            src.layout.push((base, end));
-                            layout_bytes_total += end;
-                        }
-                    }
-                }
-                if writes {
-                    for &base in &src.files {
-                        written_in.entry(base).or_insert(group);
-                    }
-                }
-            }
             let src = &placed[job_index][clone as usize];
-            let source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
+            let mut source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
+            let running = exit_group.entry(group).or_default().clone();
+            let reporting = exit_report.entry(report_group).or_default().clone();
+            let trigger = spec.exitall.map(|w| match w {
+                ExitWhat::Group => reporting.clone(),
+                ExitWhat::Stonewall => running.clone(),
+                ExitWhat::All => exit_all.clone(),
+            });
+            source.set_exit(vec![reporting, running, exit_all.clone()], trigger);
             let name = if clone == 0 {
                 spec.name.clone()
             } else {
@@ -339,12 +330,6 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
                 layout_bytes,
             });
         }
-    }
-    if layout_bytes_total > 0 {
-        notes.push(format!(
-            "fio lays out the {} file(s) that jobs read before anything wrote them: {layout_bytes_total} bytes written sequentially before those jobs start, left out of the jobs' statistics as fio leaves them out of its report (the device counts them as the writes they are)",
-            laid_out.len()
-        ));
     }
     let mut listed = std::collections::BTreeSet::new();
     for spec in &specs {
@@ -533,6 +518,12 @@ mod layout {
                     (Some(s), None) => of(s, pct_room) / n,
                     (None, Some(fs)) => fs.saturating_sub(start),
                     (None, None) if is_dev || stacked => capacity.saturating_sub(start),
+                    (None, None) if spec.files.fill => {
+                        return Err(at.err(format!(
+                            "job `{}`: fill_device/fill_fs on the file `{}`: fio writes until the file system is full, which flashpress does not model for files (no file system under plain fio jobs); name the device (`filename=/dev/...`) to fill the device, or give the file a `size`",
+                            spec.name, files[0].0
+                        )))
+                    }
                     (None, None) => {
                         return Err(at.err(format!(
                             "job `{}` writes to the file `{}` but gives no `size` or `filesize` (fio: \"you need to specify size=\")",
@@ -680,7 +671,6 @@ mod layout {
                     .iter()
                     .map(|n| extent.get(n).copied().unwrap_or(capacity))
                     .collect();
-                s.on_device = w.names.iter().any(|n| !extent.contains_key(n));
                 s.region_start = w.start;
                 s.region_len = w.len;
                 let nfiles = s.files.len() as u64;

@@ -29,9 +29,19 @@ pub(super) struct FileSpec {
     pub offset: Offset,
     /// `size` as written: bytes, a percentage of the file, or absent.
     pub size: Option<Offset>,
+    /// `fill_device`/`fill_fs`: write until the device (or file system) is full.
+    pub fill: bool,
     /// Whether the engine addresses a block device (`sg`, `libiscsi`, `nbd`, ...), so a
     /// `filename` names the device.
     pub block_engine: bool,
+}
+
+/// `exit_what`: which jobs a finishing `exitall` job ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ExitWhat {
+    Group,
+    Stonewall,
+    All,
 }
 
 /// A byte count or a percentage, as `offset` and `size` take them.
@@ -60,6 +70,12 @@ pub(super) struct JobSpec {
     pub ignored: Vec<(String, &'static str)>,
     /// Where the job's `size` was written, for layout errors.
     pub size_at: Origin,
+    /// `exitall`: when this job finishes, end the other jobs of its reporting group
+    /// (`exit_what=group`, fio's `groupid`), every job running (`stonewall`), or every job
+    /// (`all`).
+    pub exitall: Option<ExitWhat>,
+    /// `new_group`: the job starts a new reporting group (the scope of `exit_what=group`).
+    pub new_group: bool,
 }
 
 const BLOCK_ENGINES: &[&str] = &[
@@ -131,6 +147,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         BsSpec::Fixed(4096),
     ];
     let mut ignored: Vec<(String, &'static str)> = Vec::new();
+    let mut new_group = false;
     for &o in opts {
         match class_of(&o.key) {
             Some(Class::Honoured(c)) => {
@@ -141,6 +158,9 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             }
             Some(Class::Refused(why)) => return Err(o.err(why)),
             Some(c) => {
+                if o.key == "new_group" {
+                    new_group = o.flag()?;
+                }
                 if !ignored.iter().any(|(k, _)| *k == o.key) {
                     ignored.push((o.key.clone(), why_ignored(c)));
                 }
@@ -766,6 +786,20 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
     let format = get("filename_format")
         .map(|o| o.value().map(str::to_string))
         .transpose()?;
+    let exit_what = match get("exit_what") {
+        None => ExitWhat::Group,
+        Some(o) => match o.value()?.trim() {
+            "group" => ExitWhat::Group,
+            "stonewall" => ExitWhat::Stonewall,
+            "all" => ExitWhat::All,
+            v => {
+                return Err(o.err(format!(
+                    "unknown exit_what `{v}` (expected group, stonewall or all)"
+                )))
+            }
+        },
+    };
+    let exitall = flag("exitall")?.then_some(exit_what);
     let size_at = get("size")
         .map(|o| o.at.clone())
         .unwrap_or_else(|| at.clone());
@@ -781,6 +815,8 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         flow,
         ignored,
         size_at,
+        exitall,
+        new_group,
         files: FileSpec {
             filename,
             directory,
@@ -790,6 +826,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             offset_increment,
             offset,
             size,
+            fill,
             block_engine: BLOCK_ENGINES.contains(&engine.as_str()),
         },
         source: SourceSpec {
@@ -805,8 +842,6 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             region_start: 0,
             region_len: 0,
             file_ends: Vec::new(),
-            layout: Vec::new(),
-            on_device: false,
             io_limit: if time_based { None } else { io_size },
             loops,
             number_ios,

@@ -29,22 +29,7 @@ fn load_text(text: &str, cap: u64, seed: u64) -> Result<Vec<Stream>> {
     load_streams(&file_cfg(path), cap, seed)
 }
 
-/// The job's first `n` requests, after its file layout (the requests issued while the
-/// stream's ramp is not settled), which [`take_all`] keeps.
 fn take(s: &mut Stream, n: usize) -> Vec<Request> {
-    let mut out = Vec::new();
-    while out.len() < n {
-        match s.source.next_request(SimTime::ZERO).unwrap() {
-            Some(r) if s.source.ramp_settled() => out.push(r),
-            Some(_) => {}
-            None => break,
-        }
-    }
-    out
-}
-
-/// The first `n` requests, the file layout's included.
-fn take_all(s: &mut Stream, n: usize) -> Vec<Request> {
     let mut out = Vec::new();
     for _ in 0..n {
         match s.source.next_request(SimTime::ZERO).unwrap() {
@@ -502,6 +487,7 @@ fn bad_job_files_name_their_line() {
         ("[j]\nbssplit=4k/80:8k/60:16k:32k\n", 2, "add up to 140, more than 100"),
         ("[j]\nbssplit=4k/50:8k/60:16k\n", 2, "add up to 110"),
         ("[j]\nbs=1.5k\n", 2, "to fio this is 1 byte(s)"),
+        ("[j]\nfilename=data\nfill_device=1\n", 1, "fill_device/fill_fs on the file `data`"),
         ("[j]\ninclude other.fio\n", 2, "include"),
         ("include other.fio\n", 1, "include"),
         ("[j\nrw=read\n", 1, "closing"),
@@ -751,23 +737,6 @@ fn jobs_get_their_own_files_unless_they_share_a_filename() {
     .unwrap();
     let spans: Vec<(u64, u64)> = st.iter_mut().map(|s| span(s, 1_000_000)).collect();
     assert_eq!(spans, vec![(0, 32 * M), (0, 32 * M), (32 * M, 64 * M)]);
-    // The first reader lays out the whole 64 MiB file, once, before its I/O.
-    let mut st = load_text(
-        "[global]\nfilename=data\nrw=read\nsize=32m\n[a]\n[b]\nnumjobs=2\noffset_increment=32m\n",
-        GIB,
-        1,
-    )
-    .unwrap();
-    let writes: Vec<usize> = st
-        .iter_mut()
-        .map(|s| {
-            take_all(s, 100_000)
-                .iter()
-                .filter(|r| r.op == Op::Write)
-                .count()
-        })
-        .collect();
-    assert_eq!(writes, vec![64, 0, 0]);
     // A device name: the device's own addresses.
     let mut st = load_text(
         "[a]\nfilename=/dev/nvme0n1\nrw=read\noffset=1g\nsize=1m\n",
@@ -1077,7 +1046,7 @@ fn fio_output_flags_are_accepted_and_listed_as_ignored() {
 /// Every request of a job, in order: (op, offset KiB, length KiB).
 fn stream_kib(text: &str, cap: u64, seed: u64) -> Vec<(Op, u64, u64)> {
     let mut st = load_text(text, cap, seed).unwrap_or_else(|e| panic!("{e}"));
-    let reqs = take_all(&mut st[0], 100_000);
+    let reqs = take(&mut st[0], 100_000);
     assert!(reqs.len() < 100_000, "the job does not end");
     reqs.iter()
         .map(|r| (r.op, r.offset >> 10, r.len >> 10))
@@ -1126,12 +1095,7 @@ fn sequential_gaps_follow_fio() {
                 .into_iter()
                 .map(|(_, o, l)| (o, l))
                 .collect();
-            let mut want = fio_seq_reference(bs, gap, size);
-            if rw.starts_with("read") {
-                // The file is laid out first (one write: it is smaller than 1 MiB).
-                want.insert(0, (0, (size >> 10) as u64));
-            }
-            assert_eq!(got, want, "{text}");
+            assert_eq!(got, fio_seq_reference(bs, gap, size), "{text}");
         }
     }
     // The issue's cases, spelled out: fio writes 6 blocks and stops at the region's end...
@@ -1143,7 +1107,6 @@ fn sequential_gaps_follow_fio() {
     // ...and reads backwards from 56k (the block at 60k is never read), wrapping after 0.
     let r: Vec<u64> = stream_kib("[j]\nrw=read:-8k\nbs=4k\nsize=64k\n", GIB, 1)
         .iter()
-        .filter(|r| r.0 == Op::Read)
         .map(|r| r.1)
         .collect();
     assert_eq!(
@@ -1168,10 +1131,7 @@ fn percentage_offset_and_size_round_as_fio() {
     // fio: offset = ceil(1 MiB * 10% / 4k) * 4k = 104 KiB; size = floor(1 MiB * 10% / 4k) * 4k
     // = 100 KiB of I/O from there.
     let got = stream_kib("[j]\nrw=read\nfilesize=1m\noffset=10%\nsize=10%\n", GIB, 1);
-    // The 1 MiB file is laid out first.
-    let want: Vec<(Op, u64, u64)> = std::iter::once((Op::Write, 0, 1024))
-        .chain((0..25).map(|i| (Op::Read, 104 + 4 * i, 4)))
-        .collect();
+    let want: Vec<(Op, u64, u64)> = (0..25).map(|i| (Op::Read, 104 + 4 * i, 4)).collect();
     assert_eq!(got, want);
 }
 
@@ -1223,7 +1183,7 @@ fn fio_axmap_reference(seed: u64) -> u64 {
         let k = (first..(first + want).min(n))
             .take_while(|&i| !map[i])
             .count();
-        map[first..first + k].iter_mut().for_each(|m| *m = true);
+        map[first..first + k].iter_mut().for_each(|b| *b = true);
         len = len.min(k as u64 * min);
         done += len;
     }
@@ -1232,8 +1192,7 @@ fn fio_axmap_reference(seed: u64) -> u64 {
 
 #[test]
 fn bssplit_random_map_stops_when_used_up_like_fio() {
-    // On the device, so that no file layout precedes the job.
-    let text = "[j]\nfilename=/dev/sdb\nrw=randrw\nsize=64m\nbssplit=4k/50:16k/50,64k/100\n";
+    let text = "[j]\nrw=randrw\nsize=64m\nbssplit=4k/50:16k/50,64k/100\n";
     let runs = 60u64;
     let (mut ours, mut model) = (Vec::new(), Vec::new());
     for seed in 1..=runs {
@@ -1374,52 +1333,55 @@ fn single_dash_options_and_bssplit_shares_as_fio_reads_them() {
 }
 
 #[test]
-fn a_read_job_lays_out_the_file_nothing_wrote() {
-    // fio writes a file a job reads before the job starts (extend_file); the job's reads
-    // follow, and its ramp leaves the layout out of the statistics.
-    let mut st = load_text("[r]\nrw=read\nbs=4k\nsize=3m\n", GIB, 1).unwrap();
-    assert_eq!(
-        st[0].source.ramp_end(),
-        Some(SimTime(u64::MAX)),
-        "not started"
-    );
-    let reqs = take_all(&mut st[0], 10_000);
-    let layout: Vec<(Op, u64, u64)> = reqs
-        .iter()
-        .take_while(|r| r.op == Op::Write)
-        .map(|r| (r.op, r.offset >> 10, r.len >> 10))
-        .collect();
-    assert_eq!(
-        layout,
-        vec![
-            (Op::Write, 0, 1024),
-            (Op::Write, 1024, 1024),
-            (Op::Write, 2048, 1024)
-        ]
-    );
-    assert!(layout.iter().all(|w| w.0 == Op::Write));
-    assert_eq!(reqs.len(), 3 + 768);
-    assert!(reqs[3..].iter().all(|r| r.op == Op::Read));
-    assert!(st[0].source.ramp_settled());
-    // A file an earlier stonewall group wrote is not laid out again; a job on the device
-    // (a real SSD answers unmapped reads from its map) never is.
+fn exitall_ends_the_other_jobs_of_its_scope() {
+    // [short] ends after 4 blocks; with exitall the long job of its group stops then (it
+    // is woken to see it), and a later group still runs; exit_what=all ends that one too.
+    let run = |extra: &str, long: &str| -> Vec<usize> {
+        let text = format!(
+            "[global]\nbs=4k\nrw=write\n[short]\nsize=16k\nexitall\n{extra}[long]\nsize=1m\n{long}[later]\nstonewall\nsize=16k\n"
+        );
+        let mut st = load_text(&text, GIB, 1).unwrap();
+        // Interleave the first group's two jobs, as the host would run them side by side.
+        let mut counts = vec![0usize; 3];
+        let mut done = [false; 2];
+        let mut woken = Vec::new();
+        for _ in 0..100_000 {
+            for (i, s) in st.iter_mut().take(2).enumerate() {
+                if done[i] {
+                    continue;
+                }
+                match s.source.next(SimTime::ZERO).unwrap() {
+                    Next::Issue(_) | Next::IssueAsync(_) => counts[i] += 1,
+                    Next::Done => done[i] = true,
+                    _ => {}
+                }
+                s.source.take_woken(&mut woken);
+            }
+            if done.iter().all(|&d| d) {
+                break;
+            }
+        }
+        counts[2] = take(&mut st[2], 100).len();
+        if !woken.is_empty() {
+            assert!(woken.contains(&1), "the short job wakes the long one");
+        }
+        counts
+    };
+    assert_eq!(run("", ""), vec![4, 4, 4]);
+    assert_eq!(run("exit_what=stonewall\n", ""), vec![4, 4, 4]);
+    assert_eq!(run("exit_what=all\n", ""), vec![4, 4, 0]);
+    // exit_what=group is fio's reporting group: a job with new_group is outside it, but
+    // still among the jobs running (stonewall).
+    assert_eq!(run("", "new_group\n"), vec![4, 256, 4]);
+    assert_eq!(run("exit_what=stonewall\n", "new_group\n"), vec![4, 4, 4]);
+    // Without exitall the long job runs to its size.
     let mut st = load_text(
-        "[w]\nrw=write\nfilename=f\nsize=1m\n[r]\nstonewall\nrw=read\nfilename=f\nsize=1m\n",
+        "[global]\nbs=4k\nrw=write\n[short]\nsize=16k\n[long]\nsize=64k\n",
         GIB,
         1,
     )
     .unwrap();
-    assert!(take_all(&mut st[1], 10_000)
-        .iter()
-        .all(|r| r.op == Op::Read));
-    let mut st = load_text("[r]\nrw=read\nfilename=/dev/sdb\nsize=1m\n", GIB, 1).unwrap();
-    assert!(take_all(&mut st[0], 10_000)
-        .iter()
-        .all(|r| r.op == Op::Read));
-    // Under the layout the stream's ramp is not settled and covers everything.
-    let mut st = load_text("[r]\nrw=randread\nsize=2m\n", GIB, 1).unwrap();
-    let first = st[0].source.next(SimTime::ZERO).unwrap();
-    assert!(matches!(first, Next::Issue(ref r) if r.op == Op::Write));
-    assert!(!st[0].source.ramp_settled());
-    assert_eq!(st[0].source.ramp_end(), Some(SimTime(u64::MAX)));
+    let _ = take(&mut st[0], 100);
+    assert_eq!(take(&mut st[1], 100).len(), 16);
+    assert!(load_text("[j]\nexit_what=some\n", GIB, 1).is_err());
 }

@@ -199,7 +199,7 @@ CASES = [
     Case("op-ratio-one", override(ftl__op_ratio=1.0), errors.ConfigError, ["ftl.op_ratio", "expected 0 to 0.99"]),
     Case("op-ratio-above-one", override(ftl__op_ratio=1.5), errors.ConfigError, ["ftl.op_ratio", "1.5"]),
     Case("channels-wrong-type", override(nand__channels="eight"), errors.ConfigError, ["nand.channels", "eight"]),
-    Case("unknown-cell", override(nand__cell="qlc"), errors.ConfigError, ["nand.cell", "qlc"]),
+    Case("unknown-cell", override(nand__cell="plc"), errors.ConfigError, ["nand.cell", "plc"]),
     Case(
         "latency-list-length",
         override(nand__read_latency_us=[25.0, 50.0]),

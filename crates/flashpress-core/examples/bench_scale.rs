@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ppb = 1024u64;
     let blocks =
         ((tib * (1u64 << 40) as f64 / (1.0 - op)) / (planes * ppb * page) as f64).ceil() as u64;
-    let cfg = SimConfig::from_value(
+    let cfg = match SimConfig::from_value(
         serde_json::json!({
             "preset": "default",
             "nand": {
@@ -68,7 +68,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }),
         "bench_scale",
         None,
-    )?;
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            // A device the simulator refuses (its checks run on loading): why, and its size.
+            let out = serde_json::json!({
+                "tib": tib, "unit_kib": unit / 1024, "page_kib": page / 1024, "cell": cell,
+                "refused": e.to_string(),
+            });
+            println!("{out}");
+            return Ok(());
+        }
+    };
     let est = flashpress_core::estimate::estimate(&cfg);
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     let logical_tib = est.logical_bytes as f64 / (1u64 << 40) as f64;

@@ -393,6 +393,27 @@ mod tests {
     }
 
     #[test]
+    fn qlc_pages_take_the_latency_of_their_type() {
+        let toml = "preset = \"tiny\"\n[nand]\ncell = \"qlc\"\n\
+                    read_latency_us = [10.0, 20.0, 30.0, 40.0]\n\
+                    program_latency_us = [1000.0, 2000.0, 3000.0, 4000.0]\n";
+        let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
+        let n = Nand::new(&cfg.nand).unwrap();
+        // Pages of a block cycle through the four types (LSB, CSB, MSB, TSB).
+        for (page, us) in [
+            (0, 1000),
+            (1, 2000),
+            (2, 3000),
+            (3, 4000),
+            (4, 1000),
+            (7, 4000),
+        ] {
+            assert_eq!(n.program_ns(Ppn(page)), us * 1000, "page {page}");
+        }
+        assert_eq!(n.read_ns(Ppn(6)), 30_000);
+    }
+
+    #[test]
     fn energy_is_v_times_i_times_t() {
         let mut n = nand();
         n.count_erase(BlockId(0), true);

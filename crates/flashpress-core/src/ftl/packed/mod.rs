@@ -313,7 +313,9 @@ impl Packed {
         ready: SimTime,
         nand: &mut impl PackedFlash,
     ) -> Result<(SimTime, Option<SimTime>)> {
-        self.release_dead();
+        if !self.dead.is_empty() {
+            self.release_dead();
+        }
         let mut programmed = None;
         // An open page has room for one more chunk (it is closed when it reaches the most),
         // so only its bytes can refuse this one.

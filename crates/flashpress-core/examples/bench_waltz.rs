@@ -2,10 +2,12 @@
 //! `waltz` preset's 20-minute Baseline run of 128 KiB sequential writes from 8 threads on a
 //! 3.2 TB CCSD with a 200 GiB F2FS-like partition.
 //!
-//! `cargo run --release -p flashpress-core --example bench_waltz -- [POLICY] [RUNTIME_S]`
+//! `cargo run --release -p flashpress-core --example bench_waltz -- [POLICY] [RUNTIME_S] [SUMMARY]`
 //!
 //! Prints one JSON object: wall time of setup and run, 4 KiB blocks simulated per wall
-//! second, peak RSS, and the run's throughput, WAF and thermal events.
+//! second, peak RSS beside the memory estimate (`--dry-run`'s total), and the run's
+//! throughput, WAF and thermal events. With `SUMMARY`, the run's whole `summary.json` is
+//! written to that path, to compare byte for byte across changes.
 
 use flashpress_core::config::SimConfig;
 use flashpress_core::sim::Simulation;
@@ -18,6 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let policy = args.next().unwrap_or_else(|| "baseline".into());
     let runtime = args.next().unwrap_or_else(|| "1200".into());
+    let summary_path = args.next();
     let cfg = SimConfig::from_value(
         serde_json::json!({
             "preset": "waltz",
@@ -36,6 +39,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "bench_waltz",
         None,
     )?;
+    let est = flashpress_core::estimate::estimate(&cfg);
+    let mib = |b: u64| b as f64 / 1048576.0;
+    let estimate_parts: serde_json::Map<String, serde_json::Value> = est
+        .components
+        .iter()
+        .filter(|c| c.bytes >= 1 << 20)
+        .map(|c| (c.name.to_string(), mib(c.bytes).into()))
+        .collect();
     let t0 = Instant::now();
     let mut sim = Simulation::new(cfg)?;
     let setup_s = t0.elapsed().as_secs_f64();
@@ -43,6 +54,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     while !sim.step(1 << 20)? {}
     let run_s = t1.elapsed().as_secs_f64();
     let rep = sim.finish()?;
+    if let Some(path) = summary_path {
+        std::fs::write(&path, rep.summary_json())?;
+    }
     let s = &rep.summary;
     let blocks = s.host_write_bytes as f64 / 4096.0;
     let st = s
@@ -55,6 +69,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "run_wall_s": run_s,
         "blocks_per_wall_s": blocks / run_s,
         "peak_rss_mib": peak_rss_mib(),
+        "estimate_mib": mib(est.total_bytes),
+        "estimate_parts_mib": estimate_parts,
         "sim_time_s": s.sim_time_s,
         "write_mb_s": s.write.throughput_mb_s,
         "waf": s.waf,

@@ -241,22 +241,27 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 (pages as f64 * page_size as f64 * (1.0 - cfg.ftl.op_ratio) * st.ccsd.logical_ratio
                     / 4096.0) as u64;
             p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
-            // The CCSD's packed FTL: block bookkeeping, per block the list of logical blocks
-            // written into it (one entry per chunk, kept until the block is erased: at most
-            // about one per 4 KiB of flash), the map (a u64 per logical block, in leaves of
-            // 64 Ki blocks allocated where written: the file system writes inside its
-            // partition).
-            let chunks_stored = pages * page_size / 4096;
+            // The CCSD's packed FTL. Per erase block its arrays; per block holding valid data
+            // the LBAs written into it and, straddling, its page links (a block whose data
+            // was all overwritten frees both). The file system writes only its partition and
+            // extra reserved space, in log order, so the blocks holding data are about those
+            // blocks' bytes in pages (uncompressed: an upper bound whatever the ratio), each
+            // page's chunks one run in its block's list.
+            use crate::ftl::packed::Packed;
+            let fs_blocks = st.fs.partition_bytes / 4096 + crate::stack::max_extra_rs_blocks(st);
+            let stored_pages = (fs_blocks * 4096).div_ceil(page_size).min(pages);
             p.add(
                 "ccsd.blocks",
                 bpp,
-                blocks * (ftl_block + size_of::<Vec<u32>>()) as u64
-                    + chunks_stored * size_of::<u32>() as u64,
-                format!("{blocks} blocks, {chunks_stored} chunk entries"),
+                blocks * Packed::BYTES_PER_BLOCK as u64
+                    + stored_pages * Packed::LIST_BYTES_PER_STORED_PAGE as u64,
+                format!(
+                    "{blocks} blocks x {} B + {stored_pages} pages of stored data x {} B",
+                    Packed::BYTES_PER_BLOCK,
+                    Packed::LIST_BYTES_PER_STORED_PAGE
+                ),
             );
-            let written = logical_blocks
-                .min(st.fs.partition_bytes / 4096)
-                .next_multiple_of(1 << 16);
+            let written = logical_blocks.min(fs_blocks).next_multiple_of(1 << 16);
             p.array(
                 "ccsd.map",
                 "stack.fs.partition_bytes",
@@ -265,16 +270,21 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 "logical blocks written",
             );
             if st.ccsd.straddle {
-                p.array("ccsd.next", bpp, pages, size_of::<u32>(), "physical pages");
+                p.array(
+                    "ccsd.next",
+                    bpp,
+                    stored_pages,
+                    Packed::LINK_BYTES_PER_STORED_PAGE,
+                    "pages of stored data",
+                );
             }
-            // The file system: per block of the partition its owner and a bit, per file
-            // block its address, content id and kind.
-            let fs_blocks = st.fs.partition_bytes / 4096;
+            // The file system: per block of the partition and extra reserved space its owner
+            // (file, block) and a bit, per file block its address, content id and kind.
             p.add(
                 "fs.segments",
                 "stack.fs.partition_bytes",
-                fs_blocks * size_of::<u32>() as u64 + fs_blocks / 8,
-                format!("{fs_blocks} blocks x 4 B + bitmap"),
+                fs_blocks * size_of::<u64>() as u64 + fs_blocks / 8,
+                format!("{fs_blocks} blocks x 8 B + bitmap"),
             );
             let per_file_block = size_of::<u32>() + size_of::<u64>() + size_of::<u8>();
             p.array(

@@ -147,19 +147,10 @@ impl Stack {
         ccsd.begin_untimed_fill();
         let engine = st.ccsd.engine && policies.iter().any(|p| p.kind().uses_device_compression());
         ccsd.set_engine_enabled(engine);
-        let seg_blocks = st.fs.segment_blocks as u64;
-        let partition_blocks = st.fs.partition_bytes / 4096;
-        let max_extra_frac = match st.space {
-            SpacePolicy::Fixed => 0.0,
-            SpacePolicy::Osa { rs_max, .. } => rs_max,
-            SpacePolicy::CocoOp { max, .. } => max,
-        };
-        let max_extra_segments =
-            (max_extra_frac * (partition_blocks / seg_blocks) as f64).ceil() as u64;
         let mut fs = Fs::new(
             st,
             ccsd.logical_blocks(),
-            max_extra_segments * seg_blocks,
+            super::max_extra_rs_blocks(st),
             content.as_deref_mut(),
         )?;
         let mut cpu = Cpu::new(st.cpu.cores, st.cpu.compress_threads);

@@ -14,6 +14,10 @@ const RUN: u32 = u32::MAX;
 pub struct LbaList(Vec<u32>);
 
 impl LbaList {
+    /// Bytes a run of consecutive LBAs takes, however long: a page's chunks as a
+    /// log-structured host writes them (for the memory estimate).
+    pub const RUN_BYTES: usize = 3 * std::mem::size_of::<u32>();
+
     /// Append `lba`.
     #[inline]
     pub fn push(&mut self, lba: u32) {

@@ -16,14 +16,15 @@
 //!   migrates the whole chunk once (reading both pages) and both blocks lose their part.
 //!
 //! To find a victim's valid chunks each block keeps the LBAs written into it (append-only,
-//! cleared on erase); an LBA is still valid there if its map entry has a part in the block.
+//! cleared on erase, freed once the block holds no valid byte); an LBA is still valid there
+//! if its map entry has a part in the block.
 //!
 //! Memory: 8 bytes of map entry per logical block of a touched 64 Ki-block range (see
-//! `ftl::packed::map`) plus at most 4 bytes per chunk in its block's LBA list (live or
-//! stale until the block is erased; a run of consecutive LBAs takes 12 bytes, see
-//! `ftl/packed/lbas.rs`) -- at most about 12 bytes per stored chunk -- plus per-block arrays
-//! (about 60 bytes per erase block), plus with straddling 4 bytes per flash page of every
-//! 64 Ki-page range written.
+//! `ftl::packed::map`) plus, for each block holding valid data, at most 4 bytes per chunk
+//! written into it in its LBA list (live or stale; a run of consecutive LBAs takes 12 bytes,
+//! see `ftl/packed/lbas.rs`) and with straddling 4 bytes per page; plus per-block arrays
+//! (about 70 bytes per erase block). Blocks whose data was all overwritten or trimmed cost
+//! only their per-block arrays, so a log-structured host's overwrites do not grow it.
 
 mod lbas;
 pub mod map;
@@ -158,8 +159,12 @@ pub struct Packed {
     /// A full host page held in DRAM while the next one opens (straddling), else `NONE`.
     held: u32,
     /// Per physical page (straddling only): the page holding the tail of its last chunk when
-    /// that chunk straddles, else stale; leaves allocated where pages were written.
+    /// that chunk straddles, else stale; one leaf per erase block, allocated when a page of the
+    /// block links and freed with its LBA list once the block holds no valid byte.
     next: Sparse<u32>,
+    /// Blocks whose valid bytes fell to zero since the last write, to free their LBA list and
+    /// page links at the next one (see [`Packed::release_dead`]).
+    dead: Vec<u32>,
     /// Mapped logical blocks.
     pub mapped: u64,
     /// Bytes of valid chunks.
@@ -169,6 +174,21 @@ pub struct Packed {
 }
 
 impl Packed {
+    /// Bytes per erase block of the per-block arrays (state, valid bytes, free lists, the LBA
+    /// list's header, the page-link leaf's slot), whatever the block holds (for the memory
+    /// estimate).
+    pub const BYTES_PER_BLOCK: usize = Blocks::BYTES_PER_BLOCK
+        + std::mem::size_of::<u32>()
+        + std::mem::size_of::<LbaList>()
+        + std::mem::size_of::<Option<Box<[u32]>>>();
+
+    /// Bytes of LBA list per page of a block holding valid data, at one run per page (a
+    /// log-structured host's chunks go into a page in LBA order; for the memory estimate).
+    pub const LIST_BYTES_PER_STORED_PAGE: usize = LbaList::RUN_BYTES;
+
+    /// Bytes of page links per page of a block holding valid data, straddling.
+    pub const LINK_BYTES_PER_STORED_PAGE: usize = std::mem::size_of::<u32>();
+
     /// An empty FTL over `geo` for a config, exposing `logical_blocks` 4 KiB blocks;
     /// `straddle`: chunks may straddle two pages.
     pub fn new(
@@ -229,7 +249,12 @@ impl Packed {
             straddle,
             max_chunks,
             held: NONE,
-            next: Sparse::new(if straddle { geo.pages } else { 0 }, NONE),
+            next: Sparse::new(
+                if straddle { geo.pages } else { 0 },
+                geo.pages_per_block as u64,
+                NONE,
+            ),
+            dead: Vec::new(),
             mapped: 0,
             valid_bytes: 0,
             counters: PackedCounters::default(),
@@ -279,6 +304,9 @@ impl Packed {
         ready: SimTime,
         flash: &mut impl PackedBackend,
     ) -> Result<SimTime> {
+        if !self.dead.is_empty() {
+            self.release_dead();
+        }
         // An open page has room for one more chunk (it is closed when it reaches the most),
         // so only its bytes can refuse this one.
         if self.host.ppn != NONE
@@ -472,8 +500,28 @@ impl Packed {
             let b = self.geo.block_of(Ppn(p as u64)).0 as usize;
             self.blocks.valid[b] -= n;
             self.blocks.mtime[b] = at;
+            if self.blocks.valid[b] == 0 {
+                self.dead.push(b as u32);
+            }
         }
         self.valid_bytes -= map::len(e) as u64;
+    }
+
+    /// Free the LBA list and page links of every block that still holds no valid byte: no
+    /// mapped chunk has a part in it, so every listed LBA is stale (GC would skip it) and no
+    /// read follows its links. A log-structured host overwrites whole blocks' worth of data,
+    /// so without this the lists and links of long-dead blocks would grow with all data ever
+    /// written rather than with the data stored. Runs between writes, never while a chunk is
+    /// being placed (its page's link may be set before its bytes count).
+    fn release_dead(&mut self) {
+        while let Some(b) = self.dead.pop() {
+            if self.blocks.valid[b as usize] == 0 {
+                self.lbas[b as usize] = LbaList::default();
+                if self.straddle {
+                    self.next.drop_leaf(b as usize);
+                }
+            }
+        }
     }
 
     /// Discard `lba`.
@@ -1053,6 +1101,61 @@ mod tests {
             pages[0] < pages[1],
             "straddling programs fewer pages: {pages:?}"
         );
+    }
+
+    /// A log-structured host rewriting its space in rounds leaves whole blocks without valid
+    /// data: their LBA lists and page links are freed, so what the FTL keeps per block
+    /// follows the data stored, not all data ever written; GC still finds every valid chunk
+    /// (the invariants hold, every LBA maps to its last length) once the rounds outgrow the
+    /// flash.
+    #[test]
+    fn blocks_without_valid_data_keep_no_list_and_no_links() {
+        for straddle in [true, false] {
+            let (mut f, mut nand) = setup(4096, 8, straddle);
+            let mut rng = Pcg64Mcg::seed_from_u64(17);
+            // 30% of the physical user space at a mean chunk of 2 KiB: a round fills about
+            // 15% of the flash, so six rounds need GC.
+            let span = logical(&nand) * 3 / 10;
+            let mut last = vec![0u32; span as usize];
+            let mut t = 0u64;
+            for round in 0..6 {
+                for lba in 0..span {
+                    let len = rng.random_range(1024..=3072u32);
+                    f.write_host(lba, len, SimTime(t), &mut nand).unwrap();
+                    last[lba as usize] = len;
+                    t += 1000;
+                }
+                f.release_dead();
+                let live = f.blocks.valid.iter().filter(|&&v| v > 0).count();
+                for (b, &v) in f.blocks.valid.iter().enumerate() {
+                    if v == 0 {
+                        assert!(
+                            f.lbas[b].is_empty(),
+                            "round {round}: block {b} kept its list"
+                        );
+                    }
+                }
+                assert!(
+                    f.next.leaves_allocated() <= live,
+                    "round {round}: {} link leaves for {live} blocks with data",
+                    f.next.leaves_allocated()
+                );
+                if straddle && round > 0 {
+                    // The rounds before this one are dead: links cover about one round.
+                    assert!(f.next.leaves_allocated() > 0);
+                    assert!(
+                        live < nand.geo.blocks as usize / 3,
+                        "{live} blocks hold data"
+                    );
+                }
+                f.check().unwrap();
+            }
+            assert!(f.counters.gc_blocks_erased > 0, "{:?}", f.counters);
+            for (lba, &len) in last.iter().enumerate() {
+                assert_eq!(map::len(f.map.get(lba as u64)), len, "LBA {lba}");
+            }
+            assert_no_overlap(&f);
+        }
     }
 
     /// The most chunks per page (the reverse map's entries, PR-SSD's 20): 1,000-byte chunks

@@ -40,6 +40,8 @@ pub(crate) struct Base {
     pub comp: Option<crate::device::compress::CompressionCounters>,
     /// Dedup counters (plain SSD with `ftl.dedup`).
     pub dedup: Option<crate::ftl::dedup::DedupCounters>,
+    /// Zoned device counters (`[zns]`).
+    pub zns: Option<crate::device::zns::ZnsCounters>,
 }
 
 /// `summary.window`: the span of simulated time the summary's figures cover.

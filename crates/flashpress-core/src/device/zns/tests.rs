@@ -536,3 +536,56 @@ fn bad_zone_configs_are_refused() {
         assert!(e.contains(key) && e.contains(msg), "{key}: {e}");
     }
 }
+
+/// flashpress's csv trace carries zone commands (`A`, `ZO`, `ZC`, `ZF`, `ZR`): a trace that
+/// appends to zone 2, finishes it, resets it and writes it again runs as written.
+#[test]
+fn a_csv_trace_drives_zone_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zones.csv");
+    let zone = 256 * 1024u64;
+    let z2 = 2 * zone;
+    let lines = [
+        "time,op,offset,len,content".to_string(),
+        format!("0,A,{z2},16384,"),
+        format!("0,A,{z2},16384,"),
+        format!("0,ZO,{},{zone},", z2 + 4096),
+        format!("0,ZF,{z2},{zone},"),
+        format!("0,A,{z2},4096,"), // full
+        format!("0,ZR,{z2},{zone},"),
+        format!("0,W,{z2},4096,7"),
+        format!("0,ZC,{z2},{zone},"),
+        format!("0,R,{z2},8192,"),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let mut cfg = zoned_config();
+    cfg.workload = crate::config::WorkloadConfig::Trace(
+        toml::from_str(&format!(
+            "path = {:?}\nformat = \"csv\"\nreplay = \"afap\"\nqueue_depth = 1\n",
+            path.display().to_string()
+        ))
+        .unwrap(),
+    );
+    let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+    let z = s.zns.unwrap();
+    assert_eq!(
+        (
+            z.counters.appends,
+            z.counters.opens,
+            z.counters.finishes,
+            z.counters.resets
+        ),
+        (2, 1, 1, 1)
+    );
+    assert_eq!(
+        (z.counters.writes, z.counters.closes, z.counters.reads),
+        (1, 1, 1)
+    );
+    assert_eq!(z.counters.failed_zone_is_full, 1);
+    assert_eq!(z.failed_commands, 1);
+    // 8 pages appended on 4 planes: the first row of 2 blocks per plane... one block each.
+    assert_eq!(z.counters.reset_blocks_erased, 4);
+    assert_eq!(s.nand_programs, 9);
+    assert_eq!((s.nand_reads, s.unmapped_page_reads), (1, 1));
+    assert_eq!(z.zones_closed, 1);
+}

@@ -287,6 +287,19 @@ class FilebenchWorkloadDict(TypedDict):
 WorkloadDict = FioWorkloadDict | TraceWorkloadDict | FilebenchWorkloadDict
 
 
+class ZnsDict(TypedDict):
+    """``[zns]``: a zoned namespace (NVMe ZNS) instead of the page FTL."""
+
+    channels_per_zone: int
+    chips_per_zone: int
+    blocks_per_plane: int
+    zone_size: NotRequired[int]
+    max_open_zones: int
+    max_active_zones: int
+    read_only_zones: NotRequired[list[int]]
+    offline_zones: NotRequired[list[int]]
+
+
 class SimConfigDict(TypedDict):
     """A fully resolved config, as ``Config.to_dict()`` returns it."""
 
@@ -300,10 +313,12 @@ class SimConfigDict(TypedDict):
     stats: StatsDict
     check: CheckDict
     content: ContentDict
+    zns: NotRequired[ZnsDict]
     workload: WorkloadDict
 
 
 __all__ = [
+    "ZnsDict",
     "ContentDict",
     "ControllerDict",
     "SuspendDict",

@@ -338,3 +338,12 @@ def test_lossy_quick_end_to_end(tmp_path) -> None:  # type: ignore[no-untyped-de
     fig1 = table[(table["figure"] == "fig1") & (table["workload"] == "all")]
     assert set(fig1["variant"]) == {"hdd", "nvme", "real"}
     assert "0 not run" in text
+
+
+def test_a_zoned_preset_is_not_a_lossy_block_device() -> None:
+    from flashpress.lossy.devices import _block_presets, device
+
+    assert "zns" not in _block_presets()
+    assert "nvme" in _block_presets()
+    with pytest.raises(FieldError, match="preset 'zns' is a zoned device"):
+        device("ssd:zns")

@@ -437,6 +437,7 @@ impl Simulation {
             comp: self.compression_counters(),
             dedup: self.dedup_counters(),
             map: self.map_counters(),
+            zns: self.zns_counters(),
         });
         if let Target::Stack(st) = &mut self.target {
             st.start_window(at);
@@ -455,6 +456,14 @@ impl Simulation {
     fn dedup_counters(&self) -> Option<crate::ftl::dedup::DedupCounters> {
         match &self.target {
             Target::Ssd(d) => d.dedup_counters(),
+            Target::Stack(_) => None,
+        }
+    }
+
+    /// The zoned device's cumulative counters.
+    fn zns_counters(&self) -> Option<crate::device::zns::ZnsCounters> {
+        match &self.target {
+            Target::Ssd(d) => d.zns.as_ref().map(|z| z.counters),
             Target::Stack(_) => None,
         }
     }
@@ -670,7 +679,9 @@ impl Simulation {
             Target::Ssd(d) => (
                 &d.nand,
                 d.nand.geo.page_size as u64,
-                d.ftl.free_blocks(),
+                d.zns
+                    .as_ref()
+                    .map_or(d.ftl.free_blocks(), |z| z.free_blocks()),
                 d.capacity_bytes(),
                 d.nand.geo.capacity_bytes(),
             ),
@@ -822,6 +833,15 @@ impl Simulation {
                 .map(|(_, k)| {
                     crate::device::compress::split_table_bytes(&self.cfg, k.packer.split_live_max)
                 }),
+            zns: match &self.target {
+                Target::Ssd(d) => d.zns.as_ref().zip(self.zns_counters()).map(|(z, c)| {
+                    z.summary(match self.base.and_then(|b| b.zns) {
+                        Some(b) => minus(&c, &b, &[]),
+                        None => c,
+                    })
+                }),
+                Target::Stack(_) => None,
+            },
             controller: {
                 let (last, planes) = match &self.target {
                     Target::Ssd(d) => (d.sched.last_activity(), d.nand.geo.planes),

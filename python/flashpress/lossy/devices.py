@@ -20,6 +20,7 @@ import math
 import mmap
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -359,7 +360,16 @@ class RealDevice:
 def _block_presets() -> list[str]:
     from flashpress.config import Config, presets
 
-    return [p for p in presets() if Config.preset(p).to_dict().get("stack") is None]
+    return [p for p in presets() if not _not_block(Config.preset(p).to_dict())]
+
+
+def _not_block(cfg: Mapping[str, object]) -> str | None:
+    """Why a config is not a conventional block SSD the lossy pipeline can store on, or None."""
+    if cfg.get("stack") is not None:
+        return "a host stack (file system over a CCSD)"
+    if cfg.get("zns") is not None:
+        return "a zoned device (writes only at zone write pointers)"
+    return None
 
 
 def device(spec: str, ssd_overrides: dict[str, Any] | None = None) -> SimulatedSsd | HddModel | RealDevice:
@@ -374,10 +384,11 @@ def device(spec: str, ssd_overrides: dict[str, Any] | None = None) -> SimulatedS
         cfg = Config.preset(arg)
         if ssd_overrides:
             cfg = cfg.with_overrides(dict(ssd_overrides), source_name="lossy device overrides")
-        if cfg.to_dict().get("stack") is not None:
+        why = _not_block(cfg.to_dict())
+        if why is not None:
             block = ", ".join(p for p in _block_presets())
             raise FieldError(
-                f"device {spec!r}: preset {arg!r} is a host stack (file system over a CCSD), not a block SSD; "
+                f"device {spec!r}: preset {arg!r} is {why}, not a block SSD; "
                 f"the lossy pipeline stores a field on a block device (block SSD presets: {block})"
             )
         return SimulatedSsd(arg, dict(ssd_overrides or {}), name=f"ssd:{arg}")

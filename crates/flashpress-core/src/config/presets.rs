@@ -14,6 +14,7 @@ const PRESETS: &[(&str, &str)] = &[
     ("prssd", include_str!("../../../../configs/prssd.toml")),
     ("cagc", include_str!("../../../../configs/cagc.toml")),
     ("nvme", include_str!("../../../../configs/nvme.toml")),
+    ("zns", include_str!("../../../../configs/zns.toml")),
 ];
 
 /// Named device schemes of a seed (`scheme = "SEED/NAME"`), one file per seed.

@@ -99,6 +99,15 @@ pub static RANGES: &[Bound] = &[
     b("host.link_mb_per_s", 0.01, 1e7, "MB/s", "a host link rate"),
     b("host.command_overhead_ns", 0.0, 1e9, "ns", "a per-request host cost"),
     // Preconditioning and statistics
+    // zoned namespace
+    b("zns.channels_per_zone", 1.0, 1024.0, "", "channels a zone spans"),
+    b("zns.chips_per_zone", 1.0, 1024.0, "", "chips per channel a zone spans"),
+    b("zns.blocks_per_plane", 1.0, 262_144.0, "", "blocks a zone takes per plane"),
+    b("zns.zone_size", 4.0 * KIB, TIB, "bytes", "a zone's logical span"),
+    b("zns.max_open_zones", 0.0, U32, "", "open zones (0: no limit)"),
+    b("zns.max_active_zones", 0.0, U32, "", "active zones (0: no limit)"),
+    b("zns.read_only_zones[]", 0.0, U32, "", "a zone number"),
+    b("zns.offline_zones[]", 0.0, U32, "", "a zone number"),
     b("precondition.fill_fraction", 0.0, 1.0, "", "a fraction of the logical space"),
     b("precondition.fill_block_size", 512.0, GIB, "bytes", "a fill request"),
     b("precondition.aging_fraction", 0.0, 100.0, "", "overwrites per filled page"),
@@ -477,7 +486,11 @@ mod tests {
         let mut coco = stack.clone();
         coco["stack"]["space"] =
             json!({"type": "coco_op", "step": 0.01, "max": 0.1, "interval_ms": 1.0});
-        out.extend([plain, trace, fb, fb_fixed, stack, coco]);
+        let mut zns = serde_json::to_value(SimConfig::preset("zns").unwrap()).unwrap();
+        zns["zns"]["zone_size"] = json!(4u64 << 30);
+        zns["zns"]["read_only_zones"] = json!([1]);
+        zns["zns"]["offline_zones"] = json!([2]);
+        out.extend([plain, trace, fb, fb_fixed, stack, coco, zns]);
         for v in &out {
             // each shape is a real config (every key known), written back as it was read
             let cfg: SimConfig = serde_json::from_value(v.clone()).unwrap();

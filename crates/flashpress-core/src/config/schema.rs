@@ -39,8 +39,167 @@ pub struct SimConfig {
     /// plain SSD directly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<super::stack::StackConfig>,
+    /// A zoned namespace (NVMe ZNS) instead of the page FTL: absent, the device is a
+    /// conventional SSD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zns: Option<ZnsConfig>,
     /// What the host runs.
     pub workload: WorkloadConfig,
+}
+
+/// A zoned device (NVMe Zoned Namespace): zones written sequentially at their write pointers,
+/// reset by the host, mapped onto flash by ConfZNS's zone-to-channel/way rule; no page map
+/// and no device GC.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZnsConfig {
+    /// Channels one zone spans (divides `nand.channels`).
+    pub channels_per_zone: u32,
+    /// Chips (ways) per channel one zone spans (divides `nand.chips_per_channel`).
+    pub chips_per_zone: u32,
+    /// Blocks a zone takes on each plane it spans (divides `nand.blocks_per_plane`); the
+    /// zone's capacity is all the flash of those blocks.
+    pub blocks_per_plane: u32,
+    /// Zone size in bytes: the logical span of a zone, at least its capacity (absent: the
+    /// capacity rounded up to a power of two, as drives report it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_size: Option<u64>,
+    /// Maximum open zones (0: no limit).
+    pub max_open_zones: u32,
+    /// Maximum active (open or closed) zones (0: no limit).
+    pub max_active_zones: u32,
+    /// Zones that start read-only (ZSRO), as a worn drive reports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_only_zones: Vec<u32>,
+    /// Zones that start offline (ZSO).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offline_zones: Vec<u32>,
+}
+
+impl ZnsConfig {
+    /// The zone shape divides the array, the zone size holds the capacity, the zones named
+    /// exist, and nothing asks for what a zoned device has not.
+    pub fn validate(&self, cfg: &SimConfig, src: &str) -> Result<()> {
+        let n = &cfg.nand;
+        for (k, v, of, of_key) in [
+            (
+                "zns.channels_per_zone",
+                self.channels_per_zone,
+                n.channels,
+                "nand.channels",
+            ),
+            (
+                "zns.chips_per_zone",
+                self.chips_per_zone,
+                n.chips_per_channel,
+                "nand.chips_per_channel",
+            ),
+            (
+                "zns.blocks_per_plane",
+                self.blocks_per_plane,
+                n.blocks_per_plane,
+                "nand.blocks_per_plane",
+            ),
+        ] {
+            check(v > 0 && of.is_multiple_of(v), src, k, || {
+                format!("expected a divisor of {of_key} = {of}, got {v}")
+            })?;
+        }
+        let cap = self.zone_capacity_bytes(n);
+        if let Some(sz) = self.zone_size {
+            check(
+                sz >= cap && sz.is_multiple_of(n.page_size as u64),
+                src,
+                "zns.zone_size",
+                || {
+                    format!("expected a multiple of the {}-byte page of at least the zone capacity {cap} bytes, got {sz}", n.page_size)
+                },
+            )?;
+        }
+        let zones = self.zones(n);
+        for (k, list) in [
+            ("zns.read_only_zones", &self.read_only_zones),
+            ("zns.offline_zones", &self.offline_zones),
+        ] {
+            for &z in list {
+                check(z < zones, src, k, || {
+                    format!(
+                        "zone {z} does not exist: the device has {zones} zones (0 to {})",
+                        zones - 1
+                    )
+                })?;
+            }
+        }
+        if let Some(&z) = self
+            .read_only_zones
+            .iter()
+            .find(|z| self.offline_zones.contains(z))
+        {
+            return Err(Error::config(
+                src,
+                "zns.offline_zones",
+                format!("zone {z} is also in zns.read_only_zones"),
+            ));
+        }
+        check(
+            self.max_active_zones == 0 || self.max_open_zones <= self.max_active_zones,
+            src,
+            "zns.max_open_zones",
+            || {
+                format!(
+                    "expected at most zns.max_active_zones = {}, got {}",
+                    self.max_active_zones, self.max_open_zones
+                )
+            },
+        )?;
+        let refuse = |ok: bool, key: &str, what: &str| {
+            check(ok, src, key, || format!("a zoned device (zns) {what}"))
+        };
+        refuse(cfg.stack.is_none(), "stack", "under the [stack] file system is not modelled yet: F2FS's zoned mode (sections on zones, cleaning by zone reset) is not built")?;
+        refuse(
+            cfg.ftl.compression().is_none(),
+            "ftl.compression",
+            "with compression in the device (compressed zones) is not modelled yet",
+        )?;
+        refuse(
+            cfg.ftl.dedup().is_none(),
+            "ftl.dedup",
+            "has no page map to deduplicate in",
+        )?;
+        refuse(cfg.precondition.fill_fraction == 0.0, "precondition.fill_fraction", "is not preconditioned by the page FTL's fill: set precondition.fill_fraction = 0 (zones start empty)")?;
+        refuse(
+            !cfg.check.verify,
+            "check.verify",
+            "does not check read content (verify mode) yet",
+        )?;
+        refuse(
+            n.partial_read.as_ref().is_none_or(|p| !p.enabled),
+            "nand.partial_read",
+            "reads whole pages (partial reads are not modelled on zones)",
+        )?;
+        Ok(())
+    }
+
+    /// Bytes of flash in a zone: its writable capacity.
+    pub fn zone_capacity_bytes(&self, n: &NandConfig) -> u64 {
+        (self.channels_per_zone * self.chips_per_zone * n.dies_per_chip * n.planes_per_die) as u64
+            * self.blocks_per_plane as u64
+            * n.pages_per_block as u64
+            * n.page_size as u64
+    }
+
+    /// The zone size in bytes: `zone_size`, or the capacity rounded up to a power of two.
+    pub fn zone_size_bytes(&self, n: &NandConfig) -> u64 {
+        self.zone_size
+            .unwrap_or_else(|| self.zone_capacity_bytes(n).next_power_of_two())
+    }
+
+    /// Zones the device has.
+    pub fn zones(&self, n: &NandConfig) -> u32 {
+        (n.channels / self.channels_per_zone)
+            * (n.chips_per_channel / self.chips_per_zone)
+            * (n.blocks_per_plane / self.blocks_per_plane)
+    }
 }
 
 /// NAND cell type: how many bits a cell holds, hence the page types in a block.
@@ -1469,8 +1628,9 @@ impl SimConfig {
             },
         )?;
         // A CCSD's logical space is decoupled from its physical space; it checks its own.
+        // (A zoned device has no page map: its zones are all its flash.)
         check(
-            self.stack.is_some() || logical < usable,
+            self.stack.is_some() || self.zns.is_some() || logical < usable,
             src,
             "ftl.op_ratio",
             || {
@@ -1548,6 +1708,9 @@ impl SimConfig {
                         .into()
                 },
             )?;
+        }
+        if let Some(z) = &self.zns {
+            z.validate(self, src)?;
         }
         match &self.workload {
             WorkloadConfig::Fio(w) => {

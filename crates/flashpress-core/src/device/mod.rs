@@ -12,6 +12,7 @@ pub(crate) mod buffer;
 pub mod ccsd;
 pub mod compress;
 pub mod sched;
+pub mod zns;
 
 use crate::config::SimConfig;
 use crate::content::ContentModel;
@@ -203,6 +204,11 @@ pub struct Device {
     released: Vec<(u32, SimTime)>,
     /// Requests completed since the caller last drained this.
     pub completed: Vec<Completed>,
+    /// Commands the device refused since the caller last drained this: (host stream, when
+    /// the failure was reported) (a zoned device's status codes).
+    pub failed: Vec<(u32, SimTime)>,
+    /// The zoned namespace (`[zns]`): zones instead of the page map.
+    pub zns: Option<zns::Zns>,
     /// Counters since the last reset.
     pub counters: DeviceCounters,
 }
@@ -220,7 +226,11 @@ impl Device {
             MAX_OP_NS,
         )?;
         let verify = cfg.check.verify;
-        let ftl = Ftl::new(cfg, &nand.geo, verify);
+        let ftl = match cfg.zns {
+            Some(_) => Ftl::unmapped(cfg, &nand.geo),
+            None => Ftl::new(cfg, &nand.geo, verify),
+        };
+        let zns = cfg.zns.as_ref().map(|z| zns::Zns::new(z, cfg, &nand.geo));
         let mut sched = Scheduler::new(cfg, &nand)?;
         sched.reset(&ftl);
         let compression = match (cfg.ftl.compression(), content) {
@@ -269,6 +279,8 @@ impl Device {
             fp_buf: Vec::new(),
             released: Vec::new(),
             completed: Vec::new(),
+            failed: Vec::new(),
+            zns,
             counters: DeviceCounters::default(),
             sched,
             nand,
@@ -279,6 +291,12 @@ impl Device {
     /// Check the FTL's structures, and with compression the packer's and that every virtual
     /// page holding data is mapped to flash unless it is still being filled.
     pub fn check_invariants(&self) -> Result<()> {
+        if let Some(z) = self.zns.as_ref() {
+            return z
+                .zones
+                .check()
+                .map_err(|m| Error::Invariant(format!("zoned device: {m}")));
+        }
         self.ftl.check_invariants()?;
         if let Some(c) = self.compression.as_ref() {
             c.packer.check()?;
@@ -323,6 +341,9 @@ impl Device {
     /// Logical pages exposed to the host (with compression, one fewer than the page FTL's:
     /// the page being filled holds a virtual page of its own).
     pub fn logical_pages(&self) -> u64 {
+        if let Some(z) = self.zns.as_ref() {
+            return z.logical_pages();
+        }
         let vpns = self.ftl.logical_pages();
         self.compression
             .as_ref()
@@ -387,6 +408,9 @@ impl Device {
         if req.op == Op::Sync {
             return self.flush(stream, now, cmd);
         }
+        if self.zns.is_some() {
+            return self.submit_zoned(req, now, cmd, stream, q);
+        }
         let first = req.offset / self.div_page;
         let last = (req.offset + req.len - 1) / self.div_page;
         let base = Req {
@@ -413,6 +437,12 @@ impl Device {
             }
         }
         match req.op {
+            Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
+                Err(Error::Workload(format!(
+                    "{:?} at offset {}: zone commands need a zoned device ([zns])",
+                    req.op, req.offset
+                )))
+            }
             Op::Delete => Err(Error::Workload(format!(
                 "file {} delete: file operations need a file system (`[stack]`)",
                 req.file
@@ -1217,6 +1247,9 @@ impl Device {
         self.buffer_programmed = 0;
         if let Some(c) = self.compression.as_mut() {
             c.reset();
+        }
+        if let Some(z) = self.zns.as_mut() {
+            z.counters = Default::default();
         }
     }
 }

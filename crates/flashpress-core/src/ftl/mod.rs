@@ -134,6 +134,9 @@ pub enum GcKind {
     },
     /// Started when a plane went idle below the background threshold.
     Background,
+    /// Not GC: the erase of a block of a zone the host reset (a zoned device, `device::zns`);
+    /// queued like a foreground GC erase, counted apart.
+    ZoneReset,
 }
 
 /// The flash below the FTL: where GC work goes and how busy planes are.
@@ -241,6 +244,18 @@ impl Ftl {
     /// Build an empty FTL for a validated config. `track_content` keeps a content id per
     /// physical page so verify mode can check reads.
     pub fn new(cfg: &SimConfig, geo: &Geometry, track_content: bool) -> Ftl {
+        Self::build(cfg, geo, track_content, true)
+    }
+
+    /// An FTL that maps nothing (a zoned device, `device::zns`, has no page map): no map
+    /// arrays, every block free; the controller's per-plane bookkeeping still reads it.
+    pub fn unmapped(cfg: &SimConfig, geo: &Geometry) -> Ftl {
+        let mut f = Self::build(cfg, geo, false, false);
+        f.host_pages = 0;
+        f
+    }
+
+    fn build(cfg: &SimConfig, geo: &Geometry, track_content: bool, map: bool) -> Ftl {
         let placement = placement::build(cfg.ftl.placement);
         let streams = streams(cfg);
         let dd = cfg.ftl.dedup();
@@ -256,8 +271,15 @@ impl Ftl {
         let ugeo = geo.in_units(k);
         Ftl {
             shift: k.trailing_zeros(),
-            l2p: vec![UNMAPPED; (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as usize],
-            p2l: vec![UNMAPPED; ugeo.pages as usize],
+            l2p: vec![
+                UNMAPPED;
+                if map {
+                    (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as usize
+                } else {
+                    0
+                }
+            ],
+            p2l: vec![UNMAPPED; if map { ugeo.pages as usize } else { 0 }],
             blocks: Blocks::new(geo.blocks as usize),
             free,
             open: vec![UNMAPPED; geo.planes as usize * streams],

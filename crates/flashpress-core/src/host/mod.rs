@@ -57,6 +57,10 @@ pub fn drain_device(w: &mut World<'_>) {
             w.rec.record_split(&c);
             w.queue.push(c.done, Event::Completion(c.stream));
         }
+        for (stream, done) in d.failed.drain(..) {
+            w.rec.record_failed(done);
+            w.queue.push(done, Event::Completion(stream));
+        }
     }
 }
 
@@ -347,7 +351,7 @@ impl Host {
                 w.rec.set_ramp(i as u32, t);
             }
         }
-        let content = if req.op == Op::Write && req.content == 0 {
+        let content = if matches!(req.op, Op::Write | Op::Append) && req.content == 0 {
             let c = self.next_content;
             // One id per 4 KiB block touched (at least one per page touched).
             let blocks = (req.offset + req.len).div_ceil(4096) - req.offset / 4096;
@@ -359,7 +363,7 @@ impl Host {
         } else {
             req.content
         };
-        if req.op == Op::Write {
+        if matches!(req.op, Op::Write | Op::Append) {
             if let Some(m) = w.content.as_deref_mut() {
                 m.on_write(i, req.offset, req.len, content);
             }

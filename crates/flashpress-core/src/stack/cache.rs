@@ -314,6 +314,12 @@ impl PageCache {
                 self.files.remove(&key);
                 be.submit(stream, req, None, now)
             }
+            Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
+                Err(crate::error::Error::Workload(format!(
+                    "{:?}: zone commands need a zoned device ([zns]), not a file system",
+                    req.op
+                )))
+            }
             Op::Trim => {
                 let p0 = req.offset.div_ceil(PAGE);
                 let p1 = req.offset.saturating_add(req.len) / PAGE;

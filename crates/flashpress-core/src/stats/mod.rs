@@ -107,8 +107,9 @@ impl RunReport {
     pub fn latency_cdf(&self, op: Op) -> Vec<(u64, f64)> {
         match op {
             Op::Read => cdf(&self.read_hist),
-            Op::Write => cdf(&self.write_hist),
+            Op::Write | Op::Append => cdf(&self.write_hist),
             Op::Trim | Op::Delete | Op::Sync => Vec::new(),
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => Vec::new(),
         }
     }
 
@@ -118,8 +119,9 @@ impl RunReport {
     pub fn latency_cdf_during_gc(&self, op: Op) -> Vec<(u64, f64)> {
         match op {
             Op::Read => cdf(&self.read_gc_hist),
-            Op::Write => cdf(&self.write_gc_hist),
+            Op::Write | Op::Append => cdf(&self.write_gc_hist),
             Op::Trim | Op::Delete | Op::Sync => Vec::new(),
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => Vec::new(),
         }
     }
 }

@@ -225,11 +225,13 @@ impl Recorder {
                     self.read_hist.saturating_record(lat);
                     &mut self.read
                 }
-                Op::Write => {
+                Op::Write | Op::Append => {
                     self.write_hist.saturating_record(lat);
                     &mut self.write
                 }
                 Op::Trim | Op::Delete | Op::Sync => &mut self.trim,
+                // Zone management moves no data: counted with the other data-less commands.
+                Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => &mut self.trim,
             };
             if t.requests == 0 || lat < t.latency_min_ns {
                 t.latency_min_ns = lat;
@@ -248,12 +250,13 @@ impl Recorder {
                 iv.read_reqs += 1;
                 iv.read_lat_ns += lat as u128;
             }
-            Op::Write => {
+            Op::Write | Op::Append => {
                 iv.write_bytes += bytes;
                 iv.write_reqs += 1;
                 iv.write_lat_ns += lat as u128;
             }
             Op::Trim | Op::Delete | Op::Sync => {}
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {}
         }
     }
 
@@ -288,8 +291,9 @@ impl Recorder {
         }
         let (t, h) = match c.op {
             Op::Read => (&mut self.read_split, &mut self.read_gc_hist),
-            Op::Write => (&mut self.write_split, &mut self.write_gc_hist),
+            Op::Write | Op::Append => (&mut self.write_split, &mut self.write_gc_hist),
             Op::Trim | Op::Delete | Op::Sync => return,
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => return,
         };
         t.queue_ns += c.queue_ns as u128;
         t.gc_ns += c.gc_ns as u128;

@@ -42,6 +42,8 @@ pub(crate) struct Base {
     pub dedup: Option<crate::ftl::dedup::DedupCounters>,
     /// Map cache counters (plain SSD with a demand-paged map).
     pub map: Option<crate::ftl::mapcache::MapCacheCounters>,
+    /// Zoned device counters (`[zns]`).
+    pub zns: Option<crate::device::zns::ZnsCounters>,
 }
 
 /// `summary.window`: the span of simulated time the summary's figures cover.

@@ -29,6 +29,32 @@ pub enum Op {
     /// the file in the host page cache is written back before it completes (`[stack]` only);
     /// offset and len are ignored.
     Sync,
+    /// Zone Append of `len` bytes to the zone starting at `offset` (zoned devices): the device
+    /// writes them at the zone's write pointer.
+    #[serde(rename = "zone_append")]
+    Append,
+    /// Open Zone: the zone holding `offset` (zoned devices); len is ignored.
+    #[serde(rename = "zone_open")]
+    ZoneOpen,
+    /// Close Zone: the zone holding `offset`.
+    #[serde(rename = "zone_close")]
+    ZoneClose,
+    /// Finish Zone: the zone holding `offset`.
+    #[serde(rename = "zone_finish")]
+    ZoneFinish,
+    /// Reset Zone: the zone holding `offset` (its flash is erased).
+    #[serde(rename = "zone_reset")]
+    ZoneReset,
+}
+
+impl Op {
+    /// A Zone Management Send action (open, close, finish, reset).
+    pub fn is_zone_management(self) -> bool {
+        matches!(
+            self,
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset
+        )
+    }
 }
 
 /// No file: a block-level request on the device's (or, under `[stack]`, the stream's own

@@ -69,6 +69,8 @@ pub struct SchedCounters {
     pub starvation_promotions: u64,
     /// Host programs that had to wait for their block's queued erase.
     pub programs_waiting_for_erase: u64,
+    /// Block erases of zone resets queued (a zoned device; not GC jobs).
+    pub zone_reset_erases: u64,
 }
 
 /// A page operation of a host request that finished.
@@ -375,6 +377,12 @@ impl Scheduler {
         self.in_flight[b] = self.in_flight[b]
             .checked_add(1)
             .expect("more programs in flight in one block than a u16 counts");
+    }
+
+    /// Whether host programs allocated in block `b` have not started yet.
+    #[inline]
+    pub fn programs_pending(&self, b: BlockId) -> bool {
+        self.in_flight[b.0 as usize] != 0
     }
 
     /// Queue a host read of `ppn` (`partial`: of one unit of it) for request `req`, arriving
@@ -1247,7 +1255,11 @@ impl FlashBackend for Backend<'_> {
             .checked_add(1)
             .expect("255 erases of one block queued");
         s.free_unerased[v] = true;
-        s.counters.gc_jobs += 1;
+        if kind == GcKind::ZoneReset {
+            s.counters.zone_reset_erases += 1;
+        } else {
+            s.counters.gc_jobs += 1;
+        }
         s.kick(pi, self.now, self.nand, self.q);
     }
 

@@ -472,6 +472,12 @@ impl Fs {
                 // Written data is on the disk when a write completes: nothing to flush (the
                 // page cache, `stack::cache`, makes fsync wait for its dirty pages).
                 Op::Sync => {}
+                Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
+                    return Err(crate::error::Error::Workload(format!(
+                        "{:?}: zone commands need a zoned device ([zns]), not a file system",
+                        req.op
+                    )))
+                }
             }
         }
         let d = self.end(ctx)?;

@@ -182,6 +182,9 @@ impl Totals {
                 Op::Delete => t.deletes += 1,
                 Op::Sync => t.syncs += 1,
                 Op::Trim => panic!("no trims"),
+                Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
+                    panic!("no zone commands")
+                }
             }
         }
         t
@@ -214,6 +217,9 @@ fn check_file_model(seen: &[Seen]) {
                 assert!(size.contains_key(&r.file), "fsync of unwritten {r:?}");
             }
             Op::Trim => unreachable!(),
+            Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
+                unreachable!()
+            }
         }
     }
 }

@@ -327,7 +327,18 @@ impl Parser {
             b"R" => Op::Read,
             b"W" => Op::Write,
             b"T" => Op::Trim,
-            _ => return Err(format!("op: expected `R`, `W` or `T`, got `{}`", show(op))),
+            // Zoned devices: Zone Append to the zone at `offset`, and zone management.
+            b"A" => Op::Append,
+            b"ZO" => Op::ZoneOpen,
+            b"ZC" => Op::ZoneClose,
+            b"ZF" => Op::ZoneFinish,
+            b"ZR" => Op::ZoneReset,
+            _ => {
+                return Err(format!(
+                    "op: expected `R`, `W`, `T`, or on a zoned device `A` (zone append), `ZO`, `ZC`, `ZF`, `ZR` (zone open, close, finish, reset), got `{}`",
+                    show(op)
+                ))
+            }
         };
         let offset = parse_u64(off)
             .ok_or_else(|| format!("offset: expected a byte offset, got `{}`", show(off)))?;
@@ -339,7 +350,11 @@ impl Parser {
             return Err(format!(
                 "content: only a write carries a content id, got `{}` on a {}",
                 show(content),
-                if op == Op::Read { "read" } else { "trim" }
+                match op {
+                    Op::Read => "read",
+                    Op::Trim => "trim",
+                    _ => "zone command",
+                }
             ));
         } else {
             parse_u64(content).ok_or_else(|| {

@@ -1,0 +1,400 @@
+//! A zoned SSD (NVMe Zoned Namespace): the host writes each zone sequentially at its write
+//! pointer (or appends to it) and resets zones itself, so the device has no page map and no
+//! garbage collection: a zone's logical blocks sit at fixed flash pages ([`map`]), a reset
+//! erases the zone's written blocks, and every page programmed is a page the host wrote
+//! (WAF 1 by construction). The zone state machine is [`state`]; a command the specification
+//! refuses completes at once as a failed command, counted by status in `summary.zns`.
+//!
+//! The controller front end (host link, command overhead, request slots, write buffer) and
+//! back end ([`super::sched`]: queues per plane, channels, suspension) are the plain SSD's; a
+//! reset's erases are queued there like GC erases (a program into an erased block waits for
+//! its erase) and counted apart from GC.
+
+pub mod map;
+pub mod state;
+
+use super::{Completed, Device, Kind, Req};
+use crate::config::ZnsConfig;
+use crate::engine::{Event, EventQueue};
+use crate::error::{Error, Result};
+use crate::ftl::{FlashBackend, GcKind};
+use crate::nand::Geometry;
+use crate::units::{BlockId, SimTime};
+use crate::workload::{Op, Request};
+pub use map::ZoneMap;
+pub use state::{ZoneAction, ZoneError, ZoneState, Zones};
+
+/// Counters of the zoned device (`summary.zns`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ZnsCounters {
+    /// Write commands done.
+    pub writes: u64,
+    /// Zone Append commands done.
+    pub appends: u64,
+    /// Read commands done.
+    pub reads: u64,
+    /// Open Zone commands done.
+    pub opens: u64,
+    /// Close Zone commands done.
+    pub closes: u64,
+    /// Finish Zone commands done.
+    pub finishes: u64,
+    /// Reset Zone commands done.
+    pub resets: u64,
+    /// Blocks erased by zone resets.
+    pub reset_blocks_erased: u64,
+    /// Failed: Zone Boundary Error.
+    pub failed_zone_boundary_error: u64,
+    /// Failed: Zone Is Full.
+    pub failed_zone_is_full: u64,
+    /// Failed: Zone Is Read Only.
+    pub failed_zone_is_read_only: u64,
+    /// Failed: Zone Is Offline.
+    pub failed_zone_is_offline: u64,
+    /// Failed: Zone Invalid Write (not at the write pointer).
+    pub failed_zone_invalid_write: u64,
+    /// Failed: Too Many Active Zones.
+    pub failed_too_many_active_zones: u64,
+    /// Failed: Too Many Open Zones.
+    pub failed_too_many_open_zones: u64,
+    /// Failed: Invalid Zone State Transition.
+    pub failed_invalid_zone_state_transition: u64,
+    /// Failed: Invalid Field in Command (an append not at a zone start, an unaligned range).
+    pub failed_invalid_field: u64,
+    /// Failed: LBA Out of Range.
+    pub failed_lba_out_of_range: u64,
+}
+
+impl ZnsCounters {
+    fn fail(&mut self, e: ZoneError) {
+        let c = match e {
+            ZoneError::ZoneBoundary => &mut self.failed_zone_boundary_error,
+            ZoneError::ZoneIsFull => &mut self.failed_zone_is_full,
+            ZoneError::ZoneIsReadOnly => &mut self.failed_zone_is_read_only,
+            ZoneError::ZoneIsOffline => &mut self.failed_zone_is_offline,
+            ZoneError::ZoneInvalidWrite => &mut self.failed_zone_invalid_write,
+            ZoneError::TooManyActiveZones => &mut self.failed_too_many_active_zones,
+            ZoneError::TooManyOpenZones => &mut self.failed_too_many_open_zones,
+            ZoneError::InvalidZoneStateTransition => &mut self.failed_invalid_zone_state_transition,
+            ZoneError::InvalidField => &mut self.failed_invalid_field,
+            ZoneError::LbaOutOfRange => &mut self.failed_lba_out_of_range,
+        };
+        *c += 1;
+    }
+
+    /// Commands that failed, all statuses.
+    pub fn failed(&self) -> u64 {
+        self.failed_zone_boundary_error
+            + self.failed_zone_is_full
+            + self.failed_zone_is_read_only
+            + self.failed_zone_is_offline
+            + self.failed_zone_invalid_write
+            + self.failed_too_many_active_zones
+            + self.failed_too_many_open_zones
+            + self.failed_invalid_zone_state_transition
+            + self.failed_invalid_field
+            + self.failed_lba_out_of_range
+    }
+}
+
+/// `summary.zns`: the zoned device's shape, its commands and the zone states at the end.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ZnsSummary {
+    /// Zones.
+    pub zones: u32,
+    /// Logical span of a zone (bytes).
+    pub zone_size_bytes: u64,
+    /// Writable bytes of a zone (its flash).
+    pub zone_capacity_bytes: u64,
+    /// Commands done and failed (by status), over the measured window.
+    #[serde(flatten)]
+    pub counters: ZnsCounters,
+    /// Commands failed, all statuses.
+    pub failed_commands: u64,
+    /// Zones per state at the end of the run.
+    pub zones_empty: u32,
+    /// Implicitly open zones at the end.
+    pub zones_implicitly_open: u32,
+    /// Explicitly open zones at the end.
+    pub zones_explicitly_open: u32,
+    /// Closed zones at the end.
+    pub zones_closed: u32,
+    /// Full zones at the end.
+    pub zones_full: u32,
+    /// Read-only zones.
+    pub zones_read_only: u32,
+    /// Offline zones.
+    pub zones_offline: u32,
+}
+
+/// The zoned device's state beside the controller.
+pub struct Zns {
+    /// The zones' states and write pointers.
+    pub zones: Zones,
+    map: ZoneMap,
+    /// Logical pages per zone (the zone size).
+    zone_pages: u64,
+    page_size: u64,
+    /// Counters since the last reset.
+    pub counters: ZnsCounters,
+    blocks: Vec<BlockId>,
+}
+
+impl Zns {
+    /// For a validated config.
+    pub fn new(z: &ZnsConfig, cfg: &crate::config::SimConfig, geo: &Geometry) -> Zns {
+        let map = ZoneMap::new(
+            geo,
+            z.channels_per_zone,
+            z.chips_per_zone,
+            z.blocks_per_plane,
+        );
+        let page_size = geo.page_size as u64;
+        let mut zones = Zones::new(
+            map.zones(),
+            map.zone_pages(),
+            z.max_open_zones,
+            z.max_active_zones,
+        );
+        for &i in &z.read_only_zones {
+            zones.set_media_state(i, ZoneState::ReadOnly);
+        }
+        for &i in &z.offline_zones {
+            zones.set_media_state(i, ZoneState::Offline);
+        }
+        Zns {
+            zones,
+            zone_pages: z.zone_size_bytes(&cfg.nand) / page_size,
+            page_size,
+            map,
+            counters: ZnsCounters::default(),
+            blocks: Vec::new(),
+        }
+    }
+
+    /// Logical pages the namespace exposes: zones x zone size.
+    pub fn logical_pages(&self) -> u64 {
+        self.zones.len() as u64 * self.zone_pages
+    }
+
+    /// Blocks holding no data (erased, or to be erased by a reset already queued).
+    pub fn free_blocks(&self) -> u64 {
+        let mut out = Vec::new();
+        let used: u64 = (0..self.zones.len())
+            .map(|z| {
+                self.map
+                    .blocks_holding(z, self.zones.zone(z).written, &mut out);
+                out.len() as u64
+            })
+            .sum();
+        self.map.zones() as u64 * self.map.zone_blocks() - used
+    }
+
+    /// The zone mapping rule.
+    pub fn map(&self) -> &ZoneMap {
+        &self.map
+    }
+
+    /// The summary at the end of a run, with the window's counters.
+    pub fn summary(&self, counters: ZnsCounters) -> ZnsSummary {
+        let mut by = [0u32; 7];
+        for z in 0..self.zones.len() {
+            by[self.zones.zone(z).state as usize] += 1;
+        }
+        ZnsSummary {
+            zones: self.zones.len(),
+            zone_size_bytes: self.zone_pages * self.page_size,
+            zone_capacity_bytes: self.zones.cap() * self.page_size,
+            failed_commands: counters.failed(),
+            counters,
+            zones_empty: by[ZoneState::Empty as usize],
+            zones_implicitly_open: by[ZoneState::ImplicitlyOpen as usize],
+            zones_explicitly_open: by[ZoneState::ExplicitlyOpen as usize],
+            zones_closed: by[ZoneState::Closed as usize],
+            zones_full: by[ZoneState::Full as usize],
+            zones_read_only: by[ZoneState::ReadOnly as usize],
+            zones_offline: by[ZoneState::Offline as usize],
+        }
+    }
+
+    /// Where a request falls: (zone, first page in the zone, pages), or the status that
+    /// refuses it.
+    fn locate(&self, req: &Request) -> std::result::Result<(u32, u64, u64), ZoneError> {
+        if !req.offset.is_multiple_of(self.page_size) || !req.len.is_multiple_of(self.page_size) {
+            return Err(ZoneError::InvalidField);
+        }
+        let page = req.offset / self.page_size;
+        let z = page / self.zone_pages;
+        if z >= self.zones.len() as u64 {
+            return Err(ZoneError::LbaOutOfRange);
+        }
+        Ok((z as u32, page % self.zone_pages, req.len / self.page_size))
+    }
+}
+
+impl Device {
+    /// Submit a request to the zoned device (`now`: arrival; `cmd`: its command at the
+    /// controller). A refused command completes at `cmd` as failed ([`Device::failed`]).
+    pub(super) fn submit_zoned(
+        &mut self,
+        req: &Request,
+        now: SimTime,
+        cmd: SimTime,
+        stream: u32,
+        q: &mut EventQueue,
+    ) -> Result<()> {
+        match self.zoned_command(req, now, cmd, stream, q)? {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.zns.as_mut().expect("zoned device").counters.fail(e);
+                self.failed.push((stream, cmd));
+                Ok(())
+            }
+        }
+    }
+
+    fn zoned_command(
+        &mut self,
+        req: &Request,
+        now: SimTime,
+        cmd: SimTime,
+        stream: u32,
+        q: &mut EventQueue,
+    ) -> Result<std::result::Result<(), ZoneError>> {
+        let zns = self.zns.as_mut().expect("zoned device");
+        let (z, at, n) = match zns.locate(req) {
+            Ok(l) => l,
+            Err(e) => return Ok(Err(e)),
+        };
+        let base = Req {
+            kind: Kind::Read,
+            stream,
+            op: req.op,
+            len: req.len,
+            issued: now,
+            pages_left: 0,
+            done: SimTime::ZERO,
+            split: super::Split::default(),
+            during_gc: false,
+            decompress: 0,
+        };
+        let action = match req.op {
+            Op::Read => {
+                // Reads may not cross a zone boundary (the controller does not set RAZB).
+                if at + n > zns.zone_pages {
+                    return Ok(Err(ZoneError::ZoneBoundary));
+                }
+                let stored = match zns.zones.read(z, at, n) {
+                    Ok(k) => k,
+                    Err(e) => return Ok(Err(e)),
+                };
+                zns.counters.reads += 1;
+                self.counters.unmapped_page_reads += n - stored;
+                let slot = self.alloc(base);
+                for k in at..at + stored {
+                    let ppn = self.zns.as_ref().expect("zoned").map.ppn(z, k);
+                    self.arriving_reads.push_back(super::Arrival {
+                        at: cmd,
+                        ppn,
+                        req: slot,
+                        partial: false,
+                    });
+                }
+                let r = &mut self.reqs[slot as usize];
+                r.pages_left = stored as u32;
+                r.done = cmd;
+                if stored == 0 {
+                    q.push(cmd, Event::DeviceReq(slot));
+                }
+                return Ok(Ok(()));
+            }
+            Op::Write | Op::Append => {
+                let first = if req.op == Op::Write {
+                    zns.zones.write(z, at, n).map(|_| at)
+                } else if at != 0 {
+                    Err(ZoneError::InvalidField)
+                } else {
+                    zns.zones.append(z, n)
+                };
+                let first = match first {
+                    Ok(f) => f,
+                    Err(e) => return Ok(Err(e)),
+                };
+                if req.op == Op::Write {
+                    zns.counters.writes += 1;
+                } else {
+                    zns.counters.appends += 1;
+                }
+                let (arrived, slot) = self.write_arrives(req, base, cmd, n);
+                for k in first..first + n {
+                    let ppn = self.zns.as_ref().expect("zoned").map.ppn(z, k);
+                    self.sched.program_allocated(ppn);
+                    self.page_data_in(ppn, None, slot, base, cmd, arrived);
+                }
+                self.after_backend(now, q);
+                return Ok(Ok(()));
+            }
+            Op::ZoneOpen => ZoneAction::Open,
+            Op::ZoneClose => ZoneAction::Close,
+            Op::ZoneFinish => ZoneAction::Finish,
+            Op::ZoneReset => ZoneAction::Reset,
+            Op::Trim | Op::Delete | Op::Sync => {
+                return Err(Error::Workload(format!(
+                    "{:?} at offset {}: a zoned device takes reads, writes, zone appends and zone management (open, close, finish, reset); fio's trim on zones is a zone reset",
+                    req.op, req.offset
+                )))
+            }
+        };
+        if action == ZoneAction::Reset {
+            // The erase must not overtake a program of the zone not yet started.
+            let written = zns.zones.zone(z).written;
+            let mut blocks = std::mem::take(&mut zns.blocks);
+            zns.map.blocks_holding(z, written, &mut blocks);
+            if let Some(b) = blocks.iter().find(|b| self.sched.programs_pending(**b)) {
+                return Err(Error::Workload(format!(
+                    "zone {z} reset while a write to it (block {}) has not reached the flash yet: a host waits for its writes to a zone before resetting it",
+                    b.0
+                )));
+            }
+            self.zns.as_mut().expect("zoned").blocks = blocks;
+        }
+        let zns = self.zns.as_mut().expect("zoned device");
+        if let Err(e) = zns.zones.manage(z, action) {
+            return Ok(Err(e));
+        }
+        match action {
+            ZoneAction::Open => zns.counters.opens += 1,
+            ZoneAction::Close => zns.counters.closes += 1,
+            ZoneAction::Finish => zns.counters.finishes += 1,
+            ZoneAction::Reset => {
+                zns.counters.resets += 1;
+                zns.counters.reset_blocks_erased += zns.blocks.len() as u64;
+                let blocks = std::mem::take(&mut zns.blocks);
+                {
+                    let mut be = self.sched.backend(&mut self.nand, q, now);
+                    for &b in &blocks {
+                        be.gc_job(b, &[], false, GcKind::ZoneReset);
+                    }
+                }
+                self.zns.as_mut().expect("zoned").blocks = blocks;
+            }
+        }
+        // The command completes once the controller has it; a reset's erases run on their
+        // planes after it (a later program of the zone waits for them).
+        self.completed.push(Completed {
+            stream,
+            op: req.op,
+            len: 0,
+            issued: now,
+            done: cmd,
+            queue_ns: 0,
+            gc_ns: 0,
+            during_gc: false,
+        });
+        self.after_backend(now, q);
+        Ok(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests;

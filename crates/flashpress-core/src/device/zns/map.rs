@@ -82,7 +82,7 @@ impl ZoneMap {
         let ppb = self.geo.pages_per_block;
         let slot = (z / self.groups) * self.blocks_per_plane + r / ppb;
         let b = self.geo.block(self.plane(z, i), slot);
-        Ppn(self.geo.first_ppn_of_block(b).0 + r % ppb)
+        Ppn(self.geo.first_ppn_of_block(b).0 + (r % ppb) as u64)
     }
 
     /// The blocks holding zone `z`'s first `pages` pages (what a reset erases).

@@ -277,6 +277,7 @@ impl Device {
             split: super::Split::default(),
             during_gc: false,
             decompress: 0,
+            map_ns: 0,
         };
         let action = match req.op {
             Op::Read => {
@@ -298,6 +299,7 @@ impl Device {
                         ppn,
                         req: slot,
                         partial: false,
+                        program: false,
                     });
                 }
                 let r = &mut self.reqs[slot as usize];
@@ -390,6 +392,7 @@ impl Device {
             queue_ns: 0,
             gc_ns: 0,
             during_gc: false,
+            map_ns: 0,
         });
         self.after_backend(now, q);
         Ok(Ok(()))

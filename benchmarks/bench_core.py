@@ -128,7 +128,9 @@ print(json.dumps({"path": "python", "requests": s["requests_completed"], "total_
 """
 
 
-CLI_CONFIG = """preset = "bench-mlc-2g"
+#: The bench-mlc-2g device replaying a DiskSim trace at QD 32 with checks off (bench_out.py runs
+#: it after the preset's fill; the MQSim-shape run below without one).
+TRACE_CONFIG = """preset = "bench-mlc-2g"
 [workload]
 type = "trace"
 path = "{trace}"
@@ -140,12 +142,11 @@ queue_depth = 32
 time_scale = 1.0
 address_mode = "strict"
 blkparse_action = "D"
-[precondition]
-fill_fraction = 0.0
 [check]
 verify = false
 invariants = false
 """
+CLI_CONFIG = TRACE_CONFIG + "[precondition]\nfill_fraction = 0.0\n"
 
 
 def mqsim_shape(tmp: Path, requests: int, repeats: int, core: Path, bare: Path) -> dict:

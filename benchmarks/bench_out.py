@@ -25,24 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _runs import flashpress_command, run_once
+from bench_core import TRACE_CONFIG as CONFIG
 from bench_core import write_trace
-
-CONFIG = """preset = "bench-mlc-2g"
-[workload]
-type = "trace"
-path = "{trace}"
-format = "disksim"
-time_unit = "ns"
-sector_size = 512
-replay = "afap"
-queue_depth = 32
-time_scale = 1.0
-address_mode = "strict"
-blkparse_action = "D"
-[check]
-verify = false
-invariants = false
-"""
 
 
 def main() -> None:

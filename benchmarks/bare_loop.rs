@@ -21,6 +21,10 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::time::Instant;
 
+#[path = "../crates/flashpress-core/examples/common/mod.rs"]
+mod common;
+use common::peak_rss_mib;
+
 const PLANES: u32 = 8 * 2 * 2;
 const BLOCKS_PER_PLANE: u32 = 256;
 const PAGES_PER_BLOCK: u32 = 64;
@@ -165,18 +169,6 @@ fn read_trace(path: &str) -> Result<Vec<(u32, u32)>, Box<dyn std::error::Error>>
         out.push(((sector / 8) as u32, (sectors / 8) as u32));
     }
     Ok(out)
-}
-
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<f64>().ok())
-        })
-        .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -166,6 +166,11 @@ def format_summary(summary: dict[str, Any], title: str) -> str:
                 f"{unmapped:,} page reads of never-written addresses, answered with zeros without a flash read",
             )
         )
+    laid = (summary.get("precondition") or {}).get("layout_bytes") or 0
+    if laid:
+        # fio writes a file a job reads before the job starts; the run did it before its
+        # window, untimed, as it preconditions.
+        facts.append(("laid out", f"{laid:,} bytes of fio job files written before the jobs started (untimed)"))
     w = max(len(k) for k, _ in facts)
     lines.extend(f"  {k.ljust(w)}  {v}" for k, v in facts)
     notes = summary.get("workload_notes") or []

@@ -76,6 +76,9 @@ pub struct OpenedWorkload {
     pub verify: bool,
     /// A warm-up the workload asks for (fio's `ramp_time` shared by every job), ns.
     pub warmup_ns: Option<u64>,
+    /// Byte ranges of the device the workload writes before it starts (fio's file layout),
+    /// as (address, bytes).
+    pub layout: Vec<(u64, u64)>,
 }
 
 /// [`open_workload`], with the workload's notes.
@@ -85,6 +88,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
         notes: Vec::new(),
         verify: false,
         warmup_ns: None,
+        layout: Vec::new(),
     };
     match &cfg.workload {
         WorkloadConfig::Fio(f) => {
@@ -94,6 +98,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 notes: l.notes,
                 verify: l.verify,
                 warmup_ns: l.warmup_ns,
+                layout: l.layout,
             })
         }
         WorkloadConfig::Trace(t) => Ok(plain(vec![workload::trace::open_stream_paged(
@@ -158,7 +163,7 @@ impl Simulation {
                 ));
             }
         }
-        let mut sim = Self::with_streams_interruptible(cfg, opened.streams, stop)?;
+        let mut sim = Self::assemble(cfg, opened.streams, &opened.layout, stop)?;
         sim.notes = notes;
         Ok(sim)
     }
@@ -173,6 +178,17 @@ impl Simulation {
     pub fn with_streams_interruptible(
         cfg: SimConfig,
         streams: Vec<Stream>,
+        stop: &mut Interrupt<'_>,
+    ) -> Result<Simulation> {
+        Self::assemble(cfg, streams, &[], stop)
+    }
+
+    /// The device (preconditioned, then with `layout`'s byte ranges written: see
+    /// [`precondition`]) and the host running `streams` on it.
+    fn assemble(
+        cfg: SimConfig,
+        streams: Vec<Stream>,
+        layout: &[(u64, u64)],
         stop: &mut Interrupt<'_>,
     ) -> Result<Simulation> {
         cfg.validate("config")?;
@@ -198,7 +214,7 @@ impl Simulation {
             }
             None => {
                 let mut device = Device::new(&cfg, content.as_mut())?;
-                let p = precondition(&cfg, &mut device, content.as_mut(), stop)?;
+                let p = precondition(&cfg, &mut device, layout, content.as_mut(), stop)?;
                 (Target::Ssd(Box::new(device)), p)
             }
         };
@@ -892,11 +908,15 @@ impl Simulation {
 }
 
 /// Untimed steady-state fill: sequential writes over `fill_fraction` of the logical space,
-/// then `aging_fraction` x that many random single-page overwrites inside it. GC runs as
-/// usual, but no time passes; reservations and counters are reset afterwards, wear is kept.
+/// then `aging_fraction` x that many random single-page overwrites inside it, then the
+/// workload's layout (`layout`: byte ranges a fio job's files occupy that fio writes before
+/// the job starts), page by page in order, skipping pages the fill already wrote. GC runs as
+/// usual, but no time passes; reservations and counters are reset afterwards, wear is kept:
+/// none of it is in the run's statistics.
 fn precondition(
     cfg: &SimConfig,
     dev: &mut Device,
+    layout: &[(u64, u64)],
     mut cm: Option<&mut ContentModel>,
     stop: &mut Interrupt<'_>,
 ) -> Result<PreconditionSummary> {
@@ -918,9 +938,30 @@ fn precondition(
             stop.poll()?;
         }
     }
+    // A zoned device starts empty and is written through its zones only: nothing is laid out
+    // (fio's zonemode=zbd does not lay out files either), and its reads of never-written
+    // blocks are counted as on any device.
+    let unit = cfg.mapping_unit() as u64;
+    let mut laid_pages = 0u64;
+    if dev.zns.is_none() {
+        for &(addr, len) in layout {
+            let first = (addr / unit).max(pages);
+            let end = addr
+                .saturating_add(len)
+                .div_ceil(unit)
+                .min(dev.logical_pages());
+            for lpn in first..end {
+                content += 1;
+                dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+                laid_pages += 1;
+                stop.poll()?;
+            }
+        }
+    }
     let s = PreconditionSummary {
         fill_pages: pages,
         aging_pages: if pages > 0 { aging } else { 0 },
+        layout_bytes: laid_pages * unit,
         erases: dev.nand.counters.erases,
         gc_pages_migrated: dev.ftl.counters.gc_pages_migrated,
     };

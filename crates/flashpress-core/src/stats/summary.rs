@@ -156,6 +156,9 @@ pub struct PreconditionSummary {
     pub fill_pages: u64,
     /// Random single-page overwrites (aging).
     pub aging_pages: u64,
+    /// Bytes of fio job files written before the jobs started (fio lays out a file a job
+    /// reads and nothing wrote), in whole mapping units, beyond the fill's pages.
+    pub layout_bytes: u64,
     /// Blocks erased by GC during preconditioning.
     pub erases: u64,
     /// Pages moved by GC during preconditioning.
@@ -804,6 +807,11 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "precondition.aging_pages",
             "pages",
             "random page overwrites done while preconditioning",
+        ),
+        (
+            "precondition.layout_bytes",
+            "B",
+            "bytes of fio job files written (laid out) before the jobs started, untimed, as fio lays out a file a job reads",
         ),
         (
             "precondition.erases",

@@ -44,8 +44,10 @@ fn ssd_test_fio_runs_its_four_phases_in_order() {
         "sim time {}",
         s.sim_time_s
     );
-    // the sequential read phase ran before anything was written: unmapped reads
-    assert!(s.unmapped_page_reads > 0);
+    // the sequential read phase reads a file nothing wrote: fio lays its 10 GiB out before
+    // the jobs start (extend_file), so every read finds data
+    assert_eq!(s.precondition.layout_bytes, 10 << 30);
+    assert_eq!(s.unmapped_page_reads, 0);
     let tl = rep.timeline_columns();
     assert_eq!(tl[0].name, "time_s");
 }
@@ -333,4 +335,43 @@ fn rate_min_is_measured_up_to_the_next_block_as_fio_does() {
         panic!("a rate_min above the rate must fail the job");
     };
     assert!(err.to_string().contains("below rate_min=2000"), "{err}");
+}
+
+#[test]
+fn a_read_job_on_an_unwritten_file_reads_what_the_layout_wrote_outside_the_window() {
+    // fio writes a file a job reads before the job starts (extend_file in filesetup.c):
+    // the layout runs on the device before the run, untimed like preconditioning, and
+    // only the job's reads are in the statistics.
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("r.fio");
+    let run = |text: &str, fill: f64| {
+        std::fs::write(&job, text).unwrap();
+        let cfg = config(&format!(
+            "preset = \"tiny\"\n[workload]\ntype = \"fio\"\npath = \"{}\"\n[precondition]\nfill_fraction = {fill}\n",
+            job.display()
+        ));
+        Simulation::new(cfg).unwrap().run().unwrap().summary
+    };
+    let s = run("[r]\nrw=read\nbs=4k\nsize=1m\n", 0.0);
+    assert_eq!(s.precondition.layout_bytes, 1 << 20);
+    assert_eq!(s.read.requests, 256);
+    assert_eq!(
+        s.requests_issued, 256,
+        "the layout's writes are not the job's"
+    );
+    assert_eq!(s.write.requests, 0);
+    assert_eq!(s.unmapped_page_reads, 0, "every read finds laid-out data");
+    assert!(s.nand_reads > 0);
+    assert_eq!(
+        s.nand_programs, 0,
+        "the layout's programs are before the window"
+    );
+    // On a preconditioned device the file's pages are already written: nothing to lay out.
+    let s = run("[r]\nrw=read\nbs=4k\nsize=1m\n", 0.5);
+    assert_eq!(s.precondition.layout_bytes, 0);
+    assert_eq!(s.unmapped_page_reads, 0);
+    // A job on the device reads never-written addresses as a real SSD answers them.
+    let s = run("[r]\nrw=read\nbs=4k\nsize=1m\nfilename=/dev/nvme0n1\n", 0.0);
+    assert_eq!(s.precondition.layout_bytes, 0);
+    assert!(s.unmapped_page_reads > 0);
 }

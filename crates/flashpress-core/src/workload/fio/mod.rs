@@ -55,6 +55,10 @@ pub struct FioLoad {
     pub verify: bool,
     /// Every job's `ramp_time` when they share one from the run's start: the run's warm-up.
     pub warmup_ns: Option<u64>,
+    /// Files fio writes before the jobs start (a job reads a file nothing laid out: fio's
+    /// `extend_file`), as (device byte address, bytes), in set-up order. Empty under
+    /// `[stack]`, whose file system lays out each stream's file itself.
+    pub layout: Vec<(u64, u64)>,
 }
 
 /// Build one closed-loop stream per job clone (see [`load`]), for a plain device.
@@ -200,7 +204,10 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
     if specs.is_empty() {
         return Err(Error::Workload("the fio workload defines no jobs".into()));
     }
-    let mut placed = layout::place(&mut specs, capacity_bytes, stacked)?;
+    let layout::Placed {
+        specs: mut placed,
+        layout,
+    } = layout::place(&mut specs, capacity_bytes, stacked)?;
 
     let mut notes = Vec::new();
     // One ramp shared by every job from the run's start is the run's warm-up
@@ -352,6 +359,7 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
         notes,
         verify,
         warmup_ns: uniform_ramp,
+        layout,
     })
 }
 
@@ -362,7 +370,7 @@ mod layout {
     //! whole device. Files are placed one after another from byte 0 in order of first use,
     //! each 4 KiB aligned, at the largest size any job needs of it.
 
-    use super::gen::SourceSpec;
+    use super::gen::{Mix, SourceSpec};
     use super::resolve::JobSpec;
     use super::{Offset, NOT_STORAGE};
     use crate::error::{Error, Result};
@@ -428,11 +436,7 @@ mod layout {
     const DEVICE: &str = "(the device)";
 
     /// Place every clone's files; the clones' generator specs, by job and clone.
-    pub(super) fn place(
-        specs: &mut [JobSpec],
-        capacity: u64,
-        stacked: bool,
-    ) -> Result<Vec<Vec<SourceSpec>>> {
+    pub(super) fn place(specs: &mut [JobSpec], capacity: u64, stacked: bool) -> Result<Placed> {
         // Pass 1: each clone's files, its region inside them, and each file's extent.
         struct Want {
             names: Vec<String>,
@@ -447,7 +451,16 @@ mod layout {
         let mut first_at: BTreeMap<String, super::Origin> = BTreeMap::new();
         let mut device: Option<String> = None;
         let mut wants: Vec<Vec<Want>> = Vec::new();
+        // fio sets up every job's files before any job starts (`create_serialize`, the
+        // default, in job order); a file smaller than a job needs is extended, and
+        // `extend_file` (filesetup.c) lays it out, writing it whole from byte 0 ("fio does
+        // that for operations involving reads"), when the job reads; a job that only writes
+        // just allocates it (fallocate), so a later reader finds it at its size and reads it
+        // as it is. Each file's size after set-up so far, and the layouts (file, bytes).
+        let mut set_up: BTreeMap<String, u64> = BTreeMap::new();
+        let mut laid: Vec<(String, u64)> = Vec::new();
         for spec in specs.iter() {
+            let reads = matches!(spec.source.mix, Mix::Rw { read_pct } if read_pct > 0);
             let at = &spec.size_at;
             let mut per_job = Vec::new();
             for clone in 0..spec.numjobs {
@@ -564,6 +577,13 @@ mod layout {
                     if !extent.contains_key(name) {
                         order.push(name.clone());
                     }
+                    let size = set_up.entry(name.clone()).or_insert(0);
+                    if need > *size {
+                        *size = need;
+                        if reads {
+                            laid.push((name.clone(), need));
+                        }
+                    }
                     let e = extent.entry(name.clone()).or_insert(0);
                     *e = (*e).max(need);
                     first_at.entry(name.clone()).or_insert_with(|| at.clone());
@@ -642,6 +662,12 @@ mod layout {
                 });
             }
         }
+        // Under [stack] the file system lays out each stream's file itself.
+        let layout = if stacked {
+            Vec::new()
+        } else {
+            laid.iter().map(|(n, bytes)| (base[n], *bytes)).collect()
+        };
         // Pass 3: each clone's generator spec.
         let mut out = Vec::new();
         for (spec, per_job) in specs.iter_mut().zip(wants) {
@@ -686,6 +712,14 @@ mod layout {
             }
             out.push(clones);
         }
-        Ok(out)
+        Ok(Placed { specs: out, layout })
+    }
+
+    /// Where the jobs' files lie, and which of them fio writes before the jobs start.
+    pub(super) struct Placed {
+        /// The clones' generator specs, by job and clone.
+        pub specs: Vec<Vec<SourceSpec>>,
+        /// Files laid out before the run: (device byte address, bytes), in set-up order.
+        pub layout: Vec<(u64, u64)>,
     }
 }

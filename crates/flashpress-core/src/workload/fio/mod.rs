@@ -444,7 +444,13 @@ mod layout {
             len: u64,
             /// `size` when `filesize` sizes the files: the I/O to do.
             io_total: Option<u64>,
+            /// The job's smallest block size (the region is a multiple of it).
+            min_bs: u64,
         }
+        // The file a `fill_device`/`fill_fs` job fills (fio writes it until the file system
+        // is full, ENOSPC ending the job), with the job's line: its size is what the other
+        // files leave of the device, known once they all are.
+        let mut fill_file: Option<(String, super::Origin)> = None;
         let mut extent: BTreeMap<String, u64> = BTreeMap::new();
         let mut order: Vec<String> = Vec::new();
         let mut users: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -532,11 +538,33 @@ mod layout {
                     (None, Some(fs)) => fs.saturating_sub(start),
                     (None, None) if is_dev || stacked => capacity.saturating_sub(start),
                     (None, None) if spec.files.fill => {
-                        return Err(at.err(format!(
-                            "job `{}`: fill_device/fill_fs on the file `{}`: fio writes until the file system is full, which flashpress does not model for files (no file system under plain fio jobs); name the device (`filename=/dev/...`) to fill the device, or give the file a `size`",
-                            spec.name, files[0].0
-                        )))
+                        if files.len() > 1 {
+                            return Err(at.err(format!(
+                                "job `{}`: fill_device/fill_fs over {} files: flashpress fills one file to the device's end; give the job one file",
+                                spec.name,
+                                files.len()
+                            )));
+                        }
+                        match &fill_file {
+                            Some((other, _)) if *other != files[0].0 => {
+                                return Err(at.err(format!(
+                                    "job `{}` fills the file `{}` after `{other}` already filled the device (fio: no space left)",
+                                    spec.name, files[0].0
+                                )))
+                            }
+                            _ => fill_file = Some((files[0].0.clone(), at.clone())),
+                        }
+                        // For now the whole device; cut to the file's size below.
+                        capacity.saturating_sub(start)
                     }
+                    // fio (setup_files): a job with no size uses its files' size as set up by
+                    // the jobs before it ("if (!o->size ...) o->size = total_size").
+                    (None, None) if files.iter().all(|f| extent.contains_key(&f.0)) => files
+                        .iter()
+                        .map(|f| extent[&f.0])
+                        .min()
+                        .unwrap_or(0)
+                        .saturating_sub(start),
                     (None, None) => {
                         return Err(at.err(format!(
                             "job `{}` writes to the file `{}` but gives no `size` or `filesize` (fio: \"you need to specify size=\")",
@@ -597,6 +625,7 @@ mod layout {
                     start,
                     len,
                     io_total,
+                    min_bs: spec.source.min_bs,
                 });
             }
             wants.push(per_job);
@@ -607,6 +636,37 @@ mod layout {
                 device.as_deref().unwrap_or(""),
                 order.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
             )));
+        }
+        if let (Some((fill, at)), false) = (&fill_file, stacked) {
+            // The filled file ends where the device does: it gets what the other files
+            // leave, and every region in it ends there.
+            let others = order.iter().filter(|n| *n != fill).fold(0u64, |a, n| {
+                a.saturating_add(extent[n])
+                    .div_ceil(4096)
+                    .saturating_mul(4096)
+            });
+            let room = capacity.saturating_sub(others) / 4096 * 4096;
+            extent.insert(fill.clone(), room);
+            for w in wants.iter_mut().flatten() {
+                if w.names.iter().any(|n| n == fill) {
+                    if w.start >= room {
+                        return Err(at.err(format!(
+                            "fill_device/fill_fs: the file `{fill}` has room for {room} bytes (the device's {capacity} logical bytes less {others} of other files), and a job starts at byte {} of it",
+                            w.start
+                        )));
+                    }
+                    w.len = w.len.min(room - w.start) / w.min_bs * w.min_bs;
+                    if w.len == 0 {
+                        return Err(at.err(format!(
+                            "fill_device/fill_fs: the file `{fill}` has room for {room} bytes, less than a block after a job's start at byte {}",
+                            w.start
+                        )));
+                    }
+                }
+            }
+            for l in laid.iter_mut().filter(|l| l.0 == *fill) {
+                l.1 = l.1.min(room);
+            }
         }
         // Pass 2: bases.
         let mut base: BTreeMap<String, u64> = BTreeMap::new();

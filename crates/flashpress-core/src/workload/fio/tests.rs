@@ -487,7 +487,10 @@ fn bad_job_files_name_their_line() {
         ("[j]\nbssplit=4k/80:8k/60:16k:32k\n", 2, "add up to 140, more than 100"),
         ("[j]\nbssplit=4k/50:8k/60:16k\n", 2, "add up to 110"),
         ("[j]\nbs=1.5k\n", 2, "to fio this is 1 byte(s)"),
-        ("[j]\nfilename=data\nfill_device=1\n", 1, "fill_device/fill_fs on the file `data`"),
+        ("[j]\nfilename=a:b\nfill_device=1\n", 1, "fill_device/fill_fs over 2 files"),
+        ("[a]\nfilename=x\nfill_fs=1\n[b]\nfilename=y\nfill_fs=1\n", 4, "already filled the device"),
+        ("[o]\nfilename=x\nsize=16g\n[a]\nfilename=y\nfill_fs=1\n", 4, "has room for 0 bytes"),
+        ("[r]\nfilename=x\nrw=read\n", 1, "gives no `size`"),
         ("[j]\ninclude other.fio\n", 2, "include"),
         ("include other.fio\n", 1, "include"),
         ("[j\nrw=read\n", 1, "closing"),
@@ -1436,4 +1439,40 @@ fn files_a_job_reads_are_laid_out_before_the_jobs_as_fio_does() {
     );
     // A job on the device: nothing is laid out (its never-written reads are counted).
     assert!(layout_kib("[r]\nrw=read\nfilename=/dev/sdb\nsize=1m\n").is_empty());
+}
+
+#[test]
+fn fill_fs_writes_the_file_to_the_device_end_and_a_later_job_reads_it_at_that_size() {
+    const M: u64 = 1 << 20;
+    // fio's fill_device/fill_fs: "sets size to something really large and waits for ENOSPC":
+    // with no file system under the jobs, the file system is full when the device is, so
+    // the file holds what the other files leave (here 1 GiB less another job's 1 MiB file).
+    // A later job with no size finds the file at that size (fio's setup_files: "if
+    // (!o->size ...) o->size = total_size") and reads it; the writer set it up, so nothing is
+    // laid out before the run.
+    let text =
+        "[w]\nfilename=data\nrw=write\nbs=64k\nfill_fs=1\n[o]\nfilename=other\nrw=write\nsize=1m\n\
+                [r]\nstonewall\nfilename=data\nrw=read\nbs=64k\n";
+    let mut st = load_text(text, GIB, 1).unwrap();
+    let w = take(&mut st[0], 100_000);
+    assert!(w.iter().all(|r| r.op == Op::Write && r.len == 64 << 10));
+    // Sequential from byte 0 to the file's end, each block once, then the job ends.
+    let offsets: Vec<u64> = w.iter().map(|r| r.offset).collect();
+    let want: Vec<u64> = (0..(GIB - M) / (64 << 10))
+        .map(|i| i * (64 << 10))
+        .collect();
+    assert_eq!(offsets, want);
+    assert_eq!(span(&mut st[1], 1000), (GIB - M, GIB));
+    let r = take(&mut st[2], 100_000);
+    assert!(r.iter().all(|r| r.op == Op::Read));
+    assert_eq!(r.iter().map(|r| r.len).sum::<u64>(), GIB - M);
+    assert!(layout_kib(text).is_empty());
+    // A device job's fill runs to the device's end.
+    let mut st = load_text(
+        "[w]\nfilename=/dev/sdb\nrw=write\nbs=1m\nfill_device=1\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(span(&mut st[0], 100_000), (0, GIB));
 }

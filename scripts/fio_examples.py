@@ -6,9 +6,11 @@ another folder (a newer fio's, say).
 
 Usage: ``python scripts/fio_examples.py [--examples DIR] [--markdown OUT] [--runtime 20ms]``
 
-Each file runs as written on the ``default`` preset grown to 256 GiB (some examples lay out
-100-200 GiB of files) and not preconditioned (the survey asks whether a job runs, not how
-fast), with one addition: a runtime cap
+Each file runs as written on the ``default`` preset grown to 256 GiB of logical space
+(``nand.blocks_per_plane = 17664``: 276 GiB of flash, 7% of it over-provisioning; some examples
+lay out 100-256 GiB of files) and not preconditioned (the survey asks whether a job runs, not
+how fast; a file a job reads is laid out first, untimed, as fio lays it out), with one
+addition: a runtime cap
 (``workload.global.runtime``, default 20 ms of simulated time) so the survey takes minutes
 instead of the hours of device time the examples ask for. A job that parses, resolves and runs
 to its end counts as ``runs``; a refusal is ``refused`` with flashpress's message (which names
@@ -27,6 +29,10 @@ import flashpress
 from flashpress.errors import FlashpressError
 from flashpress.reproduce import testdata
 
+#: The default preset's planes grown to 17664 blocks: 276 GiB of flash, of which 93% (256.7 GiB)
+#: is the host's logical space, so that the examples sized for a 256 GiB device fit.
+BLOCKS_PER_PLANE = 17664
+
 #: Where `make testdata` puts the job files of Debian's fio-examples.
 DEFAULT_EXAMPLES = testdata.root() / "fio-examples"
 
@@ -35,7 +41,7 @@ def survey_one(path: Path, runtime: str) -> dict[str, object]:
     cfg = flashpress.Config.preset("default").with_overrides(
         {
             "workload": {"type": "fio", "path": str(path), "global": {"runtime": runtime}},
-            "nand.blocks_per_plane": 16384,
+            "nand.blocks_per_plane": BLOCKS_PER_PLANE,
             "precondition.fill_fraction": 0.0,
             "precondition.aging_fraction": 0.0,
         },
@@ -65,7 +71,8 @@ def markdown(rows: list[dict[str, object]]) -> str:
         "<!-- written by scripts/fio_examples.py; tests/python/test_fio_examples.py checks it is current -->",
         "",
         "The job files of fio's own examples folder, as Debian's fio-examples 3.33 ships them "
-        "(`make testdata` fetches them), each run as written with a 20 ms runtime cap.",
+        "(`make testdata` fetches them), each run as written with a 20 ms runtime cap on the `default` "
+        "preset grown to 256 GiB of logical space (`nand.blocks_per_plane = 17664`), not preconditioned.",
         "",
         f"{runs} of {len(rows)} run as written; {len(rows) - runs} are refused.",
         "",

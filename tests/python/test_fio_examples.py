@@ -1,7 +1,8 @@
 """fio's own examples folder (the 86 job files of Debian's fio-examples 3.33, fetched by
 `make testdata`) through flashpress: every job runs to its end
 or is refused with a message naming what it cannot honour; and the table in the docs is what
-the survey script produces now."""
+the survey script produces now. The survey runs 86 simulations on a 256 GiB device, some laying
+out 100-256 GiB of files first (about 85 s on a shared two-core machine): slow tests."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "docs" / "fio-examples.md"
@@ -58,3 +61,44 @@ def test_the_docs_table_is_current(rows: list[dict[str, object]]) -> None:
     assert TABLE.read_text() == want, (
         "docs/fio-examples.md is stale: run `python scripts/fio_examples.py --markdown docs/fio-examples.md`"
     )
+
+
+def test_examples_too_large_for_the_default_device_are_refused_in_one_line_naming_the_size(
+    rows: list[dict[str, object]],
+) -> None:
+    import flashpress
+    from flashpress.errors import FlashpressError
+
+    examples = _survey().DEFAULT_EXAMPLES
+    refused = []
+    for r in rows:
+        if r["outcome"] != "runs":
+            continue
+        path = examples / str(r["file"])
+        cfg = flashpress.Config.preset("default").with_overrides(
+            {
+                "workload": {"type": "fio", "path": str(path), "global": {"runtime": "20ms"}},
+                "precondition.fill_fraction": 0.0,
+                "precondition.aging_fraction": 0.0,
+            },
+            source_name="test",
+        )
+        try:
+            flashpress.simulate(cfg, progress=False)
+        except FlashpressError as e:
+            msg = str(e)
+            assert "\n" not in msg, msg
+            # The size the jobs need, and the device's, both in bytes.
+            m = re.search(r"need (\d+) bytes .*more than the device's (\d+) logical bytes", msg)
+            assert m, msg
+            assert int(m.group(1)) > int(m.group(2)), msg
+            refused.append(r["file"])
+    # The default device has 15.98 GB of logical space; these examples lay out 20-256 GiB of files.
+    assert sorted(refused) == [
+        "cpp_null.fio",
+        "enospc-pressure.fio",
+        "flow.fio",
+        "ime.fio",
+        "libpmem.fio",
+        "null.fio",
+    ]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -305,3 +306,21 @@ def test_exitall_ends_the_other_jobs_of_the_group() -> None:
     assert run([dict(short, exitall=False), long])["host_write_bytes"] == 9 << 20
     with pytest.raises(flashpress.errors.ConfigError, match="exit_what"):
         run([dict(short, exit_what="sometimes"), long])
+
+
+def test_a_read_job_reads_its_file_laid_out_before_the_run() -> None:
+    # fio writes a file a job reads before the job starts (extend_file): 1 MiB here, none
+    # of it in the job's 256 reads of 4 KiB, and every read finds data.
+    from flashpress.cli import format_summary
+
+    s = run([{"rw": "read", "bs": "4k", "size": "1m"}])
+    assert s["precondition"]["layout_bytes"] == 1 << 20
+    assert s["requests_issued"] == 256
+    assert s["write"]["requests"] == 0
+    assert s["unmapped_page_reads"] == 0
+    assert re.search(r"\n  laid out +1,048,576 bytes of fio job files", format_summary(s, "t"))
+    # On the device nothing is laid out: the reads of never-written pages are counted.
+    s = run([{"rw": "read", "bs": "4k", "size": "1m", "filename": "/dev/sdb"}])
+    assert s["precondition"]["layout_bytes"] == 0
+    assert s["unmapped_page_reads"] == 256
+    assert "laid out" not in format_summary(s, "t")

@@ -49,6 +49,11 @@ pub struct Simulation {
     tickers: usize,
     /// Arrivals and completions since the last timeline tick (the start counts as one).
     events_since_tick: u64,
+    /// Skip a `[stack]` run's ticks over idle stretches (`Stack::idle_tick`); off only to
+    /// check that the skip is exact.
+    skip_idle_ticks: bool,
+    /// Stack ticks run so far.
+    stack_ticks: u64,
     /// End of the warm-up (`stats.warmup_ms`; zero: none).
     warmup: SimTime,
     /// The counters when the warm-up ended, once it has.
@@ -231,6 +236,8 @@ impl Simulation {
             done: false,
             tickers: 1,
             events_since_tick: 1,
+            skip_idle_ticks: true,
+            stack_ticks: 0,
             cfg,
         };
         sim.host.start(&mut World {
@@ -345,19 +352,29 @@ impl Simulation {
                     }
                     self.events_since_tick = 0;
                 }
-                // Not skipped like `Tick`: the thermal model integrates every step anyway
-                // (`Thermal::advance` loops per `thermal.step_ms` however far it advances),
-                // so skipping would not bound the time an idle stretch costs, and catching up
-                // late would change what the stack decides: SMART reads would all see the
-                // temperature at the end of the stretch, and the space policy's rates would
-                // be measured over the wrong periods. It stores nothing per tick.
+                // Skipped only where that is exact (`Stack::idle_tick`: an idle device, a
+                // settled space policy, up to the stack's next background work and its last
+                // SMART read before the next event), unlike `Tick`, whose skip may drop
+                // samples: catching up late otherwise would change what the stack decides
+                // (SMART reads would all see the temperature at the end of the stretch, the
+                // space policy's rates would be measured over the wrong periods).
                 Event::StackTick => {
                     self.tickers -= 1;
+                    self.stack_ticks += 1;
                     let pending = self.pending_work();
                     if let Target::Stack(s) = &mut self.target {
                         s.tick(t, self.content.as_mut())?;
                         if pending {
-                            self.queue.push(t + s.tick_ns(), Event::StackTick);
+                            let mut next = t + s.tick_ns();
+                            if self.skip_idle_ticks {
+                                let due = self
+                                    .queue
+                                    .next_time_except(|e| matches!(e, Event::StackTick));
+                                if let Some(end) = due.and_then(|d| s.idle_tick(t, d)) {
+                                    next = end;
+                                }
+                            }
+                            self.queue.push(next, Event::StackTick);
                             self.tickers += 1;
                         }
                     }
@@ -551,6 +568,20 @@ impl Simulation {
             Target::Stack(s) => Some(s),
             Target::Ssd(_) => None,
         }
+    }
+
+    /// Tick a `[stack]` run at every thermal step of its idle stretches too (`false`), instead
+    /// of skipping them where that changes nothing (the default). For tests that check the
+    /// skip is exact.
+    #[doc(hidden)]
+    pub fn set_skip_idle_ticks(&mut self, on: bool) {
+        self.skip_idle_ticks = on;
+    }
+
+    /// Stack ticks run so far (see [`Simulation::set_skip_idle_ticks`]).
+    #[doc(hidden)]
+    pub fn stack_ticks(&self) -> u64 {
+        self.stack_ticks
     }
 
     /// Mutable device access for tests that corrupt state on purpose (plain SSD runs).

@@ -54,6 +54,10 @@ pub struct Simulation {
     skip_idle_ticks: bool,
     /// Stack ticks run so far.
     stack_ticks: u64,
+    /// Polled between events of a step ([`Simulation::set_interrupt`]).
+    stop: Interrupt<'static>,
+    /// An interrupt cut an event short: the state is not consistent any more.
+    broken: bool,
     /// End of the warm-up (`stats.warmup_ms`; zero: none).
     warmup: SimTime,
     /// The counters when the warm-up ended, once it has.
@@ -238,6 +242,8 @@ impl Simulation {
             events_since_tick: 1,
             skip_idle_ticks: true,
             stack_ticks: 0,
+            stop: Interrupt::none(),
+            broken: false,
             cfg,
         };
         sim.host.start(&mut World {
@@ -255,9 +261,41 @@ impl Simulation {
         Ok(sim)
     }
 
+    /// Poll `hook` from now on (`None`: stop polling) between the events of [`Simulation::step`]
+    /// and before each codec call of the content model, every few milliseconds of wall time;
+    /// its error ends the step with [`Error::Interrupted`]. Between events the run can go on
+    /// with the next step; an interrupt inside an event (a codec loop: `zstd-22` on many
+    /// blocks) leaves it half done, and every later step fails.
+    pub fn set_interrupt(&mut self, hook: Option<crate::interrupt::SharedHook>) {
+        if let Some(c) = self.content.as_mut() {
+            c.set_interrupt(hook.clone());
+        }
+        self.stop = hook.map_or_else(Interrupt::none, Interrupt::shared);
+    }
+
     /// Process at most `max_events` events; `Ok(true)` once the workload is finished.
     pub fn step(&mut self, max_events: u64) -> Result<bool> {
+        if self.broken {
+            return Err(Error::State(
+                "this simulation was interrupted in the middle of an event and cannot go on; \
+                 start it again"
+                    .into(),
+            ));
+        }
+        let r = self.step_events(max_events);
+        if self.content.as_ref().is_some_and(|c| c.interrupted()) {
+            self.broken = true;
+            return Err(Error::Interrupted);
+        }
+        r
+    }
+
+    fn step_events(&mut self, max_events: u64) -> Result<bool> {
         for _ in 0..max_events {
+            self.stop.poll()?;
+            if self.content.as_ref().is_some_and(|c| c.interrupted()) {
+                return Err(Error::Interrupted);
+            }
             if self.base.is_none() && self.warmup > SimTime::ZERO {
                 let next = match &self.target {
                     Target::Ssd(d) => d.next_arrival(),

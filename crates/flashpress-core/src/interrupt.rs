@@ -110,14 +110,13 @@ impl<'a> Interrupt<'a> {
 mod tests {
     use super::*;
     use crate::error::Error;
-    use std::cell::Cell;
+    use std::sync::atomic::{AtomicU32, Ordering};
 
     #[test]
     fn polls_the_hook_by_wall_time_and_stops_on_its_error() {
-        let calls = Cell::new(0u32);
+        let calls = AtomicU32::new(0);
         let hook = || {
-            calls.set(calls.get() + 1);
-            if calls.get() >= 3 {
+            if calls.fetch_add(1, Ordering::SeqCst) + 1 >= 3 {
                 Err(Error::Interrupted)
             } else {
                 Ok(())
@@ -134,10 +133,24 @@ mod tests {
             }
         };
         assert!(matches!(e, Error::Interrupted));
-        assert_eq!(calls.get(), 3);
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
         // Three calls, each at least POLL_EVERY after the previous one (the first too).
         assert!(start.elapsed() >= POLL_EVERY * 3);
         assert!(n > 3 * u64::from(ITERATIONS_PER_CLOCK));
+    }
+
+    #[test]
+    fn a_shared_hook_polled_slowly_reads_the_clock_every_time() {
+        let calls = Arc::new(AtomicU32::new(0));
+        let c = Arc::clone(&calls);
+        let mut stop = Interrupt::shared(Arc::new(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+            Err(Error::Interrupted)
+        }));
+        std::thread::sleep(POLL_EVERY);
+        // Due: the very next slow poll calls the hook (no count of cheap iterations first).
+        assert!(matches!(stop.poll_slow(), Err(Error::Interrupted)));
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 
     #[test]

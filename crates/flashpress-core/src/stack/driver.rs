@@ -558,6 +558,12 @@ impl Stack {
         ]
     }
 
+    /// The SMART temperature the first stream's policy last read (°C), for tests.
+    #[doc(hidden)]
+    pub fn smart_c(&self) -> f64 {
+        self.policies[0].smart_c()
+    }
+
     /// The CCSD (for the run summary's NAND figures).
     pub fn ccsd(&self) -> &Ccsd {
         &self.ccsd

@@ -6,8 +6,9 @@ use flashpress_core::sim::Simulation;
 
 /// The `waltz` preset cut down (64 blocks per plane, a 1 GiB partition) replaying `trace`
 /// (disksim, times in ns) with `extra` TOML appended; returns the summary JSON, the timeline
-/// as bits and the stack ticks run.
-fn run(trace: &str, extra: &str, skip: bool) -> (String, Vec<(String, Vec<u64>)>, u64) {
+/// as bits, the stack ticks run and the SMART temperature the policy had read when each
+/// request arrived (as bits).
+fn run(trace: &str, extra: &str, skip: bool) -> (String, Vec<(String, Vec<u64>)>, u64, Vec<u64>) {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("gap.trace");
     std::fs::write(&p, trace).unwrap();
@@ -20,7 +21,16 @@ fn run(trace: &str, extra: &str, skip: bool) -> (String, Vec<(String, Vec<u64>)>
     ));
     let mut sim = Simulation::new(cfg).unwrap();
     sim.set_skip_idle_ticks(skip);
-    while !sim.step(1 << 20).unwrap() {}
+    // One event at a time: the reading a request's placement sees is taken when it arrives.
+    let mut readings = Vec::new();
+    let mut issued = 0;
+    while !sim.step(1).unwrap() {
+        let p = sim.progress();
+        if p.requests_issued != issued {
+            issued = p.requests_issued;
+            readings.push(sim.stack().unwrap().smart_c().to_bits());
+        }
+    }
     let ticks = sim.stack_ticks();
     let rep = sim.finish().unwrap();
     let timeline = rep
@@ -33,12 +43,12 @@ fn run(trace: &str, extra: &str, skip: bool) -> (String, Vec<(String, Vec<u64>)>
             )
         })
         .collect();
-    (rep.summary_json(), timeline, ticks)
+    (rep.summary_json(), timeline, ticks, readings)
 }
 
-/// Two bursts of writes (and a read) with an idle gap of `gap_s` seconds between them.
-fn bursts(gap_s: u64) -> String {
-    let g = gap_s * 1_000_000_000;
+/// Two bursts of writes (and a read), the second `gap_ms` milliseconds after the first.
+fn bursts(gap_ms: u64) -> String {
+    let g = gap_ms * 1_000_000;
     let mut t = String::new();
     for k in 0..40u64 {
         t += &format!("{} 0 {} 256 0\n", k * 2_000_000, k * 256);
@@ -52,43 +62,51 @@ fn bursts(gap_s: u64) -> String {
 
 #[test]
 fn skipping_idle_ticks_gives_the_same_bytes_as_ticking_every_step() {
-    // (what the case exercises, extra TOML, idle gap in s)
+    // (what the case exercises, extra TOML, from the first burst to the second in ms)
     let cases: &[(&str, &str, u64)] = &[
-        ("baseline: cooling to the idle plateau", "", 20_000),
+        ("baseline: cooling to the idle plateau", "", 20_000_000),
         (
             "waltz_p: SMART reads every second, the OSA space policy",
             "[stack]\npolicy = \"waltz_p\"\n[stack.space]\ntype = \"osa\"\nft_sc_per_s = 1.0\n\
              ft_c_per_s = 1.0\nts = 0.01\nrs_max = 0.1\ninterval_ms = 1000.0\n",
-            20_000,
+            20_000_000,
         ),
         (
             "tcs: SMART reads every 300 ms, off the tick grid",
             "[stack]\npolicy = \"tcs\"\n[stack.tcs]\nsmart_interval_ms = 300.0\n",
-            20_000,
+            20_000_000,
+        ),
+        (
+            // The timeline has settled (its ticks skip), the temperature still moves by more
+            // than a rounding step per tick; the last SMART read before the next request is
+            // at 7999.8 s, not at the last tick before it (7999.9 s).
+            "tcs: the reading the next request sees is the last read's",
+            "[stack]\npolicy = \"tcs\"\n[stack.tcs]\nsmart_interval_ms = 300.0\n",
+            8_000_050,
         ),
         (
             "a hot start: throttled, released while cooling in the gap",
             "[stack.ccsd.thermal]\ninitial_c = 80.0\n",
-            20_000,
+            20_000_000,
         ),
         (
             "leakage: power follows temperature, stepped, not closed form",
             "[stack.ccsd.thermal]\nleak_w = 0.5\n",
-            20_000,
+            20_000_000,
         ),
         (
             "the page cache's periodic flusher",
             "[stack.cache]\nenabled = true\ncapacity_mib = 64\n",
-            20_000,
+            20_000_000,
         ),
     ];
-    for &(what, extra, gap_s) in cases {
-        let trace = bursts(gap_s);
-        let (s_skip, tl_skip, ticks_skip) = run(&trace, extra, true);
-        let (s_all, tl_all, ticks_all) = run(&trace, extra, false);
+    for &(what, extra, gap_ms) in cases {
+        let trace = bursts(gap_ms);
+        let (s_skip, tl_skip, ticks_skip, r_skip) = run(&trace, extra, true);
+        let (s_all, tl_all, ticks_all, r_all) = run(&trace, extra, false);
         // Without the skip, a tick at every 100 ms step of the run.
         assert!(
-            ticks_all >= gap_s * 10,
+            ticks_all >= gap_ms / 100,
             "{what}: {ticks_all} ticks without the skip"
         );
         // The skip took effect...
@@ -99,5 +117,6 @@ fn skipping_idle_ticks_gives_the_same_bytes_as_ticking_every_step() {
         // ...and changed nothing.
         assert_eq!(s_skip, s_all, "{what}: summaries differ");
         assert_eq!(tl_skip, tl_all, "{what}: timelines differ");
+        assert_eq!(r_skip, r_all, "{what}: SMART readings differ");
     }
 }

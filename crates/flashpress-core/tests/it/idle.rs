@@ -4,11 +4,14 @@
 use crate::support::config;
 use flashpress_core::sim::Simulation;
 
+/// Summary JSON, timeline columns as bits, stack ticks run, SMART readings as bits.
+type Outcome = (String, Vec<(String, Vec<u64>)>, u64, Vec<u64>);
+
 /// The `waltz` preset cut down (64 blocks per plane, a 1 GiB partition) replaying `trace`
 /// (disksim, times in ns) with `extra` TOML appended; returns the summary JSON, the timeline
 /// as bits, the stack ticks run and the SMART temperature the policy had read when each
 /// request arrived (as bits).
-fn run(trace: &str, extra: &str, skip: bool) -> (String, Vec<(String, Vec<u64>)>, u64, Vec<u64>) {
+fn run(trace: &str, extra: &str, skip: bool) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("gap.trace");
     std::fs::write(&p, trace).unwrap();

@@ -149,3 +149,37 @@ def test_cli_ctrl_c_while_starting_is_one_line_and_130() -> None:
         if "Traceback" in err and str(PACKAGE) not in err:
             continue  # the interpreter's start-up, before any line of flashpress ran
         assert (p.returncode, err) in ((130, "flashpress: interrupted\n"), (-signal.SIGINT, "")), (delay, err)
+
+
+#: Content in bytes mode under zstd-22 and 1 MiB writes: each request compresses 256 blocks at
+#: milliseconds each, so one event takes seconds (the whole 16 MiB run about 50 s here).
+SLOW_CODEC_TOML = """preset = "tiny"
+[content]
+mode = "bytes"
+codec = "zstd-22"
+ratio = { type = "uniform", min = 1.0, max = 4.0 }
+[workload]
+type = "fio"
+[[workload.jobs]]
+name = "w"
+rw = "randwrite"
+bs = "1m"
+size = "16m"
+"""
+
+
+def test_cli_ctrl_c_inside_a_slow_codec_loop_exits_130_promptly(tmp_path: Path) -> None:
+    """Before the content model polled the hook per codec call, this run held Ctrl-C for the
+    whole run (51 s here): its 16 events fit in one step, and each compresses 256 blocks."""
+    exe = Path(sys.executable).parent / "flashpress"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "flashpress"]
+    cfg = tmp_path / "z22.toml"
+    cfg.write_text(SLOW_CODEC_TOML)
+    out = tmp_path / "res"
+    p = _popen([*cmd, "run", "--config", str(cfg), "--out", str(out), "--no-progress"])
+    # Past the CLI's start-up (about 1 s here), inside the first request's codec loop.
+    took, err = _interrupt(p, None, 3.0)
+    assert p.returncode == 130, err
+    assert err == "flashpress: interrupted\n"
+    assert took < WORK_S + TEARDOWN_S, f"exited {took:.3f} s after SIGINT"
+    assert not out.exists()

@@ -1,11 +1,15 @@
 //! Stopping long loops early. The loops that run before or between [`crate::sim::Simulation`]
 //! steps (preconditioning and aging, a stack's file layout and fill) poll an [`Interrupt`];
 //! every few milliseconds of wall time it calls the caller's hook, and an error from the hook
-//! (a front end's Ctrl-C: [`Error::Interrupted`]) ends the loop and the call.
+//! (a front end's Ctrl-C: [`Error::Interrupted`]) ends the loop and the call. Within a step,
+//! the simulation polls a hook it was given ([`crate::sim::Simulation::set_interrupt`])
+//! between events, and the content model polls it before each codec call (a `zstd-22` unit
+//! takes milliseconds, an event may compress hundreds).
 //!
 //! [`Error::Interrupted`]: crate::error::Error::Interrupted
 
 use crate::error::Result;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Wall time between two calls of the hook: well under the 0.2 s a Ctrl-C may take.
@@ -16,11 +20,19 @@ pub const POLL_EVERY: Duration = Duration::from_millis(10);
 const ITERATIONS_PER_CLOCK: u32 = 64;
 
 /// The caller's check: `Err` stops the loop that polled it.
-pub type Hook<'a> = &'a (dyn Fn() -> Result<()> + 'a);
+pub type Hook<'a> = &'a (dyn Fn() -> Result<()> + Sync + 'a);
+
+/// A check a simulation keeps across the calls of one step.
+pub type SharedHook = Arc<dyn Fn() -> Result<()> + Send + Sync>;
+
+enum HookRef<'a> {
+    Borrowed(Hook<'a>),
+    Shared(SharedHook),
+}
 
 /// A hook and when it is next due.
 pub struct Interrupt<'a> {
-    hook: Option<Hook<'a>>,
+    hook: Option<HookRef<'a>>,
     count: u32,
     next: Instant,
 }
@@ -38,10 +50,26 @@ impl<'a> Interrupt<'a> {
     /// Call `hook` about every [`POLL_EVERY`] of wall time while loops poll.
     pub fn new(hook: Hook<'a>) -> Interrupt<'a> {
         Interrupt {
-            hook: Some(hook),
+            hook: Some(HookRef::Borrowed(hook)),
             count: 0,
             next: Instant::now() + POLL_EVERY,
         }
+    }
+
+    /// [`Interrupt::new`] with a hook the interrupt shares.
+    pub fn shared(hook: SharedHook) -> Interrupt<'static> {
+        Interrupt {
+            hook: Some(HookRef::Shared(hook)),
+            count: 0,
+            next: Instant::now() + POLL_EVERY,
+        }
+    }
+
+    /// [`Interrupt::poll`] for an iteration that takes long on its own (a codec call): read
+    /// the clock every time.
+    #[inline]
+    pub fn poll_slow(&mut self) -> Result<()> {
+        self.poll_by(ITERATIONS_PER_CLOCK)
     }
 
     /// Call once per loop iteration; `Err` from the hook when it is due and says stop.
@@ -63,7 +91,7 @@ impl<'a> Interrupt<'a> {
 
     #[cold]
     fn check_due(&mut self) -> Result<()> {
-        let Some(hook) = self.hook else {
+        let Some(hook) = &self.hook else {
             return Ok(());
         };
         let now = Instant::now();
@@ -71,7 +99,10 @@ impl<'a> Interrupt<'a> {
             return Ok(());
         }
         self.next = now + POLL_EVERY;
-        hook()
+        match hook {
+            HookRef::Borrowed(h) => h(),
+            HookRef::Shared(h) => h(),
+        }
     }
 }
 
@@ -79,14 +110,13 @@ impl<'a> Interrupt<'a> {
 mod tests {
     use super::*;
     use crate::error::Error;
-    use std::cell::Cell;
+    use std::sync::atomic::{AtomicU32, Ordering};
 
     #[test]
     fn polls_the_hook_by_wall_time_and_stops_on_its_error() {
-        let calls = Cell::new(0u32);
+        let calls = AtomicU32::new(0);
         let hook = || {
-            calls.set(calls.get() + 1);
-            if calls.get() >= 3 {
+            if calls.fetch_add(1, Ordering::SeqCst) + 1 >= 3 {
                 Err(Error::Interrupted)
             } else {
                 Ok(())
@@ -103,10 +133,24 @@ mod tests {
             }
         };
         assert!(matches!(e, Error::Interrupted));
-        assert_eq!(calls.get(), 3);
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
         // Three calls, each at least POLL_EVERY after the previous one (the first too).
         assert!(start.elapsed() >= POLL_EVERY * 3);
         assert!(n > 3 * u64::from(ITERATIONS_PER_CLOCK));
+    }
+
+    #[test]
+    fn a_shared_hook_polled_slowly_reads_the_clock_every_time() {
+        let calls = Arc::new(AtomicU32::new(0));
+        let c = Arc::clone(&calls);
+        let mut stop = Interrupt::shared(Arc::new(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+            Err(Error::Interrupted)
+        }));
+        std::thread::sleep(POLL_EVERY);
+        // Due: the very next slow poll calls the hook (no count of cheap iterations first).
+        assert!(matches!(stop.poll_slow(), Err(Error::Interrupted)));
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 
     #[test]

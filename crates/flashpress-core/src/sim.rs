@@ -49,6 +49,15 @@ pub struct Simulation {
     tickers: usize,
     /// Arrivals and completions since the last timeline tick (the start counts as one).
     events_since_tick: u64,
+    /// Skip a `[stack]` run's ticks over idle stretches (`Stack::idle_tick`); off only to
+    /// check that the skip is exact.
+    skip_idle_ticks: bool,
+    /// Stack ticks run so far.
+    stack_ticks: u64,
+    /// Polled between events of a step ([`Simulation::set_interrupt`]).
+    stop: Interrupt<'static>,
+    /// An interrupt cut an event short: the state is not consistent any more.
+    broken: bool,
     /// End of the warm-up (`stats.warmup_ms`; zero: none).
     warmup: SimTime,
     /// The counters when the warm-up ended, once it has.
@@ -247,6 +256,10 @@ impl Simulation {
             done: false,
             tickers: 1,
             events_since_tick: 1,
+            skip_idle_ticks: true,
+            stack_ticks: 0,
+            stop: Interrupt::none(),
+            broken: false,
             cfg,
         };
         sim.host.start(&mut World {
@@ -264,9 +277,41 @@ impl Simulation {
         Ok(sim)
     }
 
+    /// Poll `hook` from now on (`None`: stop polling) between the events of [`Simulation::step`]
+    /// and before each codec call of the content model, every few milliseconds of wall time;
+    /// its error ends the step with [`Error::Interrupted`]. Between events the run can go on
+    /// with the next step; an interrupt inside an event (a codec loop: `zstd-22` on many
+    /// blocks) leaves it half done, and every later step fails.
+    pub fn set_interrupt(&mut self, hook: Option<crate::interrupt::SharedHook>) {
+        if let Some(c) = self.content.as_mut() {
+            c.set_interrupt(hook.clone());
+        }
+        self.stop = hook.map_or_else(Interrupt::none, Interrupt::shared);
+    }
+
     /// Process at most `max_events` events; `Ok(true)` once the workload is finished.
     pub fn step(&mut self, max_events: u64) -> Result<bool> {
+        if self.broken {
+            return Err(Error::State(
+                "this simulation was interrupted in the middle of an event and cannot go on; \
+                 start it again"
+                    .into(),
+            ));
+        }
+        let r = self.step_events(max_events);
+        if self.content.as_ref().is_some_and(|c| c.interrupted()) {
+            self.broken = true;
+            return Err(Error::Interrupted);
+        }
+        r
+    }
+
+    fn step_events(&mut self, max_events: u64) -> Result<bool> {
         for _ in 0..max_events {
+            self.stop.poll()?;
+            if self.content.as_ref().is_some_and(|c| c.interrupted()) {
+                return Err(Error::Interrupted);
+            }
             if self.base.is_none() && self.warmup > SimTime::ZERO {
                 let next = match &self.target {
                     Target::Ssd(d) => d.next_arrival(),
@@ -361,19 +406,29 @@ impl Simulation {
                     }
                     self.events_since_tick = 0;
                 }
-                // Not skipped like `Tick`: the thermal model integrates every step anyway
-                // (`Thermal::advance` loops per `thermal.step_ms` however far it advances),
-                // so skipping would not bound the time an idle stretch costs, and catching up
-                // late would change what the stack decides: SMART reads would all see the
-                // temperature at the end of the stretch, and the space policy's rates would
-                // be measured over the wrong periods. It stores nothing per tick.
+                // Skipped only where that is exact (`Stack::idle_tick`: an idle device, a
+                // settled space policy, up to the stack's next background work and its last
+                // SMART read before the next event), unlike `Tick`, whose skip may drop
+                // samples: catching up late otherwise would change what the stack decides
+                // (SMART reads would all see the temperature at the end of the stretch, the
+                // space policy's rates would be measured over the wrong periods).
                 Event::StackTick => {
                     self.tickers -= 1;
+                    self.stack_ticks += 1;
                     let pending = self.pending_work();
                     if let Target::Stack(s) = &mut self.target {
                         s.tick(t, self.content.as_mut())?;
                         if pending {
-                            self.queue.push(t + s.tick_ns(), Event::StackTick);
+                            let mut next = t + s.tick_ns();
+                            if self.skip_idle_ticks {
+                                let due = self
+                                    .queue
+                                    .next_time_except(|e| matches!(e, Event::StackTick));
+                                if let Some(end) = due.and_then(|d| s.idle_tick(t, d)) {
+                                    next = end;
+                                }
+                            }
+                            self.queue.push(next, Event::StackTick);
                             self.tickers += 1;
                         }
                     }
@@ -567,6 +622,20 @@ impl Simulation {
             Target::Stack(s) => Some(s),
             Target::Ssd(_) => None,
         }
+    }
+
+    /// Tick a `[stack]` run at every thermal step of its idle stretches too (`false`), instead
+    /// of skipping them where that changes nothing (the default). For tests that check the
+    /// skip is exact.
+    #[doc(hidden)]
+    pub fn set_skip_idle_ticks(&mut self, on: bool) {
+        self.skip_idle_ticks = on;
+    }
+
+    /// Stack ticks run so far (see [`Simulation::set_skip_idle_ticks`]).
+    #[doc(hidden)]
+    pub fn stack_ticks(&self) -> u64 {
+        self.stack_ticks
     }
 
     /// Mutable device access for tests that corrupt state on purpose (plain SSD runs).

@@ -4,7 +4,7 @@ use crate::config::parse_json;
 use crate::errors::{FlashpressError, IntoPyResult};
 use flashpress_core::config::SimConfig;
 use flashpress_core::estimate::MemoryLimit;
-use flashpress_core::interrupt::{Interrupt, POLL_EVERY};
+use flashpress_core::interrupt::{Interrupt, SharedHook};
 use flashpress_core::sim::Simulation as CoreSimulation;
 use flashpress_core::stats::RunReport;
 use flashpress_core::workload::Op;
@@ -15,8 +15,7 @@ use pyo3::types::PyDict;
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
 
 // The GIL is released while the core steps, so the core values must be movable across threads.
 const _: fn() = || {
@@ -31,9 +30,6 @@ pub struct Simulation {
     // `None` once finished. The mutex makes the class Sync for PyO3; Python never contends it.
     inner: Mutex<Option<CoreSimulation>>,
 }
-
-/// Events per chunk of a `step` between two readings of the clock.
-const STEP_CHUNK: u64 = 1 << 12;
 
 /// The core's interrupt hook: take the GIL briefly and run Python's signal handlers (on the
 /// main thread, where the call happens, so a SIGINT raises KeyboardInterrupt); their
@@ -91,31 +87,23 @@ impl Simulation {
     }
 
     /// Process at most `max_events` events without holding the GIL; True once the workload is
-    /// done. Checks for Ctrl-C (KeyboardInterrupt) every few milliseconds of wall time.
+    /// done. Checks for Ctrl-C (KeyboardInterrupt) every few milliseconds of wall time, between
+    /// events and inside them (before each codec call of the content model); after a Ctrl-C
+    /// inside an event the simulation cannot go on.
     #[pyo3(signature = (max_events = 1 << 18))]
     fn step(&self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
         let mut guard = self.inner.lock().expect("simulation lock");
         let sim = guard.as_mut().ok_or_else(|| finished(py))?;
-        let signal = Mutex::new(None);
-        let done = py.allow_threads(|| {
-            // In chunks, so a step of many slow events still notices Ctrl-C in time.
-            let mut left = max_events;
-            let mut next_check = Instant::now() + POLL_EVERY;
-            while left > 0 {
-                let n = left.min(STEP_CHUNK);
-                if sim.step(n)? {
-                    return Ok(true);
-                }
-                left -= n;
-                let now = Instant::now();
-                if now >= next_check {
-                    next_check = now + POLL_EVERY;
-                    check_signals(&signal)?;
-                }
-            }
-            Ok(false)
-        });
+        let signal = Arc::new(Mutex::new(None));
+        let hook: SharedHook = {
+            let signal = Arc::clone(&signal);
+            Arc::new(move || check_signals(&signal))
+        };
+        sim.set_interrupt(Some(hook));
+        let done = py.allow_threads(|| sim.step(max_events));
+        sim.set_interrupt(None);
         drop(guard);
+        let signal = Mutex::new(signal.lock().expect("signal slot").take());
         let done = reraise(py, done, signal)?;
         py.check_signals()?;
         Ok(done)

@@ -26,6 +26,7 @@ pub mod generate;
 use crate::codec::{check_block_size, stored_len, Codec, CodecKind, CostModel};
 use crate::config::{ContentConfig, ContentMode, ContentSource, RatioDist, RatioScope, SimConfig};
 use crate::error::Result;
+use crate::interrupt::{Interrupt, SharedHook};
 use crate::workload::ContentHints;
 use generate::{block_rng, fill_block, Calibration, SizeCurve, BLOCK};
 use rand::Rng;
@@ -122,6 +123,16 @@ struct Measure {
     cache: HashMap<u64, u32, FixedHasher>,
 }
 
+/// Before a codec call: whether `stop`'s hook says stop (or said so before, `interrupted`).
+/// The caller then returns a size without compressing: the run is being abandoned.
+#[inline]
+fn stop_now(stop: &mut Interrupt<'static>, interrupted: &mut bool) -> bool {
+    if !*interrupted && stop.poll_slow().is_err() {
+        *interrupted = true;
+    }
+    *interrupted
+}
+
 /// The content model of one run.
 pub struct ContentModel {
     mode: ContentMode,
@@ -135,6 +146,10 @@ pub struct ContentModel {
     cache_entries: usize,
     unit: Vec<u8>,
     out: Vec<u8>,
+    /// Polled before each codec call ([`ContentModel::set_interrupt`]).
+    stop: Interrupt<'static>,
+    /// The hook said stop during a codec loop: sizes from then on are not measured.
+    interrupted: bool,
     /// Counters of the primary measure.
     pub counters: ContentCounters,
 }
@@ -208,6 +223,8 @@ impl ContentModel {
             measures: Vec::new(),
             cost: c.cost_model(),
             cache_entries: c.cache_entries as usize,
+            stop: Interrupt::none(),
+            interrupted: false,
             unit: Vec::new(),
             out: Vec::new(),
             counters: ContentCounters::default(),
@@ -301,6 +318,19 @@ impl ContentModel {
         }
     }
 
+    /// Poll `hook` before each codec call from now on (`None`: stop polling). Once it says
+    /// stop, [`ContentModel::interrupted`] is true and sizes are no longer measured: the
+    /// caller must abandon the work in hand.
+    pub fn set_interrupt(&mut self, hook: Option<SharedHook>) {
+        self.stop = hook.map_or_else(Interrupt::none, Interrupt::shared);
+    }
+
+    /// Whether the interrupt hook said stop during a codec call (see
+    /// [`ContentModel::set_interrupt`]).
+    pub fn interrupted(&self) -> bool {
+        self.interrupted
+    }
+
     /// Codec output bytes, under measure `m`, of the unit of `n` consecutive blocks (at most
     /// the measure's granularity) starting at content `id`.
     pub fn unit_size(&mut self, m: MeasureId, stream: usize, id: u64, n: usize) -> u32 {
@@ -312,6 +342,9 @@ impl ContentModel {
             if let Some(s) = table.get(block, n) {
                 self.counters.cache_hits += 1;
                 return s;
+            }
+            if stop_now(&mut self.stop, &mut self.interrupted) {
+                return (n * BLOCK) as u32;
             }
             let unit = &mut self.unit[..n * BLOCK];
             for (i, blk) in unit.chunks_mut(BLOCK).enumerate() {
@@ -332,6 +365,9 @@ impl ContentModel {
         if let Some(&s) = self.measures[m.0].cache.get(&key) {
             self.counters.cache_hits += 1;
             return s;
+        }
+        if stop_now(&mut self.stop, &mut self.interrupted) {
+            return (n * BLOCK) as u32;
         }
         let mut unit = std::mem::take(&mut self.unit);
         self.unit_bytes(stream, id, &mut unit[..n * BLOCK]);

@@ -275,6 +275,11 @@ impl PageCache {
         self.files.get(&key).map_or(0, |m| m.dirty.len() as u64)
     }
 
+    /// When the periodic flusher next runs ([`PageCache::on_time`] at or after it).
+    pub fn next_flush(&self) -> SimTime {
+        self.next_flush
+    }
+
     /// Run the periodic flusher if it is due at `now`: write back the files whose dirty
     /// data expired, then the oldest while above the background threshold.
     pub fn on_time(&mut self, be: &mut dyn Backend, now: SimTime) -> Result<()> {

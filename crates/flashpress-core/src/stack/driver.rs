@@ -1,7 +1,8 @@
 //! The stack a run drives when `[stack]` is present: the file system, the CCSD, host cores,
 //! one placement policy per stream, the SMART reader and the space policy. Time-based work
 //! (the thermal model, the once-a-second SMART read of TCS, the OSA / COCO OP decisions)
-//! happens in [`Stack::on_time`], called before every request and on a periodic tick.
+//! happens in [`Stack::on_time`], called before every request and on a periodic tick; an idle
+//! stretch's ticks are skipped where that changes nothing ([`Stack::idle_tick`]).
 
 use super::bio::{Disk, SpaceReport};
 use super::cache::{Backend, CacheCounters, PageCache};
@@ -349,18 +350,30 @@ impl Stack {
     /// One decision of the space policy over the last `period_ns`; whether it changed the
     /// reserved space.
     fn space_step(&mut self, period_ns: u64) -> bool {
-        let seg_bytes = self.cfg.fs.segment_blocks as u64 * 4096;
-        let partition_segments = self.cfg.fs.partition_bytes / seg_bytes;
         let c = self.fs.counters();
         let secs = period_ns as f64 * 1e-9;
         let f_sc = (c.cleaning_invocations - self.space.last_cleanings) as f64 / secs;
         let f_c = (c.cleaning_blocks_moved - self.space.last_moved) as f64 / secs;
         self.space.last_cleanings = c.cleaning_invocations;
         self.space.last_moved = c.cleaning_blocks_moved;
+        let cur = self.fs.extra_rs_segments();
+        let target = self.space_target(f_sc, f_c);
+        if target != cur {
+            let got = self.fs.set_extra_rs_segments(target);
+            self.space.max_extra = self.space.max_extra.max(got);
+        }
+        self.fs.extra_rs_segments() != cur
+    }
+
+    /// The extra reserved space (segments) the space policy decides on, given the cleaning
+    /// rates of the last period (per second).
+    fn space_target(&self, f_sc: f64, f_c: f64) -> u64 {
+        let seg_bytes = self.cfg.fs.segment_blocks as u64 * 4096;
+        let partition_segments = self.cfg.fs.partition_bytes / seg_bytes;
         let saved_segments = self.ccsd.space().saved_bytes() / seg_bytes;
         let cur = self.fs.extra_rs_segments();
-        let target = match self.cfg.space {
-            SpacePolicy::Fixed => return false,
+        match self.cfg.space {
+            SpacePolicy::Fixed => cur,
             // Waltz §5.2: expand by T_s when cleaning or copying is frequent and the extra
             // RS fits under RS_max and under the saved space; shrink when both are rare or
             // the saved space no longer covers another step.
@@ -399,12 +412,54 @@ impl Stack {
                     cur
                 }
             }
-        };
-        if target != cur {
-            let got = self.fs.set_extra_rs_segments(target);
-            self.space.max_extra = self.space.max_extra.max(got);
         }
-        self.fs.extra_rs_segments() != cur
+    }
+
+    /// Whether a space-policy step now would change nothing: no cleaning since the last
+    /// step, and the policy keeps the reserved space it has at zero cleaning rates.
+    fn space_settled(&self) -> bool {
+        if matches!(self.cfg.space, SpacePolicy::Fixed) {
+            return true;
+        }
+        let c = self.fs.counters();
+        self.space.next > SimTime::ZERO
+            && c.cleaning_invocations == self.space.last_cleanings
+            && c.cleaning_blocks_moved == self.space.last_moved
+            && self.space_target(0.0, 0.0) == self.fs.extra_rs_segments()
+    }
+
+    /// After [`Stack::tick`] at `t`, with the next event other than stack ticks at `due`: the
+    /// latest tick time before `due` that the ticks in between can be skipped to, if any.
+    ///
+    /// Exact, not approximate: one tick there leaves the stack as the skipped ticks would.
+    /// That holds while nothing can change but the temperature: the device is idle from `t`
+    /// ([`Ccsd::idle_at`]: the thermal model then integrates the stretch in one call, by its
+    /// closed form, to the same bytes), no space-policy step would change the reserved space,
+    /// and the stretch ends before the file system's next background work and the page
+    /// cache's next flush. SMART reads the policies take in the stretch keep only the last
+    /// temperature, so the stretch ends at the tick that takes its last read (the single
+    /// read there sees the same temperature).
+    pub fn idle_tick(&self, t: SimTime, due: SimTime) -> Option<SimTime> {
+        if !self.ccsd.idle_at(t) || !self.space_settled() {
+            return None;
+        }
+        let mut bound = due;
+        if let Some(b) = self.fs.next_background() {
+            bound = bound.min(b);
+        }
+        if let Some(c) = &self.cache {
+            bound = bound.min(c.next_flush());
+        }
+        let tick = self.tick_ns;
+        // The last tick strictly before `bound`.
+        let steps = bound.0.checked_sub(t.0 + 1)? / tick;
+        let mut end = t.0 + steps * tick;
+        if self.next_smart.0 <= end {
+            let iv = self.smart_interval_ns;
+            let last_read = self.next_smart.0 + (end - self.next_smart.0) / iv * iv;
+            end = t.0 + (last_read - t.0).div_ceil(tick) * tick;
+        }
+        (end >= t.0 + 2 * tick).then_some(SimTime(end))
     }
 
     /// Record the timeline values of the interval that ends now.
@@ -501,6 +556,12 @@ impl Stack {
                 values: fit(&s.device_w),
             },
         ]
+    }
+
+    /// The SMART temperature the first stream's policy last read (°C), for tests.
+    #[doc(hidden)]
+    pub fn smart_c(&self) -> f64 {
+        self.policies[0].smart_c()
     }
 
     /// The CCSD (for the run summary's NAND figures).

@@ -99,6 +99,11 @@ impl Policy {
         self.temp_c = temp_c;
     }
 
+    /// The last SMART temperature read (°C; -inf before the first read).
+    pub fn smart_c(&self) -> f64 {
+        self.temp_c
+    }
+
     /// Band of the last reading.
     pub fn band(&self) -> Band {
         if self.temp_c >= self.t_hard {

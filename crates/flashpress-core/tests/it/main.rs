@@ -10,6 +10,7 @@ mod controller;
 mod dedup;
 mod determinism;
 mod gc_validity;
+mod idle;
 mod lost_work;
 mod map_cache;
 mod mapping_unit;

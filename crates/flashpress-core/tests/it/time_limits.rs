@@ -122,3 +122,94 @@ fn the_shortest_stack_periods_run() {
         start.elapsed()
     );
 }
+
+/// `tiny` writing 16 MiB in 1 MiB requests with content in `mode` under `codec`.
+fn big_writes(mode: &str, codec: &str) -> SimConfig {
+    tiny(&format!(
+        "[content]\nmode = \"{mode}\"\ncodec = \"{codec}\"\n\
+         ratio = {{ type = \"uniform\", min = 1.0, max = 4.0 }}\n\
+         [workload]\ntype = \"fio\"\n[[workload.jobs]]\nname = \"w\"\nrw = \"randwrite\"\n\
+         bs = \"1m\"\nsize = \"16m\"\n"
+    ))
+}
+
+/// A hook that says stop on its first call and never after.
+fn stop_once() -> (
+    flashpress_core::interrupt::SharedHook,
+    std::sync::Arc<std::sync::atomic::AtomicU32>,
+) {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    let calls = Arc::new(AtomicU32::new(0));
+    let c = Arc::clone(&calls);
+    let hook: flashpress_core::interrupt::SharedHook = Arc::new(move || {
+        if c.fetch_add(1, Ordering::SeqCst) == 0 {
+            Err(Error::Interrupted)
+        } else {
+            Ok(())
+        }
+    });
+    (hook, calls)
+}
+
+/// An interrupt inside an event's codec loop (bytes mode: 256 codec calls per 1 MiB write,
+/// the content model reads the clock before each) stops the step at once, and the simulation
+/// refuses to go on from the half-done event.
+#[test]
+fn an_interrupt_inside_a_codec_loop_stops_the_step_and_the_run() {
+    let mut sim = Simulation::new(big_writes("bytes", "zstd-19")).unwrap();
+    let (hook, calls) = stop_once();
+    sim.set_interrupt(Some(hook));
+    let t0 = std::time::Instant::now();
+    let e = loop {
+        match sim.step(1 << 20) {
+            Ok(true) => panic!("the run ended without polling its hook"),
+            Ok(false) => continue,
+            Err(e) => break e,
+        }
+    };
+    assert!(matches!(e, Error::Interrupted), "{e}");
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // The hook is first due 10 ms after it was set; the step ended within a few codec calls.
+    assert!(t0.elapsed() < std::time::Duration::from_secs(5));
+    assert!(sim.progress().requests_completed < 16);
+    match sim.step(1) {
+        Err(Error::State(msg)) => assert!(msg.contains("interrupted"), "{msg}"),
+        other => panic!("expected a state error, got {other:?}"),
+    }
+}
+
+/// An interrupt between events (content off: nothing polls inside them) stops the step, and
+/// stepping on gives the same results as a run never interrupted.
+#[test]
+fn an_interrupt_between_events_can_be_resumed_to_the_same_results() {
+    // Enough events for the clock to be read (every 64 events) after the hook is due.
+    let cfg = many_small_writes;
+    let whole = Simulation::new(cfg()).unwrap().run().unwrap();
+    let mut sim = Simulation::new(cfg()).unwrap();
+    let (hook, calls) = stop_once();
+    sim.set_interrupt(Some(hook));
+    let mut interrupted = 0;
+    loop {
+        match sim.step(1 << 20) {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(Error::Interrupted) => interrupted += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(interrupted, 1);
+    assert!(calls.load(std::sync::atomic::Ordering::SeqCst) >= 1);
+    let resumed = sim.finish().unwrap();
+    assert_eq!(resumed.summary_json(), whole.summary_json());
+    assert_eq!(resumed.timeline_csv(), whole.timeline_csv());
+}
+
+/// Many small random writes (the device's logical space 40 times over): a run of some
+/// hundreds of milliseconds.
+fn many_small_writes() -> SimConfig {
+    tiny(
+        "[workload]\ntype = \"fio\"\n[[workload.jobs]]\nname = \"w\"\nrw = \"randwrite\"\n\
+         bs = \"4k\"\niodepth = 8\nloops = 40\n",
+    )
+}

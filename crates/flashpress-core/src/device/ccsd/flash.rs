@@ -111,6 +111,11 @@ impl Flash {
         &self.sched
     }
 
+    /// Whether no event is queued: nothing happens until a new command is handed over.
+    pub fn idle(&self) -> bool {
+        self.q.is_empty()
+    }
+
     /// Run every event at or before `t`; the present becomes `t` if it was earlier.
     pub fn run_to(&mut self, t: SimTime) {
         while self.q.peek_time().is_some_and(|e| e <= t) {

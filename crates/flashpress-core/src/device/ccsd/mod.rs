@@ -349,8 +349,8 @@ impl Ccsd {
         c.first_throttle_ns = t.first_throttle.map(|t| t.0);
         c.shutdown_ns = t.shutdown_at.map(|t| t.0);
         c.max_temperature_c = t.max_temp;
-        c.energy_idle_j = t.idle_j;
-        c.energy_leak_j = t.leak_j;
+        c.energy_idle_j = t.idle_j();
+        c.energy_leak_j = t.leak_j();
         c.energy_nand_j = nand_pj(&self.flash.nand) as f64 * 1e-12;
         c.energy_engine_j = self.engine.energy_pj as f64 * 1e-12;
         c.energy_link_j = self.link_pj * 1e-12;
@@ -366,6 +366,18 @@ impl Ccsd {
     /// the power that heats the device, integrated).
     pub fn heat(&self) -> (SimTime, f64) {
         self.thermal.heat()
+    }
+
+    /// Whether nothing happens in the device after `at` until a new command or a thermal
+    /// threshold: no flash work queued, no energy booked since the thermal model was
+    /// integrated to `at` (by [`Disk::advance`]). Then advancing once over an idle stretch
+    /// from `at` gives the same state as advancing at every thermal step of it.
+    pub fn idle_at(&self, at: SimTime) -> bool {
+        !self.untimed
+            && self.flash.idle()
+            && self.engine.pending_pj == 0
+            && nand_pj(&self.flash.nand) == self.nand_pj_seen
+            && self.thermal.settled_at(at)
     }
 
     /// Erased blocks ready for writing.

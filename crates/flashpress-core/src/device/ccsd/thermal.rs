@@ -6,9 +6,33 @@
 //! energy the device booked (NAND, engine, link) since the previous call, spread evenly over
 //! the elapsed interval. Steps are at most `step_ms` long; a call between step boundaries
 //! integrates the remainder exactly, so the temperature is always current at the last call.
+//!
+//! A *quiet* stretch (nothing booked and no leakage, or shut down) has constant power, so its
+//! temperature is the closed form `T(t) = T_env + R P + (T_a - T_env - R P) e^{-(t - t_a)/tau}`
+//! from the stretch's first instant `t_a` (its anchor), and its energies are whole picojoules
+//! per step. Both depend only on the anchor and the step, not on how the stretch is cut into
+//! calls, so one call over `k` steps gives the same bytes as `k` calls of one step; when no
+//! threshold lies between the first and the last of those steps (the closed form is
+//! monotone) the call takes the `k` steps at once. An idle device thus costs one call per
+//! idle stretch, however long (see `Stack::idle_tick`).
 
 use crate::config::ThermalConfig;
 use crate::units::SimTime;
+
+/// Where a quiet stretch began: the closed form's anchor.
+#[derive(Debug, Clone, Copy)]
+struct Quiet {
+    at: SimTime,
+    temp: f64,
+    /// The stretch's constant power (W).
+    p: f64,
+}
+
+/// Energy of `w` watts over `h` ns in whole picojoules (W x ns = nJ).
+#[inline]
+fn pj(w: f64, h: u64) -> u128 {
+    (w * h as f64 * 1e3).round() as u128
+}
 
 /// Thermal state and energy accounting.
 #[derive(Debug, Clone)]
@@ -39,13 +63,15 @@ pub struct Thermal {
     pub throttled_ns: u64,
     /// Highest temperature reached (°C).
     pub max_temp: f64,
-    /// Idle energy (J).
-    pub idle_j: f64,
-    /// Leakage energy (J).
-    pub leak_j: f64,
-    /// Energy the model dissipated up to `last` (J): idle, leakage and booked work, as it
+    /// Idle energy (pJ).
+    idle_pj: u128,
+    /// Leakage energy (pJ).
+    leak_pj: u128,
+    /// Energy the model dissipated up to `last` (pJ): idle, leakage and booked work, as it
     /// heats the device (booked work counts when it is spread, not when it is booked).
-    pub heat_j: f64,
+    heat_pj: u128,
+    /// The quiet stretch the model is in, if any.
+    quiet: Option<Quiet>,
 }
 
 impl Thermal {
@@ -81,9 +107,10 @@ impl Thermal {
             shutdown_at: None,
             throttled_ns: 0,
             max_temp: initial,
-            idle_j: 0.0,
-            leak_j: 0.0,
-            heat_j: 0.0,
+            idle_pj: 0,
+            leak_pj: 0,
+            heat_pj: 0,
+            quiet: None,
         };
         t.check(SimTime::ZERO);
         t
@@ -159,32 +186,120 @@ impl Thermal {
         self.pending_pj = 0.0;
         let (r, tau) = (self.c.r_c_per_w, self.c.tau_s);
         let mut t = self.last;
+        // A threshold lies ahead once a jump was refused: step from there on.
+        let mut jump = true;
         while t < now {
             let h = (now.0 - t.0).min(self.step_ns);
-            let a = if h == self.step_ns {
-                self.a_step
+            let quiet_p = if self.shutdown {
+                Some(0.0)
+            } else if extra_w == 0.0 && self.c.leak_w == 0.0 {
+                Some(self.c.idle_w)
             } else {
-                (-(h as f64 * 1e-9) / tau).exp()
+                None
             };
-            let p = if self.shutdown {
-                0.0
-            } else {
+            let Some(p) = quiet_p else {
+                self.quiet = None;
+                let a = if h == self.step_ns {
+                    self.a_step
+                } else {
+                    (-(h as f64 * 1e-9) / tau).exp()
+                };
                 let leak = self.leak_w(self.temp);
-                let hs = h as f64 * 1e-9;
-                self.idle_j += self.c.idle_w * hs;
-                self.leak_j += leak * hs;
+                self.idle_pj += pj(self.c.idle_w, h);
+                self.leak_pj += pj(leak, h);
                 if self.throttled {
                     self.throttled_ns += h;
                 }
                 let p = self.c.idle_w + leak + extra_w;
-                self.heat_j += p * hs;
-                p
+                self.heat_pj += pj(p, h);
+                self.temp = self.t_env + (self.temp - self.t_env) * a + r * p * (1.0 - a);
+                t = t + h;
+                self.check(t);
+                continue;
             };
-            self.temp = self.t_env + (self.temp - self.t_env) * a + r * p * (1.0 - a);
+            let q = match self.quiet {
+                Some(q) if q.p == p => q,
+                _ => {
+                    let q = Quiet {
+                        at: t,
+                        temp: self.temp,
+                        p,
+                    };
+                    self.quiet = Some(q);
+                    q
+                }
+            };
+            let steps = (now.0 - t.0) / self.step_ns;
+            if jump && steps >= 2 {
+                let end = t + steps * self.step_ns;
+                let first = self.closed(q, t + self.step_ns);
+                let last = self.closed(q, end);
+                if self.steady_between(first.min(last), first.max(last)) {
+                    self.take_quiet_steps(steps, self.step_ns, p);
+                    self.max_temp = self.max_temp.max(first).max(last);
+                    self.temp = last;
+                    t = end;
+                    continue;
+                }
+                jump = false;
+            }
+            self.take_quiet_steps(1, h, p);
             t = t + h;
+            self.temp = self.closed(q, t);
             self.check(t);
         }
         self.last = now;
+    }
+
+    /// The temperature at `at` of the quiet stretch anchored at `q`.
+    #[inline]
+    fn closed(&self, q: Quiet, at: SimTime) -> f64 {
+        let plateau = self.t_env + self.c.r_c_per_w * q.p;
+        let e = (-((at.0 - q.at.0) as f64 * 1e-9) / self.c.tau_s).exp();
+        plateau + (q.temp - plateau) * e
+    }
+
+    /// Whether a temperature anywhere in `lo..=hi` leaves every threshold as it is.
+    fn steady_between(&self, lo: f64, hi: f64) -> bool {
+        if self.shutdown {
+            return true;
+        }
+        hi < self.emergency_c
+            && (!self.throttling
+                || if self.throttled {
+                    lo >= self.release_c
+                } else {
+                    hi < self.throttle_c
+                })
+    }
+
+    /// The energies and throttled time of `n` quiet steps of `h` ns at `p` watts.
+    fn take_quiet_steps(&mut self, n: u64, h: u64, p: f64) {
+        if self.shutdown {
+            return;
+        }
+        let e = pj(p, h) * n as u128;
+        self.idle_pj += e;
+        self.heat_pj += e;
+        if self.throttled {
+            self.throttled_ns += n * h;
+        }
+    }
+
+    /// Idle energy so far (J).
+    pub fn idle_j(&self) -> f64 {
+        self.idle_pj as f64 * 1e-12
+    }
+
+    /// Leakage energy so far (J).
+    pub fn leak_j(&self) -> f64 {
+        self.leak_pj as f64 * 1e-12
+    }
+
+    /// Whether the model is integrated to `at` with nothing booked since: a call over an
+    /// idle stretch from `at` integrates it as calls at every step would.
+    pub fn settled_at(&self, at: SimTime) -> bool {
+        self.last == at && self.pending_pj == 0.0
     }
 
     /// Initial temperature.
@@ -194,13 +309,74 @@ impl Thermal {
 
     /// The time the model is integrated to and the energy it dissipated by then (J).
     pub fn heat(&self) -> (SimTime, f64) {
-        (self.last, self.heat_j)
+        (self.last, self.heat_pj as f64 * 1e-12)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Everything the model reports, as bits.
+    fn state(th: &Thermal) -> Vec<u64> {
+        vec![
+            th.temp.to_bits(),
+            th.max_temp.to_bits(),
+            th.throttled as u64,
+            th.shutdown as u64,
+            th.throttled_ns,
+            th.first_throttle.map_or(u64::MAX, |t| t.0),
+            th.shutdown_at.map_or(u64::MAX, |t| t.0),
+            th.idle_j().to_bits(),
+            th.leak_j().to_bits(),
+            th.heat().1.to_bits(),
+        ]
+    }
+
+    #[test]
+    fn a_quiet_stretch_gives_the_same_bytes_in_one_call_as_in_one_call_per_step() {
+        let c = ThermalConfig {
+            ambient_c: 20.0,
+            idle_w: 4.0,
+            r_c_per_w: 2.5,
+            tau_s: 50.0,
+            step_ms: 100.0,
+            initial_c: Some(95.0),
+            ..ThermalConfig::default()
+        };
+        // (throttle, release, emergency): hot start shut down; throttled, released while
+        // cooling; no threshold in reach; heating towards a plateau (30 °C) past a throttle
+        // threshold at 26 °C.
+        for (i, &(on, off, emergency, initial)) in [
+            (80.0, 70.0, 90.0, 95.0),
+            (80.0, 70.0, 200.0, 85.0),
+            (80.0, 70.0, 200.0, 60.0),
+            (26.0, 25.0, 200.0, 20.0),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let c = ThermalConfig {
+                initial_c: Some(initial),
+                ..c.clone()
+            };
+            let mut a = Thermal::new(&c, 100_000_000, true, on, off, emergency);
+            let mut b = a.clone();
+            // Some booked work first (stepped, not quiet), then 2000 s of quiet.
+            for th in [&mut a, &mut b] {
+                th.book_pj(3e12);
+                th.advance(SimTime(1_000_000_000));
+            }
+            let end = 2_001_000_000_000u64;
+            a.advance(SimTime(end));
+            let mut t = 1_000_000_000u64;
+            while t < end {
+                t += 100_000_000;
+                b.advance(SimTime(t));
+            }
+            assert_eq!(state(&a), state(&b), "case {i}");
+        }
+    }
 
     #[test]
     fn follows_the_closed_form_under_constant_power() {

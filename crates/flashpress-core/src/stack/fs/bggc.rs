@@ -81,6 +81,14 @@ impl BgGc {
 }
 
 impl Fs {
+    /// When [`Fs::on_tick`] next has work: the background cleaner's next wake-up or the next
+    /// periodic checkpoint, whichever is first (`None`: neither is on).
+    pub fn next_background(&self) -> Option<SimTime> {
+        let wake = self.bg.enabled.then_some(self.bg.next_wake);
+        let cp = self.nodes.enabled.then_some(self.nodes.next_cp);
+        wake.into_iter().chain(cp).min()
+    }
+
     /// Time-based work up to `now`: the background cleaner's wake-ups and a due checkpoint.
     /// Called between requests (the stack's periodic tick).
     pub fn on_tick(&mut self, ctx: &mut FsCtx<'_>, now: SimTime) -> Result<()> {

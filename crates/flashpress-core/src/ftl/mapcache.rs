@@ -108,6 +108,9 @@ pub struct MapCacheSummary {
     pub read_translation_mean_us: Option<f64>,
     /// Mean read latency less that wait (us; `null` with no reads).
     pub read_data_mean_us: Option<f64>,
+    /// The dedup layer's fingerprint index on flash (`ftl.dedup.index_cache`; `null` with
+    /// the whole index in DRAM).
+    pub fingerprint_index: Option<super::fpindex::IndexCacheSummary>,
 }
 
 impl MapCacheSummary {
@@ -118,11 +121,13 @@ impl MapCacheSummary {
         c: MapCacheCounters,
         host_pages: u64,
         (reads, latency_ns, map_ns): (u64, u128, u128),
+        index: Option<MapCacheCounters>,
     ) -> MapCacheSummary {
         let n = reads as f64;
         let trans = (reads > 0).then(|| map_ns as f64 / n * 1e-3);
         MapCacheSummary {
-            cached_entries: demand(cfg).map_or(0, |d| d.0),
+            // The whole table when only the fingerprint index is demand-paged.
+            cached_entries: demand(cfg).map_or(super::mapped_pages(cfg), |d| d.0),
             table_entries: super::mapped_pages(cfg),
             translation_pages: translation_pages(cfg),
             counters: c,
@@ -138,6 +143,7 @@ impl MapCacheSummary {
             },
             read_translation_mean_us: trans,
             read_data_mean_us: trans.map(|t| latency_ns as f64 / n * 1e-3 - t),
+            fingerprint_index: index.map(|c| super::fpindex::IndexCacheSummary::new(cfg, c)),
         }
     }
 }

@@ -1573,15 +1573,11 @@ impl SimConfig {
                     f.compression().is_some(),
                     "ftl.compression (its packed map)",
                 ),
-                (
-                    f.dedup().is_some(),
-                    "ftl.dedup (its node table and fingerprint index)",
-                ),
                 (self.stack.is_some(), "a [stack] run (the CCSD's chunk map)"),
             ] {
                 check(!on, src, key, || {
                     format!(
-                        "type = \"demand\" pages the plain page map only; it is not available with {what}: use type = \"full\""
+                        "type = \"demand\" pages the page map (with ftl.dedup: of its nodes); it is not available with {what}: use type = \"full\""
                     )
                 })?;
             }

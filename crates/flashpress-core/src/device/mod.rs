@@ -626,6 +626,12 @@ impl Device {
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn as usize] = c;
         }
+        if let Some(tp) = self.ftl.take_map_read() {
+            // A new stored page's page-map entry (its node's) is loaded; the write completes
+            // once it is, as for the plain page map.
+            self.reqs[slot as usize].pages_left += 1;
+            self.map_read(tp, slot, MapNext::Done, base, cmd);
+        }
         let ppn = match ppn {
             Some(p) => {
                 self.sched.program_allocated(p);

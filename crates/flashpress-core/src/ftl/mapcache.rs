@@ -73,7 +73,8 @@ pub struct MapCacheCounters {
     pub evictions: u64,
     /// Of those, dirty (their translation page was written back).
     pub dirty_evictions: u64,
-    /// Entries GC moved whose entry was not cached (updated in their translation page).
+    /// Entries changed without a lookup whose entry was not cached (updated in their
+    /// translation page): data pages GC moved; with deduplication, stored pages freed.
     pub gc_uncached_updates: u64,
     /// Translation pages read from flash: lookups that missed, and the stored copy a write-back
     /// merges with.

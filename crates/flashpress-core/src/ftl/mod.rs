@@ -394,7 +394,16 @@ impl Ftl {
     #[inline]
     pub fn translate(&mut self, lpn: Lpn) -> Option<Ppn> {
         if self.map.is_some() {
-            self.map_access(lpn, false);
+            match self.dedup.as_ref() {
+                // With deduplication the page map maps nodes: the node table (in DRAM) names
+                // the entry, and an unmapped page has none to look up.
+                Some(d) => {
+                    if let Some(v) = d.resolve(lpn.0) {
+                        self.map_access(Lpn(v), false);
+                    }
+                }
+                None => self.map_access(lpn, false),
+            }
         }
         self.lookup(lpn)
     }
@@ -582,6 +591,10 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old, at);
             self.l2p[v as usize] = UNMAPPED;
+            // Its page-map entry changes without a lookup, as GC's moves do.
+            if let Some(m) = self.map.as_mut() {
+                m.gc_update(v);
+            }
         }
     }
 

@@ -641,7 +641,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         (
             "map_cache.gc_uncached_updates",
             "entries",
-            "entries of pages GC moved that were not cached (updated in their translation page)",
+            "entries changed without a lookup that were not cached (updated in their translation page): pages GC moved, with ftl.dedup stored pages freed",
         ),
         (
             "map_cache.translation_reads",

@@ -386,3 +386,49 @@ fn bad_index_budgets_name_the_key() {
         );
     }
 }
+
+#[test]
+fn the_page_map_of_nodes_pages_too_and_a_whole_budget_is_the_full_table() {
+    // With dedup the page map maps nodes: 7897 entries of 4 bytes on the tiny preset.
+    let table = 7897 * 4;
+    let pre = "[precondition]\nfill_fraction = 1.0\naging_fraction = 0.5\n[check]\nverify = true\n";
+    let map = |dram: u64| {
+        format!(
+            "{pre}[ftl]\nmap_cache = {{ type = \"demand\", dram_bytes = {dram}, policy = \"lru\" }}\n"
+        )
+    };
+    let reqs = pool_requests(20_000, 6963, 4000, 13);
+    for mode in ["inline", "gc"] {
+        let go = |c: SimConfig| {
+            let sim = run(&c, reqs.clone(), Drive::Closed { depth: 8 });
+            sim.device().unwrap().check_invariants().unwrap();
+            sim.finish().unwrap()
+        };
+        let full = go(cfg(mode, None, pre));
+        let whole = go(cfg(mode, None, &map(table)));
+        assert!(whole.summary.map_cache.is_none());
+        assert_eq!(full.summary_json(), whole.summary_json(), "{mode}");
+        // Both tables paged: each reports its own hits and traffic.
+        let run = || go(cfg(mode, Some(2 * 4096), &map(8192)));
+        let r = run();
+        let s = &r.summary;
+        let m = s.map_cache.unwrap();
+        let ix = m.fingerprint_index.unwrap();
+        assert!(m.counters.lookups > 0 && m.hit_ratio < 1.0, "{mode}: {m:?}");
+        assert!(m.counters.translation_writes > 0 && m.counters.translation_lookup_reads > 0);
+        assert!(ix.lookups > 0 && ix.hit_ratio < 1.0);
+        assert!(s.verified_page_reads > 0 && s.gc_invocations > 0);
+        // Every program is a stored host page, a GC migration (translation pages included)
+        // or a write-back of either table.
+        let dd = s.dedup.unwrap();
+        assert_eq!(
+            s.nand_programs,
+            s.host_write_bytes / 4096 - dd.counters.inline_duplicates
+                + s.gc_pages_migrated
+                + m.counters.translation_writes
+                + ix.translation_writes,
+            "{mode}"
+        );
+        assert_eq!(r.summary_json(), run().summary_json(), "deterministic");
+    }
+}

@@ -382,12 +382,6 @@ fn bad_budgets_and_combinations_name_the_key() {
             "ftl.map_cache",
             "partial",
         ),
-        (
-            "[content]\nmode = \"model\"\n[ftl]\nmap_cache = { type = \"demand\", dram_bytes = 8192, policy = \"lru\" }\n\
-             [ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n",
-            "ftl.map_cache",
-            "not available with ftl.dedup",
-        ),
     ];
     for (toml, key, what) in bad {
         let e = SimConfig::from_toml_str(&format!("preset = \"tiny\"\n{toml}"), "test")

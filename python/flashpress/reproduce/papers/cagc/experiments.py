@@ -292,8 +292,7 @@ def cagc_figures(scale: Scale) -> list[Figure]:
         ),
         _fig(
             "index-budget",
-            "Ours, not the seed's: CAGC with its fingerprint index under a DRAM budget (100%, 25%, 5% of the "
-            "index): GC time, response time and dedup ratio, normalised to the whole index in DRAM",
+            "Ours, not the seed's: CAGC with 100%, 25% and 5% of its fingerprint index in DRAM",
             "index_budget_bars",
             tuple(r for v in INDEX_BUDGETS for r in _runs(scale, ("CAGC",), scale.cagc_victim_workloads, v)),
             "The seed keeps its fingerprint index in DRAM. Here the index is a hash table of bucket pages on flash "

@@ -28,7 +28,17 @@ def demand(dram: Any, policy: Any = "lru") -> dict[str, Any]:
         ({"map_cache": demand(8192, "fifo")}, "ftl.map_cache", "fifo"),
         ({"map_cache": {"type": "demand", "policy": "lru"}}, "ftl.map_cache", "dram_bytes"),
         ({"map_cache": {"type": "full", "dram_bytes": 8192}}, "ftl.map_cache", "unknown key"),
-        ({"map_cache": demand(8192), "dedup": {"mode": "inline", "hash_us": 14.0}}, "ftl.map_cache", "ftl.dedup"),
+        (
+            {
+                "dedup": {
+                    "mode": "inline",
+                    "hash_us": 14.0,
+                    "index_cache": {"type": "demand", "dram_bytes": 4095, "policy": "lru"},
+                }
+            },
+            "ftl.dedup.index_cache.dram_bytes",
+            "from one bucket page (4096 bytes)",
+        ),
     ],
 )
 def test_bad_map_caches_name_the_key(ftl: dict[str, Any], key: str, message: str) -> None:

@@ -424,17 +424,20 @@ def test_cagc_runs_are_well_formed(scale: str) -> None:
     from flashpress.reproduce.papers.cagc.experiments import (
         BACKGROUND_THRESHOLD,
         FREE_HASH,
+        INDEX_BUDGETS,
         LINUX,
         NO_GC_FLASH,
         NO_REGIONS,
         _logical_bytes,
+        index_budget,
+        index_bytes,
         no_gc_device,
         trace_dir,
     )
 
     sc = get_scale(scale)
     figs = figures("cagc", sc)
-    assert [f.key for f in figs] == ["fig2", "fig6", "fig9", "fig10", "fig11", "fig12", "fig13"]
+    assert [f.key for f in figs] == ["fig2", "fig6", "fig9", "fig10", "fig11", "fig12", "fig13", "index-budget"]
     for fig in figs:
         assert fig.runs
         assert fig.prepare is not None
@@ -468,9 +471,40 @@ def test_cagc_runs_are_well_formed(scale: str) -> None:
     by_key = {f.key: f for f in figs}
     assert {r.labels["scheme"] for r in by_key["fig10"].runs} == {"Baseline", "Inline", "CAGC", NO_REGIONS}
     assert {r.labels["scheme"] for r in by_key["fig11"].runs} == {"Baseline", "Inline", "CAGC", FREE_HASH}
-    fig13 = figs[-1]
+    fig13 = by_key["fig13"]
     assert {r.labels["variant"] for r in fig13.runs} == {"random", "greedy", "cost_benefit"}
     assert {r.overrides["ftl.gc.victim"] for r in fig13.runs} == {"random", "greedy", "cost_benefit"}
+    # Ours: CAGC with its fingerprint index under 100%, 25% and 5% of it in DRAM, in whole bucket
+    # pages; the core accepts the whole index and refuses a page more (its size agrees).
+    budget = by_key["index-budget"]
+    assert {r.labels["scheme"] for r in budget.runs} == {"CAGC"}
+    assert {r.labels["variant"] for r in budget.runs} == set(INDEX_BUDGETS)
+    whole = index_bytes(sc)
+    for r in budget.runs:
+        ic = r.overrides["ftl.dedup.index_cache"]
+        assert ic["dram_bytes"] == index_budget(sc, INDEX_BUDGETS[r.labels["variant"]])
+        assert ic["dram_bytes"] % 4096 == 0
+        assert 4096 <= ic["dram_bytes"] <= whole
+    assert index_budget(sc, 1.0) == whole
+    dedup = {"mode": "gc", "hash_us": 14.0, "regions": True}
+    device = {"nand": {"blocks_per_plane": sc.cagc_blocks_per_plane}}
+    Config.from_dict(
+        {
+            "scheme": "cagc/CAGC",
+            **device,
+            "ftl": {"dedup": {**dedup, "index_cache": {"type": "demand", "dram_bytes": whole, "policy": "lru"}}},
+        }
+    )
+    with pytest.raises(errors.ConfigError, match="whole fingerprint index"):
+        Config.from_dict(
+            {
+                "scheme": "cagc/CAGC",
+                **device,
+                "ftl": {
+                    "dedup": {**dedup, "index_cache": {"type": "demand", "dram_bytes": whole + 4096, "policy": "lru"}}
+                },
+            }
+        )
     # The no-GC device has at least the same logical space (so the same traces fit it), and
     # not a page more than rounding the OP to 1e-6 gives.
     dev = no_gc_device(sc)
@@ -491,7 +525,7 @@ def test_cagc_quick_end_to_end(tmp_path: Path) -> None:
     report = reproduce("cagc", tmp_path / "out", scale="quick", workers=2)
     text = report.read_text()
     out = tmp_path / "out"
-    for key in ("fig2", "fig6", "fig9", "fig10", "fig11", "fig12", "fig13"):
+    for key in ("fig2", "fig6", "fig9", "fig10", "fig11", "fig12", "fig13", "index-budget"):
         assert (out / "figures" / f"{key}.png").is_file()
         assert f"## {key}" in text
     assert "## Workloads: Table II beside what the traces did" in text

@@ -508,6 +508,7 @@ impl Simulation {
             comp: self.compression_counters(),
             dedup: self.dedup_counters(),
             map: self.map_counters(),
+            index: self.index_counters(),
             zns: self.zns_counters(),
         });
         if let Target::Stack(st) = &mut self.target {
@@ -519,6 +520,14 @@ impl Simulation {
     fn map_counters(&self) -> Option<crate::ftl::mapcache::MapCacheCounters> {
         match &self.target {
             Target::Ssd(d) => d.ftl.map.as_ref().map(|m| m.counters),
+            Target::Stack(_) => None,
+        }
+    }
+
+    /// The plain SSD's cumulative fingerprint index cache counters, with the index on flash.
+    fn index_counters(&self) -> Option<crate::ftl::mapcache::MapCacheCounters> {
+        match &self.target {
+            Target::Ssd(d) => d.ftl.index.as_ref().map(|m| m.counters),
             Target::Stack(_) => None,
         }
     }
@@ -893,11 +902,19 @@ impl Simulation {
                     }),
                 Target::Stack(_) => None,
             },
-            map_cache: self.map_counters().map(|c| {
+            map_cache: match (self.map_counters(), self.index_counters()) {
+                (None, None) => None,
+                (m, i) => Some((m.unwrap_or_default(), i)),
+            }
+            .map(|(c, i)| {
                 let c = match self.base.and_then(|b| b.map) {
                     Some(b) => minus(&c, &b, &[]),
                     None => c,
                 };
+                let i = i.map(|i| match self.base.and_then(|b| b.index) {
+                    Some(b) => minus(&i, &b, &[]),
+                    None => i,
+                });
                 crate::ftl::mapcache::MapCacheSummary::new(
                     &self.cfg,
                     c,
@@ -907,6 +924,7 @@ impl Simulation {
                         self.rec.read.latency_sum_ns,
                         self.rec.read_split.map_ns,
                     ),
+                    i,
                 )
             }),
             split_table_bytes: self

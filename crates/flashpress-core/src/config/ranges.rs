@@ -89,6 +89,7 @@ pub static RANGES: &[Bound] = &[
     b("ftl.dedup.hash_us", 0.0, 1e6, "us", "fingerprinting one page"),
     b("ftl.dedup.hash_lanes", 1.0, 1024.0, "", "hash engine lanes"),
     b("ftl.dedup.cold_threshold", 1.0, U32, "", "a reference count"),
+    b("ftl.dedup.index_cache.dram_bytes", 1.0, 1e15, "bytes", "a DRAM budget for index buckets"),
     // Controller and host
     b("controller.starvation_us", 0.01, 1e8, "us", "a wait before writes go first"),
     b("controller.ecc_decode_us", 0.0, 1e6, "us", "an ECC decode"),
@@ -458,8 +459,8 @@ mod tests {
         plain["ftl"]["compression"] = json!({"codec": "lz4", "min_saving": 0.1, "max_chunks_per_page": 4,
             "compress_us": 1.0, "decompress_us": 1.0,
             "split": {"decision": "lru", "lru_entries": 10, "max_split_pages": 8}});
-        plain["ftl"]["dedup"] =
-            json!({"mode": "inline", "hash_us": 1.0, "hash_lanes": 1, "cold_threshold": 1});
+        plain["ftl"]["dedup"] = json!({"mode": "inline", "hash_us": 1.0, "hash_lanes": 1, "cold_threshold": 1,
+                "index_cache": {"type": "demand", "dram_bytes": 4096, "policy": "lru"}});
         plain["ftl"]["map_cache"] =
             json!({"type": "demand", "dram_bytes": 4096, "policy": "segmented_lru"});
         plain["content"]["ratio"] = zipf.clone();

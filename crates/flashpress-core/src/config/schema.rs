@@ -574,6 +574,11 @@ pub struct DedupConfig {
     /// What a fingerprint is made of (default: the content id).
     #[serde(default)]
     pub fingerprint: DedupFingerprint,
+    /// Where the fingerprint index lives: whole in controller DRAM (`full`, the default) or
+    /// in bucket pages on flash with `dram_bytes` of DRAM caching bucket pages (`demand`: a
+    /// lookup whose bucket is not cached reads it from flash before the dedup decision).
+    #[serde(default, skip_serializing_if = "MapCacheConfig::is_full")]
+    pub index_cache: MapCacheConfig,
 }
 
 fn one() -> u32 {
@@ -1523,6 +1528,23 @@ impl SimConfig {
                     )
                 },
             )?;
+            if let MapCacheConfig::Demand { dram_bytes, .. } = d.index_cache {
+                let whole = crate::ftl::fpindex::index_bytes(self);
+                let page = n.page_size as u64;
+                check(
+                    dram_bytes >= page && dram_bytes <= whole,
+                    src,
+                    "ftl.dedup.index_cache.dram_bytes",
+                    || {
+                        format!(
+                            "expected from one bucket page ({page} bytes) to the whole fingerprint index ({whole} bytes: {} bucket pages of {} entries of {} bytes), got {dram_bytes}",
+                            crate::ftl::fpindex::index_pages(self),
+                            crate::ftl::fpindex::entries_per_bucket(self),
+                            crate::ftl::fpindex::INDEX_ENTRY_BYTES
+                        )
+                    },
+                )?;
+            }
             check(f.compression().is_none(), src, "ftl.dedup", || {
                 "deduplication and ftl.compression cannot be combined: the dedup map shares whole \
                  flash pages, the compressed map packs pages into them"
@@ -1551,15 +1573,11 @@ impl SimConfig {
                     f.compression().is_some(),
                     "ftl.compression (its packed map)",
                 ),
-                (
-                    f.dedup().is_some(),
-                    "ftl.dedup (its node table and fingerprint index)",
-                ),
                 (self.stack.is_some(), "a [stack] run (the CCSD's chunk map)"),
             ] {
                 check(!on, src, key, || {
                     format!(
-                        "type = \"demand\" pages the plain page map only; it is not available with {what}: use type = \"full\""
+                        "type = \"demand\" pages the page map (with ftl.dedup: of its nodes); it is not available with {what}: use type = \"full\""
                     )
                 })?;
             }
@@ -1616,14 +1634,19 @@ impl SimConfig {
             },
         )?;
         let tpages = crate::ftl::mapcache::translation_pages(self);
+        let ipages = crate::ftl::fpindex::flash_pages(self);
         check(
-            tpages == 0 || logical + tpages < usable,
+            tpages + ipages == 0 || logical + tpages + ipages < usable,
             src,
-            "ftl.map_cache",
+            if tpages > 0 {
+                "ftl.map_cache"
+            } else {
+                "ftl.dedup.index_cache"
+            },
             || {
                 format!(
-                    "the {tpages} translation pages of the demand-paged map and the {logical} logical pages \
-                     do not fit in the {usable} pages outside the GC reserve: raise ftl.op_ratio"
+                    "the {tpages} translation pages of the demand-paged map, the {ipages} bucket pages of the fingerprint index \
+                     on flash and the {logical} logical pages do not fit in the {usable} pages outside the GC reserve: raise ftl.op_ratio"
                 )
             },
         )?;

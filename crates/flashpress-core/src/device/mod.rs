@@ -108,6 +108,16 @@ enum Kind {
     },
     /// The program of a translation page written back.
     MapWrite,
+    /// Inline dedup's fingerprint lookup that missed the index's DRAM: the read of bucket page
+    /// `tp` once the page is hashed (`started`: queued), then the page of `parent` goes on
+    /// to its program (`ppn`; a duplicate: none), after reading `old` data for a partial page.
+    IndexRead {
+        parent: u32,
+        ppn: Ppn,
+        old: Option<Ppn>,
+        tp: Ppn,
+        started: bool,
+    },
 }
 
 /// What follows the read of a translation page.
@@ -493,7 +503,7 @@ impl Device {
                         }
                     }
                 }
-                if self.ftl.map.is_some() {
+                if self.ftl.demand_paged() {
                     self.flush_map(base, cmd, now, q)?;
                 }
                 let r = &mut self.reqs[slot as usize];
@@ -544,7 +554,7 @@ impl Device {
                     }
                     self.page_data_in(ppn, old, slot, base, cmd, arrived);
                 }
-                if self.ftl.map.is_some() {
+                if self.ftl.demand_paged() {
                     self.flush_map(base, cmd, now, q)?;
                 }
                 self.after_backend(now, q);
@@ -565,7 +575,7 @@ impl Device {
                         s.expected[lpn as usize] = 0;
                     }
                 }
-                if self.ftl.map.is_some() {
+                if self.ftl.demand_paged() {
                     self.flush_map(base, cmd, now, q)?;
                     self.after_backend(now, q);
                 }
@@ -616,6 +626,12 @@ impl Device {
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn as usize] = c;
         }
+        if let Some(tp) = self.ftl.take_map_read() {
+            // A new stored page's page-map entry (its node's) is loaded; the write completes
+            // once it is, as for the plain page map.
+            self.reqs[slot as usize].pages_left += 1;
+            self.map_read(tp, slot, MapNext::Done, base, cmd);
+        }
         let ppn = match ppn {
             Some(p) => {
                 self.sched.program_allocated(p);
@@ -623,7 +639,25 @@ impl Device {
             }
             None => Ppn(DUPLICATE),
         };
-        self.page_data_in(ppn, old, slot, base, cmd, arrived);
+        match self.ftl.take_index_read() {
+            None => self.page_data_in(ppn, old, slot, base, cmd, arrived),
+            Some(tp) => {
+                // The bucket is known once the page is hashed (at `arrived`): its read goes to
+                // the controller's queues then, and the dedup decision waits for it.
+                let r = self.alloc(Req {
+                    kind: Kind::IndexRead {
+                        parent: slot,
+                        ppn,
+                        old,
+                        tp,
+                        started: false,
+                    },
+                    pages_left: 1,
+                    ..base
+                });
+                q.push(arrived, Event::DeviceReq(r));
+            }
+        }
         Ok(())
     }
 
@@ -945,6 +979,37 @@ impl Device {
                     }
                 }
             }
+            Kind::IndexRead {
+                parent,
+                ppn,
+                old,
+                tp,
+                started: false,
+            } => {
+                self.reqs[slot as usize].kind = Kind::IndexRead {
+                    parent,
+                    ppn,
+                    old,
+                    tp,
+                    started: true,
+                };
+                self.sched
+                    .enqueue_read(tp, false, slot, now, &mut self.nand, q);
+            }
+            Kind::IndexRead {
+                parent, ppn, old, ..
+            } => {
+                self.free_reqs.push(slot);
+                match old {
+                    None => self.arrive_program(parent, ppn, now, q),
+                    Some(old) => {
+                        // Queued behind the commands already on their way (arrivals stay in
+                        // time order).
+                        let cmd = self.arriving_reads.back().map_or(now, |a| a.at.max(now));
+                        self.page_data_in(ppn, Some(old), parent, r, cmd, now);
+                    }
+                }
+            }
             Kind::Write | Kind::MapWrite => {
                 unreachable!("write requests complete without a request event")
             }
@@ -1060,7 +1125,7 @@ impl Device {
             if let Some(plane) = self.sched.idle.pop() {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
                 self.ftl.background_gc(plane, now, &mut be);
-                if self.ftl.map.as_ref().is_some_and(|m| m.has_pending()) {
+                if self.ftl.map_pending() {
                     // Background GC updated uncached map entries: their translation pages
                     // are written back now, not when the next request arrives.
                     let base = Req {
@@ -1106,7 +1171,7 @@ impl Device {
         match r.kind {
             Kind::Write => self.complete(slot, &r),
             Kind::MapWrite => self.free_reqs.push(slot),
-            Kind::MapRead { .. } => q.push(r.done, Event::DeviceReq(slot)),
+            Kind::MapRead { .. } | Kind::IndexRead { .. } => q.push(r.done, Event::DeviceReq(slot)),
             Kind::Read => q.push(r.done, Event::DeviceReq(slot)),
             Kind::Rmw { arrived, .. } => q.push(r.done.max(arrived), Event::DeviceReq(slot)),
             Kind::RmwChunk {
@@ -1185,18 +1250,21 @@ impl Device {
                 self.nand.count_transfer();
                 self.nand.count_program(ppn, false);
             }
-            return Ok(());
+        } else {
+            let ppn = self
+                .ftl
+                .write(lpn, content, SimTime::ZERO, &mut self.nand)?;
+            for j in 0..self.unit_pages {
+                self.nand.count_transfer();
+                self.nand.count_program(Ppn(ppn.0 + j as u64), false);
+            }
         }
-        let ppn = self
-            .ftl
-            .write(lpn, content, SimTime::ZERO, &mut self.nand)?;
-        for j in 0..self.unit_pages {
-            self.nand.count_transfer();
-            self.nand.count_program(Ppn(ppn.0 + j as u64), false);
-        }
-        if self.ftl.map.is_some() {
+        if self.ftl.demand_paged() {
             // The map cache's flash work, booked at once.
-            if let Some(tp) = self.ftl.take_map_read() {
+            for tp in [self.ftl.take_map_read(), self.ftl.take_index_read()]
+                .into_iter()
+                .flatten()
+            {
                 self.nand.count_read(tp, false);
                 self.nand.count_transfer();
             }
@@ -1231,6 +1299,9 @@ impl Device {
         self.sched.reset(&self.ftl);
         self.ftl.counters = Default::default();
         if let Some(m) = self.ftl.map.as_mut() {
+            m.counters = Default::default();
+        }
+        if let Some(m) = self.ftl.index.as_mut() {
             m.counters = Default::default();
         }
         if let Some(d) = self.ftl.dedup.as_mut() {

@@ -76,9 +76,14 @@ impl Ftl {
         }
         if let Some(d) = self.dedup.as_ref() {
             d.check(|v| self.l2p[v as usize] != UNMAPPED)?;
-            if d.stored() != mapped {
+            // The page map's entries from `tbase` on are translation pages, not nodes.
+            let nodes = self.l2p[..self.tbase as usize]
+                .iter()
+                .filter(|&&p| p != UNMAPPED)
+                .count() as u64;
+            if d.stored() != nodes {
                 return fail(format!(
-                    "dedup: {} stored pages but the page map maps {mapped}",
+                    "dedup: {} stored pages but the page map maps {nodes} nodes",
                     d.stored()
                 ));
             }

@@ -18,6 +18,7 @@
 //! A flash page becomes invalid only when its count reaches zero. Every overwrite or TRIM of
 //! a logical page is counted by the reference count its content had then (the seed's Fig. 6).
 
+use super::fpindex::IndexOp;
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 
@@ -194,6 +195,9 @@ pub struct Dedup {
     strong: Vec<Strong>,
     roots: u64,
     mapped: u64,
+    /// With the fingerprint index on flash (`ftl.dedup.index_cache`): the index operations
+    /// since the FTL last took them, in order; `None` with the index whole in DRAM.
+    pub index_ops: Option<Vec<IndexOp>>,
     /// Counters since the last reset.
     pub counters: DedupCounters,
 }
@@ -221,7 +225,16 @@ impl Dedup {
             },
             roots: 0,
             mapped: 0,
+            index_ops: None,
             counters: DedupCounters::default(),
+        }
+    }
+
+    /// Record an index operation for the bucket-page cache (with the index on flash).
+    #[inline]
+    pub fn record(&mut self, op: IndexOp) {
+        if let Some(ops) = self.index_ops.as_mut() {
+            ops.push(op);
         }
     }
 
@@ -391,6 +404,7 @@ impl Dedup {
             let f = self.fps[r as usize];
             if self.nodes[r as usize].indexed {
                 self.index.remove(&f);
+                self.record(IndexOp::Update(f));
             }
             self.free_node(r);
             return Some(r);
@@ -443,6 +457,7 @@ impl Dedup {
         self.nodes[i].indexed = index;
         if index {
             self.index.insert(fp, v);
+            self.record(IndexOp::Update(fp));
         }
         self.l2v[lpn as usize] = v;
         self.mapped += 1;
@@ -494,6 +509,7 @@ impl Dedup {
             let found = if self.nodes[vi].indexed {
                 Some(v)
             } else {
+                self.record(IndexOp::Lookup(f));
                 self.index.get(&f).copied()
             };
             let refuted = match found {
@@ -511,6 +527,7 @@ impl Dedup {
                         // This copy moves to the cold region; the stored one forwards to it.
                         self.merge(r, v);
                         self.index.insert(f, v);
+                        self.record(IndexOp::Update(f));
                         self.nodes[r as usize].indexed = false;
                         self.nodes[vi].indexed = true;
                         self.nodes[vi].cold = true;
@@ -524,6 +541,7 @@ impl Dedup {
                 Some(_) => {}
                 None => {
                     self.index.insert(f, v);
+                    self.record(IndexOp::Update(f));
                     self.nodes[vi].indexed = true;
                 }
             }

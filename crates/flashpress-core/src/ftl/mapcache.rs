@@ -73,7 +73,8 @@ pub struct MapCacheCounters {
     pub evictions: u64,
     /// Of those, dirty (their translation page was written back).
     pub dirty_evictions: u64,
-    /// Entries GC moved whose entry was not cached (updated in their translation page).
+    /// Entries changed without a lookup whose entry was not cached (updated in their
+    /// translation page): data pages GC moved; with deduplication, stored pages freed.
     pub gc_uncached_updates: u64,
     /// Translation pages read from flash: lookups that missed, and the stored copy a write-back
     /// merges with.
@@ -108,6 +109,9 @@ pub struct MapCacheSummary {
     pub read_translation_mean_us: Option<f64>,
     /// Mean read latency less that wait (us; `null` with no reads).
     pub read_data_mean_us: Option<f64>,
+    /// The dedup layer's fingerprint index on flash (`ftl.dedup.index_cache`; `null` with
+    /// the whole index in DRAM).
+    pub fingerprint_index: Option<super::fpindex::IndexCacheSummary>,
 }
 
 impl MapCacheSummary {
@@ -118,11 +122,13 @@ impl MapCacheSummary {
         c: MapCacheCounters,
         host_pages: u64,
         (reads, latency_ns, map_ns): (u64, u128, u128),
+        index: Option<MapCacheCounters>,
     ) -> MapCacheSummary {
         let n = reads as f64;
         let trans = (reads > 0).then(|| map_ns as f64 / n * 1e-3);
         MapCacheSummary {
-            cached_entries: demand(cfg).map_or(0, |d| d.0),
+            // The whole table when only the fingerprint index is demand-paged.
+            cached_entries: demand(cfg).map_or(super::mapped_pages(cfg), |d| d.0),
             table_entries: super::mapped_pages(cfg),
             translation_pages: translation_pages(cfg),
             counters: c,
@@ -138,6 +144,7 @@ impl MapCacheSummary {
             },
             read_translation_mean_us: trans,
             read_data_mean_us: trans.map(|t| latency_ns as f64 / n * 1e-3 - t),
+            fingerprint_index: index.map(|c| super::fpindex::IndexCacheSummary::new(cfg, c)),
         }
     }
 }

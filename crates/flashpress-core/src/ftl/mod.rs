@@ -13,6 +13,7 @@
 mod blocks;
 mod check;
 pub mod dedup;
+pub mod fpindex;
 pub mod mapcache;
 pub mod packed;
 pub mod placement;
@@ -47,11 +48,23 @@ pub fn gc_threshold_blocks(cfg: &SimConfig) -> u64 {
 }
 
 /// Open-block streams per plane: the placement policy's, plus CAGC's cold region when
-/// `ftl.dedup.regions` is on, plus the translation pages' with a demand-paged map.
+/// `ftl.dedup.regions` is on, plus the translation pages' with a demand-paged map or
+/// fingerprint index (both tables' pages share it).
 pub fn streams(cfg: &SimConfig) -> usize {
     placement::streams_of(cfg.ftl.placement)
         + cfg.ftl.dedup().is_some_and(|d| d.regions) as usize
-        + mapcache::demand(cfg).is_some() as usize
+        + demand_paged(cfg) as usize
+}
+
+/// Whether a table lives in translation pages on flash: the page map (`ftl.map_cache`) or
+/// the fingerprint index (`ftl.dedup.index_cache`).
+pub fn demand_paged(cfg: &SimConfig) -> bool {
+    mapcache::demand(cfg).is_some() || fpindex::demand(cfg).is_some()
+}
+
+/// Translation pages of every demand-paged table: the page map's, then the index's buckets.
+pub fn translation_pages(cfg: &SimConfig) -> u64 {
+    mapcache::translation_pages(cfg) + fpindex::flash_pages(cfg)
 }
 
 /// Blocks per plane kept out of the data space: the GC threshold plus one open block per stream.
@@ -234,8 +247,17 @@ pub struct Ftl {
     tbase: u32,
     /// The translation pages' stream (the last one).
     tstream: usize,
+    /// CAGC's cold region's stream (with `ftl.dedup.regions`).
+    cold_stream: usize,
     /// The translation page the last map access that missed must read first.
     map_read: Option<Ppn>,
+    /// The fingerprint index on flash (`ftl.dedup.index_cache`): which bucket pages are in
+    /// DRAM. The page map's entries from `ibase` on are the bucket pages' (their directory).
+    pub index: Option<mapcache::MapCache>,
+    ibase: u32,
+    index_pages: u32,
+    /// The bucket page the last inline lookup that missed must read before its decision.
+    index_read: Option<Ppn>,
     /// Counters since the last reset.
     pub counters: FtlCounters,
 }
@@ -274,7 +296,7 @@ impl Ftl {
             l2p: vec![
                 UNMAPPED;
                 if map {
-                    (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as usize
+                    (mapped_pages(cfg) + translation_pages(cfg)) as usize
                 } else {
                     0
                 }
@@ -300,11 +322,15 @@ impl Ftl {
             moves: Vec::new(),
             content: track_content.then(|| vec![0; ugeo.pages as usize]),
             dedup: dd.map(|d| {
-                dedup::Dedup::new(
+                let mut m = dedup::Dedup::new(
                     logical_pages(cfg),
                     mapped_pages(cfg),
                     d.fingerprint == crate::config::DedupFingerprint::Bytes,
-                )
+                );
+                if fpindex::demand(cfg).is_some() {
+                    m.index_ops = Some(Vec::new());
+                }
+                m
             }),
             host_pages: match dd {
                 Some(_) => logical_pages(cfg) as u32,
@@ -322,7 +348,12 @@ impl Ftl {
             }),
             tbase: mapped_pages(cfg) as u32,
             tstream: streams - 1,
+            cold_stream: placement::streams_of(cfg.ftl.placement),
             map_read: None,
+            index: fpindex::build(cfg),
+            ibase: (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as u32,
+            index_pages: fpindex::index_pages(cfg) as u32,
+            index_read: None,
             counters: FtlCounters::default(),
             geo: ugeo,
         }
@@ -363,7 +394,16 @@ impl Ftl {
     #[inline]
     pub fn translate(&mut self, lpn: Lpn) -> Option<Ppn> {
         if self.map.is_some() {
-            self.map_access(lpn, false);
+            match self.dedup.as_ref() {
+                // With deduplication the page map maps nodes: the node table (in DRAM) names
+                // the entry, and an unmapped page has none to look up.
+                Some(d) => {
+                    if let Some(v) = d.resolve(lpn.0) {
+                        self.map_access(Lpn(v), false);
+                    }
+                }
+                None => self.map_access(lpn, false),
+            }
         }
         self.lookup(lpn)
     }
@@ -374,6 +414,70 @@ impl Ftl {
     #[inline]
     pub fn take_map_read(&mut self) -> Option<Ppn> {
         self.map_read.take()
+    }
+
+    /// Whether write-backs of translation pages (page map or fingerprint index) wait.
+    #[inline]
+    pub fn map_pending(&self) -> bool {
+        self.map.as_ref().is_some_and(|m| m.has_pending())
+            || self.index.as_ref().is_some_and(|m| m.has_pending())
+    }
+
+    /// Whether a table lives in translation pages on flash (page map or fingerprint index).
+    #[inline]
+    pub fn demand_paged(&self) -> bool {
+        self.map.is_some() || self.index.is_some()
+    }
+
+    /// The bucket page of the fingerprint index the last inline dedup write must read before
+    /// its dedup decision (none when its bucket was in DRAM or never written).
+    #[inline]
+    pub fn take_index_read(&mut self) -> Option<Ppn> {
+        self.index_read.take()
+    }
+
+    /// Account the dedup map's index operations since the last call in the bucket-page
+    /// cache: a lookup whose bucket is not in DRAM loads it, and `read` gets the flash page to
+    /// read first (if the bucket was ever written); an update dirties a cached bucket or
+    /// queues the write-back of an uncached one.
+    fn apply_index_ops(&mut self, mut read: impl FnMut(Ppn)) {
+        let Some(ops) = self.dedup.as_mut().and_then(|d| d.index_ops.as_mut()) else {
+            return;
+        };
+        if ops.is_empty() {
+            return;
+        }
+        let m = self
+            .index
+            .as_mut()
+            .expect("index ops without an index cache");
+        for op in ops.drain(..) {
+            match op {
+                fpindex::IndexOp::Lookup(fp) => {
+                    let b = fpindex::bucket_of(fp, self.index_pages);
+                    if !m.access(b, false) {
+                        let tp = self.l2p[(self.ibase + b) as usize];
+                        if tp != UNMAPPED {
+                            m.counters.translation_reads += 1;
+                            m.counters.translation_lookup_reads += 1;
+                            read(Ppn(tp as u64));
+                        }
+                    }
+                }
+                fpindex::IndexOp::Update(fp) => {
+                    m.gc_update(fpindex::bucket_of(fp, self.index_pages));
+                }
+            }
+        }
+    }
+
+    /// Inline dedup's lookups: a miss leaves the bucket page to read in `index_read`.
+    fn apply_inline_index_ops(&mut self) {
+        let mut r = None;
+        self.apply_index_ops(|p| r = Some(p));
+        if r.is_some() {
+            self.index_read = r;
+        }
     }
 
     #[inline]
@@ -399,17 +503,26 @@ impl Ftl {
         flash: &mut F,
         out: &mut Vec<(Option<Ppn>, Ppn)>,
     ) -> Result<()> {
-        while self.map.as_ref().is_some_and(|m| m.has_pending()) {
+        while self.map_pending() {
             // The plane first: if none can take a page the write-back stays pending.
             let plane = self.pick_plane(self.tstream, at, flash)?;
-            let Some(t) = self.map.as_mut().and_then(|m| m.take_pending()) else {
-                break;
+            // The page map's write-backs first, then the fingerprint index's buckets.
+            let (lpn, index) = match self.map.as_mut().and_then(|m| m.take_pending()) {
+                Some(t) => (self.tbase + t, false),
+                None => match self.index.as_mut().and_then(|m| m.take_pending()) {
+                    Some(t) => (self.ibase + t, true),
+                    None => break,
+                },
             };
-            let lpn = self.tbase + t;
             let old = self.l2p[lpn as usize];
             let ppn = self.take_page(plane, self.tstream, flash);
             self.remap(Lpn(lpn), ppn, 0, at);
-            let m = self.map.as_mut().expect("checked");
+            let m = if index {
+                &mut self.index
+            } else {
+                &mut self.map
+            };
+            let m = m.as_mut().expect("taken from it");
             m.counters.translation_writes += 1;
             m.counters.translation_reads += (old != UNMAPPED) as u64;
             out.push((
@@ -439,12 +552,14 @@ impl Ftl {
         let mut index = inline;
         if inline {
             d.counters.inline_hashed += 1;
+            d.record(fpindex::IndexOp::Lookup(fp));
             if let Some(r) = d.find(fp) {
                 if d.confirms(r, strong) {
                     d.counters.inline_duplicates += 1;
                     if let Some(z) = d.link(lpn.0, r) {
                         self.drop_node(z, at);
                     }
+                    self.apply_inline_index_ops();
                     return Ok(None);
                 }
                 // Another page with the same pre-filter hash holds the index entry.
@@ -458,11 +573,14 @@ impl Ftl {
         if let Some(st) = strong {
             d.set_strong(v, st);
         }
+        // The lookup and insert are accounted before GC the write may run takes its own.
+        self.apply_inline_index_ops();
         let ppn = self.write(Lpn(v), content, at, flash)?;
         let d = self.dedup.as_mut().expect("checked");
         if let Some(z) = d.drop_detached(old) {
             self.drop_node(z, at);
         }
+        self.apply_inline_index_ops();
         Ok(Some(ppn))
     }
 
@@ -473,6 +591,10 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old, at);
             self.l2p[v as usize] = UNMAPPED;
+            // Its page-map entry changes without a lookup, as GC's moves do.
+            if let Some(m) = self.map.as_mut() {
+                m.gc_update(v);
+            }
         }
     }
 
@@ -614,6 +736,7 @@ impl Ftl {
                 if let Some(z) = d.release(lpn.0) {
                     self.drop_node(z, at);
                 }
+                self.apply_index_ops(|_| unreachable!("a TRIM looks nothing up"));
             }
             return;
         }
@@ -750,17 +873,26 @@ impl Ftl {
             if lpn == UNMAPPED {
                 continue;
             }
+            if lpn >= self.tbase {
+                // A translation page (of the page map, or a bucket of the fingerprint index)
+                // moves in its own stream; its directory is in DRAM. (Demand-paged tables
+                // have one-page units: the config refuses larger.)
+                let m = if lpn >= self.ibase {
+                    &mut self.index
+                } else {
+                    &mut self.map
+                };
+                m.as_mut()
+                    .expect("a translation page without its table's cache")
+                    .counters
+                    .translation_gc_migrations += 1;
+                let dst = self.take_page(plane, self.tstream, flash);
+                self.migrate(Lpn(lpn), Ppn(src), dst, at);
+                moves.push((Ppn(src), dst));
+                self.counters.gc_pages_migrated += 1;
+                continue;
+            }
             if let Some(m) = self.map.as_mut() {
-                if lpn >= self.tbase {
-                    // A translation page moves in its own stream; the directory is in DRAM.
-                    // (A demand-paged map has one-page units: the config refuses larger.)
-                    m.counters.translation_gc_migrations += 1;
-                    let dst = self.take_page(plane, self.tstream, flash);
-                    self.migrate(Lpn(lpn), Ppn(src), dst, at);
-                    moves.push((Ppn(src), dst));
-                    self.counters.gc_pages_migrated += 1;
-                    continue;
-                }
                 m.gc_update(lpn);
             }
             let mut stream = self.placement.stream_for(&PageCtx {
@@ -768,7 +900,11 @@ impl Ftl {
                 origin: Origin::Gc,
             });
             if let Some(d) = self.dedup.as_mut() {
-                match d.gc_page(lpn, self.gc_hash, self.cold_threshold) {
+                let action = d.gc_page(lpn, self.gc_hash, self.cold_threshold);
+                // A lookup whose bucket is not in DRAM: GC reads the bucket page before its
+                // decision (a read-only step of this job, before the page's own move).
+                self.apply_index_ops(|tp| moves.push((tp, Ppn::NONE)));
+                match action {
                     dedup::GcAction::Drop => {
                         // Merged into the stored copy: read (for its hash), not rewritten.
                         self.drop_node(lpn, at);
@@ -777,9 +913,9 @@ impl Ftl {
                     }
                     dedup::GcAction::Promote { other } => {
                         self.drop_node(other, at);
-                        stream = self.streams - 1;
+                        stream = self.cold_stream;
                     }
-                    dedup::GcAction::Migrate { cold: true } => stream = self.streams - 1,
+                    dedup::GcAction::Migrate { cold: true } => stream = self.cold_stream,
                     dedup::GcAction::Migrate { cold: false } => {}
                 }
             }

@@ -644,7 +644,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         (
             "map_cache.gc_uncached_updates",
             "entries",
-            "entries of pages GC moved that were not cached (updated in their translation page)",
+            "entries changed without a lookup that were not cached (updated in their translation page): pages GC moved, with ftl.dedup stored pages freed",
         ),
         (
             "map_cache.translation_reads",
@@ -674,6 +674,44 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "us",
             "mean read latency less its translation wait",
         ),
+        (
+            "map_cache.fingerprint_index",
+            "",
+            "the dedup fingerprint index in bucket pages on flash (ftl.dedup.index_cache = \"demand\"); null with the whole index in DRAM",
+        ),
+        ("map_cache.fingerprint_index.cached_pages", "pages", "bucket pages the DRAM budget holds"),
+        ("map_cache.fingerprint_index.index_pages", "pages", "bucket pages of the whole index"),
+        ("map_cache.fingerprint_index.entries_per_page", "entries", "index entries (12 B) per bucket page"),
+        (
+            "map_cache.fingerprint_index.lookups",
+            "lookups",
+            "fingerprint lookups: inline writes, pages GC hashed",
+        ),
+        ("map_cache.fingerprint_index.hits", "lookups", "lookups whose bucket page was in DRAM"),
+        ("map_cache.fingerprint_index.hit_ratio", "fraction", "hits / lookups"),
+        ("map_cache.fingerprint_index.evictions", "pages", "bucket pages evicted from DRAM"),
+        (
+            "map_cache.fingerprint_index.dirty_evictions",
+            "pages",
+            "evicted bucket pages that were dirty (written back)",
+        ),
+        (
+            "map_cache.fingerprint_index.uncached_updates",
+            "entries",
+            "index inserts and removals in bucket pages not in DRAM (read, merged, written back)",
+        ),
+        (
+            "map_cache.fingerprint_index.translation_reads",
+            "pages",
+            "bucket pages read: lookups that missed, and stored copies write-backs merge with",
+        ),
+        (
+            "map_cache.fingerprint_index.lookup_reads",
+            "pages",
+            "bucket pages read for a lookup (the dedup decision waited for them)",
+        ),
+        ("map_cache.fingerprint_index.translation_writes", "pages", "bucket pages programmed (write-backs)"),
+        ("map_cache.fingerprint_index.translation_gc_migrations", "pages", "bucket pages GC moved"),
         ("controller.program_suspensions", "count", "programs suspended for reads"),
         ("controller.erase_suspensions", "count", "erases suspended for reads"),
         (

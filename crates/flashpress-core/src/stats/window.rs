@@ -42,6 +42,8 @@ pub(crate) struct Base {
     pub dedup: Option<crate::ftl::dedup::DedupCounters>,
     /// Map cache counters (plain SSD with a demand-paged map).
     pub map: Option<crate::ftl::mapcache::MapCacheCounters>,
+    /// Fingerprint index cache counters (plain SSD with `ftl.dedup.index_cache` demand).
+    pub index: Option<crate::ftl::mapcache::MapCacheCounters>,
     /// Zoned device counters (`[zns]`).
     pub zns: Option<crate::device::zns::ZnsCounters>,
 }

@@ -8,6 +8,7 @@ mod compression;
 mod content;
 mod controller;
 mod dedup;
+mod dedup_index;
 mod determinism;
 mod gc_validity;
 mod idle;

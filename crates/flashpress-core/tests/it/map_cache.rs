@@ -32,7 +32,7 @@ fn run(cfg: &SimConfig, pages: &[(Op, u64)]) -> Summary {
 /// (an access hits when fewer than `cap` distinct entries were used since its last use),
 /// counted with a Fenwick tree over access times (Bennett and Kruskal, 1975): a mark at time
 /// t means the entry used at t has not been used since.
-fn stack_distance_hits(trace: &[u64], cap: usize) -> u64 {
+pub(crate) fn stack_distance_hits(trace: &[u64], cap: usize) -> u64 {
     let n = trace.len();
     let mut tree = vec![0i64; n + 1];
     let add = |tree: &mut Vec<i64>, mut i: usize, v: i64| {
@@ -381,12 +381,6 @@ fn bad_budgets_and_combinations_name_the_key() {
             "[ftl]\nmap_cache = { type = \"partial\" }\n",
             "ftl.map_cache",
             "partial",
-        ),
-        (
-            "[content]\nmode = \"model\"\n[ftl]\nmap_cache = { type = \"demand\", dram_bytes = 8192, policy = \"lru\" }\n\
-             [ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n",
-            "ftl.map_cache",
-            "not available with ftl.dedup",
         ),
     ];
     for (toml, key, what) in bad {

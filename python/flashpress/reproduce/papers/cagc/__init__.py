@@ -5,7 +5,7 @@ from __future__ import annotations
 from flashpress.reproduce.papers import Paper, prefixed_scale
 from flashpress.reproduce.papers.cagc.claims import cagc_claims
 from flashpress.reproduce.papers.cagc.experiments import cagc_figures
-from flashpress.reproduce.papers.cagc.report import table2
+from flashpress.reproduce.papers.cagc.report import plot_index_budget_bars, table2
 from flashpress.reproduce.scale import Scale
 
 
@@ -30,4 +30,5 @@ PAPER = Paper(
     scale_shown=prefixed_scale("cagc_"),
     shown=("erases", "migrations", "overall_rt", "gc_rt", "count1_share", "dedup_ratio"),
     tables=table2,
+    plotters={"index_budget_bars": plot_index_budget_bars},
 )

@@ -42,6 +42,13 @@ FREE_HASH = "CAGC-free-hash"
 NO_REGIONS = "GcDedup"
 #: Victim policies of Fig. 13 (flashpress names).
 VICTIMS = ("random", "greedy", "cost_benefit")
+#: DRAM budgets of the fingerprint-index study (ours, not the seed's): shares of the whole index
+#: held in controller DRAM (``ftl.dedup.index_cache``), as the runs' ``variant`` labels.
+INDEX_BUDGETS = {"index-100%": 1.0, "index-25%": 0.25, "index-5%": 0.05}
+#: Bytes of one fingerprint-index entry and the dedup map's nodes per logical page, as the core
+#: sizes the index on flash (``ftl::fpindex``: 12-byte entries, one per node; nodes
+#: ``logical + logical / 8 + 64``): the budgets are shares of that size.
+INDEX_ENTRY_BYTES = 12
 #: Requests in flight of the closed-loop replay of ``linux`` (its trace has no times).
 QUEUE_DEPTH = 8
 #: Mean inter-arrival time of the generated traces (a Poisson process; our choice). The seed
@@ -153,6 +160,20 @@ def prepare(scale: Scale, runs: Sequence[RunSpec]) -> None:
 NO_GC_FLASH = 16
 
 
+def index_bytes(scale: Scale) -> int:
+    """Bytes of the whole fingerprint index of the scaled device: its bucket pages."""
+    page = int(Config.from_dict({"scheme": f"cagc/{SCHEMES[0]}"}).get("nand")["page_size"])
+    logical = _logical_bytes(scale) // page
+    nodes = logical + logical // 8 + 64
+    return -(-nodes // (page // INDEX_ENTRY_BYTES)) * page
+
+
+def index_budget(scale: Scale, share: float) -> int:
+    """A DRAM budget of ``share`` of the whole index, in whole bucket pages (at least one)."""
+    page = int(Config.from_dict({"scheme": f"cagc/{SCHEMES[0]}"}).get("nand")["page_size"])
+    return max(1, int(index_bytes(scale) * share) // page) * page
+
+
 def no_gc_device(scale: Scale) -> dict[str, Any]:
     """The ``no-gc`` device's overrides: ``NO_GC_FLASH`` times the blocks, and the OP that
     leaves at least the standard device's logical space (rounded down to 1e-6)."""
@@ -167,7 +188,8 @@ def no_gc_device(scale: Scale) -> dict[str, Any]:
 
 
 def run(scheme: str, name: str, scale: Scale, seed: int, variant: str | None = None) -> RunSpec:
-    """One run; ``variant`` is a victim policy (Fig. 13) or ``no-gc`` (Fig. 2)."""
+    """One run; ``variant`` is a victim policy (Fig. 13), ``no-gc`` (Fig. 2) or a fingerprint-index
+    budget (``INDEX_BUDGETS``)."""
     # The linux trace is one (real data): its repeats differ in the device's seed only.
     path = trace_path(name, scale, 1 if name == LINUX else seed)
     label = scheme
@@ -185,6 +207,12 @@ def run(scheme: str, name: str, scale: Scale, seed: int, variant: str | None = N
         overrides["ftl.dedup.hash_us"] = 0.0
     if variant == "no-gc":
         overrides.update(no_gc_device(scale))
+    elif variant in INDEX_BUDGETS:
+        overrides["ftl.dedup.index_cache"] = {
+            "type": "demand",
+            "dram_bytes": index_budget(scale, INDEX_BUDGETS[variant]),
+            "policy": "lru",
+        }
     elif variant is not None:
         overrides["ftl.gc.victim"] = variant
     labels = _labels(scheme=label, workload=name, variant=variant, rep=seed - 1)
@@ -262,11 +290,24 @@ def cagc_figures(scale: Scale) -> list[Figure]:
                 for r in _runs(scale, ("Baseline", "CAGC"), scale.cagc_victim_workloads, v)
             ),
         ),
+        _fig(
+            "index-budget",
+            "Ours, not the seed's: CAGC with 100%, 25% and 5% of its fingerprint index in DRAM",
+            "index_budget_bars",
+            tuple(r for v in INDEX_BUDGETS for r in _runs(scale, ("CAGC",), scale.cagc_victim_workloads, v)),
+            "The seed keeps its fingerprint index in DRAM. Here the index is a hash table of bucket pages on flash "
+            "(12-byte entries, one per node of the dedup map: at this scale "
+            f"{index_bytes(scale) / 2**20:.1f} MiB) of which DRAM caches a share, LRU (`ftl.dedup.index_cache`, "
+            "docs/map-cache.md). A lookup GC makes whose bucket is not cached reads it from flash inside the GC job, "
+            "before the page's dedup decision; changed buckets are written back. 100% is the whole index in DRAM "
+            "(the same as CAGC's other runs). No claim is scored: the figure measures what the budget costs.",
+        ),
     ]
 
 
 __all__ = [
     "FREE_HASH",
+    "INDEX_BUDGETS",
     "LINUX",
     "NO_REGIONS",
     "NO_GC_FLASH",
@@ -275,6 +316,8 @@ __all__ = [
     "VICTIMS",
     "WORKLOADS",
     "cagc_figures",
+    "index_budget",
+    "index_bytes",
     "no_gc_device",
     "prepare",
     "trace_path",

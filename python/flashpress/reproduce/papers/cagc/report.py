@@ -2,13 +2,53 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from flashpress.reproduce.document import Block, Heading, Paragraph
+from flashpress.reproduce.experiments import Figure
+from flashpress.reproduce.figures import _bars, _group_key, _ok, _order
+from flashpress.reproduce.metrics import metric
 from flashpress.reproduce.report import _first_run, _num, _records, _table
+from flashpress.reproduce.scale import Scale
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: The fingerprint-index study's series: (label, metric).
+INDEX_SERIES = (("GC time", "gc_time_s"), ("response time", "overall_rt"), ("dedup ratio", "dedup_ratio"))
+
+
+def plot_index_budget_bars(
+    ax: Any, fig: Figure, rows: list[dict[str, Any]], timelines: Mapping[int, pd.DataFrame], scale: Scale
+) -> None:
+    """Ours: CAGC per fingerprint-index budget, each metric over the whole index's (``index-100%``)
+    on the same workload and seed, averaged over the workloads."""
+    ok = _ok(rows)
+    budgets = _order([r.get("variant") for r in rows])
+    names = dict(INDEX_SERIES)
+
+    def value(v: Any, series: str) -> float | None:
+        vals = []
+        for r in (x for x in ok if x.get("variant") == v):
+            base = next(
+                (
+                    b
+                    for b in ok
+                    if b.get("variant") == "index-100%"
+                    and _group_key(b) == _group_key(r)
+                    and b.get("rep") == r.get("rep")
+                ),
+                None,
+            )
+            x, b = metric(r, names[series]), metric(base, names[series]) if base else None
+            if x is not None and b:
+                vals.append(x / b)
+        return sum(vals) / len(vals) if vals else None
+
+    _bars(ax, budgets, list(names), value)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("over the whole index in DRAM (mean over workloads)")
 
 
 def table2(table: pd.DataFrame) -> list[Block]:

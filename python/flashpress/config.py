@@ -260,6 +260,12 @@ class Config:
             pages -= 1  # a compressing device keeps one virtual page for the page being filled
         return pages * int(n["page_size"])
 
+    def mapping_table_bytes(self) -> int:
+        """Bytes of the mapping table this device keeps in DRAM, as ``summary.mapping_table_bytes``
+        counts it (PR-SSD's accounting); a demand-paged map (``ftl.map_cache``) of a
+        compressing device spreads it over its logical pages."""
+        return int(_core.mapping_table_bytes(self.to_json()))
+
     @property
     def source(self) -> str:
         """Where the config came from (file, preset or ``<dict>``), for messages."""

@@ -48,11 +48,40 @@ def test_bad_map_caches_name_the_key(ftl: dict[str, Any], key: str, message: str
     assert message in str(e.value)
 
 
-def test_demand_on_a_compressing_device_is_refused_by_name() -> None:
+def test_a_split_ftl_map_is_refused_by_name_and_a_packed_map_is_paged() -> None:
     with pytest.raises(ConfigError) as e:
-        Config.from_dict({"scheme": "prssd/DP", "ftl": {"map_cache": demand(8192)}})
+        Config.from_dict({"scheme": "prssd/PR", "ftl": {"map_cache": demand(1 << 20)}})
     assert e.value.key == "ftl.map_cache"
-    assert "ftl.compression" in str(e.value)
+    assert "ftl.compression.split" in str(e.value)
+    # DP's packed map: the whole-table limit is its mapping table as the summary counts it.
+    table = Config.from_dict({"scheme": "prssd/DP"}).mapping_table_bytes()
+    Config.from_dict({"scheme": "prssd/DP", "ftl": {"map_cache": demand(table)}})
+    with pytest.raises(ConfigError) as e:
+        Config.from_dict({"scheme": "prssd/DP", "ftl": {"map_cache": demand(table + 1)}})
+    assert f"whole mapping table ({table} bytes" in str(e.value)
+
+
+def test_a_paged_packed_map_reports_its_cache_and_the_summary_table() -> None:
+    job = {"name": "r", "rw": "randread", "bs": "16k", "iodepth": 4, "number_ios": 4000, "norandommap": True}
+    # The translation pages' open blocks take one block per plane more than the preset's 7%
+    # over-provisioning leaves outside the GC reserve.
+    device = {
+        "nand.blocks_per_plane": 64,
+        "nand.channels": 2,
+        "ftl.op_ratio": 0.1,
+        "precondition.fill_fraction": 1.0,
+    }
+    cfg = Config.from_dict({"scheme": "prssd/DP"}).with_overrides(device)
+    table = cfg.mapping_table_bytes()
+    cfg = cfg.with_overrides({"ftl.map_cache": demand(table // 10), "workload": {"type": "fio", "jobs": [job]}})
+    s = simulate(cfg, progress=False).summary
+    assert s["mapping_table_bytes"] == table
+    m = s["map_cache"]
+    # An entry costs the table over the logical pages (the host's and the one being filled), so
+    # a tenth of the table holds a tenth of the entries; uniform reads hit about that often.
+    assert m["cached_entries"] == (table // 10) * (m["table_entries"] + 1) // table
+    assert 0.05 < m["hit_ratio"] < 0.15
+    assert m["translation_lookup_reads"] > 0
 
 
 def test_a_demand_run_reports_its_cache_and_timeline_columns() -> None:

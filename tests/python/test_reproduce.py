@@ -45,11 +45,13 @@ def test_runs_are_well_formed(paper: str, scale: str) -> None:
 
 @pytest.mark.parametrize("scale", list(SCALES))
 def test_prssd_runs_are_well_formed(scale: str) -> None:
+    from flashpress.reproduce.papers import get_paper
+
     sc = get_scale(scale)
     for fig in figures("prssd", sc):
         ids = [r.run_id for r in fig.runs]
         assert len(ids) == len(set(ids)), f"{fig.key}: duplicate run ids"
-        assert fig.kind in PLOTTERS
+        assert fig.kind in PLOTTERS or fig.kind in get_paper("prssd").plotters
         for r in fig.runs:
             assert set(r.labels) == set(LABEL_KEYS)
             assert r.overrides["scheme"] == f"prssd/{r.labels['scheme']}"
@@ -71,6 +73,97 @@ def test_prssd_configs_validate_and_split_tables_scale_with_the_device() -> None
             # The seed's 262,144 split pages on 8 channels of 1024-block planes, scaled.
             want = 262_144 * QUICK.prssd_blocks_per_plane // 1024 * ch // 8
             assert p.config.get("ftl.compression.split.max_split_pages") == want
+
+
+def test_prssd_map_budgets_are_shares_of_s_table_and_a_budget_holding_a_table_is_full() -> None:
+    """Our DRAM-budget study: every scheme gets the same bytes, a share of S's table on the
+    scaled device; a scheme whose whole table fits keeps it in DRAM (the Fig. 14 run)."""
+    from flashpress.reproduce.papers.prssd.experiments import MAP_BUDGETS, MAP_SCHEMES, budget_label, mapcache
+
+    fig = mapcache(QUICK)
+    planned = plan([fig])
+    assert len(planned) == len(MAP_BUDGETS) * len(MAP_SCHEMES) * len(QUICK.prssd_workloads)
+    s_table = next(p.config for p in planned if p.spec.labels["scheme"] == "S").mapping_table_bytes()  # type: ignore[union-attr]
+    for p in planned:
+        assert p.config is not None
+        assert p.config.get("ftl.op_ratio") == 0.08
+        own = p.config.mapping_table_bytes()
+        share = next(b for b in MAP_BUDGETS if budget_label(b) == p.spec.labels["variant"])
+        budget = int(s_table * share)
+        if budget >= own:
+            assert "map_cache" not in p.config.to_dict()["ftl"]
+        else:
+            assert p.config.get("ftl.map_cache") == {"type": "demand", "dram_bytes": budget, "policy": "lru"}
+    # DP's table is the smaller (37% on the seed's device), SP's the larger (its partial bitmap).
+    dp = next(p for p in planned if p.spec.labels["scheme"] == "DP" and p.spec.labels["variant"] == "map-25%")
+    assert dp.config is not None
+    assert dp.config.get("ftl.map_cache.dram_bytes") == int(s_table * 0.25)
+
+
+def _budget_rows(s: dict[str, tuple[float, float]], dp: dict[str, tuple[float, float]]) -> pd.DataFrame:
+    """``mapcache`` rows: per seed and budget label, (S, DP) mean read response times on one
+    workload."""
+    rows = []
+    for rep in range(2):
+        for scheme, vals in (("S", s), ("DP", dp)):
+            for variant, v in vals.items():
+                rows.append(
+                    {
+                        "figure": "mapcache",
+                        "status": "ok",
+                        "run_id": f"{scheme}/{variant}/{rep}",
+                        "scheme": scheme,
+                        "workload": "Ubuntu",
+                        "variant": variant,
+                        "rep": rep,
+                        "read.latency_us.mean": v[rep],
+                        "read.latency_us.p99": 10 * v[rep],
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("s", "dp", "status"),
+    [
+        # S's budget adds 100 us, DP's 50 us: -50%, outside the band (the seeds agree).
+        ({"map-100%": (200, 200), "map-5%": (300, 300)}, {"map-100%": (150, 150), "map-5%": (200, 200)}, "holds"),
+        # DP's adds more than S's: the hypothesis fails.
+        ({"map-100%": (200, 200), "map-5%": (300, 300)}, {"map-100%": (150, 150), "map-5%": (300, 300)}, "fails"),
+        # Equal costs: inside the band.
+        (
+            {"map-100%": (200, 200), "map-5%": (300, 300)},
+            {"map-100%": (100, 100), "map-5%": (200, 200)},
+            "inconclusive",
+        ),
+        # The seeds disagree by more than the change: inside their spread.
+        (
+            {"map-100%": (200, 200), "map-5%": (300, 300)},
+            {"map-100%": (150, 150), "map-5%": (240, 320)},
+            "inconclusive",
+        ),
+        # The budget costs S nothing: no cost to compare with.
+        (
+            {"map-100%": (200, 200), "map-5%": (200, 200)},
+            {"map-100%": (150, 150), "map-5%": (140, 140)},
+            "inconclusive",
+        ),
+        # No DP runs under the budget.
+        ({"map-100%": (200, 200), "map-5%": (300, 300)}, {"map-100%": (150, 150)}, "not run"),
+    ],
+)
+def test_prssd_budget_hypotheses_are_ours_and_can_fail(
+    s: dict[str, tuple[float, float]], dp: dict[str, tuple[float, float]], status: str
+) -> None:
+    ours = [c for c in claims("prssd") if c.figure == "mapcache"]
+    assert len(ours) == 3
+    assert all(c.ours and c.seed.startswith("Our hypothesis, not the seed's") for c in ours)
+    mean5 = next(c for c in ours if "budget of 5% of S's table" in c.seed and "mean" in c.seed)
+    p99 = next(c for c in ours if "p99" in c.seed)
+    table = _budget_rows(s, dp)
+    assert mean5.check(table, QUICK).status == status
+    # The p99 metric is ten times the mean here: the same verdict.
+    assert p99.check(table, QUICK).status == status
 
 
 def test_prssd_workloads_follow_table_2() -> None:

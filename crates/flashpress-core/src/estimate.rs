@@ -161,10 +161,22 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 p.array(
                     "ftl.map_cache",
                     bpp,
-                    mapped,
+                    crate::ftl::mapcache::table(cfg).entries,
                     crate::ftl::mapcache::MapCache::BYTES_PER_ENTRY,
-                    "mapped pages",
+                    "map entries",
                 );
+                if let Some(c) = cfg.ftl.compression() {
+                    // The packer's logical pages per virtual page, for GC's map updates.
+                    p.array(
+                        "ftl.map_cache.residents",
+                        bpp,
+                        mapped,
+                        crate::ftl::packed::pages::PagePacker::residents_bytes_per_vpn(
+                            c.max_chunks_per_page,
+                        ),
+                        "virtual pages",
+                    );
+                }
             }
             if cfg.check.verify {
                 // The FTL's content id per physical page and the device's expected content

@@ -100,7 +100,17 @@ fn shorten_message(msg: &str) -> String {
     flashpress_core::error::shorten_message(msg).into_owned()
 }
 
+/// Bytes of the mapping table a resolved config keeps in DRAM (`summary.mapping_table_bytes`,
+/// counted as PR-SSD section 4.4.1 counts it).
+#[pyfunction]
+fn mapping_table_bytes(py: Python<'_>, resolved_json: &str) -> PyResult<u64> {
+    let v = parse_json(py, resolved_json, "resolved config")?;
+    let cfg = SimConfig::from_resolved_value(v, "resolved config", None).py_err(py)?;
+    Ok(flashpress_core::device::compress::mapping_table_bytes(&cfg))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(mapping_table_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(shorten_message, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;

@@ -189,6 +189,8 @@ METRICS: dict[str, Any] = {
     "power_rise": power_rise,
     # PR-SSD (plain SSD with compression in the controller)
     "read_rt": lambda r: _get(r, "read.latency_us.mean"),
+    "read_p99": lambda r: _get(r, "read.latency_us.p99"),
+    "map_hit_ratio": lambda r: _get(r, "map_cache.hit_ratio"),
     "write_rt": lambda r: _get(r, "write.latency_us.mean"),
     "overall_rt": overall_rt,
     "gc_time_s": gc_time_s,
@@ -232,6 +234,8 @@ METRIC_LABELS = {
     "host_share": "host share of (de)compression",
     "before_throttle": "write throughput before the first throttle (MB/s)",
     "read_rt": "mean read response time (us)",
+    "read_p99": "p99 read response time (us)",
+    "map_hit_ratio": "map cache hit ratio (1 with the whole table in DRAM)",
     "write_rt": "mean write response time (us)",
     "erases": "blocks erased in GC",
     "migrations": "pages migrated in GC",

@@ -1570,28 +1570,34 @@ impl SimConfig {
             let key = "ftl.map_cache";
             for (on, what) in [
                 (
-                    f.compression().is_some(),
-                    "ftl.compression (its packed map)",
+                    f.compression().is_some_and(|c| c.split.is_some()),
+                    "ftl.compression.split (the split mapping table)",
                 ),
                 (self.stack.is_some(), "a [stack] run (the CCSD's chunk map)"),
             ] {
                 check(!on, src, key, || {
                     format!(
-                        "type = \"demand\" pages the page map (with ftl.dedup: of its nodes); it is not available with {what}: use type = \"full\""
+                        "type = \"demand\" pages the page map (with ftl.dedup: of its nodes) and the packed map of ftl.compression; it is not available with {what}: use type = \"full\""
                     )
                 })?;
             }
-            let table = crate::ftl::mapcache::table_bytes(self);
+            let t = crate::ftl::mapcache::table(self);
+            let table = t.bytes;
             let tpage = n.page_size as u64;
             check(
                 dram_bytes >= tpage && dram_bytes <= table,
                 src,
                 "ftl.map_cache.dram_bytes",
                 || {
+                    let each = t.entry_bytes();
+                    let each = if each.fract() == 0.0 {
+                        format!("{each}")
+                    } else {
+                        format!("{each:.2} (summary.mapping_table_bytes per logical page)")
+                    };
                     format!(
-                        "expected from one translation page ({tpage} bytes) to the whole mapping table ({table} bytes: {} entries of {} bytes), got {dram_bytes}",
-                        table / crate::ftl::mapcache::ENTRY_BYTES,
-                        crate::ftl::mapcache::ENTRY_BYTES
+                        "expected from one translation page ({tpage} bytes) to the whole mapping table ({table} bytes: {} entries of {each} bytes), got {dram_bytes}",
+                        t.entries,
                     )
                 },
             )?;

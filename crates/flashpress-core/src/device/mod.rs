@@ -204,6 +204,8 @@ pub struct Device {
     old_reads: Vec<(Ppn, bool)>,
     /// Translation-page write-backs the FTL allocated (reused).
     map_writes: Vec<(Option<Ppn>, Ppn)>,
+    /// Virtual pages GC moved and the logical pages in one (a paged packed map; reused).
+    map_moved: (Vec<u32>, Vec<u32>),
     /// Compression in the controller (`ftl.compression`).
     pub compression: Option<Compression>,
     page_writes: Vec<PageWrite>,
@@ -280,6 +282,7 @@ impl Device {
             arriving_chunks: VecDeque::new(),
             old_reads: Vec::new(),
             map_writes: Vec::new(),
+            map_moved: (Vec::new(), Vec::new()),
             compression,
             page_writes: Vec::new(),
             bytes_fp: cfg
@@ -438,7 +441,7 @@ impl Device {
         };
         if self.compression.is_some() {
             match req.op {
-                Op::Read => return self.read_compressed(req, base, cmd, first, last, q),
+                Op::Read => return self.read_compressed(req, base, now, cmd, first, last, q),
                 Op::Write => {
                     let cm = cm.expect("validation: compression has the content model");
                     return self.write_compressed(req, base, content, now, cmd, first, last, q, cm);
@@ -781,6 +784,28 @@ impl Device {
         });
     }
 
+    /// With a packed map paged by `ftl.map_cache`: GC moved virtual pages, so the map entries
+    /// of the logical pages in them change (in DRAM when cached, else in their translation
+    /// pages, written back by the next flush).
+    fn apply_gc_moves(&mut self) {
+        if self.ftl.map.is_none() {
+            return;
+        }
+        let Some(c) = self.compression.as_ref() else {
+            return;
+        };
+        let (mut moved, mut lpns) = std::mem::take(&mut self.map_moved);
+        self.ftl.take_gc_moved(&mut moved);
+        for &v in &moved {
+            c.packer.residents(v, &mut lpns);
+            let m = self.ftl.map.as_mut().expect("checked");
+            for &l in &lpns {
+                m.gc_update(l);
+            }
+        }
+        self.map_moved = (moved, lpns);
+    }
+
     /// Write back the translation pages the map cache evicted or GC updated: each reads its
     /// stored copy (if any), then programs the merged page; no request waits for them.
     fn flush_map(
@@ -792,9 +817,14 @@ impl Device {
     ) -> Result<()> {
         let mut writes = std::mem::take(&mut self.map_writes);
         writes.clear();
-        {
+        // GC run to place a write-back may move virtual pages whose entries change too.
+        loop {
+            self.apply_gc_moves();
             let mut be = self.sched.backend(&mut self.nand, q, now);
             self.ftl.flush_map(now, &mut be, &mut writes)?;
+            if !self.ftl.gc_moved_pending() {
+                break;
+            }
         }
         for &(old, new) in &writes {
             self.sched.program_allocated(new);
@@ -1125,6 +1155,7 @@ impl Device {
             if let Some(plane) = self.sched.idle.pop() {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
                 self.ftl.background_gc(plane, now, &mut be);
+                self.apply_gc_moves();
                 if self.ftl.map_pending() {
                     // Background GC updated uncached map entries: their translation pages
                     // are written back now, not when the next request arrives.
@@ -1259,8 +1290,13 @@ impl Device {
                 self.nand.count_program(Ppn(ppn.0 + j as u64), false);
             }
         }
+        self.book_map_untimed()
+    }
+
+    /// Preconditioning with a demand-paged table (page map, packed map or fingerprint index):
+    /// its flash work (the translation pages lookups read, write-backs), booked at once.
+    pub(in crate::device) fn book_map_untimed(&mut self) -> Result<()> {
         if self.ftl.demand_paged() {
-            // The map cache's flash work, booked at once.
             for tp in [self.ftl.take_map_read(), self.ftl.take_index_read()]
                 .into_iter()
                 .flatten()
@@ -1270,8 +1306,14 @@ impl Device {
             }
             let mut writes = std::mem::take(&mut self.map_writes);
             writes.clear();
-            self.ftl
-                .flush_map(SimTime::ZERO, &mut self.nand, &mut writes)?;
+            loop {
+                self.apply_gc_moves();
+                self.ftl
+                    .flush_map(SimTime::ZERO, &mut self.nand, &mut writes)?;
+                if !self.ftl.gc_moved_pending() {
+                    break;
+                }
+            }
             for &(old, new) in &writes {
                 if let Some(old) = old {
                     self.nand.count_read(old, false);

@@ -33,14 +33,66 @@ const NIL: u32 = u32::MAX;
 /// A clean entry's dirty mark.
 const CLEAN: u32 = u32::MAX;
 
-/// Bytes the whole page map takes in DRAM.
-pub fn table_bytes(cfg: &SimConfig) -> u64 {
-    super::mapped_pages(cfg) * ENTRY_BYTES
+/// The table a demand cache pages: its entries and the DRAM bytes the whole of it takes.
+///
+/// - The page FTL: one [`ENTRY_BYTES`] entry per mapped page.
+/// - The packed map of a compressing device (`ftl.compression`, PR-SSD's schemes): one entry
+///   per host logical page, the packer's (the page FTL below it maps virtual pages, which are
+///   the flash page field of these entries). An entry costs the scheme's whole table as
+///   `device::compress::mapping_table_bytes` counts it (PR-SSD section 4.4.1: the forward
+///   fields per logical page and the per-flash-page count, valid bitmap and reverse map)
+///   spread over the logical pages, so a scheme with a smaller table (DP against S) holds
+///   more entries per translation page and per DRAM byte. A translation page stores its
+///   entries' forward fields with their share of the per-flash-page fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Table {
+    /// Entries looked up (logical pages).
+    pub entries: u64,
+    /// Bytes of the whole table in DRAM.
+    pub bytes: u64,
+    /// The logical pages those bytes are spread over (an entry costs `bytes / per`).
+    pub per: u64,
 }
 
-/// Entries of one translation page.
+impl Table {
+    /// Entries `dram` bytes hold (at most every entry).
+    pub fn entries_in(&self, dram: u64) -> u64 {
+        ((dram as u128 * self.per as u128 / self.bytes.max(1) as u128) as u64).min(self.entries)
+    }
+
+    /// Bytes of one entry (a fraction for the packed map).
+    pub fn entry_bytes(&self) -> f64 {
+        self.bytes as f64 / self.per.max(1) as f64
+    }
+}
+
+/// The table a config's demand cache would page.
+pub fn table(cfg: &SimConfig) -> Table {
+    match cfg.ftl.compression() {
+        None => {
+            let entries = super::mapped_pages(cfg);
+            Table {
+                entries,
+                bytes: entries * ENTRY_BYTES,
+                per: entries,
+            }
+        }
+        Some(_) => Table {
+            entries: super::host_pages(cfg),
+            bytes: crate::device::compress::mapping_table_bytes(cfg),
+            per: super::logical_pages(cfg),
+        },
+    }
+}
+
+/// Bytes the whole mapping table takes in DRAM.
+pub fn table_bytes(cfg: &SimConfig) -> u64 {
+    table(cfg).bytes
+}
+
+/// Entries of one translation page (a NAND page of them).
 pub fn entries_per_tpage(cfg: &SimConfig) -> u64 {
-    (cfg.nand.page_size as u64 / ENTRY_BYTES).max(1)
+    table(cfg).entries_in(cfg.nand.page_size as u64).max(1)
 }
 
 /// The demand cache a config asks for, if it caches less than the whole table: (entries held,
@@ -48,7 +100,7 @@ pub fn entries_per_tpage(cfg: &SimConfig) -> u64 {
 pub fn demand(cfg: &SimConfig) -> Option<(u64, MapCachePolicy)> {
     match cfg.ftl.map_cache {
         MapCacheConfig::Demand { dram_bytes, policy } if dram_bytes < table_bytes(cfg) => {
-            Some((dram_bytes / ENTRY_BYTES, policy))
+            Some((table(cfg).entries_in(dram_bytes), policy))
         }
         _ => None,
     }
@@ -57,7 +109,7 @@ pub fn demand(cfg: &SimConfig) -> Option<(u64, MapCachePolicy)> {
 /// Translation pages on flash (0 without a demand cache).
 pub fn translation_pages(cfg: &SimConfig) -> u64 {
     match demand(cfg) {
-        Some(_) => super::mapped_pages(cfg).div_ceil(entries_per_tpage(cfg)),
+        Some(_) => table(cfg).entries.div_ceil(entries_per_tpage(cfg)),
         None => 0,
     }
 }
@@ -128,8 +180,8 @@ impl MapCacheSummary {
         let trans = (reads > 0).then(|| map_ns as f64 / n * 1e-3);
         MapCacheSummary {
             // The whole table when only the fingerprint index is demand-paged.
-            cached_entries: demand(cfg).map_or(super::mapped_pages(cfg), |d| d.0),
-            table_entries: super::mapped_pages(cfg),
+            cached_entries: demand(cfg).map_or(table(cfg).entries, |d| d.0),
+            table_entries: table(cfg).entries,
             translation_pages: translation_pages(cfg),
             counters: c,
             hit_ratio: if c.lookups == 0 {

@@ -258,6 +258,12 @@ pub struct Ftl {
     index_pages: u32,
     /// The bucket page the last inline lookup that missed must read before its decision.
     index_read: Option<Ppn>,
+    /// The cache's entries are a packer's logical pages (`ftl.compression`), not this map's
+    /// pages: this FTL's own lookups do not go through it, and the virtual pages GC moves are
+    /// left in `gc_moved` for the packer's entries in them to be updated.
+    packed_map: bool,
+    /// Virtual pages GC moved since the last [`Ftl::take_gc_moved`] (with `packed_map`).
+    gc_moved: Vec<u32>,
     /// Counters since the last reset.
     pub counters: FtlCounters,
 }
@@ -340,7 +346,7 @@ impl Ftl {
             cold_threshold: dd.filter(|d| d.regions).map(|d| d.cold_threshold),
             map: mapcache::demand(cfg).map(|(cap, policy)| {
                 mapcache::MapCache::new(
-                    mapped_pages(cfg),
+                    mapcache::table(cfg).entries,
                     cap,
                     mapcache::entries_per_tpage(cfg),
                     policy,
@@ -354,6 +360,8 @@ impl Ftl {
             ibase: (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as u32,
             index_pages: fpindex::index_pages(cfg) as u32,
             index_read: None,
+            packed_map: cfg.ftl.compression().is_some(),
+            gc_moved: Vec::new(),
             counters: FtlCounters::default(),
             geo: ugeo,
         }
@@ -393,7 +401,7 @@ impl Ftl {
     /// translation page to read first in [`Ftl::take_map_read`].
     #[inline]
     pub fn translate(&mut self, lpn: Lpn) -> Option<Ppn> {
-        if self.map.is_some() {
+        if self.map.is_some() && !self.packed_map {
             match self.dedup.as_ref() {
                 // With deduplication the page map maps nodes: the node table (in DRAM) names
                 // the entry, and an unmapped page has none to look up.
@@ -478,6 +486,28 @@ impl Ftl {
         if r.is_some() {
             self.index_read = r;
         }
+    }
+
+    /// Look entry `e` of a packed map up in the map cache (`dirty`: a write or TRIM changes
+    /// it); one that misses leaves its translation page in [`Ftl::take_map_read`]. Does
+    /// nothing without a demand-paged map.
+    #[inline]
+    pub fn map_lookup(&mut self, e: u32, dirty: bool) {
+        if self.map.is_some() {
+            self.map_access(Lpn(e), dirty);
+        }
+    }
+
+    /// Whether GC moved virtual pages since the last [`Ftl::take_gc_moved`].
+    pub fn gc_moved_pending(&self) -> bool {
+        !self.gc_moved.is_empty()
+    }
+
+    /// The virtual pages GC moved since the last call (a packed map's cache updates the
+    /// entries of the logical pages in them).
+    pub fn take_gc_moved(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        std::mem::swap(out, &mut self.gc_moved);
     }
 
     #[inline]
@@ -635,7 +665,7 @@ impl Ftl {
         at: SimTime,
         flash: &mut F,
     ) -> Result<Ppn> {
-        if self.map.is_some() {
+        if self.map.is_some() && !self.packed_map {
             self.map_access(lpn, true);
         }
         let stream = self.placement.stream_for(&PageCtx {
@@ -740,7 +770,7 @@ impl Ftl {
             }
             return;
         }
-        if self.map.is_some() {
+        if self.map.is_some() && !self.packed_map {
             self.map_access(lpn, true);
         }
         let old = self.l2p[lpn.0 as usize];
@@ -893,7 +923,11 @@ impl Ftl {
                 continue;
             }
             if let Some(m) = self.map.as_mut() {
-                m.gc_update(lpn);
+                if self.packed_map {
+                    self.gc_moved.push(lpn);
+                } else {
+                    m.gc_update(lpn);
+                }
             }
             let mut stream = self.placement.stream_for(&PageCtx {
                 lpn: Lpn(lpn),

@@ -193,20 +193,20 @@ fn brute_force_traffic(ops: &[(Op, u64)], cap: usize, per_tp: u64) -> (u64, u64,
         if written.contains(&(p / per_tp)) {
             reads += 1;
         }
-        if lru.len() == cap {
-            let (v, d) = lru.pop().unwrap();
-            if d {
-                let t = v / per_tp;
-                if !written.insert(t) {
-                    reads += 1;
-                }
-                writes += 1;
-                for x in lru.iter_mut().filter(|x| x.0 / per_tp == t) {
-                    x.1 = false;
-                }
+        let victim = if lru.len() == cap { lru.pop() } else { None };
+        lru.insert(0, (p, dirty));
+        if let Some((v, true)) = victim {
+            let t = v / per_tp;
+            if !written.insert(t) {
+                reads += 1;
+            }
+            writes += 1;
+            // The write-back goes at the end of the request and takes every dirty entry of
+            // its page, the one this request loaded included (its new value is decided).
+            for x in lru.iter_mut().filter(|x| x.0 / per_tp == t) {
+                x.1 = false;
             }
         }
-        lru.insert(0, (p, dirty));
     }
     (reads, writes, misses)
 }
@@ -478,4 +478,249 @@ fn timeline_columns_add_up_to_the_summary() {
         .run()
         .unwrap();
     assert!(!r.timeline.iter().any(|c| c.name.starts_with("map_")));
+}
+
+// The packed map of a compressing device (`ftl.compression`, PR-SSD's schemes).
+
+/// A small TLC device with 16 KiB pages and 4 KiB partial reads (6144 flash pages, 4608
+/// logical pages, 4607 for the host), compressing in its controller: `chunks` pages at most
+/// per flash page, zero bitmaps with `zeros`, content compressing 2:1.
+fn packed(chunks: u32, zeros: bool, extra: &str, map_cache: &str) -> SimConfig {
+    packed_with(
+        chunks,
+        zeros,
+        extra,
+        map_cache,
+        "type = \"fixed\"\nratio = 2.0",
+    )
+}
+
+/// [`packed`] with content ratios `ratio` (a `[content.ratio]` table's keys).
+fn packed_with(chunks: u32, zeros: bool, extra: &str, map_cache: &str, ratio: &str) -> SimConfig {
+    config(&format!(
+        "{}{extra}\n[ftl]\nop_ratio = 0.25\nwrite_buffer_pages = 4\n{map_cache}\n\
+         [ftl.compression]\ncodec = \"lz4\"\nmin_saving = 0.0\nmax_chunks_per_page = {chunks}\n\
+         compress_us = 12.0\ndecompress_us = 12.0\nzero_units = {zeros}\n\
+         [content]\nmode = \"model\"\ncodec = \"lz4\"\ngranularity = 16384\n\
+         [content.ratio]\n{ratio}\n",
+        tlc_device!(2, 1, 32)
+    ))
+}
+
+fn demand_of(dram: u64) -> String {
+    format!("map_cache = {{ type = \"demand\", dram_bytes = {dram}, policy = \"lru\" }}")
+}
+
+/// PR-SSD's accounting by hand for this device (4608 logical pages, 6144 flash pages): S's
+/// fields (20 slots, partial bitmap) are 42 bits per logical page and 665 per flash page
+/// (5-bit count, 20-bit valid bitmap, 20 reverse entries); DP's (12 slots, partial and zero
+/// bitmaps) 45 and 400.
+const S_TABLE: u64 = (4608 * 42 + 6144 * 665) / 8;
+const DP_TABLE: u64 = (4608 * 45 + 6144 * 400) / 8;
+
+/// Single-page requests over the host's pages at queue depth 1, in the order given.
+fn run_packed(cfg: &SimConfig, pages: &[(Op, u64)]) -> Summary {
+    let script = pages
+        .iter()
+        .map(|&(op, p)| (op, p * 16384, 16384, 0))
+        .collect();
+    script_sim(cfg, script, Drive::Closed { depth: 1 })
+        .run()
+        .unwrap()
+        .summary
+}
+
+#[test]
+fn the_packed_map_is_paged_with_the_schemes_entry_width() {
+    for (chunks, zeros, table) in [(20, false, S_TABLE), (12, true, DP_TABLE)] {
+        let cfg = packed(chunks, zeros, "", "");
+        assert_eq!(
+            flashpress_core::device::compress::mapping_table_bytes(&cfg),
+            table
+        );
+        let cfg = packed(chunks, zeros, NO_PRECONDITION, &demand_of(100_000));
+        let t = flashpress_core::ftl::mapcache::table(&cfg);
+        assert_eq!((t.entries, t.bytes, t.per), (4607, table, 4608));
+        assert_eq!(
+            flashpress_core::ftl::mapcache::entries_per_tpage(&cfg),
+            16384 * 4608 / table
+        );
+        assert_eq!(
+            flashpress_core::ftl::mapcache::demand(&cfg).unwrap().0,
+            100_000 * 4608 / table
+        );
+    }
+}
+
+#[test]
+fn packed_map_hits_and_translation_traffic_match_stack_distance_and_brute_force() {
+    let mut rng = Pcg64Mcg::seed_from_u64(21);
+    let pages = 4607;
+    let uniform: Vec<u64> = (0..5000).map(|_| rng.random_range(0..pages)).collect();
+    let skewed = zipf(pages, 0.9, 5000, &mut rng);
+    for (name, trace) in [("uniform", uniform), ("zipf", skewed)] {
+        for (chunks, zeros, table) in [(20, false, S_TABLE), (12, true, DP_TABLE)] {
+            let dram = 60_000;
+            let cfg = packed(chunks, zeros, NO_PRECONDITION, &demand_of(dram));
+            let ops = mixed(&trace, &mut rng, 0.6);
+            let s = run_packed(&cfg, &ops);
+            assert_eq!(s.gc_invocations, 0, "GC would add translation updates");
+            let m = s.map_cache.expect("a demand cache reports");
+            let cap = (dram * 4608 / table) as usize;
+            assert_eq!(m.cached_entries, cap as u64);
+            assert_eq!(m.counters.lookups, trace.len() as u64, "{name}");
+            assert_eq!(
+                m.counters.hits,
+                stack_distance_hits(&trace, cap),
+                "{name}, {chunks} chunks"
+            );
+            let per_tp = 16384 * 4608 / table;
+            let (r, w, misses) = brute_force_traffic(&ops, cap, per_tp);
+            assert_eq!(m.counters.lookups - m.counters.hits, misses);
+            assert_eq!(m.counters.translation_reads, r, "{name}, {chunks} chunks");
+            assert_eq!(m.counters.translation_writes, w, "{name}, {chunks} chunks");
+            assert!(w > 0 && r > 0, "{name}: traffic both ways");
+        }
+    }
+}
+
+#[test]
+fn a_narrower_packed_entry_hits_more_by_its_entries_per_byte() {
+    // Uniform random whole-page reads over a full device: an LRU cache of c of n entries
+    // misses 1 - c/n. At one budget DP's table (smaller by its 12 slots per page against
+    // S's 20) caches table_S / table_DP times the entries, so it hits that many times more.
+    let pre = "[precondition]\nfill_fraction = 1.0\naging_fraction = 0.0\n";
+    let dram = 100_000u64;
+    let mut hit = Vec::new();
+    for (chunks, zeros, table) in [(20, false, S_TABLE), (12, true, DP_TABLE)] {
+        let cfg = packed(chunks, zeros, pre, &demand_of(dram));
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        let ops: Vec<(Op, u64)> = (0..40_000)
+            .map(|_| (Op::Read, rng.random_range(0..4607)))
+            .collect();
+        let s = run_packed(&cfg, &ops);
+        let m = s.map_cache.unwrap();
+        let cached = dram * 4608 / table;
+        let expected = cached as f64 / 4607.0;
+        assert!(
+            (m.hit_ratio - expected).abs() < 0.01,
+            "{chunks} chunks: hit ratio {}, expected {expected}",
+            m.hit_ratio
+        );
+        // Every miss read its translation page (the fill wrote them all).
+        assert_eq!(
+            m.counters.translation_lookup_reads,
+            m.counters.lookups - m.counters.hits
+        );
+        hit.push((m.hit_ratio, cached as f64));
+    }
+    let (measured, analytic) = (hit[1].0 / hit[0].0, hit[1].1 / hit[0].1);
+    assert!((analytic - S_TABLE as f64 / DP_TABLE as f64).abs() < 0.01);
+    assert!(
+        (measured / analytic - 1.0).abs() < 0.05,
+        "DP hits {measured}x S's, entries per byte {analytic}x"
+    );
+}
+
+#[test]
+fn a_budget_holding_the_whole_packed_table_is_the_full_table_byte_for_byte() {
+    let pre = "[precondition]\nfill_fraction = 1.0\naging_fraction = 0.5\n";
+    let mut rng = Pcg64Mcg::seed_from_u64(9);
+    let ops: Vec<(Op, u64)> = (0..3000)
+        .map(|_| {
+            let op = if rng.random::<f64>() < 0.5 {
+                Op::Read
+            } else {
+                Op::Write
+            };
+            (op, rng.random_range(0..4607))
+        })
+        .collect();
+    let full = run_packed(&packed(12, true, pre, ""), &ops);
+    let whole = run_packed(&packed(12, true, pre, &demand_of(DP_TABLE)), &ops);
+    assert!(whole.map_cache.is_none());
+    assert_eq!(
+        serde_json::to_string(&full).unwrap(),
+        serde_json::to_string(&whole).unwrap()
+    );
+    let paged = run_packed(&packed(12, true, pre, &demand_of(DP_TABLE - 16384)), &ops);
+    let m = paged.map_cache.unwrap();
+    assert!(m.hit_ratio < 1.0 && m.counters.translation_lookup_reads > 0);
+    assert!(paged.read.latency_us.unwrap().mean > full.read.latency_us.unwrap().mean);
+}
+
+/// Packing, partial-page writes, TRIM and GC under a small budget: verify mode checks every
+/// read, the invariant check passes, and GC moving virtual pages updated their logical
+/// pages' entries (in DRAM or in their translation pages).
+#[test]
+fn every_read_returns_the_last_write_through_a_paged_packed_map_and_gc() {
+    let text = "[check]\nverify = true\ninvariants = true\n";
+    let cfg = packed_with(
+        20,
+        false,
+        text,
+        &demand_of(40_000),
+        "type = \"uniform\"\nmin = 1.0\nmax = 5.0",
+    );
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    let script: Vec<(Op, u64, u64, u64)> = (0..30_000)
+        .map(|_| {
+            let lpn = rng.random_range(0..4607u64);
+            let sub = rng.random_range(0..4u64) * 4096;
+            match rng.random_range(0..20) {
+                0..=7 => (Op::Write, lpn * 16384, 16384, 0),
+                8..=11 => (Op::Write, lpn * 16384 + sub, 4096, 0),
+                12 => (Op::Trim, lpn * 16384, 16384, 0),
+                13..=15 => (Op::Read, lpn * 16384 + sub, 4096, 0),
+                _ => (Op::Read, lpn * 16384, 16384, 0),
+            }
+        })
+        .collect();
+    let s = script_sim(&cfg, script, Drive::Closed { depth: 8 })
+        .run()
+        .unwrap()
+        .summary;
+    assert_eq!(s.requests_completed, 30_000);
+    assert!(s.verified_page_reads > 5_000);
+    assert!(s.gc_blocks_erased > 0, "GC ran");
+    let m = s.map_cache.unwrap();
+    assert!(m.hit_ratio < 1.0);
+    assert!(
+        m.counters.gc_uncached_updates > 0,
+        "GC updated uncached entries: {m:?}"
+    );
+    assert!(m.counters.translation_writes > 0 && m.map_waf > 0.0);
+}
+
+#[test]
+fn a_paged_split_map_is_refused_naming_the_key() {
+    let text = format!(
+        "{}\n[ftl]\nop_ratio = 0.25\nwrite_buffer_pages = 4\n{}\n[ftl.compression]\ncodec = \"dpc\"\nmin_saving = 0.1\nmax_chunks_per_page = 12\n\
+         compress_us = 0.34\ndecompress_us = 0.038\nzero_units = true\n\
+         split = {{ decision = \"bit\", max_split_pages = 64 }}\n[content]\nmode = \"model\"\n",
+        tlc_device!(4, 1, 32),
+        demand_of(100_000)
+    );
+    let e = SimConfig::from_toml_str(&text, "test")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("ftl.map_cache") && e.contains("ftl.compression.split"),
+        "{e}"
+    );
+    let over = format!(
+        "{}\n[ftl]\nop_ratio = 0.25\nwrite_buffer_pages = 4\n{}\n[ftl.compression]\ncodec = \"lz4\"\nmin_saving = 0.0\nmax_chunks_per_page = 20\n\
+         compress_us = 12.0\ndecompress_us = 12.0\nzero_units = false\n[content]\nmode = \"model\"\n",
+        tlc_device!(2, 1, 32),
+        demand_of(S_TABLE + 1)
+    );
+    let e = SimConfig::from_toml_str(&over, "test")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("ftl.map_cache.dram_bytes")
+            && e.contains(&format!("whole mapping table ({S_TABLE} bytes"))
+            && e.contains("summary.mapping_table_bytes per logical page"),
+        "{e}"
+    );
 }

@@ -202,6 +202,9 @@ impl Compression {
         if let Some((s, unit, _)) = split {
             packer = packer.with_split(unit, s.max_split_pages);
         }
+        if crate::ftl::mapcache::demand(cfg).is_some() {
+            packer = packer.with_residents();
+        }
         Ok(Compression {
             history: split.map(|(s, _, _)| History::new(s, logical)),
             split_ready: SimTime::ZERO,

@@ -5,7 +5,7 @@
 use super::PageWrite;
 use crate::content::ContentModel;
 use crate::device::sched::{Split, NO_REQ};
-use crate::device::{Arrival, Device, Kind, Req};
+use crate::device::{Arrival, Device, Kind, MapNext, Req};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::host::ASYNC_TAG;
@@ -19,6 +19,9 @@ impl Device {
         match self.compression.as_mut() {
             None => self.ftl.trim(Lpn(lpn as u32), at),
             Some(c) => {
+                // A paged packed map loads the entry to clear it (the caller reads its
+                // translation page).
+                self.ftl.map_lookup(lpn as u32, true);
                 c.trim(lpn);
                 for &v in &c.fx.freed {
                     self.ftl.trim(Lpn(v), at);
@@ -29,11 +32,15 @@ impl Device {
 
     /// A read with compression: one flash read per flash page the request's logical pages
     /// are on (a partial read when they lie in one partial unit of it), none for pages still
-    /// in DRAM; the compressed pages are decompressed before the data goes to the host.
+    /// in DRAM; the compressed pages are decompressed before the data goes to the host. With a
+    /// paged map (`ftl.map_cache`) a logical page whose entry misses reads its translation
+    /// page first: the flash read it needs waits for it.
+    #[allow(clippy::too_many_arguments)]
     pub(in crate::device) fn read_compressed(
         &mut self,
         req: &Request,
         base: Req,
+        now: SimTime,
         cmd: SimTime,
         first: u64,
         last: u64,
@@ -49,9 +56,21 @@ impl Device {
         // (flash page, partial units wanted, a split piece) of this request, in first-touch
         // order.
         let mut reads: Vec<(Ppn, u64, bool)> = Vec::new();
+        // With a paged map: per flash read the translation page it waits for, and the
+        // translation pages read for entries whose data needs no flash read of its own.
+        let paged = self.ftl.map.is_some();
+        let mut read_tp: Vec<Option<Ppn>> = Vec::new();
+        let mut other_tps: Vec<Ppn> = Vec::new();
         let mut decompress = 0u32;
         for lpn in first..=last {
             c.record_read(lpn, req.len);
+            let tp = if paged {
+                self.ftl.map_lookup(lpn as u32, false);
+                self.ftl.take_map_read()
+            } else {
+                None
+            };
+            other_tps.extend(tp);
             let Some(ch) = c.packer.lookup(lpn) else {
                 self.counters.unmapped_page_reads += 1;
                 continue;
@@ -106,9 +125,22 @@ impl Device {
             } else {
                 span(req.offset.max(p0) - p0, end.min(p0 + page) - p0, unit)
             };
-            match reads.iter_mut().find(|r| r.0 == ppn) {
-                Some(r) => r.1 |= units,
-                None => reads.push((ppn, units, false)),
+            let i = match reads.iter().position(|r| r.0 == ppn) {
+                Some(i) => {
+                    reads[i].1 |= units;
+                    i
+                }
+                None => {
+                    reads.push((ppn, units, false));
+                    reads.len() - 1
+                }
+            };
+            if paged {
+                read_tp.resize(reads.len(), None);
+                if let Some(tp) = tp.filter(|_| read_tp[i].is_none()) {
+                    read_tp[i] = Some(tp);
+                    other_tps.pop();
+                }
             }
         }
         if !reads.is_empty() {
@@ -144,20 +176,31 @@ impl Device {
             }
         }
         let slot = self.alloc(Req { decompress, ..base });
-        for &(ppn, units, _) in &reads {
-            self.arriving_reads.push_back(Arrival {
-                at: cmd,
-                ppn,
-                req: slot,
-                partial: unit != 0 && units.count_ones() == 1,
-                program: false,
-            });
+        for (i, &(ppn, units, _)) in reads.iter().enumerate() {
+            let partial = unit != 0 && units.count_ones() == 1;
+            match read_tp.get(i).copied().flatten() {
+                Some(tp) => self.map_read(tp, slot, MapNext::DataRead(ppn, partial), base, cmd),
+                None => self.arriving_reads.push_back(Arrival {
+                    at: cmd,
+                    ppn,
+                    req: slot,
+                    partial,
+                    program: false,
+                }),
+            }
         }
+        for &tp in &other_tps {
+            self.map_read(tp, slot, MapNext::Done, base, cmd);
+        }
+        let pages = (reads.len() + other_tps.len()) as u32;
         let r = &mut self.reqs[slot as usize];
-        r.pages_left = reads.len() as u32;
+        r.pages_left = pages;
         r.done = cmd;
-        if reads.is_empty() {
+        if pages == 0 {
             q.push(cmd, Event::DeviceReq(slot));
+        }
+        if paged {
+            self.flush_map(base, cmd, now, q)?;
         }
         Ok(())
     }
@@ -186,6 +229,12 @@ impl Device {
         for (i, lpn) in (first..=last).enumerate() {
             let page_start = lpn * self.page_size;
             let partial = req.offset > page_start || end < page_start + self.page_size;
+            // A paged map loads the entry; the write completes once it is loaded too.
+            self.ftl.map_lookup(lpn as u32, true);
+            if let Some(tp) = self.ftl.take_map_read() {
+                self.reqs[slot as usize].pages_left += 1;
+                self.map_read(tp, slot, MapNext::Done, base, cmd);
+            }
             let c = self.compression.as_mut().expect("compression is on");
             let (lo, hi) = (
                 req.offset.max(page_start) - page_start,
@@ -253,6 +302,9 @@ impl Device {
                 self.read_old_data(kind, base, cmd, &olds);
             }
             self.old_reads = olds;
+        }
+        if self.ftl.map.is_some() {
+            self.flush_map(base, cmd, now, q)?;
         }
         self.after_backend(now, q);
         Ok(())
@@ -390,6 +442,7 @@ impl Device {
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn.0 as usize] = content;
         }
+        self.ftl.map_lookup(lpn.0, true);
         let c = self.compression.as_mut().expect("compression is on");
         let bpp = self.page_size / 4096;
         let len = c.store(lpn.0 as u64, cm, 0, content.wrapping_mul(bpp), u16::MAX, 0);
@@ -408,7 +461,7 @@ impl Device {
             self.nand.count_program(ppn, false);
         }
         self.page_writes = writes;
-        Ok(())
+        self.book_map_untimed()
     }
 }
 

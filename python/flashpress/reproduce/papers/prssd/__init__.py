@@ -5,7 +5,8 @@ from __future__ import annotations
 from flashpress.reproduce.papers import Paper, prefixed_scale
 from flashpress.reproduce.papers.prssd.claims import prssd_claims
 from flashpress.reproduce.papers.prssd.data import STORED
-from flashpress.reproduce.papers.prssd.experiments import prssd_figures
+from flashpress.reproduce.papers.prssd.experiments import MAP_REFERENCE, prssd_figures
+from flashpress.reproduce.papers.prssd.plots import PRSSD_PLOTTERS
 from flashpress.reproduce.papers.prssd.report import table2
 from flashpress.reproduce.scale import Scale
 
@@ -29,7 +30,14 @@ PAPER = Paper(
     about=_about,
     scale_shown=prefixed_scale("prssd_"),
     tables=table2,
+    plotters=PRSSD_PLOTTERS,
     # Figures without a Baseline run: Fig. 4 compares SP with P (compression's gain), Fig. 8 the
-    # codecs with storing the pages as they are, Fig. 19 the split decision with Split All.
-    figure_baselines={"fig4": {"scheme": "P"}, "fig8": {"scheme": STORED}, "fig19": {"scheme": "PR_SplitAll"}},
+    # codecs with storing the pages as they are, Fig. 19 the split decision with Split All; our
+    # DRAM-budget study compares the schemes with S.
+    figure_baselines={
+        "fig4": {"scheme": "P"},
+        "fig8": {"scheme": STORED},
+        "fig19": {"scheme": "PR_SplitAll"},
+        "mapcache": {"scheme": MAP_REFERENCE},
+    },
 )

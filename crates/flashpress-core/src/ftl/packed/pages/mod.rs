@@ -116,6 +116,12 @@ impl Chunk {
     }
 }
 
+/// Per VPN the logical pages placed in it since it was taken.
+struct Residents {
+    slots: Vec<u32>,
+    len: Vec<u8>,
+}
+
 /// The packer.
 pub struct PagePacker {
     page: u32,
@@ -126,6 +132,10 @@ pub struct PagePacker {
     open: Option<Open>,
     groups: Option<Groups>,
     logical: u64,
+    /// With a demand-paged map (`ftl.map_cache`): per VPN the logical pages placed in it
+    /// since it was taken (`max_chunks` slots each, stale ones included), as PR-SSD's reverse
+    /// map per flash page, so that GC moving a VPN can update their map entries.
+    rev: Option<Residents>,
     /// Logical pages mapped.
     pub mapped: u64,
     /// Counters since the last reset.
@@ -151,8 +161,57 @@ impl PagePacker {
             open: None,
             groups: None,
             logical,
+            rev: None,
             mapped: 0,
             counters: PackerCounters::default(),
+        }
+    }
+
+    /// Keep per VPN the logical pages placed in it ([`PagePacker::residents`]): a packed
+    /// map paged by `ftl.map_cache` needs them when GC moves a VPN. Not with split pages.
+    pub fn with_residents(mut self) -> PagePacker {
+        assert!(
+            self.groups.is_none(),
+            "validation refuses a paged split map"
+        );
+        let vpns = self.live.len();
+        self.rev = Some(Residents {
+            slots: vec![0; vpns * self.max_chunks as usize],
+            len: vec![0; vpns],
+        });
+        self
+    }
+
+    /// Simulator bytes per VPN of [`PagePacker::with_residents`]: `max_chunks` slots and a
+    /// count.
+    pub fn residents_bytes_per_vpn(max_chunks: u32) -> usize {
+        max_chunks as usize * std::mem::size_of::<u32>() + 1
+    }
+
+    /// The logical pages whose chunks are in `vpn` now, each once, into `out`.
+    pub fn residents(&self, vpn: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let Some(r) = self.rev.as_ref() else {
+            return;
+        };
+        let k = self.max_chunks as usize;
+        let base = vpn as usize * k;
+        for &l in &r.slots[base..base + r.len[vpn as usize] as usize] {
+            let e = self.map.get(l as u64);
+            if e != UNMAPPED && map::len(e) != SPLIT_LEN && map::ppn(e) == vpn && !out.contains(&l)
+            {
+                out.push(l);
+            }
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, vpn: u32, lpn: u64) {
+        if let Some(r) = self.rev.as_mut() {
+            let k = self.max_chunks as usize;
+            let n = &mut r.len[vpn as usize];
+            r.slots[vpn as usize * k + *n as usize] = lpn as u32;
+            *n += 1;
         }
     }
 
@@ -199,6 +258,7 @@ impl PagePacker {
             self.counters.raw_pages += 1;
             let vpn = self.take()?;
             self.live[vpn as usize] += 1;
+            self.record(vpn, lpn);
             fx.write.push(vpn);
             Chunk {
                 vpn,
@@ -231,6 +291,7 @@ impl PagePacker {
             o.chunks += 1;
             let full = o.fill == self.page || o.chunks == self.max_chunks;
             self.live[c.vpn as usize] += 1;
+            self.record(c.vpn, lpn);
             if full {
                 self.close(fx);
             }
@@ -292,12 +353,16 @@ impl PagePacker {
     }
 
     fn take(&mut self) -> Result<u32> {
-        self.free.pop().ok_or_else(|| {
+        let vpn = self.free.pop().ok_or_else(|| {
             Error::Invariant(format!(
                 "compressed mapping: no free virtual page with {} logical pages mapped",
                 self.mapped
             ))
-        })
+        })?;
+        if let Some(r) = self.rev.as_mut() {
+            r.len[vpn as usize] = 0;
+        }
+        Ok(vpn)
     }
 
     fn release(&mut self, vpn: u32, fx: &mut Effects) {

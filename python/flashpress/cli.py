@@ -41,7 +41,7 @@ TIME_UNITS = ("ns", "us", "ms", "s", "filetime")
 def _terminal_columns() -> int:
     """The terminal's width as ``shutil.get_terminal_size`` reads it (``COLUMNS``, else the
     terminal of stdout, else 80) without importing :mod:`shutil`, which loads zlib, bz2 and lzma
-    (0.6 MiB of peak RSS): argparse's help formatter imports it for every argument added."""
+    (0.5 MiB of a run's peak RSS): argparse's help formatter imports it for every argument added."""
     try:
         columns = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):

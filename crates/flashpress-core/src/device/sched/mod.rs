@@ -45,7 +45,6 @@ use crate::error::Result;
 use crate::ftl::{FlashBackend, Ftl, GcKind};
 use crate::nand::{Geometry, Nand};
 use crate::units::{duration_ns, BlockId, PlaneId, Ppn, SimTime, MAX_OP_NS, MAX_PERIOD_NS};
-pub(crate) use plane::GcQueue;
 use plane::{Act, GcOp, HostCmd, Plane, Suspended, NEVER, NONE};
 
 pub use plane::Split;

@@ -78,18 +78,14 @@ struct GcJob {
 }
 
 /// A plane's GC commands in order: one entry per job (its victim, order and kind) and one
-/// (source, destination) pair per queued migration, so a queued migration costs 16 bytes
-/// (the memory estimate's `device.gc_queues` counts them at that size).
+/// (source, destination) pair per queued migration, so a queued migration costs 16 bytes.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct GcQueue {
+pub(super) struct GcQueue {
     jobs: VecDeque<GcJob>,
     moves: VecDeque<(Ppn, Ppn)>,
 }
 
 impl GcQueue {
-    /// Bytes one queued migration takes.
-    pub(crate) const BYTES_PER_MIGRATION: usize = std::mem::size_of::<(Ppn, Ppn)>();
-
     /// Queue a job: `moves` migrations and then the erase of `victim`, or, `whole`, the one
     /// [`GcOp::Whole`] command (its copybacks are summed elsewhere; `moves` is then ignored).
     pub(super) fn push_job(
@@ -350,7 +346,10 @@ mod tests {
             src: Ppn(s),
             dst: Ppn(d),
         };
-        assert_eq!(q.front().map(|e| (e.background, e.copyback)), Some((false, true)));
+        assert_eq!(
+            q.front().map(|e| (e.background, e.copyback)),
+            Some((false, true))
+        );
         assert_eq!(
             drain(&mut q),
             vec![
@@ -364,6 +363,5 @@ mod tests {
             ]
         );
         assert!(q.is_empty());
-        assert_eq!(GcQueue::BYTES_PER_MIGRATION, 16);
     }
 }

@@ -306,3 +306,18 @@ def test_lossy_plan_on_a_stack_preset_names_the_block_presets(
     err = capsys.readouterr().err
     assert "preset 'waltz' is a host stack" in err
     assert "nvme" in err
+
+
+@pytest.mark.parametrize("columns", ["100", "37", "0", "-5", "wide", None])
+def test_help_width_is_shutils_without_importing_it(monkeypatch, columns: str | None) -> None:
+    """The parser sizes its help as ``shutil.get_terminal_size`` would (``COLUMNS``, else the
+    terminal, else 80), so a run need not import shutil."""
+    import shutil
+
+    from flashpress.cli import _terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _terminal_columns() == shutil.get_terminal_size().columns

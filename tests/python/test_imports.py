@@ -18,6 +18,7 @@ NOT_IMPORTED = (
     "hashlib",
     "secrets",
     "fcntl",
+    "shutil",
     "tomllib",
     "flashpress.config_types",
     "flashpress.plots",

@@ -45,7 +45,7 @@ use crate::error::Result;
 use crate::ftl::{FlashBackend, Ftl, GcKind};
 use crate::nand::{Geometry, Nand};
 use crate::units::{duration_ns, BlockId, PlaneId, Ppn, SimTime, MAX_OP_NS, MAX_PERIOD_NS};
-use plane::{Act, GcEntry, GcOp, HostCmd, Plane, Suspended, NEVER, NONE};
+use plane::{Act, GcOp, HostCmd, Plane, Suspended, NEVER, NONE};
 
 pub use plane::Split;
 
@@ -963,7 +963,7 @@ impl Scheduler {
     fn start_gc(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
         let p = self.p;
         let pl = &mut self.planes[pi];
-        let head = *pl.gc.front().expect("picked GC with an empty GC queue");
+        let head = pl.gc.front().expect("picked GC with an empty GC queue");
         let yields = head.background || p.preemptible;
         if !pl.gc_started || pl.step_left == 0 {
             pl.gc_started = true;
@@ -1031,7 +1031,7 @@ impl Scheduler {
                 let mut t = now;
                 let mut ops = 0;
                 let mut erase = NONE;
-                while let Some(e) = pl.gc.front().copied() {
+                while let Some(e) = pl.gc.front() {
                     match e.op {
                         GcOp::Migrate { src, dst } if pl.step_left > 0 && e.seq == head.seq => {
                             if !e.copyback {
@@ -1210,7 +1210,6 @@ impl FlashBackend for Backend<'_> {
         }
         let seq = s.next_seq();
         let pi = s.geo.plane_of_block(victim).0 as usize;
-        let mut queued = 0;
         {
             let pl = &mut s.planes[pi];
             if !pl.has_gc() {
@@ -1219,36 +1218,19 @@ impl FlashBackend for Backend<'_> {
             if whole {
                 // Nothing can cut into it: one entry, its durations summed once.
                 let batch = self.nand.copyback_batch(moves);
-                pl.gc.push_back(GcEntry {
-                    op: GcOp::Whole(victim),
-                    seq,
-                    background,
-                    copyback,
-                });
                 pl.whole.push_back(batch);
                 pl.queued_ns += batch.ns + self.nand.erase_ns();
-                pl.epoch = pl.epoch.wrapping_add(1);
-            }
-            for &(src, dst) in moves.iter().filter(|_| !whole) {
-                pl.gc.push_back(GcEntry {
-                    op: GcOp::Migrate { src, dst },
-                    seq,
-                    background,
-                    copyback,
-                });
-                queued += read_ns(self.nand, src) + program_ns(self.nand, dst);
-            }
-            if !whole {
-                pl.gc.push_back(GcEntry {
-                    op: GcOp::Erase(victim),
-                    seq,
-                    background,
-                    copyback,
-                });
+            } else {
+                let mut queued = 0;
+                for &(src, dst) in moves {
+                    queued += read_ns(self.nand, src) + program_ns(self.nand, dst);
+                }
                 queued += self.nand.erase_ns();
                 pl.queued_ns += queued;
-                pl.epoch = pl.epoch.wrapping_add(1);
             }
+            pl.gc
+                .push_job(victim, moves, whole, seq, background, copyback);
+            pl.epoch = pl.epoch.wrapping_add(1);
         }
         let v = victim.0 as usize;
         s.erases_queued[v] = s.erases_queued[v]

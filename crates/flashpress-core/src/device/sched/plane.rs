@@ -52,7 +52,7 @@ pub(super) enum GcOp {
     Whole(BlockId),
 }
 
-/// A GC command queued at a plane.
+/// A GC command at the head of a plane's GC queue.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct GcEntry {
     pub op: GcOp,
@@ -62,6 +62,93 @@ pub(super) struct GcEntry {
     pub background: bool,
     /// Migrations use copyback.
     pub copyback: bool,
+}
+
+/// One GC job queued at a plane; its migrations are in [`GcQueue`]'s `moves`, in order.
+#[derive(Debug, Clone, Copy)]
+struct GcJob {
+    victim: BlockId,
+    /// Migrations of the job still queued.
+    moves: u32,
+    /// A [`GcOp::Whole`] job (no migrations of its own in `moves`).
+    whole: bool,
+    seq: u64,
+    background: bool,
+    copyback: bool,
+}
+
+/// A plane's GC commands in order: one entry per job (its victim, order and kind) and one
+/// (source, destination) pair per queued migration, so a queued migration costs 16 bytes.
+#[derive(Debug, Clone, Default)]
+pub(super) struct GcQueue {
+    jobs: VecDeque<GcJob>,
+    moves: VecDeque<(Ppn, Ppn)>,
+}
+
+impl GcQueue {
+    /// Queue a job: `moves` migrations and then the erase of `victim`, or, `whole`, the one
+    /// [`GcOp::Whole`] command (its copybacks are summed elsewhere; `moves` is then ignored).
+    pub(super) fn push_job(
+        &mut self,
+        victim: BlockId,
+        moves: &[(Ppn, Ppn)],
+        whole: bool,
+        seq: u64,
+        background: bool,
+        copyback: bool,
+    ) {
+        if !whole {
+            self.moves.extend(moves.iter().copied());
+        }
+        self.jobs.push_back(GcJob {
+            victim,
+            moves: if whole {
+                0
+            } else {
+                u32::try_from(moves.len()).expect("a GC job of more than 2^32 migrations")
+            },
+            whole,
+            seq,
+            background,
+            copyback,
+        });
+    }
+
+    /// The command at the head of the queue.
+    #[inline]
+    pub(super) fn front(&self) -> Option<GcEntry> {
+        let j = self.jobs.front()?;
+        let op = if j.whole {
+            GcOp::Whole(j.victim)
+        } else if j.moves > 0 {
+            let &(src, dst) = self.moves.front().expect("a job's migrations are queued");
+            GcOp::Migrate { src, dst }
+        } else {
+            GcOp::Erase(j.victim)
+        };
+        Some(GcEntry {
+            op,
+            seq: j.seq,
+            background: j.background,
+            copyback: j.copyback,
+        })
+    }
+
+    /// Remove the command at the head of the queue.
+    #[inline]
+    pub(super) fn pop_front(&mut self) {
+        let j = self.jobs.front_mut().expect("pop from an empty GC queue");
+        if j.whole || j.moves == 0 {
+            self.jobs.pop_front();
+        } else {
+            j.moves -= 1;
+            self.moves.pop_front();
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
 }
 
 /// What the plane's array is doing.
@@ -121,7 +208,7 @@ pub(super) struct Suspended {
 pub(super) struct Plane {
     pub reads: VecDeque<HostCmd>,
     pub writes: VecDeque<HostCmd>,
-    pub gc: VecDeque<GcEntry>,
+    pub gc: GcQueue,
     /// The copyback sums of the queued [`GcOp::Whole`] jobs, in order.
     pub whole: VecDeque<crate::nand::CopybackBatch>,
     pub act: Act,
@@ -168,7 +255,7 @@ impl Plane {
         Plane {
             reads: VecDeque::new(),
             writes: VecDeque::new(),
-            gc: VecDeque::new(),
+            gc: GcQueue::default(),
             whole: VecDeque::new(),
             act: Act::Idle,
             cur: HostCmd {
@@ -231,5 +318,50 @@ impl Plane {
             && self.writes.is_empty()
             && self.gc.is_empty()
             && self.suspended.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(q: &mut GcQueue) -> Vec<(GcOp, u64)> {
+        let mut out = Vec::new();
+        while let Some(e) = q.front() {
+            out.push((e.op, e.seq));
+            q.pop_front();
+        }
+        out
+    }
+
+    #[test]
+    fn gc_queue_gives_each_jobs_migrations_then_its_erase_in_order() {
+        let mut q = GcQueue::default();
+        let mv = |s, d| (Ppn(s), Ppn(d));
+        q.push_job(BlockId(3), &[mv(10, 40), mv(12, 41)], false, 7, false, true);
+        q.push_job(BlockId(5), &[mv(20, 42)], true, 8, false, true);
+        q.push_job(BlockId(6), &[], false, 9, true, false);
+        q.push_job(BlockId(4), &[mv(Ppn::NONE.0, 43)], false, 10, false, false);
+        let m = |s, d| GcOp::Migrate {
+            src: Ppn(s),
+            dst: Ppn(d),
+        };
+        assert_eq!(
+            q.front().map(|e| (e.background, e.copyback)),
+            Some((false, true))
+        );
+        assert_eq!(
+            drain(&mut q),
+            vec![
+                (m(10, 40), 7),
+                (m(12, 41), 7),
+                (GcOp::Erase(BlockId(3)), 7),
+                (GcOp::Whole(BlockId(5)), 8),
+                (GcOp::Erase(BlockId(6)), 9),
+                (m(Ppn::NONE.0, 43), 10),
+                (GcOp::Erase(BlockId(4)), 10),
+            ]
+        );
+        assert!(q.is_empty());
     }
 }

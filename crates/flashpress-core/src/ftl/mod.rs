@@ -13,6 +13,7 @@
 mod blocks;
 mod check;
 pub mod dedup;
+pub mod fdp;
 pub mod mapcache;
 pub mod packed;
 pub mod placement;
@@ -49,7 +50,7 @@ pub fn gc_threshold_blocks(cfg: &SimConfig) -> u64 {
 /// Open-block streams per plane: the placement policy's, plus CAGC's cold region when
 /// `ftl.dedup.regions` is on, plus the translation pages' with a demand-paged map.
 pub fn streams(cfg: &SimConfig) -> usize {
-    placement::streams_of(cfg.ftl.placement)
+    placement::streams_of(cfg)
         + cfg.ftl.dedup().is_some_and(|d| d.regions) as usize
         + mapcache::demand(cfg).is_some() as usize
 }
@@ -236,6 +237,8 @@ pub struct Ftl {
     tstream: usize,
     /// The translation page the last map access that missed must read first.
     map_read: Option<Ppn>,
+    /// Flexible Data Placement (`[fdp]`): each page's handle and the per-handle counters.
+    pub fdp: Option<fdp::FdpState>,
     /// Counters since the last reset.
     pub counters: FtlCounters,
 }
@@ -256,7 +259,7 @@ impl Ftl {
     }
 
     fn build(cfg: &SimConfig, geo: &Geometry, track_content: bool, map: bool) -> Ftl {
-        let placement = placement::build(cfg.ftl.placement);
+        let placement = placement::build(cfg);
         let streams = streams(cfg);
         let dd = cfg.ftl.dedup();
         let free = (0..geo.planes)
@@ -323,6 +326,11 @@ impl Ftl {
             tbase: mapped_pages(cfg) as u32,
             tstream: streams - 1,
             map_read: None,
+            fdp: cfg
+                .fdp
+                .as_ref()
+                .filter(|_| map)
+                .map(|f| fdp::FdpState::new(f, cfg, ugeo.pages as usize)),
             counters: FtlCounters::default(),
             geo: ugeo,
         }
@@ -458,7 +466,7 @@ impl Ftl {
         if let Some(st) = strong {
             d.set_strong(v, st);
         }
-        let ppn = self.write(Lpn(v), content, at, flash)?;
+        let ppn = self.write(Lpn(v), 0, content, at, flash)?;
         let d = self.dedup.as_mut().expect("checked");
         if let Some(z) = d.drop_detached(old) {
             self.drop_node(z, at);
@@ -503,12 +511,14 @@ impl Ftl {
         self.copyback
     }
 
-    /// Map one logical page written at `at` to a fresh physical page and return it; the
-    /// caller programs it. GC work this needs goes to `flash` first.
+    /// Map one logical page written at `at` through reclaim unit handle `handle` (`[fdp]`;
+    /// 0 otherwise) to a fresh physical page and return it; the caller programs it. GC work
+    /// this needs goes to `flash` first.
     #[inline]
     pub fn write<F: FlashBackend>(
         &mut self,
         lpn: Lpn,
+        handle: u8,
         content: u64,
         at: SimTime,
         flash: &mut F,
@@ -519,11 +529,16 @@ impl Ftl {
         let stream = self.placement.stream_for(&PageCtx {
             lpn,
             origin: Origin::Host,
+            handle,
         });
         let plane = self.pick_plane(stream, at, flash)?;
         let ppn = self.take_page(plane, stream, flash);
         self.remap(lpn, ppn, content, at);
         self.counters.host_pages_written += 1 << self.shift;
+        if let Some(f) = self.fdp.as_mut() {
+            f.handle_of[ppn.0 as usize] = handle;
+            f.counters[handle as usize].host_pages_written += 1 << self.shift;
+        }
         Ok(self.nand_page(ppn.0))
     }
 
@@ -547,6 +562,7 @@ impl Ftl {
         let stream = self.placement.stream_for(&PageCtx {
             lpn: lpns[0],
             origin: Origin::Host,
+            handle: 0,
         });
         let cursor = self.cursor;
         let first = self.pick_plane(stream, at, flash)?;
@@ -763,9 +779,11 @@ impl Ftl {
                 }
                 m.gc_update(lpn);
             }
+            let handle = self.fdp.as_ref().map_or(0, |f| f.handle_of[src as usize]);
             let mut stream = self.placement.stream_for(&PageCtx {
                 lpn: Lpn(lpn),
                 origin: Origin::Gc,
+                handle,
             });
             if let Some(d) = self.dedup.as_mut() {
                 match d.gc_page(lpn, self.gc_hash, self.cold_threshold) {
@@ -785,6 +803,10 @@ impl Ftl {
             }
             let dst = self.take_page(plane, stream, flash);
             self.migrate(Lpn(lpn), Ppn(src), dst, at);
+            if let Some(f) = self.fdp.as_mut() {
+                f.handle_of[dst.0 as usize] = handle;
+                f.counters[handle as usize].gc_pages_migrated += 1 << self.shift;
+            }
             // The flash work is per NAND page: a unit's pages move one by one.
             for j in 0..1 << self.shift {
                 moves.push((
@@ -823,6 +845,11 @@ impl Ftl {
         });
         self.blocks.state[b as usize] = BlockState::Open;
         self.open[slot] = b;
+        if let Some(f) = self.fdp.as_mut() {
+            if let Some(h) = f.handle_of_stream(stream) {
+                f.counters[h].blocks_opened += 1;
+            }
+        }
         flash.block_opened(BlockId(b));
     }
 

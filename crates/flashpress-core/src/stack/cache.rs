@@ -396,6 +396,7 @@ impl PageCache {
                     content: 0,
                     file: req.file,
                     attrs: req.attrs,
+                    placement: None,
                 };
                 let d = be.submit(stream, &r, None, now)?;
                 done = done.max(d.done);
@@ -464,6 +465,7 @@ impl PageCache {
                     content: 0,
                     file: req.file,
                     attrs: req.attrs,
+                    placement: None,
                 };
                 let d = be.submit(stream, &r, None, now)?;
                 ready = ready.max(d.done);
@@ -694,6 +696,7 @@ impl PageCache {
                 content: ids[0],
                 file,
                 attrs,
+                placement: None,
             };
             let d = be.submit(stream, &req, Some(&ids), now)?;
             self.counters.writeback_ios += 1;

@@ -9,6 +9,7 @@ mod content;
 mod controller;
 mod dedup;
 mod determinism;
+mod fdp;
 mod gc_validity;
 mod lost_work;
 mod map_cache;

@@ -793,6 +793,7 @@ impl FioSource {
             content,
             file: crate::workload::NO_FILE,
             attrs: FileAttrs(self.spec.open_flags),
+            placement: None,
         }
     }
 

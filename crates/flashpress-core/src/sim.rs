@@ -90,7 +90,13 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
     };
     match &cfg.workload {
         WorkloadConfig::Fio(f) => {
-            let l = workload::fio::load(f, capacity, cfg.seed, cfg.stack.is_some())?;
+            let l = workload::fio::load_placed(
+                f,
+                capacity,
+                cfg.seed,
+                cfg.stack.is_some(),
+                cfg.fdp.as_ref().map_or(0, |f| f.handles.len() as u32),
+            )?;
             Ok(OpenedWorkload {
                 streams: l.streams,
                 notes: l.notes,

@@ -441,3 +441,58 @@ fn bad_fdp_configs_and_placement_ids_are_refused_by_key_and_line() {
         other => panic!("expected a trace error, got {:?}", other.err()),
     }
 }
+
+/// The options of fio's `examples/uring-cmd-fdp.fio` (fio 3.34 and later; Debian's 3.33
+/// examples, which `make testdata` fetches, predate it), line for line.
+const URING_CMD_FDP: &str = "[global]\nfilename=/dev/ng0n1\nioengine=io_uring_cmd\ncmd_type=nvme\n\
+    iodepth=32\nbs=4K\nfdp=1\ntime_based=1\nruntime=1000\n\n\
+    [write-heavy]\nrw=randrw\nrwmixwrite=90\nfdp_pli=0,1,2,3\noffset=0%\nsize=30%\n\n\
+    [write-mid]\nrw=randrw\nrwmixwrite=30\nfdp_pli=4,5\noffset=30%\nsize=30%\n\n\
+    [write-light]\nrw=randrw\nrwmixwrite=10\nfdp_pli=6\noffset=60%\nsize=30%\n";
+
+#[test]
+fn fios_fdp_example_tags_each_jobs_writes_round_robin_over_its_identifiers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("uring-cmd-fdp.fio");
+    std::fs::write(&path, URING_CMD_FDP).unwrap();
+    let run = |handles: usize| {
+        // The example assumes at least 8 reclaim units; a 20 ms cap on its 1000 s runtime.
+        let cfg = format!(
+            "preset = \"tiny\"\n[ftl]\nop_ratio = 0.3\n[check]\nverify = false\n[fdp]\nhandles = [{}]\n\
+             [workload]\ntype = \"fio\"\npath = \"{}\"\nglobal = {{ runtime = \"20ms\" }}\n",
+            vec!["\"initially_isolated\""; handles].join(", "),
+            path.display()
+        );
+        Simulation::new(config(&cfg))
+    };
+    let s = run(8).unwrap().run().unwrap().summary;
+    let h: Vec<u64> = s
+        .fdp
+        .as_ref()
+        .unwrap()
+        .handles
+        .iter()
+        .map(|h| h.host_bytes_written / 4096)
+        .collect();
+    assert_eq!(h.iter().sum::<u64>() * 4096, s.write.bytes);
+    let spread = |ids: &[usize]| {
+        let v: Vec<u64> = ids.iter().map(|&i| h[i]).collect();
+        v.iter().max().unwrap() - v.iter().min().unwrap()
+    };
+    // Round robin: a job's identifiers take turns; the heavy job writes most.
+    assert!(h[0] > 0 && h[4] > 0 && h[6] > 0, "{h:?}");
+    assert!(spread(&[0, 1, 2, 3]) <= 1 && spread(&[4, 5]) <= 1, "{h:?}");
+    assert_eq!(h[7], 0);
+    assert!(h[0] * 4 > h[4] * 2 && h[4] * 2 > h[6], "{h:?}");
+    // On a device with fewer identifiers than the job lists: refused at the line.
+    match run(6) {
+        Err(e) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("uring-cmd-fdp.fio:28:") && m.contains("index 6"),
+                "{m}"
+            );
+        }
+        Ok(_) => panic!("fdp_pli=6 on a device with 6 handles must be refused"),
+    }
+}

@@ -19,8 +19,9 @@ pub(super) struct FdpSpec {
     /// Indices into the device's placement identifiers (`None`: every one of them).
     plis: Option<Vec<u16>>,
     random: bool,
-    /// Where the indices (or `fdp=1`) were given, for errors about the device.
+    /// Where the indices (or `fdp=1`) were given, and as what, for errors about the device.
     at: Origin,
+    shown: String,
 }
 
 /// Read the job's placement options from the last occurrence of each (`get`, by canonical
@@ -51,11 +52,11 @@ pub(super) fn resolve<'a>(get: impl Fn(&str) -> Option<&'a Opt>) -> Result<Optio
         }
         return Ok(None);
     };
-    let mut at = on.at.clone();
+    let (mut at, mut shown) = (on.at.clone(), on.shown());
     let plis = match get("fdp_pli") {
         None => None,
         Some(o) => {
-            at = o.at.clone();
+            (at, shown) = (o.at.clone(), o.shown());
             let mut v = Vec::new();
             for p in o.value()?.split(',') {
                 let p = p.trim();
@@ -90,7 +91,12 @@ pub(super) fn resolve<'a>(get: impl Fn(&str) -> Option<&'a Opt>) -> Result<Optio
             }
         },
     };
-    Ok(Some(FdpSpec { plis, random, at }))
+    Ok(Some(FdpSpec {
+        plis,
+        random,
+        at,
+        shown,
+    }))
 }
 
 /// A decimal or `0x` hexadecimal index, as fio's list parser takes them.
@@ -115,9 +121,10 @@ impl FdpSpec {
     /// (`[fdp]`; 0 without).
     pub(super) fn picker(&self, handles: u32, seed: u64) -> Result<Picker> {
         if handles == 0 {
-            return Err(self.at.err(
-                "fdp=1 needs a device with flexible data placement: add an [fdp] table to the config",
-            ));
+            return Err(self.at.err(format!(
+                "`{}`: flexible data placement needs a device with it: add an [fdp] table to the config",
+                self.shown
+            )));
         }
         let ids: Vec<u16> = match &self.plis {
             None => (0..handles as u16).collect(),
@@ -125,7 +132,8 @@ impl FdpSpec {
         };
         if let Some(&bad) = ids.iter().find(|&&i| u32::from(i) >= handles) {
             return Err(self.at.err(format!(
-                "placement identifier index {bad}, but the device has {handles} (fdp.handles: indices 0 to {})",
+                "`{}`: placement identifier index {bad}, but the device has {handles} (fdp.handles: indices 0 to {})",
+                self.shown,
                 handles - 1
             )));
         }

@@ -85,7 +85,10 @@ def test_bad_placement_ids_name_the_trace_line(
 ) -> None:
     trace = tmp_path / "t.csv"
     trace.write_text(f"time,op,offset,len,content,pid\n0,W,0,4096,,\n1000,W,4096,4096,,{pid}\n")
-    over: dict[str, object] = {**TINY, "workload": {"type": "trace", "path": str(trace), "format": "csv", "replay": "afap"}}
+    over: dict[str, object] = {
+        **TINY,
+        "workload": {"type": "trace", "path": str(trace), "format": "csv", "replay": "afap"},
+    }
     if fdp is not None:
         over["fdp"] = fdp
     with pytest.raises(errors.TraceFormatError) as e:

@@ -247,9 +247,12 @@ impl FdpConfig {
     /// device feature FDP does not combine with yet.
     pub fn validate(&self, cfg: &SimConfig, src: &str) -> Result<()> {
         let n = self.handles.len();
-        check(n >= 1 && n <= MAX_FDP_HANDLES, src, "fdp.handles", || {
-            format!("expected 1 to {MAX_FDP_HANDLES} reclaim unit handles, got {n}")
-        })?;
+        check(
+            (1..=MAX_FDP_HANDLES).contains(&n),
+            src,
+            "fdp.handles",
+            || format!("expected 1 to {MAX_FDP_HANDLES} reclaim unit handles, got {n}"),
+        )?;
         // Each handle keeps an open block (two with ftl.placement = gc_separate) on every
         // plane. The rule is the page FTL's (see SimConfig::validate): the logical space must
         // fit in the blocks outside the GC reserve and every stream's open block.

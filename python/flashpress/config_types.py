@@ -300,6 +300,15 @@ class ZnsDict(TypedDict):
     offline_zones: NotRequired[list[int]]
 
 
+RuhType = Literal["initially_isolated", "persistently_isolated"]
+
+
+class FdpDict(TypedDict):
+    """``[fdp]``: NVMe Flexible Data Placement, its reclaim unit handles by type."""
+
+    handles: list[RuhType]
+
+
 class SimConfigDict(TypedDict):
     """A fully resolved config, as ``Config.to_dict()`` returns it."""
 
@@ -314,10 +323,13 @@ class SimConfigDict(TypedDict):
     check: CheckDict
     content: ContentDict
     zns: NotRequired[ZnsDict]
+    fdp: NotRequired[FdpDict]
     workload: WorkloadDict
 
 
 __all__ = [
+    "FdpDict",
+    "RuhType",
     "ZnsDict",
     "ContentDict",
     "ControllerDict",

@@ -165,6 +165,15 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 size_of::<u32>(),
                 "physical units",
             );
+            if cfg.fdp.is_some() {
+                p.array(
+                    "ftl.fdp",
+                    bpp,
+                    units,
+                    crate::ftl::fdp::FdpState::BYTES_PER_SLOT,
+                    "physical units (the reclaim unit handle of each)",
+                );
+            }
             if crate::ftl::mapcache::demand(cfg).is_some() {
                 // The simulator keeps the whole map to know the truth; the cache's state is
                 // per entry (its lists, segment, dirty mark) beside it, and the directory's

@@ -62,6 +62,8 @@ pub struct Simulation {
     warmup: SimTime,
     /// The counters when the warm-up ended, once it has.
     base: Option<WindowBase>,
+    /// The per-handle FDP counters when the warm-up ended (`[fdp]`).
+    fdp_base: Option<Vec<crate::ftl::fdp::HandleCounters>>,
     /// What the summary says about the workload (`workload_notes`).
     notes: Vec<String>,
 }
@@ -101,7 +103,13 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
     };
     match &cfg.workload {
         WorkloadConfig::Fio(f) => {
-            let l = workload::fio::load(f, capacity, cfg.seed, cfg.stack.is_some())?;
+            let l = workload::fio::load_placed(
+                f,
+                capacity,
+                cfg.seed,
+                cfg.stack.is_some(),
+                cfg.fdp.as_ref().map_or(0, |f| f.handles.len() as u32),
+            )?;
             Ok(OpenedWorkload {
                 streams: l.streams,
                 notes: l.notes,
@@ -114,6 +122,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
             t,
             capacity,
             u64::from(cfg.nand.page_size),
+            cfg.fdp.as_ref().map_or(0, |f| f.handles.len() as u32),
         )?])),
         WorkloadConfig::Filebench(f) => Ok(plain(workload::filebench::load_streams(f, cfg.seed)?)),
     }
@@ -247,6 +256,7 @@ impl Simulation {
             rec,
             warmup,
             base: None,
+            fdp_base: None,
             content,
             target,
             host,
@@ -511,8 +521,17 @@ impl Simulation {
             index: self.index_counters(),
             zns: self.zns_counters(),
         });
+        self.fdp_base = self.fdp_counters();
         if let Target::Stack(st) = &mut self.target {
             st.start_window(at);
+        }
+    }
+
+    /// The FDP device's cumulative per-handle counters.
+    fn fdp_counters(&self) -> Option<Vec<crate::ftl::fdp::HandleCounters>> {
+        match &self.target {
+            Target::Ssd(d) => d.ftl.fdp.as_ref().map(|f| f.counters.clone()),
+            Target::Stack(_) => None,
         }
     }
 
@@ -936,6 +955,16 @@ impl Simulation {
                 .map(|(_, k)| {
                     crate::device::compress::split_table_bytes(&self.cfg, k.packer.split_live_max)
                 }),
+            fdp: match &self.target {
+                Target::Ssd(d) => d.ftl.fdp.as_ref().map(|f| {
+                    let c = match &self.fdp_base {
+                        Some(b) => crate::ftl::fdp::minus(&f.counters, b),
+                        None => f.counters.clone(),
+                    };
+                    crate::ftl::fdp::FdpSummary::new(&self.cfg, f, &c)
+                }),
+                Target::Stack(_) => None,
+            },
             zns: match &self.target {
                 Target::Ssd(d) => d.zns.as_ref().zip(self.zns_counters()).map(|(z, c)| {
                     z.summary(match self.base.and_then(|b| b.zns) {

@@ -43,6 +43,10 @@ pub struct SimConfig {
     /// conventional SSD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zns: Option<ZnsConfig>,
+    /// NVMe Flexible Data Placement: placement handles that host writes tagged with a
+    /// placement identifier go to (absent: writes carry no placement identifiers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<FdpConfig>,
     /// What the host runs.
     pub workload: WorkloadConfig,
 }
@@ -199,6 +203,108 @@ impl ZnsConfig {
         (n.channels / self.channels_per_zone)
             * (n.chips_per_channel / self.chips_per_zone)
             * (n.blocks_per_plane / self.blocks_per_plane)
+    }
+}
+
+/// NVMe Flexible Data Placement (TP4146, NVM Express 2.0c): the device's reclaim unit
+/// handles, one reclaim group (the whole array), reclaim units of one erase block on every
+/// plane (a superblock). A write tagged with placement identifier `i` goes to handle `i`'s
+/// reclaim unit; an untagged write goes to handle 0. Device GC stays.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FdpConfig {
+    /// The reclaim unit handles, in placement-identifier order: each one's type.
+    pub handles: Vec<RuhType>,
+}
+
+/// Most reclaim unit handles a device may have: a page's handle is kept in one byte.
+pub const MAX_FDP_HANDLES: usize = 128;
+
+/// Reclaim unit handle type (TP4146 "Reclaim Unit Handle Type").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuhType {
+    /// Initially isolated: data written through the handle starts in its own reclaim units,
+    /// but GC may move it into reclaim units shared with the other initially isolated
+    /// handles' data.
+    InitiallyIsolated,
+    /// Persistently isolated: GC keeps the handle's data in reclaim units holding only it.
+    PersistentlyIsolated,
+}
+
+impl RuhType {
+    /// The config name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuhType::InitiallyIsolated => "initially_isolated",
+            RuhType::PersistentlyIsolated => "persistently_isolated",
+        }
+    }
+}
+
+impl FdpConfig {
+    /// At least one handle, no more than the open blocks the spare space can hold, and no
+    /// device feature FDP does not combine with yet.
+    pub fn validate(&self, cfg: &SimConfig, src: &str) -> Result<()> {
+        let n = self.handles.len();
+        check(
+            (1..=MAX_FDP_HANDLES).contains(&n),
+            src,
+            "fdp.handles",
+            || format!("expected 1 to {MAX_FDP_HANDLES} reclaim unit handles, got {n}"),
+        )?;
+        // Each handle keeps an open block (two with ftl.placement = gc_separate) on every
+        // plane. The rule is the page FTL's (see SimConfig::validate): the logical space must
+        // fit in the blocks outside the GC reserve and every stream's open block.
+        let nd = &cfg.nand;
+        let bpp = nd.blocks_per_plane as u64;
+        let ppb = nd.pages_per_block as u64;
+        let planes =
+            (nd.channels * nd.chips_per_channel * nd.dies_per_chip * nd.planes_per_die) as u64;
+        let logical = crate::ftl::logical_pages(cfg) * cfg.unit_pages() as u64;
+        let fdp_streams = crate::ftl::placement::fdp_streams(cfg) as u64;
+        let per = fdp_streams / n as u64;
+        let others = crate::ftl::streams(cfg) as u64 - fdp_streams;
+        let gc = crate::ftl::gc_threshold_blocks(cfg);
+        // Most streams s with logical < (bpp - gc - others - s) * ppb * planes.
+        let most = (bpp.saturating_sub(gc + others)).saturating_sub(logical / (ppb * planes) + 1);
+        check(fdp_streams <= most, src, "fdp.handles", || {
+            format!(
+                "{n} reclaim unit handles need {fdp_streams} open blocks on every plane, but \
+                 this device has room for {most} ({bpp} blocks per plane, less the {gc}-block GC \
+                 reserve{}, less the blocks the logical space needs at ftl.op_ratio = {}): use \
+                 at most {} handles or raise ftl.op_ratio",
+                if others > 0 {
+                    format!(" and {others} other streams' open blocks")
+                } else {
+                    String::new()
+                },
+                cfg.ftl.op_ratio,
+                most / per,
+            )
+        })?;
+        let refuse = |ok: bool, key: &str, what: &str| {
+            check(ok, src, key, || {
+                format!("flexible data placement (fdp) {what}")
+            })
+        };
+        refuse(
+            cfg.zns.is_none(),
+            "zns",
+            "and zones are two different devices: use one of [fdp] and [zns]",
+        )?;
+        refuse(cfg.stack.is_none(), "stack", "under the [stack] file system is not modelled yet: its writes carry no placement identifiers")?;
+        refuse(
+            cfg.ftl.compression().is_none(),
+            "ftl.compression",
+            "with compression in the device is not modelled yet",
+        )?;
+        refuse(
+            cfg.ftl.dedup().is_none(),
+            "ftl.dedup",
+            "with deduplication in the device is not modelled yet",
+        )?;
+        Ok(())
     }
 }
 
@@ -1614,6 +1720,9 @@ impl SimConfig {
                 )
             },
         )?;
+        if let Some(fd) = &self.fdp {
+            fd.validate(self, src)?;
+        }
         // Reserve: free blocks kept for GC plus one open block per stream must leave room for
         // the logical space, or GC could find no victim with an invalid page.
         let bpp = n.blocks_per_plane as u64;

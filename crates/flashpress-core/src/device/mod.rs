@@ -518,6 +518,7 @@ impl Device {
                 Ok(())
             }
             Op::Write => {
+                let handle = self.placement_handle(req)?;
                 let (arrived, slot) =
                     self.write_arrives(req, base, cmd, (last - first + 1) * self.unit_pages as u64);
                 let end = req.offset + req.len;
@@ -545,7 +546,7 @@ impl Device {
                     }
                     let ppn = {
                         let mut be = self.sched.backend(&mut self.nand, q, now);
-                        self.ftl.write(Lpn(lpn as u32), c, now, &mut be)?
+                        self.ftl.write(Lpn(lpn as u32), handle, c, now, &mut be)?
                     };
                     for j in 0..self.unit_pages {
                         self.sched.program_allocated(Ppn(ppn.0 + j as u64));
@@ -595,6 +596,30 @@ impl Device {
                 });
                 Ok(())
             }
+        }
+    }
+
+    /// The reclaim unit handle a write goes to: its placement identifier (`[fdp]`), or 0
+    /// when it carries none. A placement identifier the device does not have is an error
+    /// (the workload readers refuse it first, naming the line or option).
+    fn placement_handle(&self, req: &Request) -> Result<u8> {
+        let Some(pid) = req.placement else {
+            return Ok(0);
+        };
+        match self.ftl.fdp.as_ref() {
+            Some(f) if (pid as usize) < f.handles() => Ok(pid as u8),
+            Some(f) => Err(Error::Workload(format!(
+                "a write at byte {} carries placement identifier {pid}, but the device has {} \
+                 reclaim unit handles (fdp.handles: identifiers 0 to {})",
+                req.offset,
+                f.handles(),
+                f.handles() - 1
+            ))),
+            None => Err(Error::Workload(format!(
+                "a write at byte {} carries placement identifier {pid}, but the device has no \
+                 flexible data placement ([fdp])",
+                req.offset
+            ))),
         }
     }
 
@@ -1284,7 +1309,7 @@ impl Device {
         } else {
             let ppn = self
                 .ftl
-                .write(lpn, content, SimTime::ZERO, &mut self.nand)?;
+                .write(lpn, 0, content, SimTime::ZERO, &mut self.nand)?;
             for j in 0..self.unit_pages {
                 self.nand.count_transfer();
                 self.nand.count_program(Ppn(ppn.0 + j as u64), false);
@@ -1348,6 +1373,9 @@ impl Device {
         }
         if let Some(d) = self.ftl.dedup.as_mut() {
             d.counters = Default::default();
+        }
+        if let Some(f) = self.ftl.fdp.as_mut() {
+            f.counters.iter_mut().for_each(|c| *c = Default::default());
         }
         self.counters = DeviceCounters::default();
         self.link_to_device = SimTime::ZERO;

@@ -88,6 +88,32 @@ impl Ftl {
                 ));
             }
         }
+        if let Some(f) = self.fdp.as_ref() {
+            // Persistent isolation: a block holding a persistently isolated handle's data
+            // holds no other handle's.
+            for b in 0..self.geo.blocks as usize {
+                let first = b as u32 * ppb;
+                let mut seen: Option<u8> = None;
+                for ppn in first..first + ppb {
+                    let lpn = self.p2l[ppn as usize];
+                    if lpn == UNMAPPED || self.map.is_some() && lpn >= self.tbase {
+                        continue;
+                    }
+                    let h = f.handle_of[ppn as usize];
+                    match seen {
+                        None => seen = Some(h),
+                        Some(s)
+                            if s != h && (f.persistent(s as usize) || f.persistent(h as usize)) =>
+                        {
+                            return fail(format!(
+                                "block {b} holds data of handles {s} and {h}, one of them persistently isolated"
+                            ));
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
         let mut on_free_list = vec![false; self.geo.blocks as usize];
         for (p, list) in self.free.iter().enumerate() {
             for &b in list {

@@ -14,6 +14,7 @@ mod blocks;
 mod check;
 pub mod dedup;
 pub mod fpindex;
+pub mod fdp;
 pub mod mapcache;
 pub mod packed;
 pub mod placement;
@@ -51,7 +52,7 @@ pub fn gc_threshold_blocks(cfg: &SimConfig) -> u64 {
 /// `ftl.dedup.regions` is on, plus the translation pages' with a demand-paged map or
 /// fingerprint index (both tables' pages share it).
 pub fn streams(cfg: &SimConfig) -> usize {
-    placement::streams_of(cfg.ftl.placement)
+    placement::streams_of(cfg)
         + cfg.ftl.dedup().is_some_and(|d| d.regions) as usize
         + demand_paged(cfg) as usize
 }
@@ -264,6 +265,8 @@ pub struct Ftl {
     packed_map: bool,
     /// Virtual pages GC moved since the last [`Ftl::take_gc_moved`] (with `packed_map`).
     gc_moved: Vec<u32>,
+    /// Flexible Data Placement (`[fdp]`): each page's handle and the per-handle counters.
+    pub fdp: Option<fdp::FdpState>,
     /// Counters since the last reset.
     pub counters: FtlCounters,
 }
@@ -284,7 +287,7 @@ impl Ftl {
     }
 
     fn build(cfg: &SimConfig, geo: &Geometry, track_content: bool, map: bool) -> Ftl {
-        let placement = placement::build(cfg.ftl.placement);
+        let placement = placement::build(cfg);
         let streams = streams(cfg);
         let dd = cfg.ftl.dedup();
         let free = (0..geo.planes)
@@ -354,7 +357,7 @@ impl Ftl {
             }),
             tbase: mapped_pages(cfg) as u32,
             tstream: streams - 1,
-            cold_stream: placement::streams_of(cfg.ftl.placement),
+            cold_stream: placement::streams_of(cfg),
             map_read: None,
             index: fpindex::build(cfg),
             ibase: (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as u32,
@@ -362,6 +365,11 @@ impl Ftl {
             index_read: None,
             packed_map: cfg.ftl.compression().is_some(),
             gc_moved: Vec::new(),
+            fdp: cfg
+                .fdp
+                .as_ref()
+                .filter(|_| map)
+                .map(|f| fdp::FdpState::new(f, cfg, ugeo.pages as usize)),
             counters: FtlCounters::default(),
             geo: ugeo,
         }
@@ -605,7 +613,7 @@ impl Ftl {
         }
         // The lookup and insert are accounted before GC the write may run takes its own.
         self.apply_inline_index_ops();
-        let ppn = self.write(Lpn(v), content, at, flash)?;
+        let ppn = self.write(Lpn(v), 0, content, at, flash)?;
         let d = self.dedup.as_mut().expect("checked");
         if let Some(z) = d.drop_detached(old) {
             self.drop_node(z, at);
@@ -655,12 +663,14 @@ impl Ftl {
         self.copyback
     }
 
-    /// Map one logical page written at `at` to a fresh physical page and return it; the
-    /// caller programs it. GC work this needs goes to `flash` first.
+    /// Map one logical page written at `at` through reclaim unit handle `handle` (`[fdp]`;
+    /// 0 otherwise) to a fresh physical page and return it; the caller programs it. GC work
+    /// this needs goes to `flash` first.
     #[inline]
     pub fn write<F: FlashBackend>(
         &mut self,
         lpn: Lpn,
+        handle: u8,
         content: u64,
         at: SimTime,
         flash: &mut F,
@@ -671,11 +681,16 @@ impl Ftl {
         let stream = self.placement.stream_for(&PageCtx {
             lpn,
             origin: Origin::Host,
+            handle,
         });
         let plane = self.pick_plane(stream, at, flash)?;
         let ppn = self.take_page(plane, stream, flash);
         self.remap(lpn, ppn, content, at);
         self.counters.host_pages_written += 1 << self.shift;
+        if let Some(f) = self.fdp.as_mut() {
+            f.handle_of[ppn.0 as usize] = handle;
+            f.counters[handle as usize].host_pages_written += 1 << self.shift;
+        }
         Ok(self.nand_page(ppn.0))
     }
 
@@ -699,6 +714,7 @@ impl Ftl {
         let stream = self.placement.stream_for(&PageCtx {
             lpn: lpns[0],
             origin: Origin::Host,
+            handle: 0,
         });
         let cursor = self.cursor;
         let first = self.pick_plane(stream, at, flash)?;
@@ -929,9 +945,11 @@ impl Ftl {
                     m.gc_update(lpn);
                 }
             }
+            let handle = self.fdp.as_ref().map_or(0, |f| f.handle_of[src as usize]);
             let mut stream = self.placement.stream_for(&PageCtx {
                 lpn: Lpn(lpn),
                 origin: Origin::Gc,
+                handle,
             });
             if let Some(d) = self.dedup.as_mut() {
                 let action = d.gc_page(lpn, self.gc_hash, self.cold_threshold);
@@ -955,6 +973,10 @@ impl Ftl {
             }
             let dst = self.take_page(plane, stream, flash);
             self.migrate(Lpn(lpn), Ppn(src), dst, at);
+            if let Some(f) = self.fdp.as_mut() {
+                f.handle_of[dst.0 as usize] = handle;
+                f.counters[handle as usize].gc_pages_migrated += 1 << self.shift;
+            }
             // The flash work is per NAND page: a unit's pages move one by one.
             for j in 0..1 << self.shift {
                 moves.push((
@@ -993,6 +1015,11 @@ impl Ftl {
         });
         self.blocks.state[b as usize] = BlockState::Open;
         self.open[slot] = b;
+        if let Some(f) = self.fdp.as_mut() {
+            if let Some(h) = f.handle_of_stream(stream) {
+                f.counters[h].blocks_opened += 1;
+            }
+        }
         flash.block_opened(BlockId(b));
     }
 

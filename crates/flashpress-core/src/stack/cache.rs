@@ -401,6 +401,7 @@ impl PageCache {
                     content: 0,
                     file: req.file,
                     attrs: req.attrs,
+                    placement: None,
                 };
                 let d = be.submit(stream, &r, None, now)?;
                 done = done.max(d.done);
@@ -469,6 +470,7 @@ impl PageCache {
                     content: 0,
                     file: req.file,
                     attrs: req.attrs,
+                    placement: None,
                 };
                 let d = be.submit(stream, &r, None, now)?;
                 ready = ready.max(d.done);
@@ -699,6 +701,7 @@ impl PageCache {
                 content: ids[0],
                 file,
                 attrs,
+                placement: None,
             };
             let d = be.submit(stream, &req, Some(&ids), now)?;
             self.counters.writeback_ios += 1;

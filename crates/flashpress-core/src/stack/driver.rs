@@ -174,6 +174,7 @@ impl Stack {
                     content: LAYOUT_CONTENT_BASE + ((i as u64) << 36) + off / 4096,
                     file: NO_FILE,
                     attrs: Default::default(),
+                    placement: None,
                 };
                 let done = fs.submit(&mut ctx, i, &req, SimTime::ZERO)?;
                 if done.failed && ctx.disk.smart().shutdown {

@@ -261,6 +261,9 @@ pub struct Summary {
     pub compression: Option<crate::device::compress::CompressionCounters>,
     /// The plain SSD's deduplication (`null` without `ftl.dedup`).
     pub dedup: Option<crate::ftl::dedup::DedupSummary>,
+    /// Flexible Data Placement per reclaim unit handle (absent without `[fdp]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<crate::ftl::fdp::FdpSummary>,
     /// The zoned device's zones and commands (`null` without `[zns]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zns: Option<crate::device::zns::ZnsSummary>,
@@ -745,6 +748,16 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "blocks",
             "block erases queued by zone resets (a zoned device; not GC jobs)",
         ),
+        ("fdp.reclaim_groups", "groups", "reclaim groups of the FDP device (the whole array is one)"),
+        ("fdp.reclaim_unit_bytes", "B", "reclaim unit size: one erase block on every plane"),
+        ("fdp.handles", "-", "one entry per reclaim unit handle, in placement-identifier order (fields below)"),
+        ("fdp.handles[].handle", "-", "placement identifier (index in fdp.handles)"),
+        ("fdp.handles[].type", "-", "initially_isolated or persistently_isolated"),
+        ("fdp.handles[].host_bytes_written", "B", "bytes the host wrote through the handle"),
+        ("fdp.handles[].media_bytes_written", "B", "bytes programmed for the handle's data (host writes and GC moves)"),
+        ("fdp.handles[].gc_bytes_migrated", "B", "bytes of the handle's data GC moved"),
+        ("fdp.handles[].waf", "ratio", "media_bytes_written / host_bytes_written (null with no host writes)"),
+        ("fdp.handles[].blocks_opened", "blocks", "erase blocks opened for the handle's streams"),
         ("zns.zones", "zones", "zones of the zoned namespace"),
         ("zns.zone_size_bytes", "B", "logical span of a zone (zone size)"),
         ("zns.zone_capacity_bytes", "B", "writable bytes of a zone (zone capacity: its flash)"),

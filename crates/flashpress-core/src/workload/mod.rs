@@ -177,6 +177,9 @@ pub struct Request {
     pub file: u32,
     /// The file's attributes (file-level streams).
     pub attrs: FileAttrs,
+    /// NVMe placement identifier (Flexible Data Placement, `[fdp]`) of a write: the reclaim
+    /// unit handle it goes to; `None`: no placement directive.
+    pub placement: Option<u16>,
 }
 
 /// What a closed-loop stream does next (see [`RequestSource::next`]).

@@ -32,6 +32,7 @@ impl RequestSource for Reads {
             content: 0,
             file: flashpress_core::workload::NO_FILE,
             attrs: Default::default(),
+            placement: None,
         }))
     }
 }
@@ -462,6 +463,7 @@ impl RequestSource for Mixed {
             content: 0,
             file: flashpress_core::workload::NO_FILE,
             attrs: Default::default(),
+            placement: None,
         }))
     }
 }
@@ -573,6 +575,7 @@ fn requests_submitted_at_one_instant_are_timed_by_arrival_not_submission_order()
                 content: 0,
                 file: flashpress_core::workload::NO_FILE,
                 attrs: Default::default(),
+                placement: None,
             }))
         }
     }

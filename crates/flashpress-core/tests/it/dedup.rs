@@ -52,6 +52,7 @@ impl RequestSource for Pool {
             content,
             file: flashpress_core::workload::NO_FILE,
             attrs: Default::default(),
+            placement: None,
         }))
     }
 }
@@ -252,6 +253,7 @@ fn a_duplicate_write_completes_after_its_hash_without_a_program() {
                 content: if self.0 == 3 { 0 } else { 42 },
                 file: flashpress_core::workload::NO_FILE,
                 attrs: Default::default(),
+                placement: None,
             }))
         }
     }
@@ -304,6 +306,7 @@ fn overwrites_and_trims_are_counted_by_the_count_their_content_had() {
                 content: c,
                 file: flashpress_core::workload::NO_FILE,
                 attrs: Default::default(),
+                placement: None,
             }))
         }
     }

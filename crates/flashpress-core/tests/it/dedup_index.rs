@@ -38,6 +38,7 @@ impl RequestSource for Pages {
             content,
             file: flashpress_core::workload::NO_FILE,
             attrs: Default::default(),
+            placement: None,
         }))
     }
 }

@@ -48,6 +48,7 @@ fn every_summary_field_has_a_unit_and_description() {
         "preset = \"tiny\"\n[content]\nmode = \"model\"\n",
         "preset = \"tiny\"\n[ftl.gc]\ncopyback = false\n[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\n",
         "preset = \"tiny\"\n[ftl]\nmap_cache = { type = \"demand\", dram_bytes = 8192, policy = \"lru\" }\n",
+        "preset = \"tiny\"\n[ftl]\nop_ratio = 0.3\n[fdp]\nhandles = [\"initially_isolated\"]\n",
     ] {
         let cfg = config(toml);
         let stream = uniform_stream(&cfg, 2000, 0.5, 4, 1);
@@ -69,6 +70,7 @@ fn every_summary_field_has_a_unit_and_description() {
     leaves("", &v, &mut keys);
     assert!(keys.iter().any(|k| k.starts_with("dedup.")));
     assert!(keys.iter().any(|k| k.starts_with("map_cache.")));
+    assert!(keys.iter().any(|k| k.starts_with("fdp.")));
     let described: Vec<&str> = flashpress_core::stats::stat_descriptions()
         .iter()
         .map(|d| d.0)

@@ -10,6 +10,7 @@ mod controller;
 mod dedup;
 mod dedup_index;
 mod determinism;
+mod fdp;
 mod gc_validity;
 mod idle;
 mod lost_work;

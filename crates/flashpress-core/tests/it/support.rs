@@ -50,6 +50,7 @@ impl RequestSource for Script {
             content: 0,
             file: flashpress_core::workload::NO_FILE,
             attrs: Default::default(),
+            placement: None,
         }))
     }
 }
@@ -106,6 +107,7 @@ impl RequestSource for UniformPages {
             content: 0,
             file: flashpress_core::workload::NO_FILE,
             attrs: Default::default(),
+            placement: None,
         }))
     }
 }

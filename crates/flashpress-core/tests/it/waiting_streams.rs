@@ -41,6 +41,7 @@ fn write(page: u64, now: SimTime) -> Request {
         content: 0,
         file: NO_FILE,
         attrs: Default::default(),
+        placement: None,
     }
 }
 

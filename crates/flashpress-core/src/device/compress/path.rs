@@ -354,7 +354,7 @@ impl Device {
         for w in writes.iter() {
             let ppn = {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
-                self.ftl.write(Lpn(w.vpn), w.page_id, now, &mut be)?
+                self.ftl.write(Lpn(w.vpn), 0, w.page_id, now, &mut be)?
             };
             self.queue_page_program(ppn, w.ready, now);
         }
@@ -456,7 +456,7 @@ impl Device {
         for w in &writes {
             let ppn = self
                 .ftl
-                .write(Lpn(w.vpn), w.page_id, SimTime::ZERO, &mut self.nand)?;
+                .write(Lpn(w.vpn), 0, w.page_id, SimTime::ZERO, &mut self.nand)?;
             self.nand.count_transfer();
             self.nand.count_program(ppn, false);
         }

@@ -372,6 +372,7 @@ fn req(op: Op, offset: u64, len: u64) -> Request {
         content: 0,
         file: NO_FILE,
         attrs: Default::default(),
+        placement: None,
     }
 }
 

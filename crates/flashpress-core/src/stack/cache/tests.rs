@@ -118,6 +118,7 @@ fn req(op: Op, file: u32, offset: u64, len: u64, content: u64, flags: u8) -> Req
         content,
         file,
         attrs: FileAttrs(flags),
+        placement: None,
     }
 }
 

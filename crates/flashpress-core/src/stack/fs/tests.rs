@@ -205,6 +205,7 @@ impl H {
                 content: id,
                 file,
                 attrs: FileAttrs::default(),
+                placement: None,
             },
         )
     }
@@ -285,6 +286,7 @@ fn written_data_reads_back_after_cleaning_ssr_rmw_and_deletes() {
                 content: id,
                 file,
                 attrs,
+                placement: None,
             }
         } else if r < 65 {
             let b = rng.random_range(0..60);
@@ -297,6 +299,7 @@ fn written_data_reads_back_after_cleaning_ssr_rmw_and_deletes() {
                 content: id,
                 file: NO_FILE,
                 attrs,
+                placement: None,
             }
         } else if r < 85 {
             Request {
@@ -307,6 +310,7 @@ fn written_data_reads_back_after_cleaning_ssr_rmw_and_deletes() {
                 content: 0,
                 file,
                 attrs,
+                placement: None,
             }
         } else if r < 95 {
             Request {
@@ -317,6 +321,7 @@ fn written_data_reads_back_after_cleaning_ssr_rmw_and_deletes() {
                 content: 0,
                 file,
                 attrs,
+                placement: None,
             }
         } else {
             Request {
@@ -327,6 +332,7 @@ fn written_data_reads_back_after_cleaning_ssr_rmw_and_deletes() {
                 content: 0,
                 file,
                 attrs,
+                placement: None,
             }
         };
         let stream = (file % 2) as usize;
@@ -446,6 +452,7 @@ fn host_compression_stores_the_compressed_size_and_rmw_recompresses() {
         content: 0,
         file: 3,
         attrs: FileAttrs::default(),
+        placement: None,
     };
     let before = h.cpu.counters.decompress_tasks;
     assert!(!h.submit(0, &r).failed);
@@ -536,6 +543,7 @@ fn enospc_is_counted_not_a_panic() {
         content: 0,
         file: 9999,
         attrs: FileAttrs::default(),
+        placement: None,
     };
     assert_eq!(
         h.submit(0, &r),
@@ -554,6 +562,7 @@ fn enospc_is_counted_not_a_panic() {
             content: 0,
             file: k,
             attrs: FileAttrs::default(),
+            placement: None,
         };
         assert!(!h.submit(0, &del).failed);
     }
@@ -694,6 +703,7 @@ fn timing_ns_per_written_block() {
                 content: k * req_blocks,
                 file: NO_FILE,
                 attrs: FileAttrs::default(),
+                placement: None,
             };
             let d = fs.submit(&mut ctx, 0, &req, SimTime(t)).unwrap();
             assert!(!d.failed);
@@ -725,6 +735,7 @@ impl H {
             content: 0,
             file: NO_FILE,
             attrs: FileAttrs::default(),
+            placement: None,
         };
         assert!(!self.submit(0, &req).failed);
     }
@@ -1048,6 +1059,7 @@ fn coco_sends_each_file_down_the_path_its_tag_and_rest_choose() {
                     content: 1000 * (i as u64 + 1),
                     file: i as u32,
                     attrs: FileAttrs::new(hot, ty),
+                    placement: None,
                 };
                 assert!(!h.submit(0, &r).failed);
             }

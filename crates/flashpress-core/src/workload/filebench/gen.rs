@@ -566,6 +566,7 @@ impl ThreadSource {
             content,
             file: file_id(p.set, p.entry),
             attrs: attrs.with_flags(p.flags),
+            placement: None,
         }
     }
 }
@@ -725,6 +726,7 @@ impl RequestSource for PreallocSource {
                 content: content_id(file_key(set, entry), 0, self.off),
                 file: file_id(set, entry),
                 attrs: self.attrs[set],
+                placement: None,
             };
             self.off += len;
             self.done_bytes += len;

@@ -547,6 +547,8 @@ pub(super) struct FioSource {
     thinking: bool,
     /// `trimwrite`: the write that follows a trim of the same block.
     pending_write: Option<(u64, u64)>,
+    /// `fdp=1`: the placement identifiers writes are tagged with.
+    placement: Option<super::fdp::Picker>,
     /// Units of 512 bytes of each file's region written (for `verify`), one bit each.
     written: Vec<u64>,
     /// `verify_backlog`: writes not yet read back (address, length), and how many of them
@@ -664,6 +666,7 @@ impl FioSource {
             since_think: 0,
             thinking: false,
             pending_write: None,
+            placement: None,
             written,
             backlog: std::collections::VecDeque::new(),
             backlog_reads: 0,
@@ -793,6 +796,7 @@ impl FioSource {
             content,
             file: crate::workload::NO_FILE,
             attrs: FileAttrs(self.spec.open_flags),
+            placement: None,
         }
     }
 
@@ -1288,6 +1292,11 @@ impl FioSource {
     }
 
     /// Join `exitall` scopes: those this clone stops with, and the one its end stops.
+    /// Tag every write with a placement identifier from `p` (fio's `fdp=1`).
+    pub(super) fn set_placement(&mut self, p: super::fdp::Picker) {
+        self.placement = Some(p);
+    }
+
     pub(super) fn set_exit(
         &mut self,
         member_of: Vec<Arc<Mutex<ExitScope>>>,
@@ -1571,7 +1580,11 @@ impl FioSource {
         self.since_think += 1;
         self.ss_cur.0 += 1;
         self.ss_cur.1 += len;
-        self.request(now, op, addr, len, content)
+        let mut r = self.request(now, op, addr, len, content);
+        if op == Op::Write {
+            r.placement = self.placement.as_mut().map(super::fdp::Picker::next);
+        }
+        r
     }
 }
 

@@ -21,6 +21,7 @@
 //! powers of 1024 (`kb_base=1024`); times are seconds unless suffixed `us`, `ms`, `s`, `m`,
 //! `h`, `d` (`thinktime` and `flow_sleep`: microseconds).
 
+mod fdp;
 mod gen;
 mod options;
 mod parse;
@@ -87,6 +88,18 @@ const NOT_STORAGE: &[&str] = &[
 /// `stacked`: under `[stack]`, where each clone's requests address its own file of the file
 /// system (its files are laid out inside it) instead of the device.
 pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) -> Result<FioLoad> {
+    load_placed(cfg, capacity_bytes, seed, stacked, 0)
+}
+
+/// [`load`] for a device with `placement_handles` reclaim unit handles (`[fdp]`; 0 without),
+/// which jobs with `fdp=1` tag their writes for.
+pub fn load_placed(
+    cfg: &FioWorkload,
+    capacity_bytes: u64,
+    seed: u64,
+    stacked: bool,
+    placement_handles: u32,
+) -> Result<FioLoad> {
     let mut problems = Problems::default();
     let mut vars = Vars {
         given: &cfg.vars,
@@ -304,6 +317,9 @@ pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) ->
             });
             let src = &placed[job_index][clone as usize];
             let mut source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
+            if let Some(f) = &spec.fdp {
+                source.set_placement(f.picker(placement_handles, job_seed)?);
+            }
             let running = exit_group.entry(group).or_default().clone();
             let reporting = exit_report.entry(report_group).or_default().clone();
             let trigger = spec.exitall.map(|w| match w {

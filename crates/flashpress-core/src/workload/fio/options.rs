@@ -285,9 +285,14 @@ const TABLE: &[(&str, Class)] = &[
     ("zone_reset_threshold", Refused(ZONED)),
     ("zone_reset_frequency", Refused(ZONED)),
     ("read_beyond_wp", Refused(ZONED)),
-    ("fdp", Refused("NVMe flexible data placement is not modelled (flashpress places data by its own `ftl.placement`)")),
-    ("fdp_pli", Refused("NVMe flexible data placement is not modelled (flashpress places data by its own `ftl.placement`)")),
-    ("dataplacement", Refused("NVMe data placement directives are not modelled (flashpress places data by its own `ftl.placement`)")),
+    // NVMe Flexible Data Placement (see fdp.rs): writes tagged for the device's [fdp].
+    ("fdp", Honoured("fdp")),
+    ("dataplacement", Honoured("dataplacement")),
+    ("fdp_pli", Honoured("fdp_pli")),
+    ("plids", Honoured("fdp_pli")),
+    ("fdp_pli_select", Honoured("fdp_pli_select")),
+    ("plid_select", Honoured("fdp_pli_select")),
+    ("dp_scheme", Refused("placement by offset ranges (dp_scheme) is not modelled: use fdp_pli with roundrobin or random")),
     (
         "atomic",
         Noted("no power loss is simulated, so an atomic write completes as a plain write does"),

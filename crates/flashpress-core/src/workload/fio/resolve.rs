@@ -76,6 +76,8 @@ pub(super) struct JobSpec {
     pub exitall: Option<ExitWhat>,
     /// `new_group`: the job starts a new reporting group (the scope of `exit_what=group`).
     pub new_group: bool,
+    /// `fdp=1`: the placement identifiers its writes carry.
+    pub fdp: Option<super::fdp::FdpSpec>,
 }
 
 const BLOCK_ENGINES: &[&str] = &[
@@ -800,6 +802,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         },
     };
     let exitall = flag("exitall")?.then_some(exit_what);
+    let fdp = super::fdp::resolve(get)?;
     let size_at = get("size")
         .map(|o| o.at.clone())
         .unwrap_or_else(|| at.clone());
@@ -817,6 +820,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         size_at,
         exitall,
         new_group,
+        fdp,
         files: FileSpec {
             filename,
             directory,

@@ -114,6 +114,7 @@ fn parse(
         offset,
         len: u64::from(obj_size),
         content: 0,
+        placement: None,
     }))
 }
 

@@ -50,6 +50,7 @@ fn req(time: u64, op: Op, offset: u64, len: u64) -> Request {
         content: 0,
         file: crate::workload::NO_FILE,
         attrs: Default::default(),
+        placement: None,
     }
 }
 

@@ -91,17 +91,19 @@ pub use input::MAX_LINE_BYTES;
 /// anywhere, or a trace whose filters keep nothing, is an error here. Then the run parses it
 /// lazily as it consumes it. `capacity_bytes` is the device's logical capacity in bytes.
 pub fn open_stream(cfg: &TraceWorkload, capacity_bytes: u64) -> Result<Stream> {
-    open_stream_paged(cfg, capacity_bytes, 4096)
+    open_stream_paged(cfg, capacity_bytes, 4096, 0)
 }
 
 /// [`open_stream`] for a device of `page_bytes` pages (FIU's `hash_bytes` combines the hashes
-/// of a page's units).
+/// of a page's units) with `placement_handles` reclaim unit handles (`[fdp]`; 0 without: a
+/// csv `pid` is then an error naming its line).
 pub fn open_stream_paged(
     cfg: &TraceWorkload,
     capacity_bytes: u64,
     page_bytes: u64,
+    placement_handles: u32,
 ) -> Result<Stream> {
-    let found = scan(cfg, capacity_bytes, page_bytes)?;
+    let found = scan_placed(cfg, capacity_bytes, page_bytes, Some(placement_handles))?;
     if found.requests == 0 {
         let why = if found.filtered > 0 {
             format!(
@@ -117,7 +119,8 @@ pub fn open_stream_paged(
             cfg.path.display()
         )));
     }
-    let source = TraceSource::open_paged(cfg, capacity_bytes, page_bytes)?;
+    let mut source = TraceSource::open_paged(cfg, capacity_bytes, page_bytes)?;
+    source.parser.placement_handles = Some(placement_handles);
     let name = cfg
         .path
         .file_name()
@@ -172,7 +175,19 @@ pub struct TraceScan {
 /// bad line is the error a run would meet, found before any simulation work. Costs one
 /// parse of the file (see the README's figures) and the memory of a lazy read.
 pub fn scan(cfg: &TraceWorkload, capacity_bytes: u64, page_bytes: u64) -> Result<TraceScan> {
+    scan_placed(cfg, capacity_bytes, page_bytes, None)
+}
+
+/// [`scan`], with csv placement identifiers checked against `placement_handles` (`None`: no
+/// device to check against).
+fn scan_placed(
+    cfg: &TraceWorkload,
+    capacity_bytes: u64,
+    page_bytes: u64,
+    placement_handles: Option<u32>,
+) -> Result<TraceScan> {
     let mut source = TraceSource::open_paged(cfg, capacity_bytes, page_bytes)?;
+    source.parser.placement_handles = placement_handles;
     let mut requests = 0;
     while source.next_request(SimTime::ZERO)?.is_some() {
         requests += 1;
@@ -216,6 +231,8 @@ struct Record {
     offset: u64,
     len: u64,
     content: u64,
+    /// A write's placement identifier (csv's `pid` column).
+    placement: Option<u16>,
 }
 
 /// What a line turned out to be.
@@ -265,6 +282,11 @@ struct Parser {
     skip_lines: u64,
     /// Records left out by a filter.
     filtered: u64,
+    /// csv: the header names the `pid` column.
+    csv_pid: bool,
+    /// Reclaim unit handles of the device placement identifiers must name (`None`: not
+    /// checked, no device).
+    placement_handles: Option<u32>,
 }
 
 /// The hash each unit of `unit` bytes last written holds (FIU `hash_bytes` below the page):
@@ -403,6 +425,8 @@ impl TraceSource {
                 seen_header: false,
                 skip_lines,
                 filtered: 0,
+                csv_pid: false,
+                placement_handles: None,
             },
         })
     }
@@ -529,6 +553,18 @@ impl Parser {
             }
             _ => r.content,
         };
+        if let (Some(pid), Some(n)) = (r.placement, self.placement_handles) {
+            if u32::from(pid) >= n {
+                return Err(if n == 0 {
+                    format!("pid: placement identifier {pid} on a device without flexible data placement (add an [fdp] table, or leave the column empty)")
+                } else {
+                    format!(
+                        "pid: placement identifier {pid}, but the device has {n} reclaim unit handles (fdp.handles: identifiers 0 to {})",
+                        n - 1
+                    )
+                });
+            }
+        }
         self.last_time = ns;
         Ok(Request {
             time: SimTime(ns),
@@ -538,6 +574,7 @@ impl Parser {
             content,
             file: crate::workload::NO_FILE,
             attrs: Default::default(),
+            placement: r.placement,
         })
     }
 }

@@ -425,6 +425,7 @@ impl Parser {
             offset,
             len,
             content: 0,
+            placement: None,
         }))
     }
 }

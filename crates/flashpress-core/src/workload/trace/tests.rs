@@ -45,6 +45,7 @@ fn req(time: u64, op: Op, offset: u64, len: u64, content: u64) -> Request {
         content,
         file: crate::workload::NO_FILE,
         attrs: Default::default(),
+        placement: None,
     }
 }
 
@@ -667,7 +668,7 @@ fn fiu_paged(text: &str, hash_bytes: u32) -> Result<Vec<Request>> {
     let (_d, path) = write_tmp("h.trace", text.as_bytes());
     let mut cfg = default_trace_config(path, TraceFormat::Fiu);
     cfg.hash_bytes = Some(hash_bytes);
-    let mut s = open_stream_paged(&cfg, 16 * GIB, 4096)?;
+    let mut s = open_stream_paged(&cfg, 16 * GIB, 4096, 0)?;
     let mut out = Vec::new();
     while let Some(r) = s.source.next_request(SimTime::ZERO)? {
         out.push(r);

@@ -8,6 +8,9 @@ use crate::workload::Op;
 /// The header line a csv trace starts with.
 pub(super) const CSV_HEADER: &[u8] = b"time,op,offset,len,content";
 
+/// The header of a csv trace whose writes carry placement identifiers (`[fdp]`).
+pub(super) const CSV_HEADER_PID: &[u8] = b"time,op,offset,len,content,pid";
+
 pub(super) const MSR_HEADER: &[u8] = b"Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime";
 
 impl Parser {
@@ -38,6 +41,7 @@ impl Parser {
                 offset,
                 len,
                 content: 0,
+                placement: None,
             })
         }))
     }
@@ -95,6 +99,7 @@ impl Parser {
             offset,
             len,
             content: 0,
+            placement: None,
         }))
     }
 
@@ -144,6 +149,7 @@ impl Parser {
             offset,
             len,
             content: 0,
+            placement: None,
         }))
     }
 
@@ -247,6 +253,7 @@ impl Parser {
             offset,
             len,
             content: 0,
+            placement: None,
         }))
     }
 
@@ -305,22 +312,31 @@ impl Parser {
             offset,
             len,
             content,
+            placement: None,
         }))
     }
 
     pub(super) fn csv(&mut self, line: &[u8]) -> std::result::Result<Parsed, String> {
         if !self.seen_header {
-            if line != CSV_HEADER {
+            if line != CSV_HEADER && line != CSV_HEADER_PID {
                 return Err(format!(
-                    "expected the header `{}` first, got `{}`",
+                    "expected the header `{}` (or `{}`) first, got `{}`",
                     String::from_utf8_lossy(CSV_HEADER),
+                    String::from_utf8_lossy(CSV_HEADER_PID),
                     show(line)
                 ));
             }
+            self.csv_pid = line == CSV_HEADER_PID;
             self.seen_header = true;
             return Ok(Parsed::Skip);
         }
-        let [t, op, off, len, content] = comma_fields(line, "time,op,offset,len,content")?;
+        let ([t, op, off, len, content], pid) = if self.csv_pid {
+            let [t, op, off, len, content, pid] =
+                comma_fields(line, "time,op,offset,len,content,pid")?;
+            ([t, op, off, len, content], pid)
+        } else {
+            (comma_fields(line, "time,op,offset,len,content")?, &b""[..])
+        };
         let time = parse_time(t)
             .ok_or_else(|| format!("time: expected a non-negative number, got `{}`", show(t)))?;
         let op = match op {
@@ -364,12 +380,32 @@ impl Parser {
                 )
             })?
         };
+        let placement = if pid.is_empty() {
+            None
+        } else if op != Op::Write {
+            return Err(format!(
+                "pid: only a write carries a placement identifier, got `{}`",
+                show(pid)
+            ));
+        } else {
+            Some(
+                parse_u64(pid)
+                    .and_then(|v| u16::try_from(v).ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "pid: expected a placement identifier from 0 to 65535 (or nothing), got `{}`",
+                            show(pid)
+                        )
+                    })?,
+            )
+        };
         Ok(Parsed::Record(Record {
             time,
             op,
             offset,
             len,
             content,
+            placement,
         }))
     }
 }

@@ -1,0 +1,498 @@
+//! NVMe Flexible Data Placement: placement identifiers in a csv trace steer writes to reclaim
+//! unit handles; hot/cold separation lowers WAF as an independent greedy model with one
+//! stream per handle says; without identifiers the device is the plain SSD; bad configs and
+//! bad identifiers are refused by key or by line.
+
+use crate::support::{config, uniform_stream};
+use flashpress_core::config::{SimConfig, TraceFormat, WorkloadConfig};
+use flashpress_core::sim::Simulation;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use std::collections::VecDeque;
+
+/// One plane of 128 blocks of 32 SLC pages, 25 % over-provisioning, greedy GC: a device on
+/// which per-plane greedy GC is the textbook single-pool greedy GC the model below runs.
+const ONE_PLANE: &str = "preset = \"tiny\"\n[nand]\nchannels = 1\nplanes_per_die = 1\n\
+    blocks_per_plane = 128\npages_per_block = 32\n[ftl]\nop_ratio = 0.25\n\
+    [precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[check]\nverify = false\n";
+
+/// An independent model: a log-structured flash of `blocks` blocks of `ppb` pages with one
+/// open block per stream, greedy GC (fewest valid pages, lowest index on ties) whenever a
+/// host write needs a new block and fewer than `threshold` blocks are free, a moved page staying
+/// in its own stream. Counts host writes and moves per stream.
+struct Model {
+    ppb: usize,
+    threshold: usize,
+    /// Per block: its stream, valid pages, pages written, logical page of each slot.
+    stream: Vec<usize>,
+    valid: Vec<usize>,
+    written: Vec<usize>,
+    slots: Vec<Vec<Option<usize>>>,
+    free: VecDeque<usize>,
+    open: Vec<Option<usize>>,
+    /// Logical page -> (block, slot).
+    at: Vec<Option<(usize, usize)>>,
+    host: Vec<u64>,
+    moved: Vec<u64>,
+}
+
+impl Model {
+    fn new(blocks: usize, ppb: usize, threshold: usize, streams: usize, logical: usize) -> Model {
+        Model {
+            ppb,
+            threshold,
+            stream: vec![0; blocks],
+            valid: vec![0; blocks],
+            written: vec![0; blocks],
+            slots: vec![vec![None; ppb]; blocks],
+            free: (0..blocks).collect(),
+            open: vec![None; streams],
+            at: vec![None; logical],
+            host: vec![0; streams],
+            moved: vec![0; streams],
+        }
+    }
+
+    /// Write `lpn` into stream `s`; a host write that needs a new block cleans first (a
+    /// move takes a free block at once: GC keeps itself a reserve).
+    fn place(&mut self, lpn: usize, s: usize, host: bool) {
+        let b = match self.open[s] {
+            Some(b) => b,
+            None => {
+                while host && self.free.len() < self.threshold {
+                    if !self.gc() {
+                        break;
+                    }
+                }
+                // GC may have opened this stream's block for its moves.
+                match self.open[s] {
+                    Some(b) => b,
+                    None => {
+                        let b = self.free.pop_front().expect("a free block");
+                        self.stream[b] = s;
+                        self.open[s] = Some(b);
+                        b
+                    }
+                }
+            }
+        };
+        if let Some((ob, os)) = self.at[lpn].take() {
+            self.valid[ob] -= 1;
+            self.slots[ob][os] = None;
+        }
+        let slot = self.written[b];
+        self.slots[b][slot] = Some(lpn);
+        self.written[b] += 1;
+        self.valid[b] += 1;
+        self.at[lpn] = Some((b, slot));
+        if self.written[b] == self.ppb {
+            self.open[s] = None;
+        }
+    }
+
+    fn write(&mut self, lpn: usize, s: usize) {
+        self.host[s] += 1;
+        self.place(lpn, s, true);
+    }
+
+    /// Clean the sealed block with the fewest valid pages; false if none has an invalid page.
+    fn gc(&mut self) -> bool {
+        let victim = (0..self.valid.len())
+            .filter(|&b| self.written[b] == self.ppb && self.valid[b] < self.ppb)
+            .min_by_key(|&b| (self.valid[b], b));
+        let Some(v) = victim else {
+            return false;
+        };
+        let s = self.stream[v];
+        for slot in 0..self.ppb {
+            if let Some(lpn) = self.slots[v][slot] {
+                self.moved[s] += 1;
+                self.place(lpn, s, false);
+            }
+        }
+        assert_eq!(self.valid[v], 0);
+        self.written[v] = 0;
+        self.slots[v] = vec![None; self.ppb];
+        self.free.push_back(v);
+        true
+    }
+}
+
+/// The hot/cold workload: every logical page written once in order, then `n` random
+/// overwrites, 95 % of them to the first 10 % of the pages (hot). Each write is tagged with
+/// its true temperature (1 hot, 0 cold) with probability `right`, else with the other one.
+fn hot_cold(logical: usize, n: usize, right: f64, seed: u64) -> Vec<(usize, u16)> {
+    let hot = logical / 10;
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let tag = |rng: &mut Pcg64Mcg, is_hot: bool| {
+        let t = if rng.random::<f64>() < right {
+            is_hot
+        } else {
+            !is_hot
+        };
+        t as u16
+    };
+    let mut out: Vec<(usize, u16)> = (0..logical).map(|p| (p, tag(&mut rng, p < hot))).collect();
+    for _ in 0..n {
+        let p = if rng.random::<f64>() < 0.95 {
+            rng.random_range(0..hot)
+        } else {
+            rng.random_range(hot..logical)
+        };
+        let t = tag(&mut rng, p < hot);
+        out.push((p, t));
+    }
+    out
+}
+
+/// The writes as a csv trace with a `pid` column (`tagged`) or without, replayed one at a
+/// time on `base` with `[fdp]` `handles`.
+fn sim_of(
+    dir: &std::path::Path,
+    name: &str,
+    base: &str,
+    handles: &str,
+    writes: &[(usize, u16)],
+    tagged: bool,
+) -> SimConfig {
+    let mut text = String::from(if tagged {
+        "time,op,offset,len,content,pid\n"
+    } else {
+        "time,op,offset,len,content\n"
+    });
+    for (i, &(p, t)) in writes.iter().enumerate() {
+        text += &format!("{},W,{},4096,", i * 1000, p * 4096);
+        if tagged {
+            text += &format!(",{t}");
+        }
+        text += "\n";
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let mut cfg = config(&format!("{base}[fdp]\nhandles = {handles}\n"));
+    let mut tr = flashpress_core::workload::trace::default_trace_config(path, TraceFormat::Csv);
+    tr.replay = flashpress_core::config::Replay::Afap;
+    tr.queue_depth = 1;
+    cfg.workload = WorkloadConfig::Trace(tr);
+    cfg.validate("test").unwrap();
+    cfg
+}
+
+fn waf_of(s: &flashpress_core::stats::Summary) -> f64 {
+    let f = s.fdp.as_ref().unwrap();
+    let host: u64 = f.handles.iter().map(|h| h.host_bytes_written).sum();
+    let media: u64 = f.handles.iter().map(|h| h.media_bytes_written).sum();
+    media as f64 / host as f64
+}
+
+#[test]
+fn hot_cold_handles_lower_waf_as_the_two_stream_greedy_model_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = config(ONE_PLANE);
+    let logical = flashpress_core::ftl::logical_pages(&probe) as usize;
+    let threshold = flashpress_core::ftl::gc_threshold_blocks(&probe) as usize;
+    let n = 40_000;
+    let mut wafs = Vec::new();
+    // Tags right half the time carry no information; then better and better; then perfect.
+    for (k, right) in [0.5, 0.8, 0.95, 1.0].into_iter().enumerate() {
+        let writes = hot_cold(logical, n, right, 7);
+        let cfg = sim_of(
+            dir.path(),
+            &format!("hc{k}.csv"),
+            ONE_PLANE,
+            "[\"persistently_isolated\", \"persistently_isolated\"]",
+            &writes,
+            true,
+        );
+        let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+        let mut m = Model::new(128, 32, threshold, 2, logical);
+        for &(p, t) in &writes {
+            m.write(p, t as usize);
+        }
+        let f = s.fdp.as_ref().unwrap();
+        for h in 0..2 {
+            // The host side is the trace's: exact.
+            assert_eq!(f.handles[h].host_bytes_written, m.host[h] * 4096);
+            let sim = f.handles[h].media_bytes_written as f64 / 4096.0;
+            let model = (m.host[h] + m.moved[h]) as f64;
+            assert!(
+                (sim / model - 1.0).abs() < 0.03,
+                "right = {right}, handle {h}: simulator {sim} media pages, model {model}"
+            );
+        }
+        let model_waf = (m.host.iter().sum::<u64>() + m.moved.iter().sum::<u64>()) as f64
+            / m.host.iter().sum::<u64>() as f64;
+        let waf = waf_of(&s);
+        assert!(
+            (waf / model_waf - 1.0).abs() < 0.03,
+            "right = {right}: WAF {waf}, model {model_waf}"
+        );
+        eprintln!(
+            "right = {right}: WAF per handle (cold, hot) {:?}",
+            f.handles.iter().map(|h| h.waf.unwrap()).collect::<Vec<_>>()
+        );
+        // The summary's own WAF agrees with the per-handle figures.
+        assert!((s.waf.unwrap() - waf).abs() < 1e-9);
+        wafs.push(waf);
+    }
+    // The same writes untagged: one stream (the model with every write in stream 0).
+    let writes = hot_cold(logical, n, 1.0, 7);
+    let cfg = sim_of(
+        dir.path(),
+        "mixed.csv",
+        ONE_PLANE,
+        "[\"persistently_isolated\", \"persistently_isolated\"]",
+        &writes,
+        false,
+    );
+    let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+    let mut m = Model::new(128, 32, threshold, 1, logical);
+    for &(p, _) in &writes {
+        m.write(p, 0);
+    }
+    let mixed = waf_of(&s);
+    let model_mixed = (m.host[0] + m.moved[0]) as f64 / m.host[0] as f64;
+    assert!(
+        (mixed / model_mixed - 1.0).abs() < 0.03,
+        "mixed: WAF {mixed}, model {model_mixed}"
+    );
+    assert_eq!(s.fdp.as_ref().unwrap().handles[1].host_bytes_written, 0);
+    // Random tags are no better than none; each better tagging lowers WAF.
+    assert!(
+        (wafs[0] / mixed - 1.0).abs() < 0.05,
+        "{wafs:?} vs mixed {mixed}"
+    );
+    for w in wafs.windows(2) {
+        assert!(w[1] < w[0], "WAF must fall as tags get better: {wafs:?}");
+    }
+    eprintln!("WAF by tag accuracy 0.5, 0.8, 0.95, 1: {wafs:?}; untagged {mixed}");
+    assert!(wafs[3] < 0.85 * mixed, "{wafs:?} vs mixed {mixed}");
+}
+
+#[test]
+fn untagged_writes_on_an_fdp_device_give_the_plain_ssd_summary() {
+    for placement in ["single", "gc_separate"] {
+        let base = format!(
+            "preset = \"tiny\"\n[ftl]\nplacement = {{ type = \"{placement}\" }}\n\
+             [precondition]\nfill_fraction = 0.8\naging_fraction = 1.0\n"
+        );
+        let run = |toml: &str| {
+            let cfg = config(toml);
+            let stream = uniform_stream(&cfg, 20_000, 0.3, 8, 5);
+            let rep = Simulation::with_streams(cfg, vec![stream])
+                .unwrap()
+                .run()
+                .unwrap();
+            assert!(rep.summary.gc_invocations > 0, "the run must exercise GC");
+            rep
+        };
+        let plain = run(&base);
+        let fdp = run(&format!(
+            "{base}[fdp]\nhandles = [\"initially_isolated\", \"persistently_isolated\"]\n"
+        ));
+        let mut v: serde_json::Value = serde_json::from_str(&fdp.summary_json()).unwrap();
+        let f = v
+            .as_object_mut()
+            .unwrap()
+            .remove("fdp")
+            .expect("an fdp section");
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            serde_json::to_string(
+                &serde_json::from_str::<serde_json::Value>(&plain.summary_json()).unwrap()
+            )
+            .unwrap(),
+            "ftl.placement = {placement}"
+        );
+        assert_eq!(plain.timeline_csv(), fdp.timeline_csv());
+        // Everything went through handle 0.
+        assert_eq!(f["handles"][1]["host_bytes_written"], 0);
+        assert_eq!(
+            f["handles"][0]["host_bytes_written"].as_u64().unwrap(),
+            plain.summary.write.bytes
+        );
+    }
+}
+
+#[test]
+fn persistently_isolated_data_never_shares_a_block_initially_isolated_may() {
+    // Two handles of each type, tagged writes at random: the FTL's invariant check (run by
+    // the simulation with check.invariants) refuses a block mixing a persistently isolated
+    // handle's data with another's; the initially isolated handles' GC moves share blocks.
+    let dir = tempfile::tempdir().unwrap();
+    let probe = config(ONE_PLANE);
+    let logical = flashpress_core::ftl::logical_pages(&probe) as usize;
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    let writes: Vec<(usize, u16)> = (0..30_000)
+        .map(|i| {
+            let p = if i < logical {
+                i
+            } else {
+                rng.random_range(0..logical)
+            };
+            (p, (p % 4) as u16)
+        })
+        .collect();
+    let cfg = sim_of(
+        dir.path(),
+        "four.csv",
+        ONE_PLANE,
+        "[\"persistently_isolated\", \"persistently_isolated\", \"initially_isolated\", \"initially_isolated\"]",
+        &writes,
+        true,
+    );
+    let mut sim = Simulation::new(cfg).unwrap();
+    while !sim.step(1 << 20).unwrap() {}
+    let d = sim.device().unwrap();
+    d.check_invariants().unwrap();
+    let f = d.ftl.fdp.as_ref().unwrap();
+    let c = &f.counters;
+    assert!(c.iter().all(|h| h.gc_pages_migrated > 0), "{c:?}");
+    // Handle 3's moves went to handle 2's GC destination: handle 3 opened blocks only for its
+    // host writes, fewer than handle 2 (host writes and every initially isolated move).
+    assert!(c[2].blocks_opened > c[3].blocks_opened, "{c:?}");
+}
+
+#[test]
+fn bad_fdp_configs_and_placement_ids_are_refused_by_key_and_line() {
+    let key_of = |toml: &str| match SimConfig::from_toml_str(toml, "c.toml") {
+        Err(flashpress_core::Error::Config { key, msg, .. }) => (key, msg),
+        Err(e) => panic!("expected a config error, got {e}"),
+        Ok(_) => panic!("expected a config error"),
+    };
+    let (k, m) = key_of(&format!("{ONE_PLANE}[fdp]\nhandles = []\n"));
+    assert_eq!(k, "fdp.handles");
+    assert!(m.contains("got 0"), "{m}");
+    // 128 blocks, 7 the GC reserve, 96 hold the logical space: room for 24 open blocks.
+    let (k, m) = key_of(&format!(
+        "{ONE_PLANE}[fdp]\nhandles = [{}]\n",
+        vec!["\"initially_isolated\""; 25].join(", ")
+    ));
+    assert_eq!(k, "fdp.handles");
+    assert!(
+        m.contains("room for 24") && m.contains("at most 24 handles"),
+        "{m}"
+    );
+    let (k, m) = key_of(&format!(
+        "{}[fdp]\nhandles = [{}]\n",
+        ONE_PLANE.replace("[ftl]\n", "[ftl]\nplacement = { type = \"gc_separate\" }\n"),
+        vec!["\"initially_isolated\""; 13].join(", ")
+    ));
+    assert_eq!(k, "fdp.handles");
+    assert!(
+        m.contains("26 open blocks") && m.contains("at most 12 handles"),
+        "{m}"
+    );
+    // 24 fit.
+    config(&format!(
+        "{ONE_PLANE}[fdp]\nhandles = [{}]\n",
+        vec!["\"initially_isolated\""; 24].join(", ")
+    ));
+    let (k, _) = key_of(&format!("{ONE_PLANE}[fdp]\nhandles = [\"isolated\"]\n"));
+    assert!(k.starts_with("fdp.handles"), "{k}");
+    let (k, _) = key_of(&format!(
+        "{ONE_PLANE}[fdp]\nhandles = [\"initially_isolated\"]\nreclaim_units = 3\n"
+    ));
+    assert_eq!(k, "fdp.reclaim_units");
+    let (k, _) = key_of("preset = \"zns\"\n[fdp]\nhandles = [\"initially_isolated\"]\n");
+    assert_eq!(k, "zns");
+    let (k, _) = key_of(&format!(
+        "{ONE_PLANE}[ftl.gc]\ncopyback = false\n[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\n[fdp]\nhandles = [\"initially_isolated\"]\n"
+    ));
+    assert_eq!(k, "ftl.dedup");
+
+    // A placement identifier past the handles, or on a device without [fdp]: the trace's
+    // file and line.
+    let dir = tempfile::tempdir().unwrap();
+    let writes = vec![(0, 0), (1, 1), (2, 2)];
+    let cfg = sim_of(
+        dir.path(),
+        "bad.csv",
+        ONE_PLANE,
+        "[\"initially_isolated\", \"initially_isolated\"]",
+        &writes,
+        true,
+    );
+    match Simulation::new(cfg) {
+        Err(flashpress_core::Error::Trace { path, line, msg }) => {
+            assert!(path.ends_with("bad.csv"));
+            assert_eq!(line, 4);
+            assert!(
+                msg.contains("placement identifier 2") && msg.contains("2 reclaim unit handles"),
+                "{msg}"
+            );
+        }
+        other => panic!("expected a trace error, got {:?}", other.err()),
+    }
+    let mut cfg = sim_of(
+        dir.path(),
+        "nofdp.csv",
+        ONE_PLANE,
+        "[\"initially_isolated\"]",
+        &[(0, 0)],
+        true,
+    );
+    cfg.fdp = None;
+    match Simulation::new(cfg) {
+        Err(flashpress_core::Error::Trace { line, msg, .. }) => {
+            assert_eq!(line, 2);
+            assert!(msg.contains("without flexible data placement"), "{msg}");
+        }
+        other => panic!("expected a trace error, got {:?}", other.err()),
+    }
+}
+
+/// The options of fio's `examples/uring-cmd-fdp.fio` (fio 3.34 and later; Debian's 3.33
+/// examples, which `make testdata` fetches, predate it), line for line.
+const URING_CMD_FDP: &str = "[global]\nfilename=/dev/ng0n1\nioengine=io_uring_cmd\ncmd_type=nvme\n\
+    iodepth=32\nbs=4K\nfdp=1\ntime_based=1\nruntime=1000\n\n\
+    [write-heavy]\nrw=randrw\nrwmixwrite=90\nfdp_pli=0,1,2,3\noffset=0%\nsize=30%\n\n\
+    [write-mid]\nrw=randrw\nrwmixwrite=30\nfdp_pli=4,5\noffset=30%\nsize=30%\n\n\
+    [write-light]\nrw=randrw\nrwmixwrite=10\nfdp_pli=6\noffset=60%\nsize=30%\n";
+
+#[test]
+fn fios_fdp_example_tags_each_jobs_writes_round_robin_over_its_identifiers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("uring-cmd-fdp.fio");
+    std::fs::write(&path, URING_CMD_FDP).unwrap();
+    let run = |handles: usize| {
+        // The example assumes at least 8 reclaim units; a 20 ms cap on its 1000 s runtime.
+        let cfg = format!(
+            "preset = \"tiny\"\n[ftl]\nop_ratio = 0.3\n[check]\nverify = false\n[fdp]\nhandles = [{}]\n\
+             [workload]\ntype = \"fio\"\npath = \"{}\"\nglobal = {{ runtime = \"20ms\" }}\n",
+            vec!["\"initially_isolated\""; handles].join(", "),
+            path.display()
+        );
+        Simulation::new(config(&cfg))
+    };
+    let s = run(8).unwrap().run().unwrap().summary;
+    let h: Vec<u64> = s
+        .fdp
+        .as_ref()
+        .unwrap()
+        .handles
+        .iter()
+        .map(|h| h.host_bytes_written / 4096)
+        .collect();
+    assert_eq!(h.iter().sum::<u64>() * 4096, s.write.bytes);
+    let spread = |ids: &[usize]| {
+        let v: Vec<u64> = ids.iter().map(|&i| h[i]).collect();
+        v.iter().max().unwrap() - v.iter().min().unwrap()
+    };
+    // Round robin: a job's identifiers take turns; the heavy job writes most.
+    assert!(h[0] > 0 && h[4] > 0 && h[6] > 0, "{h:?}");
+    assert!(spread(&[0, 1, 2, 3]) <= 1 && spread(&[4, 5]) <= 1, "{h:?}");
+    assert_eq!(h[7], 0);
+    assert!(h[0] * 4 > h[4] * 2 && h[4] * 2 > h[6], "{h:?}");
+    // On a device with fewer identifiers than the job lists: refused at the line.
+    match run(6) {
+        Err(e) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("uring-cmd-fdp.fio:28:") && m.contains("index 6"),
+                "{m}"
+            );
+        }
+        Ok(_) => panic!("fdp_pli=6 on a device with 6 handles must be refused"),
+    }
+}

@@ -1,0 +1,97 @@
+"""Flexible data placement (``[fdp]``) from Python: the example config, a trace with placement
+identifiers, and bad FDP configs and identifiers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import flashpress
+from flashpress import Config, errors
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A 16 MiB device with room for a few handles.
+TINY = {"ftl.op_ratio": 0.3, "check.verify": False}
+
+
+@pytest.mark.slow
+def test_the_fdp_example_separates_hot_from_cold() -> None:
+    cfg = Config.from_toml(ROOT / "examples" / "fdp.toml")
+    r = flashpress.simulate(cfg, progress=False)
+    cold, hot = r.summary["fdp"]["handles"]
+    assert (cold["handle"], hot["handle"]) == (0, 1)
+    assert cold["host_bytes_written"] == 60000 * 4096
+    assert hot["host_bytes_written"] > 5 * cold["host_bytes_written"]
+    # The same jobs untagged: every write through handle 0, data mixed in the same blocks.
+    jobs = [{k: v for k, v in j.items() if k != "fdp_pli"} for j in cfg.to_dict()["workload"]["jobs"]]
+    glob = {k: v for k, v in cfg.to_dict()["workload"]["global"].items() if k != "fdp"}
+    mixed = flashpress.simulate(
+        cfg.with_overrides({"workload": {"type": "fio", "global": glob, "jobs": jobs}}), progress=False
+    )
+    assert mixed.summary["fdp"]["handles"][1]["host_bytes_written"] == 0
+    assert r.summary["waf"] < mixed.summary["waf"]
+
+
+def test_a_trace_with_placement_ids_writes_through_the_handles(tmp_path: Path) -> None:
+    trace = tmp_path / "t.csv"
+    lines = ["time,op,offset,len,content,pid"]
+    lines += [f"{i * 1000},W,{(i % 64) * 4096},4096,,{i % 3}" for i in range(300)]
+    lines += ["400000,R,0,4096,,", "401000,W,8192,4096,,"]
+    trace.write_text("\n".join(lines) + "\n")
+    cfg = Config.preset("tiny").with_overrides(
+        {
+            **TINY,
+            "fdp": {"handles": ["persistently_isolated", "initially_isolated", "initially_isolated"]},
+            "workload": {"type": "trace", "path": str(trace), "format": "csv", "replay": "afap"},
+        }
+    )
+    s = flashpress.simulate(cfg, progress=False).summary
+    h = s["fdp"]["handles"]
+    # 100 writes per identifier; the untagged write goes to handle 0.
+    assert [x["host_bytes_written"] // 4096 for x in h] == [101, 100, 100]
+    assert [x["type"] for x in h] == ["persistently_isolated", "initially_isolated", "initially_isolated"]
+    assert s["fdp"]["reclaim_groups"] == 1
+    # 2 channels x 2 planes, one 32-page block of 4 KiB on each.
+    assert s["fdp"]["reclaim_unit_bytes"] == 4 * 32 * 4096
+
+
+@pytest.mark.parametrize(
+    ("fdp", "key", "message"),
+    [
+        ({"handles": []}, "fdp.handles", "expected 1 to 128 reclaim unit handles, got 0"),
+        ({"handles": ["initially_isolated"] * 16}, "fdp.handles", "use at most 15 handles or raise ftl.op_ratio"),
+        ({"handles": ["isolated"]}, "fdp.handles", "isolated"),
+        ({"handles": ["initially_isolated"], "groups": 2}, "fdp.groups", "groups"),
+    ],
+)
+def test_bad_fdp_configs_name_the_key(fdp: dict[str, object], key: str, message: str) -> None:
+    with pytest.raises(errors.ConfigError, match=key) as e:
+        flashpress.simulate(Config.preset("tiny").with_overrides({**TINY, "fdp": fdp}), progress=False)
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("pid", "fdp", "message"),
+    [
+        ("3", {"handles": ["initially_isolated"] * 3}, "placement identifier 3, but the device has 3"),
+        ("1", None, "without flexible data placement"),
+        ("x", {"handles": ["initially_isolated"]}, "expected a placement identifier"),
+    ],
+)
+def test_bad_placement_ids_name_the_trace_line(
+    tmp_path: Path, pid: str, fdp: dict[str, object] | None, message: str
+) -> None:
+    trace = tmp_path / "t.csv"
+    trace.write_text(f"time,op,offset,len,content,pid\n0,W,0,4096,,\n1000,W,4096,4096,,{pid}\n")
+    over: dict[str, object] = {
+        **TINY,
+        "workload": {"type": "trace", "path": str(trace), "format": "csv", "replay": "afap"},
+    }
+    if fdp is not None:
+        over["fdp"] = fdp
+    with pytest.raises(errors.TraceFormatError) as e:
+        flashpress.simulate(Config.preset("tiny").with_overrides(over), progress=False)
+    assert "t.csv:3" in str(e.value)
+    assert message in str(e.value)

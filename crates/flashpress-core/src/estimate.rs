@@ -137,7 +137,7 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
             let logical = crate::ftl::logical_pages(cfg);
             logical_bytes = logical * cfg.mapping_unit() as u64;
             let mapped = crate::ftl::mapped_pages(cfg);
-            let units = pages / cfg.unit_pages() as u64;
+            let units = pages / cfg.unit_pages() as u64 * cfg.units_per_page() as u64;
             p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
             p.array("ftl.blocks", bpp, blocks, ftl_block, "blocks");
             p.array(

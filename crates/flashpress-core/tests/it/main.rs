@@ -13,6 +13,7 @@ mod gc_validity;
 mod lost_work;
 mod map_cache;
 mod mapping_unit;
+mod packed_units;
 mod partial_read;
 mod split;
 mod time_limits;

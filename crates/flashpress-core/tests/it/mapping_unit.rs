@@ -232,8 +232,9 @@ fn bad_mapping_units_are_refused_by_name() {
         ("[ftl]\nmapping_unit = 2048\n", "got 2048"),
         ("[ftl]\nmapping_unit = 131072\n", "got 131072"),
         (
-            "[nand]\npage_size = 16384\n[ftl]\nmapping_unit = 8192\n",
-            "smaller than the 16384-byte NAND page",
+            "[nand]\npage_size = 16384\n[ftl]\nmapping_unit = 8192\n[ftl.gc]\ncopyback = false\n\
+             [ftl.dedup]\nmode = \"inline\"\nhash_us = 1.0\n",
+            "(8192 < 16384 bytes) is not modelled with ftl.dedup",
         ),
         (
             "[nand]\npages_per_block = 24\n[ftl]\nmapping_unit = 65536\n",

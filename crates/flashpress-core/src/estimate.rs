@@ -147,12 +147,17 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 size_of::<u32>(),
                 "mapped units",
             );
-            p.array(
+            // The reverse map's entries are as wide as the logical units (and translation
+            // pages) need.
+            let values = mapped + crate::ftl::mapcache::translation_pages(cfg);
+            p.add(
                 "ftl.reverse_map",
                 bpp,
-                units,
-                size_of::<u32>(),
-                "physical units",
+                crate::ftl::RevMap::bytes_for(units, values),
+                format!(
+                    "{units} physical units x {} bits",
+                    crate::ftl::RevMap::bits_for(values)
+                ),
             );
             if crate::ftl::mapcache::demand(cfg).is_some() {
                 // The simulator keeps the whole map to know the truth; the cache's state is

@@ -16,9 +16,11 @@ pub mod dedup;
 pub mod mapcache;
 pub mod packed;
 pub mod placement;
+pub mod revmap;
 pub mod victim;
 
 pub use blocks::{BlockState, Blocks};
+pub use revmap::RevMap;
 
 use crate::config::{DedupMode, SimConfig, Striping, VictimPolicy};
 use crate::error::{Error, Result};
@@ -214,7 +216,8 @@ pub struct Ftl {
     /// Units smaller than the page: host pages closed since the caller last took them.
     closed: Vec<Ppn>,
     l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    /// The reverse map, one entry per physical unit, as wide as the logical units need.
+    p2l: revmap::RevMap,
     blocks: Blocks,
     free: Vec<VecDeque<u32>>,
     /// open[plane * streams + stream]: the stream's open block in the plane, or UNMAPPED.
@@ -300,7 +303,10 @@ impl Ftl {
                     0
                 }
             ],
-            p2l: vec![UNMAPPED; if map { ugeo.pages as usize } else { 0 }],
+            p2l: revmap::RevMap::new(
+                if map { ugeo.pages } else { 0 },
+                mapped_pages(cfg) + mapcache::translation_pages(cfg),
+            ),
             blocks: Blocks::new(geo.blocks as usize),
             free,
             open: vec![UNMAPPED; geo.planes as usize * streams],
@@ -882,7 +888,7 @@ impl Ftl {
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
         for src in first..first + self.geo.pages_per_block as u64 {
-            let lpn = self.p2l[src as usize];
+            let lpn = self.p2l.get(src);
             if lpn == UNMAPPED {
                 continue;
             }
@@ -964,7 +970,7 @@ impl Ftl {
         let mut used = 0u64;
         let mut last_read = u64::MAX;
         for src in first..first + self.geo.pages_per_block as u64 {
-            let lpn = self.p2l[src as usize];
+            let lpn = self.p2l.get(src);
             if lpn == UNMAPPED {
                 continue;
             }
@@ -1061,10 +1067,10 @@ impl Ftl {
             self.l2p[lpn.0 as usize] as u64, src.0,
             "GC source is not the page's current location"
         );
-        self.p2l[src.0 as usize] = UNMAPPED;
+        self.p2l.set(src.0, UNMAPPED);
         self.blocks.valid[self.geo.block_of(src).0 as usize] -= 1;
         self.l2p[lpn.0 as usize] = dst.0 as u32;
-        self.p2l[dst.0 as usize] = lpn.0;
+        self.p2l.set(dst.0, lpn.0);
         let b = self.geo.block_of(dst).0 as usize;
         self.blocks.valid[b] += 1;
         self.blocks.mtime[b] = at;
@@ -1075,7 +1081,7 @@ impl Ftl {
 
     #[inline]
     fn invalidate(&mut self, ppn: u32, at: SimTime) {
-        self.p2l[ppn as usize] = UNMAPPED;
+        self.p2l.set(ppn as u64, UNMAPPED);
         let b = self.geo.block_of(Ppn(ppn as u64)).0 as usize;
         self.blocks.valid[b] -= 1;
         self.blocks.mtime[b] = at;
@@ -1088,7 +1094,7 @@ impl Ftl {
             self.invalidate(old, at);
         }
         self.l2p[lpn.0 as usize] = ppn.0 as u32;
-        self.p2l[ppn.0 as usize] = lpn.0;
+        self.p2l.set(ppn.0, lpn.0);
         let b = self.geo.block_of(ppn).0 as usize;
         self.blocks.valid[b] += 1;
         self.blocks.mtime[b] = at;

@@ -41,7 +41,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     table = ",".join(f"{t}:{u}" for t in (1, 4, 16, 64) for u in (4, 16, 64))
     ap.add_argument("--points", default=table, help="TIB:UNIT_KIB pairs (default: the full table)")
-    ap.add_argument("--page-kib", type=int, default=4, help="NAND page (KiB; at most the unit)")
+    ap.add_argument("--page-kib", type=int, default=4, help="NAND page (KiB; units smaller are packed)")
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--aging", type=float, default=1.0)
     ap.add_argument("--run-max-gib", type=float, default=10.0, help="run points estimated below this")

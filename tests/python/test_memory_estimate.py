@@ -32,6 +32,13 @@ def _pages(nand: dict[str, int]) -> int:
     )
 
 
+def _reverse_map_bytes(physical: int, logical: int) -> int:
+    """The reverse map: one entry per physical page, wide enough for every logical page and
+    an all-ones "none" value, bit-packed, with 8 bytes of slack for its 64-bit reads."""
+    bits = logical.bit_length()
+    return (physical * bits + 7) // 8 + 8
+
+
 def test_estimate_parts_add_up_and_the_page_map_is_one_u32_per_logical_page() -> None:
     cfg = flashpress.Config.preset("default")
     est = flashpress.estimate_memory(cfg)
@@ -43,17 +50,23 @@ def test_estimate_parts_add_up_and_the_page_map_is_one_u32_per_logical_page() ->
     logical = math.floor(pages * (1 - d["ftl"]["op_ratio"]))
     parts = {c["name"]: c["bytes"] for c in est["components"]}
     assert parts["ftl.page_map"] == logical * 4
-    assert parts["ftl.reverse_map"] == pages * 4
+    assert parts["ftl.reverse_map"] == _reverse_map_bytes(pages, logical)
+    assert parts["ftl.reverse_map"] < pages * 4
     assert parts["python"] > 0
 
 
 def test_estimate_grows_with_the_device_and_the_timeline() -> None:
     base = flashpress.estimate_memory("default")
     big = flashpress.estimate_memory({"preset": "default", "nand": {"blocks_per_plane": 4096}})
-    # Four times the blocks: the per-page parts four times as large.
+    # Four times the blocks: four times the reverse map's entries, each two bits wider.
     parts = {c["name"]: c["bytes"] for c in base["components"]}
     bigparts = {c["name"]: c["bytes"] for c in big["components"]}
-    assert bigparts["ftl.reverse_map"] == 4 * parts["ftl.reverse_map"]
+    pages = base["physical_pages"]
+    assert big["physical_pages"] == 4 * pages
+    logical, big_logical = parts["ftl.page_map"] // 4, bigparts["ftl.page_map"] // 4
+    assert abs(big_logical - 4 * logical) <= 4  # floor(pages x (1 - op_ratio)) each
+    assert parts["ftl.reverse_map"] == _reverse_map_bytes(pages, logical)
+    assert bigparts["ftl.reverse_map"] == _reverse_map_bytes(4 * pages, big_logical)
     fine = flashpress.estimate_memory({"preset": "default", "stats": {"interval_ms": 0.001}})
     tl = {c["name"]: c for c in fine["components"]}["stats.timeline"]
     assert fine["timeline_intervals"] == 1_000_000  # one assumed second in 1 us intervals

@@ -7,7 +7,8 @@
 //! simulator refuses prints the refusal and the estimate (pure arithmetic on the config).
 //!
 //! Shape: 8 channels x 8 chips x 4 dies x 2 planes (512 planes), 1,024 pages per block,
-//! 7% over-provisioning, greedy GC below 0.2% free blocks, the default preset's controller; blocks per plane sized
+//! 7% over-provisioning, greedy GC below 0.2% free blocks, the default preset's controller
+//! (with units smaller than the page: a 64 MiB write buffer packs them, no copyback); blocks per plane sized
 //! so the logical space is at least `TIB` TiB. `CELL` is slc | mlc | tlc | qlc (QLC here:
 //! latencies of a 2020s QLC die, 16 KiB pages typical).
 //!
@@ -57,8 +58,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
             // A free-block reserve of 0.2% of a plane (at least 2 blocks): the default
             // preset's 5% is far more than a multi-TiB drive keeps.
+            // Units smaller than the page are packed into pages in a write buffer (64 MiB
+            // of pages), and GC re-packs them, which copyback cannot.
             "ftl": { "op_ratio": op, "mapping_unit": unit,
-                     "gc": { "threshold": 0.002, "background_threshold": 0.004, "hard_floor": 0.001 } },
+                     "write_buffer_pages": if unit < page { (64u64 << 20) / page } else { 0 },
+                     "gc": { "threshold": 0.002, "background_threshold": 0.004, "hard_floor": 0.001,
+                             "copyback": unit >= page } },
             "precondition": { "fill_fraction": 1.0, "aging_fraction": aging },
             "workload": { "type": "fio", "jobs": [{
                 "name": "w", "rw": "randwrite", "bs": "4k", "iodepth": 32,

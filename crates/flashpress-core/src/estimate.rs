@@ -148,7 +148,7 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
             let logical = crate::ftl::logical_pages(cfg);
             logical_bytes = logical * cfg.mapping_unit() as u64;
             let mapped = crate::ftl::mapped_pages(cfg);
-            let units = pages / cfg.unit_pages() as u64;
+            let units = pages / cfg.unit_pages() as u64 * cfg.units_per_page() as u64;
             p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
             p.array("ftl.blocks", bpp, blocks, ftl_block, "blocks");
             p.array(
@@ -158,12 +158,17 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 size_of::<u32>(),
                 "mapped units",
             );
-            p.array(
+            // The reverse map's entries are as wide as the logical units (and translation
+            // pages) need.
+            let values = mapped + crate::ftl::mapcache::translation_pages(cfg);
+            p.add(
                 "ftl.reverse_map",
                 bpp,
-                units,
-                size_of::<u32>(),
-                "physical units",
+                crate::ftl::RevMap::bytes_for(units, values),
+                format!(
+                    "{units} physical units x {} bits",
+                    crate::ftl::RevMap::bits_for(values)
+                ),
             );
             if cfg.fdp.is_some() {
                 p.array(

@@ -253,6 +253,16 @@ impl FdpConfig {
             "fdp.handles",
             || format!("expected 1 to {MAX_FDP_HANDLES} reclaim unit handles, got {n}"),
         )?;
+        check(
+            cfg.mapping_unit() >= cfg.nand.page_size,
+            src,
+            "ftl.mapping_unit",
+            || {
+                "flexible data placement (fdp) with mapping units smaller than the NAND page is \
+                 not modelled yet"
+                    .to_string()
+            },
+        )?;
         // Each handle keeps an open block (two with ftl.placement = gc_separate) on every
         // plane. The rule is the page FTL's (see SimConfig::validate): the logical space must
         // fit in the blocks outside the GC reserve and every stream's open block.
@@ -411,9 +421,15 @@ impl SimConfig {
         self.ftl.mapping_unit.unwrap_or(self.nand.page_size)
     }
 
-    /// NAND pages per mapping unit (1 when the unit is the page).
+    /// NAND pages per mapping unit (1 when the unit is the page or smaller).
     pub fn unit_pages(&self) -> u32 {
         (self.mapping_unit() / self.nand.page_size).max(1)
+    }
+
+    /// Mapping units per NAND page (1 when the unit is the page or larger): units smaller
+    /// than the page are packed this many to a page.
+    pub fn units_per_page(&self) -> u32 {
+        (self.nand.page_size / self.mapping_unit()).max(1)
     }
 }
 
@@ -571,8 +587,9 @@ pub struct FtlConfig {
     /// DRAM write buffer in pages (0 = none: a write completes when its pages are programmed).
     pub write_buffer_pages: u32,
     /// Mapping unit (indirection unit) of the page map in bytes: a power of two from 4 KiB to
-    /// 64 KiB, a whole number of NAND pages; absent, the NAND page. A write that covers only
-    /// part of a unit reads the unit's old data, merges and rewrites the whole unit.
+    /// 64 KiB, a whole number of NAND pages or a whole fraction of one (units smaller than the
+    /// page are packed into pages); absent, the NAND page. A write that covers only part of a
+    /// unit reads the unit's old data, merges and rewrites the whole unit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapping_unit: Option<u32>,
     /// Compression in the controller (a compression-support SSD): absent, pages are stored
@@ -1419,7 +1436,7 @@ impl SimConfig {
         // Page numbers are 64-bit; the page map's entries are 32-bit unit numbers, so the
         // physical units (and the fewer logical ones) must stay below 2^32 - 1. The packed
         // FTLs (ftl.compression, a [stack]'s CCSD) number NAND pages in 32 bits.
-        let unit = self.mapping_unit().max(n.page_size) as u128;
+        let unit = self.mapping_unit() as u128;
         let units = pages * n.page_size as u128 / unit;
         if self.ftl.compression().is_some() || self.stack.is_some() {
             check(pages < u32::MAX as u128, src, "nand", || {
@@ -1472,27 +1489,20 @@ impl SimConfig {
             check(u.is_power_of_two(), src, "ftl.mapping_unit", || {
                 format!("expected a power of two from 4096 to 65536 bytes, got {u}")
             })?;
-            check(u >= n.page_size, src, "ftl.mapping_unit", || {
-                format!(
-                    "a unit of {u} bytes is smaller than the {}-byte NAND page (nand.page_size): \
-                     several units packed into one page are not modelled; expected a whole \
-                     number of pages, at least {}",
-                    n.page_size, n.page_size
-                )
-            })?;
             check(
-                u.is_multiple_of(n.page_size),
+                u.is_multiple_of(n.page_size) || n.page_size.is_multiple_of(u),
                 src,
                 "ftl.mapping_unit",
                 || {
                     format!(
-                        "expected a whole number of {}-byte NAND pages, got {u}",
+                        "expected a whole number of {}-byte NAND pages or a whole fraction of \
+                         one, got {u}",
                         n.page_size
                     )
                 },
             )?;
             check(
-                n.pages_per_block.is_multiple_of(u / n.page_size),
+                n.pages_per_block.is_multiple_of((u / n.page_size).max(1)),
                 src,
                 "ftl.mapping_unit",
                 || {
@@ -1516,13 +1526,27 @@ impl SimConfig {
                     ),
                 ] {
                     check(!on, src, "ftl.mapping_unit", || {
+                        let rel = if u > n.page_size { ">" } else { "<" };
                         format!(
-                            "a mapping unit larger than the NAND page ({u} > {} bytes) is not \
+                            "a mapping unit other than the NAND page ({u} {rel} {} bytes) is not \
                              modelled with {what}; leave ftl.mapping_unit out or set it to {}",
                             n.page_size, n.page_size
                         )
                     })?;
                 }
+            }
+            if u < n.page_size {
+                // GC re-packs the valid units of a victim's pages into new pages: a page is
+                // read out and its units programmed elsewhere, which on-die copyback (a page
+                // copied whole inside its plane) cannot do.
+                check(!f.gc.copyback, src, "ftl.gc.copyback", || {
+                    format!(
+                        "on-die copyback moves whole pages, but with a mapping unit smaller \
+                         than the NAND page ({u} < {} bytes) GC re-packs units into new pages; \
+                         set ftl.gc.copyback = false",
+                        n.page_size
+                    )
+                })?;
             }
         }
         if let Some(c) = f.compression.as_ref().filter(|c| c.enabled) {
@@ -1732,7 +1756,8 @@ impl SimConfig {
         })?;
         let planes = pages as u64 / (bpp * n.pages_per_block as u64);
         let usable = (bpp - reserve) * n.pages_per_block as u64 * planes;
-        let logical = crate::ftl::logical_pages(self) * self.unit_pages() as u64;
+        let logical = crate::ftl::logical_pages(self) * self.unit_pages() as u64
+            / self.units_per_page() as u64;
         check(logical > 0, src, "ftl.op_ratio", || {
             "leaves no logical pages".into()
         })?;

@@ -11,6 +11,7 @@
 pub(crate) mod buffer;
 pub mod ccsd;
 pub mod compress;
+mod pack;
 pub mod sched;
 pub mod zns;
 
@@ -118,6 +119,10 @@ enum Kind {
         tp: Ppn,
         started: bool,
     },
+    /// The program of a page packed with mapping units smaller than the page (`pack`).
+    PageProgram {
+        fill: u32,
+    },
 }
 
 /// What follows the read of a translation page.
@@ -221,6 +226,8 @@ pub struct Device {
     pub failed: Vec<(u32, SimTime)>,
     /// The zoned namespace (`[zns]`): zones instead of the page map.
     pub zns: Option<zns::Zns>,
+    /// Mapping units smaller than the page: the pages being packed.
+    packing: Option<pack::Packing>,
     /// Counters since the last reset.
     pub counters: DeviceCounters,
 }
@@ -294,6 +301,7 @@ impl Device {
             completed: Vec::new(),
             failed: Vec::new(),
             zns,
+            packing: (cfg.units_per_page() > 1).then(pack::Packing::default),
             counters: DeviceCounters::default(),
             sched,
             nand,
@@ -419,7 +427,7 @@ impl Device {
     ) -> Result<()> {
         let cmd = now + self.overhead_ns;
         if req.op == Op::Sync {
-            return self.flush(stream, now, cmd);
+            return self.flush(stream, now, cmd, q);
         }
         if self.zns.is_some() {
             return self.submit_zoned(req, now, cmd, stream, q);
@@ -469,6 +477,9 @@ impl Device {
                 let slot = self.alloc(base);
                 let mut pages = 0;
                 let end = req.offset + req.len;
+                // Units packed into one page: the request's units in the page it sensed last
+                // come with that sense.
+                let mut sensed = Ppn::NONE;
                 for lpn in first..=last {
                     let found = self.ftl.translate(Lpn(lpn as u32));
                     let tpage = self.ftl.take_map_read();
@@ -476,7 +487,9 @@ impl Device {
                         self.counters.unmapped_page_reads += 1;
                     }
                     match (tpage, found) {
+                        (None, Some(ppn)) if self.packing.is_some() && ppn == sensed => {}
                         (None, Some(ppn)) => {
+                            sensed = ppn;
                             let partial = self.one_unit(lpn, req.offset, end);
                             // Of a unit of several NAND pages, only the pages the request
                             // touches are read.
@@ -548,8 +561,12 @@ impl Device {
                         let mut be = self.sched.backend(&mut self.nand, q, now);
                         self.ftl.write(Lpn(lpn as u32), handle, c, now, &mut be)?
                     };
-                    for j in 0..self.unit_pages {
-                        self.sched.program_allocated(Ppn(ppn.0 + j as u64));
+                    if self.packing.is_some() {
+                        self.unit_mapped(ppn, now, q);
+                    } else {
+                        for j in 0..self.unit_pages {
+                            self.sched.program_allocated(Ppn(ppn.0 + j as u64));
+                        }
                     }
                     if let Some(tp) = self.ftl.take_map_read() {
                         // The write completes once its map entry is loaded too.
@@ -557,6 +574,12 @@ impl Device {
                         self.map_read(tp, slot, MapNext::Done, base, cmd);
                     }
                     self.page_data_in(ppn, old, slot, base, cmd, arrived);
+                }
+                if self.packing.is_some() && self.buffer.is_none() {
+                    // No buffer holds a unit for later writes: the partly filled page goes
+                    // now, padded.
+                    self.ftl.pad_host();
+                    self.pages_closed(now, q);
                 }
                 if self.ftl.demand_paged() {
                     self.flush_map(base, cmd, now, q)?;
@@ -1065,7 +1088,7 @@ impl Device {
                     }
                 }
             }
-            Kind::Write | Kind::MapWrite => {
+            Kind::Write | Kind::MapWrite | Kind::PageProgram { .. } => {
                 unreachable!("write requests complete without a request event")
             }
         }
@@ -1081,6 +1104,9 @@ impl Device {
         if self.compression.is_some() {
             // A closed page of the compression buffer, programmed from a buffer page.
             return self.compressed_page_in(ppn, now, q);
+        }
+        if self.packing.is_some() {
+            return self.unit_in(req, ppn, now, q);
         }
         match self.buffer.as_mut() {
             None => self
@@ -1108,7 +1134,7 @@ impl Device {
     /// acknowledged when it arrived is programmed, counted as pages programmed from the
     /// buffer (the buffer programs nearly in arrival order); at once without a buffer, whose
     /// writes complete only when programmed.
-    fn flush(&mut self, stream: u32, now: SimTime, cmd: SimTime) -> Result<()> {
+    fn flush(&mut self, stream: u32, now: SimTime, cmd: SimTime, q: &mut EventQueue) -> Result<()> {
         if self.compression.is_some() {
             return Err(Error::Workload(
                 "a flush (fio's fsync/fdatasync/end_fsync) on a compressing device is not modelled: its compression buffer has no flush".into(),
@@ -1125,6 +1151,12 @@ impl Device {
             during_gc: false,
             map_ns: 0,
         };
+        if self.packing.is_some() {
+            // The pages being filled are programmed now, padded.
+            self.ftl.pad_host();
+            self.pages_closed(now, q);
+            self.after_backend(now, q);
+        }
         if self.buffer.is_none() || self.buffer_programmed >= self.buffer_acked {
             self.completed.push(c);
         } else {
@@ -1153,6 +1185,8 @@ impl Device {
             if let Some(pd) = self.sched.done.pop() {
                 if pd.buffered && self.compression.is_some() {
                     self.compressed_page_programmed(now, q);
+                } else if pd.buffered && self.packing.is_some() {
+                    self.page_done(pd.req, pd.done, pd.split, q);
                 } else if pd.buffered {
                     let buf = self
                         .buffer
@@ -1181,6 +1215,8 @@ impl Device {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
                 self.ftl.background_gc(plane, now, &mut be);
                 self.apply_gc_moves();
+                // GC may have padded and closed a page the host was filling.
+                self.pages_closed(now, q);
                 if self.ftl.map_pending() {
                     // Background GC updated uncached map entries: their translation pages
                     // are written back now, not when the next request arrives.
@@ -1227,6 +1263,10 @@ impl Device {
         match r.kind {
             Kind::Write => self.complete(slot, &r),
             Kind::MapWrite => self.free_reqs.push(slot),
+            Kind::PageProgram { fill } => {
+                self.free_reqs.push(slot);
+                self.page_programmed(fill, r.done, r.split, q);
+            }
             Kind::MapRead { .. } | Kind::IndexRead { .. } => q.push(r.done, Event::DeviceReq(slot)),
             Kind::Read => q.push(r.done, Event::DeviceReq(slot)),
             Kind::Rmw { arrived, .. } => q.push(r.done.max(arrived), Event::DeviceReq(slot)),
@@ -1258,7 +1298,7 @@ impl Device {
         if let Some(s) = self.shadow.as_ref() {
             let got = match self.compression.as_ref() {
                 Some(_) => self.compressed_read_id(lpn.0 as u64)?,
-                None => self.ftl.lookup(lpn).map_or(0, |p| self.ftl.content_at(p)),
+                None => self.ftl.content_of(lpn),
             };
             let want = s.expected[lpn.0 as usize];
             if got != want {
@@ -1310,6 +1350,11 @@ impl Device {
             let ppn = self
                 .ftl
                 .write(lpn, 0, content, SimTime::ZERO, &mut self.nand)?;
+            if self.packing.is_some() {
+                // Units smaller than the page (no demand-paged table: the config refuses it).
+                self.program_closed_untimed();
+                return Ok(());
+            }
             for j in 0..self.unit_pages {
                 self.nand.count_transfer();
                 self.nand.count_program(Ppn(ppn.0 + j as u64), false);
@@ -1360,8 +1405,24 @@ impl Device {
         }
     }
 
+    /// Units smaller than the page, untimed: book the programs of the pages the FTL closed.
+    fn program_closed_untimed(&mut self) {
+        let mut closed = Vec::new();
+        self.ftl.take_closed(&mut closed);
+        for page in closed {
+            self.nand.count_transfer();
+            self.nand.count_program(page, false);
+        }
+    }
+
     /// Forget timing and counters after preconditioning; the FTL state and wear stay.
     pub fn reset_after_precondition(&mut self) {
+        if self.packing.is_some() {
+            // Preconditioning leaves its data programmed: the last pages go padded.
+            self.ftl.pad_host();
+            self.program_closed_untimed();
+            self.packing = Some(pack::Packing::default());
+        }
         self.nand.reset_counters();
         self.sched.reset(&self.ftl);
         self.ftl.counters = Default::default();

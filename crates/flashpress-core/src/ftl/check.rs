@@ -20,10 +20,10 @@ impl Ftl {
                     self.geo.pages
                 ));
             }
-            if self.p2l[ppn as usize] != lpn as u32 {
+            if self.p2l.get(ppn as u64) != lpn as u32 {
                 return fail(format!(
                     "lpn {lpn} -> ppn {ppn}, but ppn {ppn} -> lpn {}",
-                    self.p2l[ppn as usize]
+                    self.p2l.get(ppn as u64)
                 ));
             }
         }
@@ -33,7 +33,7 @@ impl Ftl {
             let wp = self.blocks.write_ptr[b];
             let mut valid = 0;
             for ppn in first..first + ppb {
-                let lpn = self.p2l[ppn as usize];
+                let lpn = self.p2l.get(ppn as u64);
                 if lpn == UNMAPPED {
                     continue;
                 }
@@ -95,7 +95,7 @@ impl Ftl {
                 let first = b as u32 * ppb;
                 let mut seen: Option<u8> = None;
                 for ppn in first..first + ppb {
-                    let lpn = self.p2l[ppn as usize];
+                    let lpn = self.p2l.get(ppn as u64);
                     if lpn == UNMAPPED || self.map.is_some() && lpn >= self.tbase {
                         continue;
                     }
@@ -166,7 +166,7 @@ impl Ftl {
     pub fn corrupt_for_test(&mut self) {
         if let Some(p) = self.l2p.iter().position(|&p| p != UNMAPPED) {
             let ppn = self.l2p[p];
-            self.p2l[ppn as usize] = UNMAPPED;
+            self.p2l.set(ppn as u64, UNMAPPED);
         }
     }
 }

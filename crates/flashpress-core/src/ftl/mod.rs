@@ -13,14 +13,16 @@
 mod blocks;
 mod check;
 pub mod dedup;
-pub mod fpindex;
 pub mod fdp;
+pub mod fpindex;
 pub mod mapcache;
 pub mod packed;
 pub mod placement;
+pub mod revmap;
 pub mod victim;
 
 pub use blocks::{BlockState, Blocks};
+pub use revmap::RevMap;
 
 use crate::config::{DedupMode, SimConfig, Striping, VictimPolicy};
 use crate::error::{Error, Result};
@@ -83,7 +85,8 @@ pub fn logical_pages(cfg: &SimConfig) -> u64 {
         * n.planes_per_die as u64
         * n.blocks_per_plane as u64
         * n.pages_per_block as u64
-        / cfg.unit_pages() as u64;
+        / cfg.unit_pages() as u64
+        * cfg.units_per_page() as u64;
     (phys as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64
 }
 
@@ -205,13 +208,30 @@ impl FlashBackend for Nand {
 
 /// The page-mapping FTL. It maps mapping units (`ftl.mapping_unit`): internally its
 /// geometry is the array seen in units ([`Geometry::in_units`]), so its "pages" are unit
-/// slots; every [`Ppn`] it takes or hands out is a NAND page, the first of its unit.
+/// slots; every [`Ppn`] it takes or hands out is a NAND page, the first of its unit (or,
+/// for units smaller than the page, the page holding the unit).
+///
+/// Units smaller than the page fill a page slot by slot: a stream keeps taking the slots of
+/// one plane's page until it is full, and a full page is *closed* (its program is due);
+/// [`Ftl::take_closed`] hands the host's closed pages to the caller, which programs them once
+/// their units' data is in. A page closed before it is full is padded: its empty slots are
+/// programmed with filler and never hold data (a flush, or GC needing the page's block).
+/// GC reads each victim page that holds a valid unit and programs the pages the moved units
+/// fill, padding its last one.
 pub struct Ftl {
     geo: Geometry,
     /// log2 of the NAND pages per mapping unit.
     shift: u32,
+    /// log2 of the mapping units per NAND page (0 unless units are smaller than the page).
+    slot_shift: u32,
+    /// Units smaller than the page: per stream, the plane whose open page the host is
+    /// filling, or UNMAPPED.
+    filling: Vec<u32>,
+    /// Units smaller than the page: host pages closed since the caller last took them.
+    closed: Vec<Ppn>,
     l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    /// The reverse map, one entry per physical unit, as wide as the logical units need.
+    p2l: revmap::RevMap,
     blocks: Blocks,
     free: Vec<VecDeque<u32>>,
     /// open[plane * streams + stream]: the stream's open block in the plane, or UNMAPPED.
@@ -299,9 +319,13 @@ impl Ftl {
             .collect();
         let bpp = geo.blocks_per_plane as f64;
         let k = cfg.unit_pages();
-        let ugeo = geo.in_units(k);
+        let per = cfg.units_per_page();
+        let ugeo = geo.in_units(k, per);
         Ftl {
             shift: k.trailing_zeros(),
+            slot_shift: per.trailing_zeros(),
+            filling: vec![UNMAPPED; streams],
+            closed: Vec::new(),
             l2p: vec![
                 UNMAPPED;
                 if map {
@@ -310,7 +334,10 @@ impl Ftl {
                     0
                 }
             ],
-            p2l: vec![UNMAPPED; if map { ugeo.pages as usize } else { 0 }],
+            p2l: revmap::RevMap::new(
+                if map { ugeo.pages } else { 0 },
+                mapped_pages(cfg) + mapcache::translation_pages(cfg),
+            ),
             blocks: Blocks::new(geo.blocks as usize),
             free,
             open: vec![UNMAPPED; geo.planes as usize * streams],
@@ -387,10 +414,17 @@ impl Ftl {
         1 << self.shift
     }
 
-    /// First NAND page of unit slot `slot`.
+    /// Mapping units per NAND page (1 unless units are smaller than the page).
+    #[inline]
+    pub fn units_per_page(&self) -> u32 {
+        1 << self.slot_shift
+    }
+
+    /// First NAND page of unit slot `slot` (the page holding it, for units smaller than the
+    /// page).
     #[inline]
     fn nand_page(&self, slot: impl Into<u64>) -> Ppn {
-        Ppn(slot.into() << self.shift)
+        Ppn((slot.into() << self.shift) >> self.slot_shift)
     }
 
     /// Physical page holding a logical page, if mapped.
@@ -636,11 +670,76 @@ impl Ftl {
         }
     }
 
-    /// Content id stored in a physical page (verify mode), 0 if not tracked.
+    /// Content id stored in a physical page (verify mode), 0 if not tracked; the first unit
+    /// of the page when units are smaller than the page.
     pub fn content_at(&self, ppn: Ppn) -> u64 {
-        self.content
-            .as_ref()
-            .map_or(0, |c| c[(ppn.0 >> self.shift) as usize])
+        self.content.as_ref().map_or(0, |c| {
+            c[((ppn.0 << self.slot_shift) >> self.shift) as usize]
+        })
+    }
+
+    /// Content id stored for a logical page (verify mode): its mapping unit's, 0 if unmapped
+    /// or not tracked.
+    pub fn content_of(&self, lpn: Lpn) -> u64 {
+        let v = match self.dedup.as_ref() {
+            Some(d) => match d.resolve(lpn.0) {
+                Some(v) => v,
+                None => return 0,
+            },
+            None => lpn.0,
+        };
+        match (self.content.as_ref(), self.l2p[v as usize]) {
+            (Some(c), p) if p != UNMAPPED => c[p as usize],
+            _ => 0,
+        }
+    }
+
+    /// Units smaller than the page: move the host pages closed since the last call (full,
+    /// or padded) into `out`, in the order they closed. The caller programs each once the
+    /// data of the units mapped to it is in.
+    pub fn take_closed(&mut self, out: &mut Vec<Ppn>) {
+        out.append(&mut self.closed);
+    }
+
+    /// Units smaller than the page: close every page the host is filling, padding its empty
+    /// slots (a flush; a write without a write buffer, which cannot hold units for later
+    /// writes). The pages go to [`Ftl::take_closed`].
+    pub fn pad_host(&mut self) {
+        for stream in 0..self.streams {
+            let plane = self.filling[stream];
+            if plane != UNMAPPED {
+                self.filling[stream] = UNMAPPED;
+                if let Some(page) = self.pad_open(PlaneId(plane), stream) {
+                    self.closed.push(page);
+                    self.counters.host_pages_written += 1;
+                }
+            }
+        }
+    }
+
+    /// Units smaller than the page: if `stream`'s open block in `plane` has a page partly
+    /// filled, advance its write pointer past the page's empty slots and return the page.
+    fn pad_open(&mut self, plane: PlaneId, stream: usize) -> Option<Ppn> {
+        let slot = plane.0 as usize * self.streams + stream;
+        let b = self.open[slot];
+        if b == UNMAPPED {
+            return None;
+        }
+        let per = 1u32 << self.slot_shift;
+        let wp = self.blocks.write_ptr[b as usize];
+        if wp.is_multiple_of(per) {
+            return None;
+        }
+        let page = self.nand_page(b as u64 * self.geo.pages_per_block as u64 + wp as u64);
+        let end = wp.next_multiple_of(per);
+        self.blocks.write_ptr[b as usize] = end;
+        if end == self.geo.pages_per_block {
+            self.blocks.state[b as usize] = BlockState::Sealed;
+            self.seal_counter += 1;
+            self.blocks.sealed_seq[b as usize] = self.seal_counter;
+            self.open[slot] = UNMAPPED;
+        }
+        Some(page)
     }
 
     /// Free blocks in the whole array.
@@ -683,6 +782,9 @@ impl Ftl {
             origin: Origin::Host,
             handle,
         });
+        if self.slot_shift > 0 {
+            return self.write_slot(lpn, stream, content, at, flash);
+        }
         let plane = self.pick_plane(stream, at, flash)?;
         let ppn = self.take_page(plane, stream, flash);
         self.remap(lpn, ppn, content, at);
@@ -692,6 +794,41 @@ impl Ftl {
             f.counters[handle as usize].host_pages_written += 1 << self.shift;
         }
         Ok(self.nand_page(ppn.0))
+    }
+
+    /// [`Ftl::write`] for units smaller than the page: the unit takes the next slot of the
+    /// page `stream` is filling, or of a new page in the next plane; a page it fills closes.
+    fn write_slot<F: FlashBackend>(
+        &mut self,
+        lpn: Lpn,
+        stream: usize,
+        content: u64,
+        at: SimTime,
+        flash: &mut F,
+    ) -> Result<Ppn> {
+        let per = 1u32 << self.slot_shift;
+        let f = self.filling[stream];
+        // The page being filled is still open unless GC padded it since.
+        let filling = f != UNMAPPED && {
+            let b = self.open[f as usize * self.streams + stream];
+            b != UNMAPPED && !self.blocks.write_ptr[b as usize].is_multiple_of(per)
+        };
+        let plane = if filling {
+            PlaneId(f)
+        } else {
+            self.pick_plane(stream, at, flash)?
+        };
+        let slot = self.take_page(plane, stream, flash);
+        self.remap(lpn, slot, content, at);
+        let page = self.nand_page(slot.0);
+        if (slot.0 + 1).is_multiple_of(per as u64) {
+            self.closed.push(page);
+            self.counters.host_pages_written += 1;
+            self.filling[stream] = UNMAPPED;
+        } else {
+            self.filling[stream] = plane.0;
+        }
+        Ok(page)
     }
 
     /// Map logical pages `lpns` (a split group's pages, PR-SSD section 4.3) to fresh
@@ -793,6 +930,7 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old, at);
             self.l2p[lpn.0 as usize] = UNMAPPED;
+            // In NAND pages; units smaller than the page count one each.
             self.counters.trimmed_pages += 1 << self.shift;
         }
     }
@@ -896,6 +1034,7 @@ impl Ftl {
             first,
             self.geo.blocks_per_plane,
             self.geo.pages_per_block,
+            1 << self.slot_shift,
             now,
             &mut self.rng,
         )
@@ -910,12 +1049,15 @@ impl Ftl {
         kind: GcKind,
         flash: &mut F,
     ) {
+        if self.slot_shift > 0 {
+            return self.clean_slots(victim, at, kind, flash);
+        }
         let plane = self.geo.plane_of_block(victim);
         let first = self.geo.first_ppn_of_block(victim).0;
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
         for src in first..first + self.geo.pages_per_block as u64 {
-            let lpn = self.p2l[src as usize];
+            let lpn = self.p2l.get(src);
             if lpn == UNMAPPED {
                 continue;
             }
@@ -999,6 +1141,80 @@ impl Ftl {
         self.moves = moves;
     }
 
+    /// [`Ftl::clean`] for units smaller than the page: each victim page holding a valid unit
+    /// is read once (a move with no destination); the valid units fill slots of the GC
+    /// stream's open page, and each page they fill is programmed from controller memory (a
+    /// move with no source), the last one padded. A host page the GC stream was filling
+    /// (one stream for host and GC) is padded and closed first, so no page mixes the two.
+    fn clean_slots<F: FlashBackend>(
+        &mut self,
+        victim: BlockId,
+        at: SimTime,
+        kind: GcKind,
+        flash: &mut F,
+    ) {
+        let plane = self.geo.plane_of_block(victim);
+        let first = self.geo.first_ppn_of_block(victim).0;
+        let per = 1u64 << self.slot_shift;
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        // Streams this clean wrote to (bit per stream).
+        let mut used = 0u64;
+        let mut last_read = u64::MAX;
+        for src in first..first + self.geo.pages_per_block as u64 {
+            let lpn = self.p2l.get(src);
+            if lpn == UNMAPPED {
+                continue;
+            }
+            // Packed units and `[fdp]` do not combine (the config refuses it): handle 0.
+            let stream = self.placement.stream_for(&PageCtx {
+                lpn: Lpn(lpn),
+                origin: Origin::Gc,
+                handle: 0,
+            });
+            if used & (1 << stream) == 0 {
+                used |= 1 << stream;
+                if let Some(page) = self.pad_open(plane, stream) {
+                    self.closed.push(page);
+                    self.counters.host_pages_written += 1;
+                    if self.filling[stream] == plane.0 {
+                        self.filling[stream] = UNMAPPED;
+                    }
+                }
+            }
+            let page = self.nand_page(src);
+            if page.0 != last_read {
+                last_read = page.0;
+                moves.push((page, Ppn::NONE));
+            }
+            let dst = self.take_page(plane, stream, flash);
+            self.migrate(Lpn(lpn), Ppn(src), dst, at);
+            if (dst.0 + 1).is_multiple_of(per) {
+                moves.push((Ppn::NONE, self.nand_page(dst.0)));
+                self.counters.gc_pages_migrated += 1;
+            }
+        }
+        for stream in 0..self.streams {
+            if used & (1 << stream) != 0 {
+                if let Some(page) = self.pad_open(plane, stream) {
+                    moves.push((Ppn::NONE, page));
+                    self.counters.gc_pages_migrated += 1;
+                }
+            }
+        }
+        let b = victim.0 as usize;
+        assert_eq!(
+            self.blocks.valid[b], 0,
+            "victim {b} still has valid units after migration"
+        );
+        self.blocks.state[b] = BlockState::Free;
+        self.blocks.write_ptr[b] = 0;
+        self.free[plane.0 as usize].push_back(victim.0);
+        self.counters.gc_blocks_erased += 1;
+        flash.gc_job(victim, &moves, false, kind);
+        self.moves = moves;
+    }
+
     /// Make sure `stream` has an open block with room in `plane`, taking a free block if not.
     #[inline]
     fn ensure_open<F: FlashBackend>(&mut self, plane: PlaneId, stream: usize, flash: &mut F) {
@@ -1050,10 +1266,10 @@ impl Ftl {
             self.l2p[lpn.0 as usize] as u64, src.0,
             "GC source is not the page's current location"
         );
-        self.p2l[src.0 as usize] = UNMAPPED;
+        self.p2l.set(src.0, UNMAPPED);
         self.blocks.valid[self.geo.block_of(src).0 as usize] -= 1;
         self.l2p[lpn.0 as usize] = dst.0 as u32;
-        self.p2l[dst.0 as usize] = lpn.0;
+        self.p2l.set(dst.0, lpn.0);
         let b = self.geo.block_of(dst).0 as usize;
         self.blocks.valid[b] += 1;
         self.blocks.mtime[b] = at;
@@ -1064,7 +1280,7 @@ impl Ftl {
 
     #[inline]
     fn invalidate(&mut self, ppn: u32, at: SimTime) {
-        self.p2l[ppn as usize] = UNMAPPED;
+        self.p2l.set(ppn as u64, UNMAPPED);
         let b = self.geo.block_of(Ppn(ppn as u64)).0 as usize;
         self.blocks.valid[b] -= 1;
         self.blocks.mtime[b] = at;
@@ -1077,7 +1293,7 @@ impl Ftl {
             self.invalidate(old, at);
         }
         self.l2p[lpn.0 as usize] = ppn.0 as u32;
-        self.p2l[ppn.0 as usize] = lpn.0;
+        self.p2l.set(ppn.0, lpn.0);
         let b = self.geo.block_of(ppn).0 as usize;
         self.blocks.valid[b] += 1;
         self.blocks.mtime[b] = at;

@@ -1,7 +1,9 @@
 //! The victim seam: which sealed block of a plane GC cleans.
 //!
 //! Candidates are sealed (full, not open) blocks with at least one invalid page: cleaning a
-//! fully valid block frees nothing. Ties go to the lowest block index, so runs are deterministic.
+//! fully valid block frees nothing. With mapping units smaller than the page, at least one
+//! page's worth of invalid units: GC pads the last page it fills, so cleaning a block with
+//! fewer could free nothing, and background GC would move the same units round for ever. Ties go to the lowest block index, so runs are deterministic.
 
 use super::blocks::{BlockState, Blocks};
 use crate::config::VictimPolicy;
@@ -9,8 +11,8 @@ use crate::units::{BlockId, SimTime};
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 
-/// Pick a victim in the blocks `first..first + count` (one plane), or `None` if no block has
-/// an invalid page. `in_flight`, when given, counts per block the host programs allocated
+/// Pick a victim in the blocks `first..first + count` (one plane) of `ppb` pages (unit
+/// slots), or `None` if no block has `min_invalid` invalid ones. `in_flight`, when given, counts per block the host programs allocated
 /// there and not yet started: such a block is not a candidate (its pages are not all on
 /// flash yet, so it can be neither copied nor erased).
 #[allow(clippy::too_many_arguments)]
@@ -21,14 +23,17 @@ pub fn select(
     first: u32,
     count: u32,
     ppb: u32,
+    min_invalid: u32,
     now: SimTime,
     rng: &mut Pcg64Mcg,
 ) -> Option<BlockId> {
+    // Candidates hold at most this many valid pages.
+    let most = ppb - min_invalid;
     let range = first..first + count;
     let idle = |b: usize| in_flight.is_none_or(|f| f[b] == 0);
     let candidate = |b: u32| {
         blocks.state[b as usize] == BlockState::Sealed
-            && blocks.valid[b as usize] < ppb
+            && blocks.valid[b as usize] <= most
             && idle(b as usize)
     };
     match policy {
@@ -36,7 +41,7 @@ pub fn select(
         VictimPolicy::Greedy => {
             let (lo, hi) = (first as usize, (first + count) as usize);
             let mut best: Option<usize> = None;
-            let mut best_valid = ppb;
+            let mut best_valid = most + 1;
             for (i, (&v, &st)) in blocks.valid[lo..hi]
                 .iter()
                 .zip(&blocks.state[lo..hi])

@@ -64,20 +64,22 @@ impl Geometry {
         }
     }
 
-    /// The same array seen in mapping units of `k` consecutive pages of a block (the page
-    /// map's view, `ftl.mapping_unit`): a "page" of the result is a unit, so its page numbers
-    /// are unit slots (`ppn / k` of the NAND page numbers); blocks and planes are unchanged.
-    pub fn in_units(&self, k: u32) -> Geometry {
+    /// The same array seen in mapping units of `k` consecutive pages of a block, or with
+    /// `per` units packed into each page (the page map's view, `ftl.mapping_unit`; one of
+    /// `k`, `per` is 1): a "page" of the result is a unit, so its page numbers are unit slots
+    /// (`ppn / k`, or `ppn * per + i` for the `i`-th unit of a page); blocks and planes are
+    /// unchanged.
+    pub fn in_units(&self, k: u32, per: u32) -> Geometry {
         assert!(
-            k >= 1 && self.pages_per_block.is_multiple_of(k),
-            "a unit of {k} pages must tile a {}-page block",
+            k >= 1 && per >= 1 && (k == 1 || per == 1) && self.pages_per_block.is_multiple_of(k),
+            "a unit of {k} pages ({per} per page) must tile a {}-page block",
             self.pages_per_block
         );
-        let ppb = self.pages_per_block / k;
+        let ppb = self.pages_per_block / k * per;
         Geometry {
             pages_per_block: ppb,
             pages: self.blocks as u64 * ppb as u64,
-            page_size: self.page_size * k,
+            page_size: self.page_size * k / per,
             div_ppb: StrengthReducedU64::new(ppb as u64),
             div_ppb32: StrengthReducedU32::new(ppb),
             div_pages_per_plane: StrengthReducedU64::new(ppb as u64 * self.blocks_per_plane as u64),

@@ -363,14 +363,22 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "episodes",
             "GC episodes (foreground triggers and background passes)",
         ),
-        ("gc_pages_migrated", "pages", "valid pages moved by GC"),
+        (
+            "gc_pages_migrated",
+            "pages",
+            "valid pages moved by GC (mapping units smaller than the page: pages GC programmed with re-packed units)",
+        ),
         ("gc_blocks_erased", "blocks", "blocks cleaned by GC"),
         (
             "gc_background_blocks",
             "blocks",
             "blocks cleaned by GC in idle plane time",
         ),
-        ("trimmed_pages", "pages", "mapped pages discarded by TRIM"),
+        (
+            "trimmed_pages",
+            "pages",
+            "mapped pages discarded by TRIM (mapping units smaller than the page: units)",
+        ),
         (
             "unmapped_page_reads",
             "pages",

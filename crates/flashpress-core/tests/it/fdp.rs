@@ -400,6 +400,14 @@ fn bad_fdp_configs_and_placement_ids_are_refused_by_key_and_line() {
         "{ONE_PLANE}[ftl.gc]\ncopyback = false\n[ftl.dedup]\nmode = \"gc\"\nhash_us = 14.0\n[fdp]\nhandles = [\"initially_isolated\"]\n"
     ));
     assert_eq!(k, "ftl.dedup");
+    // Units smaller than the NAND page pack several logical units in a page: not with FDP.
+    let (k, _) = key_of(
+        "preset = \"tiny\"\n[nand]\nchannels = 1\nplanes_per_die = 1\nblocks_per_plane = 128\n\
+         pages_per_block = 32\npage_size = 16384\n[ftl]\nop_ratio = 0.25\nmapping_unit = 4096\n\
+         [ftl.gc]\ncopyback = false\n[precondition]\nfill_fraction = 0.0\n[fdp]\n\
+         handles = [\"initially_isolated\"]\n",
+    );
+    assert_eq!(k, "ftl.mapping_unit");
 
     // A placement identifier past the handles, or on a device without [fdp]: the trace's
     // file and line.

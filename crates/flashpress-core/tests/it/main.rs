@@ -16,6 +16,7 @@ mod idle;
 mod lost_work;
 mod map_cache;
 mod mapping_unit;
+mod packed_units;
 mod partial_read;
 mod split;
 mod time_limits;

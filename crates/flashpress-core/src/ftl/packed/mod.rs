@@ -602,6 +602,7 @@ impl Packed {
                 first,
                 self.geo.blocks_per_plane,
                 self.victim_limit,
+                1,
                 at,
                 &mut self.rng,
             ) else {

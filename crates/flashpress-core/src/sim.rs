@@ -88,7 +88,13 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
     };
     match &cfg.workload {
         WorkloadConfig::Fio(f) => {
-            let l = workload::fio::load(f, capacity, cfg.seed, cfg.stack.is_some())?;
+            let zoned = cfg.zns.as_ref().map(|z| workload::fio::ZonedDevice {
+                zone_size: z.zone_size_bytes(&cfg.nand),
+                zone_capacity: z.zone_capacity_bytes(&cfg.nand),
+                zones: u64::from(z.zones(&cfg.nand)),
+                max_open_zones: z.max_open_zones,
+            });
+            let l = workload::fio::load(f, capacity, cfg.seed, cfg.stack.is_some(), zoned)?;
             Ok(OpenedWorkload {
                 streams: l.streams,
                 notes: l.notes,

@@ -142,7 +142,11 @@ impl Simulation {
         let capacity = match &cfg.stack {
             // fio on a file system: a job's offsets are inside its file, sized by the user space.
             Some(st) => crate::stack::user_bytes_of(st),
-            None => crate::ftl::host_pages(&cfg) * cfg.mapping_unit() as u64,
+            // A zoned namespace exposes every zone's span (zones x zone size).
+            None => match &cfg.zns {
+                Some(z) => u64::from(z.zones(&cfg.nand)) * z.zone_size_bytes(&cfg.nand),
+                None => crate::ftl::host_pages(&cfg) * cfg.mapping_unit() as u64,
+            },
         };
         let opened = open_workload_noted(&cfg, capacity)?;
         let mut cfg = cfg;

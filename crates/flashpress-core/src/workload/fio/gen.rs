@@ -577,8 +577,10 @@ pub(super) struct FioSource {
     strided_map: Option<Axmap>,
     /// `zonemode=zbd`: this clone's view of the device's zones.
     zbd: Option<ZbdJob>,
-    /// A zone the next I/O resets first (device byte of its start).
-    zone_reset: Option<u64>,
+    /// Zones the next I/O resets first (device bytes of their starts).
+    zone_resets: Vec<u64>,
+    /// A pass begins: a verifying zbd job resets its region's zones (fio's `zbd_file_reset`).
+    zbd_pass_start: bool,
     /// Requests to issue before anything else: a zone reset and the write behind it.
     zone_queue: std::collections::VecDeque<Request>,
 }
@@ -695,7 +697,8 @@ impl FioSource {
             strided_map: (spec.zone.mode == ZoneMode::Strided && spec.random && spec.randommap)
                 .then(|| Axmap::new((spec.zone.range / spec.min_bs).max(1))),
             zbd,
-            zone_reset: None,
+            zone_resets: Vec::new(),
+            zbd_pass_start: true,
             zone_queue: std::collections::VecDeque::new(),
             spec: spec.clone(),
         }
@@ -1043,6 +1046,10 @@ impl FioSource {
         if !self.spec.random {
             self.fio_pos[f][d] = zbd.skip_capacity_gap(d, base + self.fio_pos[f][d]) - base;
         }
+        if std::mem::take(&mut self.zbd_pass_start) {
+            let resets = self.zbd.as_mut().expect("zbd").file_reset();
+            self.zone_resets.extend(resets);
+        }
         let (rel, len) = self.next_io_raw(d)?;
         let at = base + self.spec.region_start;
         match self.zbd.as_mut().expect("zbd").adjust(d, at + rel, len) {
@@ -1055,7 +1062,7 @@ impl FioSource {
                 } else {
                     self.fio_pos[f][d] = addr - base + len;
                 }
-                self.zone_reset = reset;
+                self.zone_resets.extend(reset);
                 Some((rel, len))
             }
         }
@@ -1263,6 +1270,7 @@ impl FioSource {
     /// Every file's position and random map back to the start of a pass (fio's
     /// `fio_file_reset`).
     fn reset_positions(&mut self) {
+        self.zbd_pass_start = true;
         let s = self.spec.region_start;
         self.fio_pos.iter_mut().for_each(|p| *p = [s; 3]);
         self.last_pos.iter_mut().for_each(|p| *p = [0; 3]);
@@ -1647,11 +1655,13 @@ impl FioSource {
             self.end_loop();
         }
         self.check_rate_min(now, begin)?;
-        if let Some(zone) = self.zone_reset.take() {
-            // fio waits for the I/O in flight, resets the zone, then writes at its start.
+        if !self.zone_resets.is_empty() {
+            // fio waits for the I/O in flight, resets the zones, then writes.
             let len = self.zbd.as_ref().map_or(0, ZbdJob::zone_size);
-            self.zone_queue
-                .push_back(self.request(now, Op::ZoneReset, zone, len, 0));
+            for zone in std::mem::take(&mut self.zone_resets) {
+                self.zone_queue
+                    .push_back(self.request(now, Op::ZoneReset, zone, len, 0));
+            }
             self.zone_queue.push_back(r);
             return Ok(Next::Drain(0));
         }

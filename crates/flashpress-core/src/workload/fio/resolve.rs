@@ -800,7 +800,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         },
     };
     let exitall = flag("exitall")?.then_some(exit_what);
-    let zone = super::zoned::resolve(&get, random, mix, &bs)?;
+    let zone = super::zoned::resolve(&get, mix, &bs)?;
     if verify && zone.mode == super::zoned::ZoneMode::Strided {
         let o = get("verify").expect("verify set");
         return Err(o.err("verify with zonemode=strided is not supported"));

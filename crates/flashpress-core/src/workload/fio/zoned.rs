@@ -109,7 +109,6 @@ fn float01(o: &Opt) -> Result<f64> {
 /// Read the zone options of a job (`get`: the last value of each canonical option).
 pub(super) fn resolve<'a>(
     get: &dyn Fn(&str) -> Option<&'a Opt>,
-    random: bool,
     mix: Mix,
     bs: &[BsSpec; 3],
 ) -> Result<ZoneOpts> {
@@ -220,7 +219,6 @@ pub(super) fn resolve<'a>(
                 let o = get("rw").expect("trims need rw");
                 return Err(o.err("trims with zonemode=zbd (fio resets the zone instead) are not supported"));
             }
-            let _ = random;
             let max_bs = bs.iter().map(BsSpec::max).max().unwrap_or(0);
             if z.size > 0 && max_bs > z.size {
                 let o = get("bs").or(get("bssplit")).or(get("zonesize")).expect("given");
@@ -285,6 +283,9 @@ pub(super) struct ZbdJob {
     reset_frequency: f64,
     read_beyond_wp: bool,
     random: bool,
+    /// `verify` on a writing job: the region's zones are reset at each pass's start and a
+    /// full zone is never reopened (fio would lose the data it verifies).
+    verify: bool,
     /// Smallest block of each direction (fio's `min_bs[ddir]`).
     min_bs: [u64; 3],
 }
@@ -331,6 +332,9 @@ impl ZbdJob {
 
     /// fio's `zbd_open_zone`.
     fn open_zone(&mut self, zi: &mut ZbdInfo, z: u64) -> bool {
+        if self.verify && zi.full(z, self.min_bs[1].max(1)) {
+            return false;
+        }
         if zi.max_open == 0 {
             return true;
         }
@@ -373,7 +377,6 @@ impl ZbdJob {
             return Some(z);
         }
         // Open another zone: the next ones after z, wrapping inside the region.
-        let nz = self.max_zone - self.min_zone;
         for _ in 0..(self.len / zi.dev.zone_size) {
             z += 1;
             if z >= self.max_zone {
@@ -386,7 +389,6 @@ impl ZbdJob {
                 return Some(z);
             }
         }
-        let _ = nz;
         // A write that fits in a zone already open.
         zi.open
             .iter()
@@ -516,6 +518,31 @@ impl ZbdJob {
         None
     }
 
+    /// fio's `zbd_file_reset` at the start of each pass: a writing job that verifies resets
+    /// every zone of its region holding data first. The zone starts to reset.
+    pub(super) fn file_reset(&mut self) -> Vec<u64> {
+        if !self.verify {
+            return Vec::new();
+        }
+        let info = self.info.clone();
+        let mut zi = lock(&info);
+        let mut out = Vec::new();
+        for z in self.min_zone..self.max_zone {
+            let wp = zi.zones[z as usize].wp;
+            if wp > 0 {
+                zi.valid_bytes -= wp;
+                zi.zones[z as usize].wp = 0;
+                if zi.zones[z as usize].open {
+                    zi.close(z);
+                    self.own_open = self.own_open.saturating_sub(1);
+                }
+                zi.resets += 1;
+                out.push(zi.start(z));
+            }
+        }
+        out
+    }
+
     /// fio's `setup_zbd_zone_mode` for a sequential write: a position at a zone's capacity
     /// jumps to the zone's end (the next zone's start). `pos` is a device byte address.
     pub(super) fn skip_capacity_gap(&self, d: usize, pos: u64) -> u64 {
@@ -555,12 +582,20 @@ pub(super) fn place(
     let mut out = Vec::new();
     let mut shared: Option<SharedZbd> = None;
     let mut max_open_seen: BTreeMap<u32, Opt> = BTreeMap::new();
+    let mut written = false;
     for (zo, clones) in zones.iter().zip(placed.iter_mut()) {
         if zo.mode != ZoneMode::Zbd {
             out.push(vec![None; clones.len()]);
             continue;
         }
         let at = zo.at.as_ref().expect("zonemode=zbd was written");
+        let writes = clones
+            .iter()
+            .any(|s| !matches!(s.mix, Mix::Rw { read_pct: 100 }));
+        if !writes && !written && device.is_some() {
+            return Err(at.err("this zbd job only reads, and fio reads only below the zones' write pointers: the zoned device starts with every zone empty and no earlier zbd job writes, so it would read nothing (add a writing job before it, in an earlier stonewall group)"));
+        }
+        written |= writes;
         let Some(dev) = device else {
             return Err(at.err("zonemode=zbd needs a zoned device: this device has no zones (give it a [zns] table, e.g. preset = \"zns\"); fio likewise refuses zbd mode on a block device that is not zoned. zonemode=strided runs on any device"));
         };
@@ -626,9 +661,6 @@ pub(super) fn place(
             }
             s.region_start = start - base;
             s.region_len = end - start;
-            if let Some(l) = s.io_limit.as_mut() {
-                *l = (*l).min(u64::MAX);
-            }
             let min_bs = [s.bs[0].min(), s.bs[1].min(), s.bs[2].min()];
             {
                 let mut zi = lock(&info);
@@ -646,6 +678,7 @@ pub(super) fn place(
                 reset_frequency: zo.reset_frequency,
                 read_beyond_wp: zo.read_beyond_wp,
                 random: s.random,
+                verify: s.verify && !matches!(s.mix, Mix::Rw { read_pct: 100 }),
                 min_bs,
             }));
         }

@@ -323,6 +323,7 @@ fn bad_zone_options_are_refused_by_name() {
         ("zonemode=strided\nzonesize=1m\nrw=write\nverify=crc32c\n", None, "`verify=crc32c`: verify with zonemode=strided is not supported"),
         ("zoneskip=1m\nrw=read\n", None, "`zoneskip=1m`: needs zonemode=strided or zonemode=zbd"),
         ("zonemode=zbd\nrw=write\nsize=4m\n", zoned, "holds no whole zone of 8388608 bytes"),
+        ("zonemode=zbd\nrw=read\n", zoned, "`zonemode=zbd`: this zbd job only reads"),
     ];
     for (opts, device, want) in cases {
         let text = format!("[j]\nfilename=/dev/nvme0n1\n{opts}");
@@ -330,4 +331,22 @@ fn bad_zone_options_are_refused_by_name() {
         assert!(msg.contains(want), "{opts:?}: got {msg}");
         assert!(msg.contains("job.fio"), "{opts:?}: the file is named: {msg}");
     }
+}
+
+/// With `verify`, fio resets the region's zones holding data at each pass's start (so no
+/// reset has to destroy data it will verify mid-pass), and never reopens a full zone.
+#[test]
+fn zbd_verify_resets_the_region_at_each_pass() {
+    let (zs, zones) = (4 * MIB, 4);
+    let text = "[v]\nfilename=/dev/nvme0n1\nzonemode=zbd\nzonesize=4m\nrw=write\nbs=1m\nloops=2\nverify=crc32c\n";
+    let mut l = run(text, zones * zs, Some(dev(zs, zs, zones, 0))).unwrap();
+    let got: Vec<(Op, u64)> = all(&mut l.streams[0])
+        .iter()
+        .filter(|r| r.op != Op::Read)
+        .map(|r| (r.op, r.offset / MIB))
+        .collect();
+    let mut want: Vec<(Op, u64)> = (0..16).map(|b| (Op::Write, b)).collect();
+    want.extend((0..4).map(|z| (Op::ZoneReset, z * 4)));
+    want.extend((0..16).map(|b| (Op::Write, b)));
+    assert_eq!(got, want);
 }

@@ -65,7 +65,8 @@ def test_a_fio_zbd_sequential_job_resets_each_full_zone_on_the_device() -> None:
     # 2 and 3 (8 resets), each erasing the zone's 4 blocks.
     s = _zbd_run({"rw": "write", "bs": "128k", "size": "2m", "io_size": "4608k", "iodepth": 4})
     z = s["zns"]
-    assert z["zone_size_bytes"] == 512 * 1024 and z["zone_capacity_bytes"] == 384 * 1024
+    assert z["zone_size_bytes"] == 512 * 1024
+    assert z["zone_capacity_bytes"] == 384 * 1024
     assert (z["writes"], z["resets"], z["reset_blocks_erased"]) == (36, 8, 32)
     assert z["failed_commands"] == 0
     assert s["host_write_bytes"] == 36 * 128 * 1024 == s["nand_program_bytes"]

@@ -1,11 +1,11 @@
 //! The request generator behind each fio job clone.
 
+use super::zoned::{Strided, ZbdIo, ZbdJob, ZoneMode};
 use crate::error::{Error, Result};
 use crate::units::SimTime;
 use crate::workload::{FileAttrs, Next, Op, Request, RequestSource};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use super::zoned::{Strided, ZbdIo, ZbdJob, ZoneMode};
 use std::sync::{Arc, Mutex};
 
 /// Block size rule of one data direction (bytes, multiples of 512).

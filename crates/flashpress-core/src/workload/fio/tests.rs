@@ -762,13 +762,13 @@ fn jobs_get_their_own_files_unless_they_share_a_filename() {
 #[test]
 fn every_refused_option_is_reported_with_its_line() {
     let text =
-        "[global]\nioengine=net\nport=8888\n[a]\nzonemode=zbd\nbogus=1\npi_act=1\n[b]\nfoo=2\n";
+        "[global]\nioengine=net\nport=8888\n[a]\nverify_pattern=0xff\nbogus=1\npi_act=1\n[b]\nfoo=2\n";
     match load_text(text, GIB, 1) {
         Err(Error::Several(errs)) => {
             let lines: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
             let want = [
                 (":2:", "ioengine `net`"),
-                (":5:", "zoned"),
+                (":5:", "data patterns are not modelled"),
                 (":6:", "unknown fio option `bogus`"),
                 (":7:", "protection information"),
                 (":9:", "unknown fio option `foo`"),

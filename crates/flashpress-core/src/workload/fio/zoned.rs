@@ -96,6 +96,9 @@ pub struct ZonedDevice {
     pub zones: u64,
     /// The device's open-zone limit (0: none).
     pub max_open_zones: u32,
+    /// The device checks what reads return (flashpress's verify mode), so fio's `verify`
+    /// can run on it.
+    pub checks_content: bool,
 }
 
 fn float01(o: &Opt) -> Result<f64> {
@@ -162,9 +165,9 @@ pub(super) fn resolve<'a>(
         Some("strided") => ZoneMode::Strided,
         Some("zbd") => ZoneMode::Zbd,
         Some(v) => {
-            return Err(mode_opt
-                .expect("given")
-                .err(format!("unknown zonemode `{v}` (expected none, strided or zbd)")))
+            return Err(mode_opt.expect("given").err(format!(
+                "unknown zonemode `{v}` (expected none, strided or zbd)"
+            )))
         }
     };
     z.at = mode_opt.cloned();
@@ -217,11 +220,16 @@ pub(super) fn resolve<'a>(
             }
             if matches!(mix, Mix::Trim | Mix::TrimWrite) {
                 let o = get("rw").expect("trims need rw");
-                return Err(o.err("trims with zonemode=zbd (fio resets the zone instead) are not supported"));
+                return Err(o.err(
+                    "trims with zonemode=zbd (fio resets the zone instead) are not supported",
+                ));
             }
             let max_bs = bs.iter().map(BsSpec::max).max().unwrap_or(0);
             if z.size > 0 && max_bs > z.size {
-                let o = get("bs").or(get("bssplit")).or(get("zonesize")).expect("given");
+                let o = get("bs")
+                    .or(get("bssplit"))
+                    .or(get("zonesize"))
+                    .expect("given");
                 return Err(o.err(format!(
                     "a block of {max_bs} bytes exceeds the zone size {} (fio: I/O buflen exceeds zone size)",
                     z.size
@@ -596,6 +604,9 @@ pub(super) fn place(
             return Err(at.err("this zbd job only reads, and fio reads only below the zones' write pointers: the zoned device starts with every zone empty and no earlier zbd job writes, so it would read nothing (add a writing job before it, in an earlier stonewall group)"));
         }
         written |= writes;
+        if device.is_some_and(|d| !d.checks_content) && clones.iter().any(|s| s.verify) {
+            return Err(at.err("this zbd job verifies what it writes (`verify`), and the zoned device does not check read content yet"));
+        }
         let Some(dev) = device else {
             return Err(at.err("zonemode=zbd needs a zoned device: this device has no zones (give it a [zns] table, e.g. preset = \"zns\"); fio likewise refuses zbd mode on a block device that is not zoned. zonemode=strided runs on any device"));
         };

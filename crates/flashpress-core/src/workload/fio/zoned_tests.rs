@@ -18,6 +18,7 @@ fn dev(zone_size: u64, capacity: u64, zones: u64, max_open: u32) -> ZonedDevice 
         zone_capacity: capacity,
         zones,
         max_open_zones: max_open,
+        checks_content: true,
     }
 }
 
@@ -194,7 +195,13 @@ fn strided_windows_offsets_and_random_io() {
 /// Replays a zbd stream against the zone rules: every write at its zone's write pointer and
 /// inside its capacity, a reset only of a zone, at most `max_open` zones partly written at
 /// once. Returns writes per zone and resets.
-fn check_zone_rules(rs: &[Request], zs: u64, cap: u64, zones: u64, max_open: usize) -> (Vec<u64>, u64) {
+fn check_zone_rules(
+    rs: &[Request],
+    zs: u64,
+    cap: u64,
+    zones: u64,
+    max_open: usize,
+) -> (Vec<u64>, u64) {
     let mut wp = vec![0u64; zones as usize];
     let mut writes = vec![0u64; zones as usize];
     let mut resets = 0;
@@ -207,7 +214,11 @@ fn check_zone_rules(rs: &[Request], zs: u64, cap: u64, zones: u64, max_open: usi
                 resets += 1;
             }
             Op::Write => {
-                assert_eq!(r.offset, z as u64 * zs + wp[z], "write not at the write pointer");
+                assert_eq!(
+                    r.offset,
+                    z as u64 * zs + wp[z],
+                    "write not at the write pointer"
+                );
                 assert!(wp[z] + r.len <= cap, "write past the zone capacity");
                 wp[z] += r.len;
                 writes[z] += 1;
@@ -215,7 +226,10 @@ fn check_zone_rules(rs: &[Request], zs: u64, cap: u64, zones: u64, max_open: usi
                 assert!(open <= max_open, "{open} zones open, limit {max_open}");
             }
             Op::Read => {
-                assert!(r.offset % zs + r.len <= wp[z], "read beyond the write pointer");
+                assert!(
+                    r.offset % zs + r.len <= wp[z],
+                    "read beyond the write pointer"
+                );
             }
             o => panic!("unexpected {o:?}"),
         }
@@ -305,31 +319,118 @@ fn zbd_reset_threshold_and_frequency() {
 fn bad_zone_options_are_refused_by_name() {
     let zoned = Some(dev(8 * MIB, 6 * MIB, 8, 14));
     let cases: &[(&str, Option<ZonedDevice>, &str)] = &[
-        ("zonemode=zbd\nzonesize=8m\nrw=write\n", None, "`zonemode=zbd`: zonemode=zbd needs a zoned device"),
-        ("zonesize=8m\nrw=read\n", None, "`zonesize=8m`: zonemode=none"),
-        ("zonemode=strided\nrw=read\n", None, "`zonemode=strided`: zonemode=strided needs a positive zonesize"),
-        ("zonemode=bogus\n", None, "`zonemode=bogus`: unknown zonemode"),
-        ("zonemode=zbd\nzonesize=4m\nrw=write\n", zoned, "`zonesize=4m`: zonesize 4194304 does not match the device's zone size 8388608"),
-        ("zonemode=zbd\nmax_open_zones=32\nrw=randwrite\n", zoned, "`max_open_zones=32`: max_open_zones 32 is larger than the device's limit of 14"),
-        ("zonemode=zbd\njob_max_open_zones=2\nrw=randwrite\n", zoned, "`job_max_open_zones=2`: job_max_open_zones cannot be used without"),
-        ("zonemode=zbd\nmax_open_zones=5000\nrw=randwrite\n", zoned, "`max_open_zones=5000`: expected at most 4096"),
-        ("zonemode=zbd\nzone_reset_threshold=2\nrw=write\n", zoned, "`zone_reset_threshold=2`: expected a number between 0 and 1"),
-        ("zonemode=zbd\nzone_reset_frequency=x\nrw=write\n", zoned, "`zone_reset_frequency=x`: expected a number between 0 and 1"),
-        ("zonemode=zbd\nzonesize=8m\nzonerange=4m\nrw=write\n", zoned, "`zonerange=4m`: with zonemode=zbd, zonerange and zonesize must be identical"),
-        ("zonemode=zbd\nzonesize=8m\nbs=16m\nrw=write\n", zoned, "`bs=16m`: a block of 16777216 bytes exceeds the zone size"),
-        ("zonemode=zbd\nzoneskip=8m\nrw=write\n", zoned, "`zoneskip=8m`: zoneskip with zonemode=zbd is not supported"),
-        ("zonemode=zbd\nrw=trim\n", zoned, "`rw=trim`: trims with zonemode=zbd"),
-        ("zonemode=strided\nzonesize=1m\nread_beyond_wp=1\nrw=read\n", None, "`read_beyond_wp=1`: applies to zonemode=zbd only"),
-        ("zonemode=strided\nzonesize=1m\nrw=write\nverify=crc32c\n", None, "`verify=crc32c`: verify with zonemode=strided is not supported"),
-        ("zoneskip=1m\nrw=read\n", None, "`zoneskip=1m`: needs zonemode=strided or zonemode=zbd"),
-        ("zonemode=zbd\nrw=write\nsize=4m\n", zoned, "holds no whole zone of 8388608 bytes"),
-        ("zonemode=zbd\nrw=read\n", zoned, "`zonemode=zbd`: this zbd job only reads"),
+        (
+            "zonemode=zbd\nzonesize=8m\nrw=write\n",
+            None,
+            "`zonemode=zbd`: zonemode=zbd needs a zoned device",
+        ),
+        (
+            "zonesize=8m\nrw=read\n",
+            None,
+            "`zonesize=8m`: zonemode=none",
+        ),
+        (
+            "zonemode=strided\nrw=read\n",
+            None,
+            "`zonemode=strided`: zonemode=strided needs a positive zonesize",
+        ),
+        (
+            "zonemode=bogus\n",
+            None,
+            "`zonemode=bogus`: unknown zonemode",
+        ),
+        (
+            "zonemode=zbd\nzonesize=4m\nrw=write\n",
+            zoned,
+            "`zonesize=4m`: zonesize 4194304 does not match the device's zone size 8388608",
+        ),
+        (
+            "zonemode=zbd\nmax_open_zones=32\nrw=randwrite\n",
+            zoned,
+            "`max_open_zones=32`: max_open_zones 32 is larger than the device's limit of 14",
+        ),
+        (
+            "zonemode=zbd\njob_max_open_zones=2\nrw=randwrite\n",
+            zoned,
+            "`job_max_open_zones=2`: job_max_open_zones cannot be used without",
+        ),
+        (
+            "zonemode=zbd\nmax_open_zones=5000\nrw=randwrite\n",
+            zoned,
+            "`max_open_zones=5000`: expected at most 4096",
+        ),
+        (
+            "zonemode=zbd\nzone_reset_threshold=2\nrw=write\n",
+            zoned,
+            "`zone_reset_threshold=2`: expected a number between 0 and 1",
+        ),
+        (
+            "zonemode=zbd\nzone_reset_frequency=x\nrw=write\n",
+            zoned,
+            "`zone_reset_frequency=x`: expected a number between 0 and 1",
+        ),
+        (
+            "zonemode=zbd\nzonesize=8m\nzonerange=4m\nrw=write\n",
+            zoned,
+            "`zonerange=4m`: with zonemode=zbd, zonerange and zonesize must be identical",
+        ),
+        (
+            "zonemode=zbd\nzonesize=8m\nbs=16m\nrw=write\n",
+            zoned,
+            "`bs=16m`: a block of 16777216 bytes exceeds the zone size",
+        ),
+        (
+            "zonemode=zbd\nzoneskip=8m\nrw=write\n",
+            zoned,
+            "`zoneskip=8m`: zoneskip with zonemode=zbd is not supported",
+        ),
+        (
+            "zonemode=zbd\nrw=trim\n",
+            zoned,
+            "`rw=trim`: trims with zonemode=zbd",
+        ),
+        (
+            "zonemode=strided\nzonesize=1m\nread_beyond_wp=1\nrw=read\n",
+            None,
+            "`read_beyond_wp=1`: applies to zonemode=zbd only",
+        ),
+        (
+            "zonemode=strided\nzonesize=1m\nrw=write\nverify=crc32c\n",
+            None,
+            "`verify=crc32c`: verify with zonemode=strided is not supported",
+        ),
+        (
+            "zoneskip=1m\nrw=read\n",
+            None,
+            "`zoneskip=1m`: needs zonemode=strided or zonemode=zbd",
+        ),
+        (
+            "zonemode=zbd\nrw=write\nsize=4m\n",
+            zoned,
+            "holds no whole zone of 8388608 bytes",
+        ),
+        (
+            "zonemode=zbd\nrw=read\n",
+            zoned,
+            "`zonemode=zbd`: this zbd job only reads",
+        ),
+        (
+            "zonemode=zbd\nrw=write\nverify=crc32c\n",
+            Some(ZonedDevice {
+                checks_content: false,
+                ..dev(8 * MIB, 6 * MIB, 8, 14)
+            }),
+            "`zonemode=zbd`: this zbd job verifies",
+        ),
     ];
     for (opts, device, want) in cases {
         let text = format!("[j]\nfilename=/dev/nvme0n1\n{opts}");
         let msg = problem(run(&text, 64 * MIB, *device));
         assert!(msg.contains(want), "{opts:?}: got {msg}");
-        assert!(msg.contains("job.fio"), "{opts:?}: the file is named: {msg}");
+        assert!(
+            msg.contains("job.fio"),
+            "{opts:?}: the file is named: {msg}"
+        );
     }
 }
 

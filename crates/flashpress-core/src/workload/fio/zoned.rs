@@ -739,7 +739,7 @@ impl Strided {
         if self.last_pos[f][d] >= self.file_offset[f] + self.range {
             self.last_pos[f][d] = self.file_offset[f];
         }
-        if self.zone_bytes % self.range == 0 {
+        if self.zone_bytes.is_multiple_of(self.range) {
             // fio_file_reset: positions back to the window's start, random map cleared.
             self.last_pos[f] = [self.file_offset[f]; 3];
             return true;

@@ -9,8 +9,10 @@ Usage: ``python scripts/fio_examples.py [--examples DIR] [--markdown OUT] [--run
 Each file runs as written on the ``default`` preset grown to 256 GiB of logical space
 (``nand.blocks_per_plane = 17664``: 276 GiB of flash, 7% of it over-provisioning; some examples
 lay out 100-256 GiB of files) and not preconditioned (the survey asks whether a job runs, not
-how fast; a file a job reads is laid out first, untimed, as fio lays it out), with one
-addition: a runtime cap
+how fast; a file a job reads is laid out first, untimed, as fio lays it out); a file with
+``zonemode=zbd`` runs instead on the ``zns`` preset reshaped to the 256 MiB zones those examples
+ask for (``ZONED``: 576 zones, 144 GiB, no open-zone limit). One addition to every file: a
+runtime cap
 (``workload.global.runtime``, default 20 ms of simulated time) so the survey takes minutes
 instead of the hours of device time the examples ask for. A job that parses, resolves and runs
 to its end counts as ``runs``; a refusal is ``refused`` with flashpress's message (which names
@@ -37,16 +39,43 @@ BLOCKS_PER_PLANE = 17664
 DEFAULT_EXAMPLES = testdata.root() / "fio-examples"
 
 
-def survey_one(path: Path, runtime: str) -> dict[str, object]:
-    cfg = flashpress.Config.preset("default").with_overrides(
-        {
-            "workload": {"type": "fio", "path": str(path), "global": {"runtime": runtime}},
-            "nand.blocks_per_plane": BLOCKS_PER_PLANE,
-            "precondition.fill_fraction": 0.0,
-            "precondition.aging_fraction": 0.0,
-        },
-        source_name="fio_examples.py",
+#: The zoned device for ``zonemode=zbd`` files: the ``zns`` preset's flash with a zone on one
+#: chip (4 planes x 8 blocks x 1077 pages of 4 KiB: 134.6 MiB of capacity in a 256 MiB zone,
+#: the zone size fio's zbd examples name) and 576 zones, enough for ``zbd-seq-read.fio``'s
+#: zones 524 to 563; no open or active zone limit (``zbd-rand-write.fio`` keeps 32 open).
+ZONED: dict[str, object] = {
+    "zns.channels_per_zone": 1,
+    "zns.chips_per_zone": 1,
+    "zns.blocks_per_plane": 8,
+    "nand.blocks_per_plane": 144,
+    "zns.max_open_zones": 0,
+    "zns.max_active_zones": 0,
+}
+
+
+def zoned(path: Path) -> bool:
+    """Whether a job file asks for ``zonemode=zbd`` (a zoned device)."""
+    return any(
+        line.split("=", 1)[1].strip() == "zbd"
+        for line in path.read_text(errors="replace").splitlines()
+        if line.strip().startswith("zonemode") and "=" in line
     )
+
+
+def survey_one(path: Path, runtime: str) -> dict[str, object]:
+    workload = {"workload": {"type": "fio", "path": str(path), "global": {"runtime": runtime}}}
+    if zoned(path):
+        cfg = flashpress.Config.preset("zns").with_overrides({**workload, **ZONED}, source_name="fio_examples.py")
+    else:
+        cfg = flashpress.Config.preset("default").with_overrides(
+            {
+                **workload,
+                "nand.blocks_per_plane": BLOCKS_PER_PLANE,
+                "precondition.fill_fraction": 0.0,
+                "precondition.aging_fraction": 0.0,
+            },
+            source_name="fio_examples.py",
+        )
     t0 = time.perf_counter()
     try:
         result = flashpress.simulate(cfg, progress=False)
@@ -72,7 +101,9 @@ def markdown(rows: list[dict[str, object]]) -> str:
         "",
         "The job files of fio's own examples folder, as Debian's fio-examples 3.33 ships them "
         "(`make testdata` fetches them), each run as written with a 20 ms runtime cap on the `default` "
-        "preset grown to 256 GiB of logical space (`nand.blocks_per_plane = 17664`), not preconditioned.",
+        "preset grown to 256 GiB of logical space (`nand.blocks_per_plane = 17664`), not preconditioned; "
+        "files with `zonemode=zbd` run on a zoned device (the `zns` preset with 256 MiB zones, "
+        "`ZONED` in the script).",
         "",
         f"{runs} of {len(rows)} run as written; {len(rows) - runs} are refused.",
         "",

@@ -40,3 +40,52 @@ def test_bad_zone_configs_name_the_key(overrides: dict[str, object], key: str, m
     with pytest.raises(errors.ConfigError, match=key) as e:
         flashpress.simulate(Config.preset("zns").with_overrides(overrides), progress=False)
     assert message in str(e.value)
+
+
+#: A zns device of small zones: one chip's 4 planes x 1 block x 24 pages of 4 KiB (384 KiB of
+#: capacity in a 512 KiB zone), so a few passes over a few zones run in a moment.
+SMALL_ZONES: dict[str, object] = {
+    "zns.channels_per_zone": 1,
+    "zns.chips_per_zone": 1,
+    "zns.blocks_per_plane": 1,
+    "nand.pages_per_block": 24,
+}
+
+
+def _zbd_run(job: dict[str, object]) -> dict:  # type: ignore[type-arg]
+    cfg = Config.preset("zns").with_overrides(
+        {**SMALL_ZONES, "workload": {"type": "fio", "jobs": [{"filename": "/dev/nvme0n1", "zonemode": "zbd", **job}]}}
+    )
+    return flashpress.simulate(cfg, progress=False).summary  # type: ignore[no-any-return]
+
+
+def test_a_fio_zbd_sequential_job_resets_each_full_zone_on_the_device() -> None:
+    # 4 zones of 384 KiB capacity, written three times over in 128 KiB blocks: fio's rule
+    # writes 3 blocks per zone per pass and resets each zone before its first write of passes
+    # 2 and 3 (8 resets), each erasing the zone's 4 blocks.
+    s = _zbd_run({"rw": "write", "bs": "128k", "size": "2m", "io_size": "4608k", "iodepth": 4})
+    z = s["zns"]
+    assert z["zone_size_bytes"] == 512 * 1024
+    assert z["zone_capacity_bytes"] == 384 * 1024
+    assert (z["writes"], z["resets"], z["reset_blocks_erased"]) == (36, 8, 32)
+    assert z["failed_commands"] == 0
+    assert s["host_write_bytes"] == 36 * 128 * 1024 == s["nand_program_bytes"]
+    assert (z["zones_full"], z["zones_empty"]) == (4, z["zones"] - 4)
+
+
+def test_fio_zbd_random_writes_keep_to_the_open_zone_limit_on_the_device() -> None:
+    s = _zbd_run({"rw": "randwrite", "bs": "64k", "size": "4m", "io_size": "8m", "max_open_zones": 2})
+    z = s["zns"]
+    # Every write at a write pointer, never more than 2 zones open: no command fails.
+    assert z["failed_commands"] == 0
+    assert z["writes"] == 8 * 1024 // 64
+    assert z["zones_implicitly_open"] <= 2
+    assert z["resets"] > 0
+
+
+def test_a_fio_zbd_job_on_a_device_without_zones_is_refused() -> None:
+    cfg = Config.preset("default").with_overrides(
+        {"workload": {"type": "fio", "jobs": [{"zonemode": "zbd", "rw": "write", "size": "1m"}]}}
+    )
+    with pytest.raises(errors.FlashpressError, match="zonemode=zbd needs a zoned device"):
+        flashpress.simulate(cfg, progress=False)

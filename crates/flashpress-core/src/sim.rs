@@ -103,11 +103,20 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
     };
     match &cfg.workload {
         WorkloadConfig::Fio(f) => {
+            let zoned = cfg.zns.as_ref().map(|z| workload::fio::ZonedDevice {
+                zone_size: z.zone_size_bytes(&cfg.nand),
+                zone_capacity: z.zone_capacity_bytes(&cfg.nand),
+                zones: u64::from(z.zones(&cfg.nand)),
+                max_open_zones: z.max_open_zones,
+                // The zns device refuses check.verify (see ZnsConfig::validate).
+                checks_content: false,
+            });
             let l = workload::fio::load_placed(
                 f,
                 capacity,
                 cfg.seed,
                 cfg.stack.is_some(),
+                zoned,
                 cfg.fdp.as_ref().map_or(0, |f| f.handles.len() as u32),
             )?;
             Ok(OpenedWorkload {
@@ -159,7 +168,11 @@ impl Simulation {
         let capacity = match &cfg.stack {
             // fio on a file system: a job's offsets are inside its file, sized by the user space.
             Some(st) => crate::stack::user_bytes_of(st),
-            None => crate::ftl::host_pages(&cfg) * cfg.mapping_unit() as u64,
+            // A zoned namespace exposes every zone's span (zones x zone size).
+            None => match &cfg.zns {
+                Some(z) => u64::from(z.zones(&cfg.nand)) * z.zone_size_bytes(&cfg.nand),
+                None => crate::ftl::host_pages(&cfg) * cfg.mapping_unit() as u64,
+            },
         };
         let opened = open_workload_noted(&cfg, capacity)?;
         let mut cfg = cfg;

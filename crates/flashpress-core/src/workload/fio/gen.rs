@@ -1,5 +1,6 @@
 //! The request generator behind each fio job clone.
 
+use super::zoned::{Strided, ZbdIo, ZbdJob, ZoneMode};
 use crate::error::{Error, Result};
 use crate::units::SimTime;
 use crate::workload::{FileAttrs, Next, Op, Request, RequestSource};
@@ -202,6 +203,8 @@ pub(super) struct SourceSpec {
     /// (0: off), `verify_batch` of them at a time.
     pub verify_backlog: u64,
     pub verify_batch: u64,
+    /// `zonemode` and its options.
+    pub zone: super::zoned::ZoneOpts,
 }
 
 impl SourceSpec {
@@ -368,27 +371,27 @@ impl RandomMap {
 /// busy one (`mark_random_map`). Mixing units is fio's own rule: it is why a
 /// `bssplit=4k/50:16k/50,64k/100` randrw job stops after about half its size.
 #[derive(Debug, Clone)]
-struct Axmap {
+pub(super) struct Axmap {
     bits: Vec<u64>,
     n: u64,
     set: u64,
 }
 
 impl Axmap {
-    fn new(n: u64) -> Axmap {
+    pub(super) fn new(n: u64) -> Axmap {
         Axmap {
             bits: vec![0; n.div_ceil(64) as usize],
             n,
             set: 0,
         }
     }
-    fn is_set(&self, b: u64) -> bool {
+    pub(super) fn is_set(&self, b: u64) -> bool {
         // fio's axmap_isset: a bit past the map counts as set.
         b >= self.n || self.bits[(b / 64) as usize] >> (b % 64) & 1 == 1
     }
     /// fio's `axmap_next_free`: the first free bit after `b`, wrapping to 0; `None` when the
     /// map is full (or `b` lies past it).
-    fn next_free(&self, b: u64) -> Option<u64> {
+    pub(super) fn next_free(&self, b: u64) -> Option<u64> {
         if b >= self.n || self.set >= self.n {
             return None;
         }
@@ -409,7 +412,7 @@ impl Axmap {
     }
     /// fio's `axmap_set_nr`: set up to `nr` bits from `b`, stopping at the first busy one or
     /// the map's end; how many were set.
-    fn set_nr(&mut self, b: u64, nr: u64) -> u64 {
+    pub(super) fn set_nr(&mut self, b: u64, nr: u64) -> u64 {
         let mut k = 0;
         while k < nr && !self.is_set(b + k) {
             let u = b + k;
@@ -419,7 +422,7 @@ impl Axmap {
         }
         k
     }
-    fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         self.bits.iter_mut().for_each(|w| *w = 0);
         self.set = 0;
     }
@@ -571,6 +574,17 @@ pub(super) struct FioSource {
     exit_trigger: Option<Arc<Mutex<ExitScope>>>,
     stream_index: u32,
     woken: Vec<u32>,
+    /// `zonemode=strided`: the window and positions, and its random map.
+    strided: Option<Strided>,
+    strided_map: Option<Axmap>,
+    /// `zonemode=zbd`: this clone's view of the device's zones.
+    zbd: Option<ZbdJob>,
+    /// Zones the next I/O resets first (device bytes of their starts).
+    zone_resets: Vec<u64>,
+    /// A pass begins: a verifying zbd job resets its region's zones (fio's `zbd_file_reset`).
+    zbd_pass_start: bool,
+    /// Requests to issue before anything else: a zone reset and the write behind it.
+    zone_queue: std::collections::VecDeque<Request>,
 }
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
@@ -584,6 +598,7 @@ impl FioSource {
         stream_index: u64,
         zipf: &mut Option<ZipfTable>,
         flow: Option<Flow>,
+        zbd: Option<ZbdJob>,
     ) -> FioSource {
         let sub = |k: u64| Pcg64Mcg::seed_from_u64(super::splitmix64(seed.wrapping_add(k)));
         let mut rng_off = sub(3);
@@ -681,6 +696,13 @@ impl FioSource {
             exit_trigger: None,
             stream_index: stream_index as u32,
             woken: Vec::new(),
+            strided: (spec.zone.mode == ZoneMode::Strided).then(|| Strided::new(&spec.zone, spec)),
+            strided_map: (spec.zone.mode == ZoneMode::Strided && spec.random && spec.randommap)
+                .then(|| Axmap::new((spec.zone.range / spec.min_bs).max(1))),
+            zbd,
+            zone_resets: Vec::new(),
+            zbd_pass_start: true,
+            zone_queue: std::collections::VecDeque::new(),
             spec: spec.clone(),
         }
     }
@@ -1017,6 +1039,93 @@ impl FioSource {
     /// length; `None` when the file's offsets ran out for this pass (fio's `fill_io_u`
     /// failing, after which fio marks the file done).
     fn next_io(&mut self, d: usize) -> Option<(u64, u64)> {
+        if self.strided.is_some() {
+            return self.next_strided(d);
+        }
+        let Some(zbd) = self.zbd.as_ref() else {
+            return self.next_io_raw(d);
+        };
+        let f = self.file;
+        let base = self.spec.files.get(f).copied().unwrap_or(0);
+        if !self.spec.random {
+            self.fio_pos[f][d] = zbd.skip_capacity_gap(d, base + self.fio_pos[f][d]) - base;
+        }
+        if std::mem::take(&mut self.zbd_pass_start) {
+            let resets = self.zbd.as_mut().expect("zbd").file_reset();
+            self.zone_resets.extend(resets);
+        }
+        let (rel, len) = self.next_io_raw(d)?;
+        let at = base + self.spec.region_start;
+        match self.zbd.as_mut().expect("zbd").adjust(d, at + rel, len) {
+            ZbdIo::Eof => None,
+            ZbdIo::Io { addr, len, reset } => {
+                let rel = addr - at;
+                // fio's last position follows the I/O where the zone put it.
+                if self.spec.random {
+                    self.last_pos[f][d] = rel + len;
+                } else {
+                    self.fio_pos[f][d] = addr - base + len;
+                }
+                self.zone_resets.extend(reset);
+                Some((rel, len))
+            }
+        }
+    }
+
+    /// fio's offset in `zonemode=strided` (see [`super::zoned`]): relative to the region's
+    /// start, inside the current window.
+    fn next_strided(&mut self, d: usize) -> Option<(u64, u64)> {
+        let f = self.file;
+        let start = self.spec.region_start;
+        let end = self.spec.file_ends.get(f).copied().unwrap_or(u64::MAX);
+        let st = self.strided.as_mut().expect("strided");
+        if st.before_io(f, d, start, end) {
+            if let Some(m) = self.strided_map.as_mut() {
+                m.reset();
+            }
+        }
+        let st = self.strided.as_ref().expect("strided");
+        let window = st.file_offset[f];
+        let range = st.range;
+        let pct = self.spec.pct_random[d.min(1)];
+        let random = self.spec.random
+            && (pct == 100 || pct > 0 && self.rng_seq.random_range(0..100u32) < pct);
+        let off = if random {
+            let ba = self.spec.ba[d].max(1);
+            let min_d = self.spec.bs[d].min();
+            let lastb = range.saturating_sub(min_d.saturating_sub(ba)) / ba;
+            if lastb == 0 {
+                return None;
+            }
+            let mut b = self.rng_off.random_range(0..lastb);
+            if let Some(m) = &self.strided_map {
+                if m.is_set(b) {
+                    b = m.next_free(b)?;
+                }
+            }
+            window + b * ba
+        } else {
+            st.last_pos[f][d]
+        };
+        if off - window >= self.spec.region_len.max(range) || off >= end {
+            return None;
+        }
+        let len = self.next_len(d);
+        if off + len > end {
+            return None;
+        }
+        if let Some(m) = self.strided_map.as_mut() {
+            let min_d = self.spec.bs[d].min();
+            m.set_nr((off - window) / min_d, len.div_ceil(min_d));
+        }
+        let st = self.strided.as_mut().expect("strided");
+        st.last_pos[f][d] = off + len;
+        st.zone_bytes += len;
+        Some((off - start, len))
+    }
+
+    /// The next I/O of the job's own offset rules (before any zone mode moves it).
+    fn next_io_raw(&mut self, d: usize) -> Option<(u64, u64)> {
         let region = self.spec.region_len;
         let f = self.file;
         let pct = self.spec.pct_random[d.min(1)];
@@ -1165,6 +1274,7 @@ impl FioSource {
     /// Every file's position and random map back to the start of a pass (fio's
     /// `fio_file_reset`).
     fn reset_positions(&mut self) {
+        self.zbd_pass_start = true;
         let s = self.spec.region_start;
         self.fio_pos.iter_mut().for_each(|p| *p = [s; 3]);
         self.last_pos.iter_mut().for_each(|p| *p = [0; 3]);
@@ -1405,6 +1515,9 @@ impl FioSource {
                 Phase::Run => break,
             }
         }
+        if let Some(r) = self.zone_queue.pop_front() {
+            return Ok(Next::Issue(r));
+        }
         if self.spec.sync_every > 0 && self.unsynced >= self.spec.sync_every {
             self.unsynced = 0;
             return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
@@ -1542,6 +1655,7 @@ impl FioSource {
         }
         self.after_io_file(len);
         let r = self.issue(now, d, addr, len);
+
         if self
             .spec
             .io_limit
@@ -1550,6 +1664,16 @@ impl FioSource {
             self.end_loop();
         }
         self.check_rate_min(now, begin)?;
+        if !self.zone_resets.is_empty() {
+            // fio waits for the I/O in flight, resets the zones, then writes.
+            let len = self.zbd.as_ref().map_or(0, ZbdJob::zone_size);
+            for zone in std::mem::take(&mut self.zone_resets) {
+                self.zone_queue
+                    .push_back(self.request(now, Op::ZoneReset, zone, len, 0));
+            }
+            self.zone_queue.push_back(r);
+            return Ok(Next::Drain(0));
+        }
         Ok(Next::Issue(r))
     }
 

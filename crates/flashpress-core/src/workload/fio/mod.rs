@@ -26,6 +26,9 @@ mod gen;
 mod options;
 mod parse;
 mod resolve;
+mod zoned;
+
+pub use zoned::ZonedDevice;
 
 /// fio's time values, for the memory estimate's run horizon.
 pub(crate) use resolve::parse_time_ns;
@@ -64,7 +67,7 @@ pub struct FioLoad {
 
 /// Build one closed-loop stream per job clone (see [`load`]), for a plain device.
 pub fn load_streams(cfg: &FioWorkload, capacity_bytes: u64, seed: u64) -> Result<Vec<Stream>> {
-    load(cfg, capacity_bytes, seed, false).map(|l| l.streams)
+    load(cfg, capacity_bytes, seed, false, None).map(|l| l.streams)
 }
 
 /// splitmix64 finaliser: spreads related seeds (job and clone indices) over the seed space.
@@ -86,9 +89,16 @@ const NOT_STORAGE: &[&str] = &[
 
 /// Build the streams of a fio workload for a device of `capacity_bytes` logical bytes.
 /// `stacked`: under `[stack]`, where each clone's requests address its own file of the file
-/// system (its files are laid out inside it) instead of the device.
-pub fn load(cfg: &FioWorkload, capacity_bytes: u64, seed: u64, stacked: bool) -> Result<FioLoad> {
-    load_placed(cfg, capacity_bytes, seed, stacked, 0)
+/// system (its files are laid out inside it) instead of the device. `zoned`: the device's
+/// zones, when it is a zoned device (`zonemode=zbd` needs them).
+pub fn load(
+    cfg: &FioWorkload,
+    capacity_bytes: u64,
+    seed: u64,
+    stacked: bool,
+    zoned: Option<ZonedDevice>,
+) -> Result<FioLoad> {
+    load_placed(cfg, capacity_bytes, seed, stacked, zoned, 0)
 }
 
 /// [`load`] for a device with `placement_handles` reclaim unit handles (`[fdp]`; 0 without),
@@ -98,6 +108,7 @@ pub fn load_placed(
     capacity_bytes: u64,
     seed: u64,
     stacked: bool,
+    zoned: Option<ZonedDevice>,
     placement_handles: u32,
 ) -> Result<FioLoad> {
     let mut problems = Problems::default();
@@ -221,6 +232,9 @@ pub fn load_placed(
         specs: mut placed,
         layout,
     } = layout::place(&mut specs, capacity_bytes, stacked)?;
+    let zone_opts: Vec<zoned::ZoneOpts> = specs.iter().map(|s| s.source.zone.clone()).collect();
+    let zone_refs: Vec<&zoned::ZoneOpts> = zone_opts.iter().collect();
+    let zbd_views = zoned::place(&zone_refs, &mut placed, zoned)?;
 
     let mut notes = Vec::new();
     // One ramp shared by every job from the run's start is the run's warm-up
@@ -316,7 +330,14 @@ pub fn load_placed(
                 weight: u64::from(w),
             });
             let src = &placed[job_index][clone as usize];
-            let mut source = FioSource::new(src, job_seed, stream_index, &mut zipf_cache, flow);
+            let mut source = FioSource::new(
+                src,
+                job_seed,
+                stream_index,
+                &mut zipf_cache,
+                flow,
+                zbd_views[job_index][clone as usize].clone(),
+            );
             if let Some(f) = &spec.fdp {
                 source.set_placement(f.picker(placement_handles, job_seed)?);
             }

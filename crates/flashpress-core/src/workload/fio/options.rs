@@ -31,7 +31,6 @@ pub(super) enum Class {
 
 use Class::{Engine, Honoured, Host, Noted, Refused, Report};
 
-const ZONED: &str = "zoned block devices (ZBC/ZNS zone management) are not modelled";
 const PI: &str = "end-to-end protection information (NVMe PI metadata) is not modelled";
 const PATTERN: &str =
     "written data patterns are not modelled; describe the data with buffer_compress_percentage and dedupe_percentage";
@@ -278,13 +277,16 @@ const TABLE: &[(&str, Class)] = &[
     ("write_mode", Honoured("write_mode")),
     // Features whose meaning flashpress cannot give.
     ("zonemode", Honoured("zonemode")),
-    ("zonesize", Refused(ZONED)),
-    ("zoneskip", Refused(ZONED)),
-    ("zonerange", Refused(ZONED)),
-    ("max_open_zones", Refused(ZONED)),
-    ("zone_reset_threshold", Refused(ZONED)),
-    ("zone_reset_frequency", Refused(ZONED)),
-    ("read_beyond_wp", Refused(ZONED)),
+    ("zonesize", Honoured("zonesize")),
+    ("zoneskip", Honoured("zoneskip")),
+    ("zonerange", Honoured("zonerange")),
+    ("zonecapacity", Noted("fio reads a zoned device's zone capacity from the device (flashpress: from [zns]); the option applies only to zones fio emulates on regular files")),
+    ("max_open_zones", Honoured("max_open_zones")),
+    ("job_max_open_zones", Honoured("job_max_open_zones")),
+    ("ignore_zone_limits", Honoured("ignore_zone_limits")),
+    ("zone_reset_threshold", Honoured("zone_reset_threshold")),
+    ("zone_reset_frequency", Honoured("zone_reset_frequency")),
+    ("read_beyond_wp", Honoured("read_beyond_wp")),
     // NVMe Flexible Data Placement (see fdp.rs): writes tagged for the device's [fdp].
     ("fdp", Honoured("fdp")),
     ("dataplacement", Honoured("dataplacement")),
@@ -446,9 +448,6 @@ pub(super) fn refused_value(canonical: &str, value: &str) -> Option<String> {
     let v = value.trim();
     match canonical {
         "ioengine" => engine_class(v).err(),
-        "zonemode" if v != "none" => Some(format!(
-            "zonemode={v}: {ZONED}; only zonemode=none"
-        )),
         "sg_write_mode" | "write_mode" if v != "write" => Some(format!(
             "{canonical}={v}: only plain writes are modelled (`write`); verify, write-same, uncorrectable and zeroes commands are not"
         )),

@@ -190,7 +190,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
         None => "psync".to_string(),
     };
-    // zonemode, sg_write_mode and write_mode values are checked with the refused options.
+    // sg_write_mode and write_mode values are checked with the refused options.
     // rw, with fio's `:N` modifier.
     let (mut mix, mut random) = (Mix::Rw { read_pct: 100 }, false);
     let mut modifier: Option<i64> = None;
@@ -802,6 +802,11 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         },
     };
     let exitall = flag("exitall")?.then_some(exit_what);
+    let zone = super::zoned::resolve(&get, mix, &bs)?;
+    if verify && zone.mode == super::zoned::ZoneMode::Strided {
+        let o = get("verify").expect("verify set");
+        return Err(o.err("verify with zonemode=strided is not supported"));
+    }
     let fdp = super::fdp::resolve(get)?;
     let size_at = get("size")
         .map(|o| o.at.clone())
@@ -872,6 +877,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             verify,
             verify_backlog: if verify { verify_backlog } else { 0 },
             verify_batch,
+            zone,
         },
     })
 }

@@ -765,13 +765,13 @@ fn jobs_get_their_own_files_unless_they_share_a_filename() {
 #[test]
 fn every_refused_option_is_reported_with_its_line() {
     let text =
-        "[global]\nioengine=net\nport=8888\n[a]\nzonemode=zbd\nbogus=1\npi_act=1\n[b]\nfoo=2\n";
+        "[global]\nioengine=net\nport=8888\n[a]\nverify_pattern=0xff\nbogus=1\npi_act=1\n[b]\nfoo=2\n";
     match load_text(text, GIB, 1) {
         Err(Error::Several(errs)) => {
             let lines: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
             let want = [
                 (":2:", "ioengine `net`"),
-                (":5:", "zoned"),
+                (":5:", "data patterns are not modelled"),
                 (":6:", "unknown fio option `bogus`"),
                 (":7:", "protection information"),
                 (":9:", "unknown fio option `foo`"),
@@ -806,7 +806,7 @@ fn include_variables_and_command_lines() {
     let mut cfg = file_cfg(path);
     cfg.vars.insert("BS".into(), "8k".into());
     cfg.vars.insert("ncpus".into(), "3".into());
-    let l = load(&cfg, GIB, 1, false).unwrap();
+    let l = load(&cfg, GIB, 1, false, None).unwrap();
     assert_eq!(l.streams.len(), 3);
     assert!(
         l.notes.iter().any(|n| n.contains("`BS` = `8k`")),
@@ -995,7 +995,7 @@ fn time_based_without_runtime_runs_by_size_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("job.fio");
     std::fs::write(&path, "[j]\nrw=write\nbs=4k\nsize=64k\ntime_based\n").unwrap();
-    let mut l = load(&file_cfg(path), GIB, 1, false).unwrap();
+    let mut l = load(&file_cfg(path), GIB, 1, false, None).unwrap();
     let reqs = take(&mut l.streams[0], 1000);
     let offs: Vec<u64> = reqs.iter().map(|r| r.offset).collect();
     assert_eq!(offs, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
@@ -1029,8 +1029,8 @@ fn fio_output_flags_are_accepted_and_listed_as_ignored() {
         "--minimal",
         "--status-interval=1",
     ];
-    let mut with = load(&args(&flags), GIB, 1, false).unwrap();
-    let mut without = load(&args(&[]), GIB, 1, false).unwrap();
+    let mut with = load(&args(&flags), GIB, 1, false, None).unwrap();
+    let mut without = load(&args(&[]), GIB, 1, false, None).unwrap();
     assert_eq!(
         take(&mut with.streams[0], 100),
         take(&mut without.streams[0], 100)
@@ -1394,7 +1394,7 @@ fn layout_kib(text: &str) -> Vec<(u64, u64)> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("job.fio");
     std::fs::write(&path, text).unwrap();
-    load(&file_cfg(path), GIB, 1, false)
+    load(&file_cfg(path), GIB, 1, false, None)
         .unwrap_or_else(|e| panic!("{e}"))
         .layout
         .iter()

@@ -54,8 +54,8 @@ test-rust: testdata
 	cargo test --workspace
 
 lint: venv
-	$(BIN)/ruff check python tests/python testdata scripts
-	$(BIN)/ruff format --check python tests/python testdata scripts
+	$(BIN)/ruff check python tests/python testdata scripts benchmarks
+	$(BIN)/ruff format --check python tests/python testdata scripts benchmarks
 	$(BIN)/mypy python/flashpress
 
 ## docs: the documentation site from docs/ into site/ (MkDocs, Material theme; --strict: a broken

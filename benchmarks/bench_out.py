@@ -60,7 +60,9 @@ def main() -> None:
     base_wall = statistics.median(r[0] for r in runs["no_out"])
     base_cpu = statistics.median(r[1] for r in runs["no_out"])
     result: dict[str, object] = {
-        "benchmark": "flashpress run [--out] on the core speed benchmark's workload (bench-mlc-2g, random 4 KiB writes, QD 32)",
+        "benchmark": (
+            "flashpress run [--out] on the core speed benchmark's workload (bench-mlc-2g, random 4 KiB writes, QD 32)"
+        ),
         "requests": args.requests,
         "repeats": args.repeats,
         "load_average": os.getloadavg(),

@@ -4,10 +4,9 @@
 //! reference of the mapping (a table of which units hold data) on random traces, with verify
 //! mode checking every read's content through GC.
 
-use crate::support::{config, script_sim};
+use crate::support::{config, run_closed as run, write_script as writes};
 use flashpress_core::config::SimConfig;
-use flashpress_core::stats::Summary;
-use flashpress_core::workload::{Drive, Op};
+use flashpress_core::workload::Op;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -19,17 +18,6 @@ fn device(unit: u64, extra: &str) -> SimConfig {
     config(&format!(
         "preset = \"tiny\"\n[ftl]\nmapping_unit = {unit}\n[ftl.gc]\ncopyback = false\n{extra}"
     ))
-}
-
-fn run(cfg: &SimConfig, script: Vec<(Op, u64, u64, u64)>) -> Summary {
-    script_sim(cfg, script, Drive::Closed { depth: 1 })
-        .run()
-        .unwrap_or_else(|e| panic!("{e}"))
-        .summary
-}
-
-fn writes(list: &[(u64, u64)]) -> Vec<(Op, u64, u64, u64)> {
-    list.iter().map(|&(o, l)| (Op::Write, o, l, 0)).collect()
 }
 
 #[test]

@@ -6,10 +6,9 @@
 //! which units hold data, and a count of units written) on random traces through GC, with
 //! verify mode checking every read's content and the invariant check at the end.
 
-use crate::support::{config, script_sim};
+use crate::support::{config, run_closed as run, write_script as writes};
 use flashpress_core::config::SimConfig;
-use flashpress_core::stats::Summary;
-use flashpress_core::workload::{Drive, Op};
+use flashpress_core::workload::Op;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -22,17 +21,6 @@ fn device(unit: u64, buffer: u32, extra: &str) -> SimConfig {
         "preset = \"tiny\"\n[nand]\npage_size = 16384\n[ftl]\nmapping_unit = {unit}\n\
          write_buffer_pages = {buffer}\n[ftl.gc]\ncopyback = false\n{extra}"
     ))
-}
-
-fn run(cfg: &SimConfig, script: Vec<(Op, u64, u64, u64)>) -> Summary {
-    script_sim(cfg, script, Drive::Closed { depth: 1 })
-        .run()
-        .unwrap_or_else(|e| panic!("{e}"))
-        .summary
-}
-
-fn writes(list: &[(u64, u64)]) -> Vec<(Op, u64, u64, u64)> {
-    list.iter().map(|&(o, l)| (Op::Write, o, l, 0)).collect()
 }
 
 #[test]

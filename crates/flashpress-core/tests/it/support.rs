@@ -1,6 +1,7 @@
 //! Workload sources for tests, written independently of the fio parser.
 
 use flashpress_core::config::SimConfig;
+use flashpress_core::stats::Summary;
 use flashpress_core::units::SimTime;
 use flashpress_core::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
 use flashpress_core::Result;
@@ -158,4 +159,17 @@ pub fn run_uniform(
         .run()
         .unwrap()
         .summary
+}
+
+/// Run a request script at queue depth 1 and return its summary (panics on an error).
+pub fn run_closed(cfg: &SimConfig, script: Vec<(Op, u64, u64, u64)>) -> Summary {
+    script_sim(cfg, script, Drive::Closed { depth: 1 })
+        .run()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .summary
+}
+
+/// A script of writes, each `(offset, length)` in bytes, with content id 0.
+pub fn write_script(list: &[(u64, u64)]) -> Vec<(Op, u64, u64, u64)> {
+    list.iter().map(|&(o, l)| (Op::Write, o, l, 0)).collect()
 }

@@ -43,20 +43,7 @@ fn every_read_returns_the_last_write_through_packing_trim_and_gc() {
         .replace("codec = \"lz4\"\nmin_saving", &format!("codec = \"{codec}\"\nmin_saving"));
         let cfg = config(&text);
         let pages = flashpress_core::ftl::logical_pages(&cfg) - 1;
-        let mut rng = Pcg64Mcg::seed_from_u64(seed);
-        let script: Vec<(Op, u64, u64, u64)> = (0..30_000)
-            .map(|_| {
-                let lpn = rng.random_range(0..pages);
-                let sub = rng.random_range(0..4u64) * 4096;
-                match rng.random_range(0..20) {
-                    0..=7 => (Op::Write, lpn * 16384, 16384, 0),
-                    8..=11 => (Op::Write, lpn * 16384 + sub, 4096, 0),
-                    12 => (Op::Trim, lpn * 16384, 16384, 0),
-                    13..=15 => (Op::Read, lpn * 16384 + sub, 4096, 0),
-                    _ => (Op::Read, lpn * 16384, 16384, 0),
-                }
-            })
-            .collect();
+        let script = crate::support::mixed_16k_script(seed, pages, 30_000);
         let s = script_sim(&cfg, script, Drive::Closed { depth: 8 })
             .run()
             .unwrap()

@@ -662,20 +662,7 @@ fn every_read_returns_the_last_write_through_a_paged_packed_map_and_gc() {
         &demand_of(40_000),
         "type = \"uniform\"\nmin = 1.0\nmax = 5.0",
     );
-    let mut rng = Pcg64Mcg::seed_from_u64(3);
-    let script: Vec<(Op, u64, u64, u64)> = (0..30_000)
-        .map(|_| {
-            let lpn = rng.random_range(0..4607u64);
-            let sub = rng.random_range(0..4u64) * 4096;
-            match rng.random_range(0..20) {
-                0..=7 => (Op::Write, lpn * 16384, 16384, 0),
-                8..=11 => (Op::Write, lpn * 16384 + sub, 4096, 0),
-                12 => (Op::Trim, lpn * 16384, 16384, 0),
-                13..=15 => (Op::Read, lpn * 16384 + sub, 4096, 0),
-                _ => (Op::Read, lpn * 16384, 16384, 0),
-            }
-        })
-        .collect();
+    let script = crate::support::mixed_16k_script(3, 4607, 30_000);
     let s = script_sim(&cfg, script, Drive::Closed { depth: 8 })
         .run()
         .unwrap()

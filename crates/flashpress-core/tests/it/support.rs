@@ -173,3 +173,22 @@ pub fn run_closed(cfg: &SimConfig, script: Vec<(Op, u64, u64, u64)>) -> Summary 
 pub fn write_script(list: &[(u64, u64)]) -> Vec<(Op, u64, u64, u64)> {
     list.iter().map(|&(o, l)| (Op::Write, o, l, 0)).collect()
 }
+
+/// `n` requests on a 16 KiB-page device's first `pages` logical pages, seeded: 40% whole-page
+/// writes, 20% 4 KiB sub-page writes, 5% trims, 15% 4 KiB and 20% whole-page reads.
+pub fn mixed_16k_script(seed: u64, pages: u64, n: usize) -> Vec<(Op, u64, u64, u64)> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let lpn = rng.random_range(0..pages);
+            let sub = rng.random_range(0..4u64) * 4096;
+            match rng.random_range(0..20) {
+                0..=7 => (Op::Write, lpn * 16384, 16384, 0),
+                8..=11 => (Op::Write, lpn * 16384 + sub, 4096, 0),
+                12 => (Op::Trim, lpn * 16384, 16384, 0),
+                13..=15 => (Op::Read, lpn * 16384 + sub, 4096, 0),
+                _ => (Op::Read, lpn * 16384, 16384, 0),
+            }
+        })
+        .collect()
+}

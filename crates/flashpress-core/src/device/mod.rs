@@ -154,6 +154,26 @@ struct Req {
     map_ns: u64,
 }
 
+impl Req {
+    /// A request of `kind` issued at `issued`, nothing done yet: no pages left, no completion,
+    /// no split or translation wait.
+    fn new(kind: Kind, stream: u32, op: Op, len: u64, issued: SimTime) -> Req {
+        Req {
+            kind,
+            stream,
+            op,
+            len,
+            issued,
+            pages_left: 0,
+            done: SimTime::ZERO,
+            split: Split::default(),
+            during_gc: false,
+            decompress: 0,
+            map_ns: 0,
+        }
+    }
+}
+
 /// A page command on its way to the controller.
 #[derive(Debug, Clone, Copy)]
 struct Arrival {
@@ -434,19 +454,7 @@ impl Device {
         }
         let first = req.offset / self.div_page;
         let last = (req.offset + req.len - 1) / self.div_page;
-        let base = Req {
-            kind: Kind::Read,
-            stream,
-            op: req.op,
-            len: req.len,
-            issued: now,
-            pages_left: 0,
-            done: SimTime::ZERO,
-            split: Split::default(),
-            during_gc: false,
-            decompress: 0,
-            map_ns: 0,
-        };
+        let base = Req::new(Kind::Read, stream, req.op, req.len, now);
         if self.compression.is_some() {
             match req.op {
                 Op::Read => return self.read_compressed(req, base, now, cmd, first, last, q),
@@ -1221,17 +1229,8 @@ impl Device {
                     // Background GC updated uncached map entries: their translation pages
                     // are written back now, not when the next request arrives.
                     let base = Req {
-                        kind: Kind::MapWrite,
-                        stream: 0,
-                        op: Op::Write,
-                        len: 0,
-                        issued: now,
-                        pages_left: 0,
                         done: now,
-                        split: Split::default(),
-                        during_gc: false,
-                        decompress: 0,
-                        map_ns: 0,
+                        ..Req::new(Kind::MapWrite, 0, Op::Write, 0, now)
                     };
                     // Queued behind the commands already on their way (arrivals stay in
                     // time order). Should no plane take a page now, the write-backs stay

@@ -153,17 +153,15 @@ impl Device {
         let page = Ppn(f.page);
         p.of_page.remove(&page.0);
         let base = Req {
-            kind: Kind::PageProgram { fill: fi },
-            stream: 0,
-            op: crate::workload::Op::Write,
-            len: 0,
-            issued: now,
             pages_left: 1,
             done: now,
-            split: Split::default(),
-            during_gc: false,
-            decompress: 0,
-            map_ns: 0,
+            ..Req::new(
+                Kind::PageProgram { fill: fi },
+                0,
+                crate::workload::Op::Write,
+                0,
+                now,
+            )
         };
         let slot = self.alloc(base);
         let buffered = self.buffer.is_some();

@@ -266,19 +266,7 @@ impl Device {
             Ok(l) => l,
             Err(e) => return Ok(Err(e)),
         };
-        let base = Req {
-            kind: Kind::Read,
-            stream,
-            op: req.op,
-            len: req.len,
-            issued: now,
-            pages_left: 0,
-            done: SimTime::ZERO,
-            split: super::Split::default(),
-            during_gc: false,
-            decompress: 0,
-            map_ns: 0,
-        };
+        let base = Req::new(Kind::Read, stream, req.op, req.len, now);
         let action = match req.op {
             Op::Read => {
                 // Reads may not cross a zone boundary (the controller does not set RAZB).

@@ -736,3 +736,119 @@ fn reads_at_one_instant_on_different_planes_overlap() {
         assert!(l <= overhead + sense + 2 * chan + 4 * link, "{lat:?}");
     }
 }
+
+/// A single-lane engine taking 1 ms per block (1 W) on a DRAM-buffered device that heats by
+/// itself (25 W idle towards 30 + 3 x 25 = 105 °C, tau 60 s, 100 ms steps) from `initial`.
+fn slow_engine_heating(initial: f64) -> (SimConfig, StackConfig) {
+    let (_, mut st) = hot(25.0);
+    st.ccsd.cost = Some(CostModel::Engine {
+        block_bytes: 4096,
+        compress_ns: 1_000_000,
+        decompress_ns: 1_000_000,
+        lanes: 1,
+        active_mw: 1000.0,
+    });
+    st.ccsd.thermal.initial_c = Some(initial);
+    st.ccsd.throttle_power = 0.5;
+    (sim_cfg(1024), st)
+}
+
+/// One block's arrival after the command: the command overhead and its link time.
+fn first_block_ns(cfg: &SimConfig) -> u64 {
+    cfg.host.command_overhead_ns + (4096.0 * 1e3 / cfg.host.link_mb_per_s) as u64
+}
+
+/// 200 blocks queue for the engine at once, 1.1 ms from the throttle temperature; the model
+/// crosses it at its first step (100 ms), in the middle of the 100th block: that block's
+/// rest and every later block run at a tenth of the rate. The same burst with throttling
+/// off runs at full rate throughout; both are hand sums.
+#[test]
+fn a_throttle_that_begins_while_blocks_are_queued_slows_the_work_not_yet_done() {
+    let n = 200u64;
+    let ms = 1_000_000u64;
+    let step = 100 * ms;
+    for throttling in [true, false] {
+        let (cfg, st) = slow_engine_heating(75.999);
+        let first = first_block_ns(&cfg);
+        let mut cm = content(RatioDist::Fixed { ratio: 2.0 });
+        let mut d = Ccsd::new(&cfg, &st, Some(&mut cm), throttling).unwrap();
+        assert!(!d.smart().throttled);
+        let ids: Vec<u64> = (1..=n).collect();
+        let done = d
+            .submit(&write(0, &ids, BioFlags::NONE), SimTime(0), Some(&mut cm))
+            .unwrap();
+        assert!(!done.failed);
+        let c = d.counters();
+        assert_eq!(c.engine_compress_blocks, n);
+        if !throttling {
+            assert_eq!(done.done.0, first + n * ms);
+            assert_eq!(c.engine_busy_ns, n * ms);
+            assert_eq!(c.first_throttle_ns, None);
+            continue;
+        }
+        assert_eq!(c.first_throttle_ns, Some(step));
+        // Blocks 0..99 start back to back from `first`; block 99 runs at full rate until
+        // the step ends, its remaining `first` ns of work then take ten times as long; the
+        // other 100 blocks take 10 ms each.
+        let full = step - first;
+        let slow = 10 * first + 100 * 10 * ms;
+        assert_eq!(done.done.0, step + slow);
+        assert_eq!(c.engine_busy_ns, full + slow);
+        assert_eq!(c.engine_energy_pj, 1000 * full + 500 * slow);
+    }
+}
+
+/// 150 one-block writes queue for the engine at once, 0.01 °C below the emergency
+/// temperature. The device shuts down at a completion it integrates to, between the
+/// crossing times of the curves at 25 W and 26 W (idle, and idle plus the engine); the
+/// commands that would complete before it succeed with their hand-summed times, it and
+/// every command queued behind it fail with the host's timeout, and so does a command that
+/// arrives later.
+#[test]
+fn a_shutdown_fails_the_commands_queued_past_it() {
+    let n = 150u64;
+    let ms = 1_000_000u64;
+    let (cfg, st) = slow_engine_heating(85.99);
+    let first = first_block_ns(&cfg);
+    let mut cm = content(RatioDist::Fixed { ratio: 2.0 });
+    let mut d = Ccsd::new(&cfg, &st, Some(&mut cm), false).unwrap();
+    let results: Vec<_> = (0..n)
+        .map(|j| {
+            let ids = [j + 1];
+            d.submit(&write(j, &ids, BioFlags::NONE), SimTime(0), Some(&mut cm))
+                .unwrap()
+        })
+        .collect();
+    let c = d.counters();
+    let down = c.shutdown_ns.expect("shut down");
+    // T(t) = 30 + 3P + (85.99 - 30 - 3P) e^{-t/60} reaches 86 at:
+    let crossing = |p: f64| -60.0 * ((56.0 - 3.0 * p) / (55.99 - 3.0 * p)).ln() * 1e9;
+    assert!(
+        down as f64 >= crossing(26.0) && down as f64 <= crossing(25.0) + ms as f64,
+        "shutdown at {down} ns, crossings {} and {}",
+        crossing(26.0),
+        crossing(25.0)
+    );
+    let mut ok = 0u64;
+    for (j, r) in results.iter().enumerate() {
+        let due = first + (j as u64 + 1) * ms;
+        if due < down {
+            assert!(
+                !r.failed,
+                "command {j} due at {due} before the shutdown at {down}"
+            );
+            assert_eq!(r.done.0, due, "command {j}");
+            ok += 1;
+        } else {
+            assert!(r.failed, "command {j} due at {due}, shutdown at {down}");
+            assert_eq!(r.done.0, 30_000_000_000, "command {j}");
+        }
+    }
+    assert!(ok > 0 && ok < n, "{ok} of {n} succeeded");
+    assert_eq!(c.failed_ios, n - ok);
+    let late = SimTime(down + 1);
+    d.advance(late);
+    let r = d.submit(&read(0, 1, BioFlags::NONE), late, None).unwrap();
+    assert!(r.failed);
+    assert_eq!(d.counters().failed_ios, n - ok + 1);
+}

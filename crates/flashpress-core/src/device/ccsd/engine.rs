@@ -1,6 +1,9 @@
 //! The compression engine: `lanes` units that each (de)compress one 4 KiB block at a time,
-//! as reservations. While throttled every unit takes `1 / throttle_speed` times as long and
-//! draws `throttle_power` times the active power.
+//! served first come first served on the earliest free lane. While throttled a unit works
+//! at `throttle_speed` times its full rate and draws `throttle_power` times the active
+//! power; whether it is throttled is the thermal model's state while the unit runs, which
+//! the CCSD looks up per unit ([`Ccsd`](super::Ccsd)'s `engine_unit`), so a throttle that
+//! begins while units are queued slows the work not yet done.
 
 use crate::units::SimTime;
 
@@ -13,12 +16,6 @@ pub struct Engine {
     active_mw: f64,
     speed: f64,
     power: f64,
-    /// Lane time of one compression / decompression at the current speed.
-    cur_compress_ns: u64,
-    cur_decompress_ns: u64,
-    /// Energy of one compression / decompression at the current speed and power (pJ).
-    cur_compress_pj: u64,
-    cur_decompress_pj: u64,
     /// Lane time spent so far (ns).
     pub busy_ns: u64,
     /// Energy spent so far (pJ).
@@ -37,50 +34,22 @@ impl Engine {
         speed: f64,
         power: f64,
     ) -> Engine {
-        let mut e = Engine {
+        Engine {
             lanes: vec![SimTime::ZERO; lanes.max(1) as usize],
             compress_ns,
             decompress_ns,
             active_mw,
             speed,
             power,
-            cur_compress_ns: compress_ns,
-            cur_decompress_ns: decompress_ns,
-            cur_compress_pj: 0,
-            cur_decompress_pj: 0,
             busy_ns: 0,
             energy_pj: 0,
             pending_pj: 0,
-        };
-        e.set_throttled(false);
-        e
+        }
     }
 
-    /// Switch throttling on or off for work reserved from now on.
-    pub fn set_throttled(&mut self, on: bool) {
-        let scale = |ns: u64| {
-            if on {
-                (ns as f64 / self.speed).round() as u64
-            } else {
-                ns
-            }
-        };
-        self.cur_compress_ns = scale(self.compress_ns);
-        self.cur_decompress_ns = scale(self.decompress_ns);
-        let mw = if on {
-            self.active_mw * self.power
-        } else {
-            self.active_mw
-        };
-        // mW x ns = pJ.
-        self.cur_compress_pj = (mw * self.cur_compress_ns as f64).round() as u64;
-        self.cur_decompress_pj = (mw * self.cur_decompress_ns as f64).round() as u64;
-    }
-
-    /// Reserve the earliest free lane for `ns` (costing `pj`) from no earlier than `at`;
-    /// returns the end.
+    /// The lane free first and when it is free.
     #[inline(always)]
-    fn run(&mut self, at: SimTime, ns: u64, pj: u64) -> SimTime {
+    pub fn earliest_lane(&self) -> (usize, SimTime) {
         let mut best = 0;
         let mut best_t = self.lanes[0];
         for (i, &t) in self.lanes.iter().enumerate() {
@@ -89,49 +58,64 @@ impl Engine {
                 best_t = t;
             }
         }
-        let end = at.max(best_t) + ns;
-        self.lanes[best] = end;
-        self.busy_ns += ns;
+        (best, best_t)
+    }
+
+    /// Full-rate time of one unit of work (ns).
+    #[inline]
+    pub fn unit_ns(&self, decompress: bool) -> u64 {
+        if decompress {
+            self.decompress_ns
+        } else {
+            self.compress_ns
+        }
+    }
+
+    /// Time to do `work` full-rate nanoseconds of work (whole ns, rounded).
+    #[inline]
+    pub fn run_ns(&self, work: f64, throttled: bool) -> u64 {
+        if throttled {
+            (work / self.speed).round() as u64
+        } else {
+            work.round() as u64
+        }
+    }
+
+    /// Full-rate work done in `ns` of lane time.
+    #[inline]
+    pub fn work_in(&self, ns: u64, throttled: bool) -> f64 {
+        if throttled {
+            ns as f64 * self.speed
+        } else {
+            ns as f64
+        }
+    }
+
+    /// Energy of `ns` of lane time (pJ; mW x ns = pJ).
+    #[inline]
+    pub fn pj(&self, ns: u64, throttled: bool) -> u64 {
+        let mw = if throttled {
+            self.active_mw * self.power
+        } else {
+            self.active_mw
+        };
+        (mw * ns as f64).round() as u64
+    }
+
+    /// Book `lane` busy until `end`, having spent `busy_ns` of lane time and `pj`.
+    #[inline]
+    pub fn occupy(&mut self, lane: usize, end: SimTime, busy_ns: u64, pj: u64) {
+        self.lanes[lane] = end;
+        self.busy_ns += busy_ns;
         self.energy_pj += pj;
         self.pending_pj += pj;
-        end
     }
 
-    /// Compress one block whose data is at the controller at `at`; returns when done.
-    #[inline]
-    pub fn compress(&mut self, at: SimTime) -> SimTime {
-        self.run(at, self.cur_compress_ns, self.cur_compress_pj)
-    }
-
-    /// Decompress one block whose chunk is at the controller at `at`; returns when done.
-    #[inline]
-    pub fn decompress(&mut self, at: SimTime) -> SimTime {
-        self.run(at, self.cur_decompress_ns, self.cur_decompress_pj)
-    }
-
-    /// Forget reservations and counters (keeps the throttle state).
+    /// Forget lane times and counters.
     pub fn reset(&mut self) {
         self.lanes.iter_mut().for_each(|t| *t = SimTime::ZERO);
         self.busy_ns = 0;
         self.energy_pj = 0;
         self.pending_pj = 0;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lanes_run_in_parallel_and_throttling_slows_them() {
-        let mut e = Engine::new(2, 100, 50, 1000.0, 0.1, 0.5);
-        assert_eq!(e.compress(SimTime(0)), SimTime(100));
-        assert_eq!(e.compress(SimTime(0)), SimTime(100));
-        assert_eq!(e.compress(SimTime(0)), SimTime(200));
-        assert_eq!(e.energy_pj, 300 * 1000);
-        e.set_throttled(true);
-        assert_eq!(e.decompress(SimTime(0)), SimTime(600));
-        assert_eq!(e.busy_ns, 800);
-        assert_eq!(e.energy_pj, 300_000 + 500 * 500);
     }
 }

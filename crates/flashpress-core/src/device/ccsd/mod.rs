@@ -271,7 +271,7 @@ impl Ccsd {
             Some(c) => Some(c.add_measure(codec, BLOCK as u32, "stack.ccsd")?),
             None => None,
         };
-        let mut engine = Engine::new(
+        let engine = Engine::new(
             lanes,
             compress_ns,
             decompress_ns,
@@ -287,7 +287,6 @@ impl Ccsd {
             d.throttle_release_c,
             d.emergency_c,
         );
-        engine.set_throttled(thermal.throttled);
         let mut c = CcsdCounters {
             max_temperature_c: thermal.max_temp,
             ..CcsdCounters::default()
@@ -422,7 +421,6 @@ impl Ccsd {
         }
         self.engine.reset();
         self.thermal.reset();
-        self.engine.set_throttled(self.thermal.throttled);
         self.link_to_device = SimTime::ZERO;
         self.link_to_host = SimTime::ZERO;
         self.link_pj = 0.0;
@@ -443,9 +441,95 @@ impl Ccsd {
         (bytes as f64 * self.link_ns_per_byte + 0.5) as u64
     }
 
+    /// Integrate the thermal model to `t` with the energy booked so far (NAND work the back
+    /// end has done, engine units, link transfers); nothing happens at or before the time it
+    /// is integrated to (the energy waits for the next call).
+    fn integrate(&mut self, t: SimTime) {
+        let nand = nand_pj(&self.flash.nand);
+        let booked = (nand - self.nand_pj_seen) + std::mem::take(&mut self.engine.pending_pj);
+        self.nand_pj_seen = nand;
+        self.thermal.book_pj(booked as f64);
+        self.thermal.advance(t);
+    }
+
+    /// Run one engine unit (compress or decompress one block) whose input is in DRAM at
+    /// `at`: on the earliest free lane, at the rate the thermal state gives while it runs,
+    /// piece by piece where that state changes. Work queued a full thermal step or more
+    /// beyond the time the model is integrated to integrates it forward there first (with
+    /// the energy booked so far), so a throttle or a shutdown that begins while units are
+    /// queued acts on them. `None`: the device shuts down before the unit ends; the command
+    /// fails.
+    fn engine_unit(&mut self, at: SimTime, decompress: bool) -> Option<SimTime> {
+        let (lane, free) = self.engine.earliest_lane();
+        let mut t = at.max(free);
+        let mut left = self.engine.unit_ns(decompress) as f64;
+        let (mut busy, mut pj) = (0u64, 0u64);
+        loop {
+            let state = if self.untimed {
+                // The untimed layout before the run: the thermal model stands still.
+                thermal::EngineState {
+                    throttled: self.thermal.throttled,
+                    until: None,
+                }
+            } else {
+                let (last, step) = (self.thermal.last(), self.thermal.step_ns());
+                if t.0 >= last.0 + step {
+                    self.integrate(SimTime(last.0 + (t.0 - last.0) / step * step));
+                }
+                match self.thermal.engine_state(t) {
+                    Some(s) => s,
+                    None => {
+                        self.engine.occupy(lane, t, busy, pj);
+                        return None;
+                    }
+                }
+            };
+            let d = self.engine.run_ns(left, state.throttled);
+            match state.until {
+                Some(u) if t.0 + d > u.0 => {
+                    let h = u.0 - t.0;
+                    left -= self.engine.work_in(h, state.throttled);
+                    busy += h;
+                    pj += self.engine.pj(h, state.throttled);
+                    t = u;
+                }
+                _ => {
+                    busy += d;
+                    pj += self.engine.pj(d, state.throttled);
+                    t = t + d;
+                    break;
+                }
+            }
+        }
+        self.engine.occupy(lane, t, busy, pj);
+        Some(t)
+    }
+
+    /// A command completing at `done` (timed): integrate the thermal model to then, so no
+    /// later call can find the device shut down before a completion it has already given;
+    /// whether it shut down by then (the command fails).
+    fn down_before(&mut self, done: SimTime) -> bool {
+        if self.untimed {
+            return false;
+        }
+        self.integrate(done);
+        self.thermal.down_by(done)
+    }
+
+    /// A command the shut-down device fails: the host sees its timeout.
+    fn fail(&mut self, now: SimTime) -> BioDone {
+        self.c.failed_ios += 1;
+        BioDone {
+            done: now + self.timeout_ns,
+            failed: true,
+            ..BioDone::default()
+        }
+    }
+
     fn write(
         &mut self,
         bio: &Bio<'_>,
+        now: SimTime,
         cmd: SimTime,
         mut content: Option<&mut ContentModel>,
     ) -> Result<BioDone> {
@@ -477,6 +561,8 @@ impl Ccsd {
         }
         let mut done = cmd;
         let mut stored = 0u64;
+        let mut written = 0u64;
+        let mut down = false;
         for (i, &id) in bio.content.iter().enumerate() {
             let arrived = start + ((i + 1) as f64 * BLOCK as f64 * self.link_ns_per_byte) as u64;
             let (len, ready) = if bypass {
@@ -486,7 +572,11 @@ impl Ccsd {
                     (Some(c), Some(m)) => c.unit_size(m, stream, id, 1),
                     _ => BLOCK as u32,
                 };
-                let end = self.engine.compress(arrived);
+                let Some(end) = self.engine_unit(arrived, false) else {
+                    // Shut down with the block in the engine: it and the rest are lost.
+                    down = true;
+                    break;
+                };
                 if size < BLOCK as u32 {
                     (size.max(1), end)
                 } else {
@@ -495,6 +585,7 @@ impl Ccsd {
                 }
             };
             stored += len as u64;
+            written += 1;
             let lba = bio.lba + i as u64;
             let ack = if untimed {
                 self.ftl.write_host(lba, len, ready, &mut self.flash.nand)?
@@ -516,10 +607,10 @@ impl Ccsd {
         } else if untimed && !self.flash.buffered() {
             self.ftl.flush_host(&mut self.flash.nand);
         }
-        let n = bio.blocks as u64;
+        let n = written;
         let c = &mut self.c;
         c.host_write_blocks += n;
-        c.logical_bytes_written += bytes;
+        c.logical_bytes_written += n * BLOCK;
         c.stored_bytes_written += stored;
         if host_compressed {
             c.host_compressed_blocks += n;
@@ -528,13 +619,16 @@ impl Ccsd {
         } else {
             c.engine_compress_blocks += n;
         }
+        if down || self.down_before(done) {
+            return Ok(self.fail(now));
+        }
         Ok(BioDone {
             done,
             ..BioDone::default()
         })
     }
 
-    fn read(&mut self, bio: &Bio<'_>, cmd: SimTime) -> BioDone {
+    fn read(&mut self, bio: &Bio<'_>, now: SimTime, cmd: SimTime) -> BioDone {
         let host_dec = bio.flags.has(BioFlags::HOST_DECOMPRESS);
         // Each distinct flash page of the range is read once, in page order.
         self.pages.clear();
@@ -609,7 +703,10 @@ impl Ccsd {
                     done.host_decompress_stored += len as u64;
                     ready = ready.max(at);
                 } else {
-                    ready = ready.max(self.engine.decompress(at));
+                    let Some(end) = self.engine_unit(at, true) else {
+                        return self.fail(now);
+                    };
+                    ready = ready.max(end);
                     self.c.engine_decompress_blocks += 1;
                     link_bytes += BLOCK;
                 }
@@ -625,6 +722,9 @@ impl Ccsd {
         self.thermal
             .book_pj(link_bytes as f64 * self.link_pj_per_byte);
         done.done = self.link_to_host;
+        if self.down_before(done.done) {
+            return self.fail(now);
+        }
         done
     }
 }
@@ -647,18 +747,15 @@ impl Disk for Ccsd {
                 bio.blocks, bio.lba, self.logical_blocks
             )));
         }
-        if self.thermal.shutdown {
-            self.c.failed_ios += 1;
-            return Ok(BioDone {
-                done: now + self.timeout_ns,
-                failed: true,
-                ..BioDone::default()
-            });
+        // The model may be integrated past `now` (to completions it has given): a shutdown
+        // after `now` fails only the commands that would complete after it.
+        if self.thermal.down_by(now) {
+            return Ok(self.fail(now));
         }
         let cmd = now + self.overhead_ns;
         match bio.op {
-            BioOp::Write => self.write(bio, cmd, content),
-            BioOp::Read => Ok(self.read(bio, cmd)),
+            BioOp::Write => self.write(bio, now, cmd, content),
+            BioOp::Read => Ok(self.read(bio, now, cmd)),
             BioOp::Trim => {
                 for lba in bio.lba..bio.lba + bio.blocks as u64 {
                     self.ftl.trim(lba, cmd);
@@ -695,14 +792,8 @@ impl Disk for Ccsd {
         if !self.untimed {
             self.flash.run_to(now);
         }
-        let nand = nand_pj(&self.flash.nand);
-        let booked = (nand - self.nand_pj_seen) + std::mem::take(&mut self.engine.pending_pj);
-        self.nand_pj_seen = nand;
-        self.thermal.book_pj(booked as f64);
-        let was = self.thermal.throttled;
-        self.thermal.advance(now);
-        if self.thermal.throttled != was {
-            self.engine.set_throttled(self.thermal.throttled);
-        }
+        self.integrate(now);
+        // Nothing is asked about times before the present any more.
+        self.thermal.forget_before(now);
     }
 }

@@ -18,6 +18,7 @@
 
 use crate::config::ThermalConfig;
 use crate::units::SimTime;
+use std::collections::VecDeque;
 
 /// Where a quiet stretch began: the closed form's anchor.
 #[derive(Debug, Clone, Copy)]
@@ -72,6 +73,18 @@ pub struct Thermal {
     heat_pj: u128,
     /// The quiet stretch the model is in, if any.
     quiet: Option<Quiet>,
+    /// Throttle state changes (when, throttled from then on), oldest first; the first entry
+    /// is at or before every time the model is still asked about ([`Thermal::forget_before`]).
+    changes: VecDeque<(SimTime, bool)>,
+}
+
+/// The engine's state at an instant, as the model gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineState {
+    /// The engine is throttled.
+    pub throttled: bool,
+    /// The state holds until then at least (`None`: for good, the device has shut down).
+    pub until: Option<SimTime>,
 }
 
 impl Thermal {
@@ -111,8 +124,12 @@ impl Thermal {
             leak_pj: 0,
             heat_pj: 0,
             quiet: None,
+            changes: VecDeque::new(),
         };
         t.check(SimTime::ZERO);
+        if t.changes.is_empty() {
+            t.changes.push_back((SimTime::ZERO, t.throttled));
+        }
         t
     }
 
@@ -157,6 +174,15 @@ impl Thermal {
         if self.shutdown {
             return;
         }
+        let was = self.throttled;
+        self.apply_thresholds(at);
+        if self.throttled != was {
+            self.changes.push_back((at, self.throttled));
+        }
+    }
+
+    #[inline]
+    fn apply_thresholds(&mut self, at: SimTime) {
         if self.temp >= self.emergency_c {
             self.shutdown = true;
             self.shutdown_at = Some(at);
@@ -300,6 +326,66 @@ impl Thermal {
     /// idle stretch from `at` integrates it as calls at every step would.
     pub fn settled_at(&self, at: SimTime) -> bool {
         self.last == at && self.pending_pj == 0.0
+    }
+
+    /// The time the model is integrated to.
+    #[inline]
+    pub fn last(&self) -> SimTime {
+        self.last
+    }
+
+    /// Length of a full integration step (ns).
+    #[inline]
+    pub fn step_ns(&self) -> u64 {
+        self.step_ns
+    }
+
+    /// Whether the device has shut down at or before `t` (as far as the model is
+    /// integrated).
+    #[inline]
+    pub fn down_by(&self, t: SimTime) -> bool {
+        self.shutdown_at.is_some_and(|s| s <= t)
+    }
+
+    /// The engine's state at `t`, no earlier than the last [`Thermal::forget_before`]: from
+    /// the recorded changes when `t` is before the time the model is integrated to, else the
+    /// current state, which holds until the next integration step ends. `None` when the
+    /// device has shut down by `t`.
+    pub fn engine_state(&self, t: SimTime) -> Option<EngineState> {
+        if self.down_by(t) {
+            return None;
+        }
+        let ahead = self.shutdown_at.filter(|&s| s > t);
+        if t >= self.last {
+            let next = SimTime(self.last.0 + self.step_ns);
+            return Some(EngineState {
+                throttled: self.throttled,
+                until: Some(ahead.map_or(next, |s| s.min(next))),
+            });
+        }
+        // The latest change at or before `t`, and the next after it.
+        let k = self.changes.partition_point(|&(at, _)| at <= t);
+        debug_assert!(
+            k > 0,
+            "engine state asked at {t:?}, before the recorded changes"
+        );
+        let throttled = self.changes[k.saturating_sub(1)].1;
+        let next = self
+            .changes
+            .get(k)
+            .map_or(SimTime(self.last.0 + self.step_ns), |c| c.0);
+        Some(EngineState {
+            throttled,
+            until: Some(ahead.map_or(next, |s| s.min(next))),
+        })
+    }
+
+    /// Forget the state changes before `t` (the model is not asked about earlier times any
+    /// more), keeping the one in force at `t`.
+    pub fn forget_before(&mut self, t: SimTime) {
+        while self.changes.len() >= 2 && self.changes[1].0 <= t {
+            self.changes.pop_front();
+        }
     }
 
     /// Initial temperature.

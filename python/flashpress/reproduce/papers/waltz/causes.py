@@ -91,14 +91,14 @@ WALTZ_CAUSES = {
         "writes 51 (-52%): -29% on average"
     ),
     "§6.3.2: 'Compared to the Baseline, the write throughput of TCS is improved by 270%'": (
-        THROTTLED_BASELINE + "; TCS never throttles and writes 2,821 MB/s sequentially and 922 randomly "
+        THROTTLED_BASELINE + "; TCS never throttles and writes 2,821 MB/s sequentially and 923 randomly "
         "(against Baseline's 105 with cleaning): +762% and +779%. The seed's +270% needs a throttled Baseline "
         "at about a quarter of TCS's speed, ours is at a ninth"
     ),
     "§1: 'Waltzp achieving up to ... 23.6% higher write throughput than the TCS scheme' with SC (the seed's "
     "§6.3.2 gives 23.6% against Waltz_s)": (
         "the seed's two sentences give 23.6% against different schemes; against TCS, Waltz_p's random writes "
-        "run at 2,191 MB/s where TCS's cleaning moves 1.29 M blocks and writes 922 (+137.5%); against Waltz_s, as "
+        "run at 2,191 MB/s where TCS's cleaning moves 1.29 M blocks and writes 923 (+137.3%); against Waltz_s, as "
         "§6.3.2 says, Waltz_p is +16.4% on average, which holds"
     ),
     "§1: 'Waltz effectively manages CCSD temperature, preventing thermal emergencies under all workloads' (FIO "
@@ -119,8 +119,8 @@ WALTZ_CAUSES = {
     ),
     "§6.3.3: compared to Waltz_p-2, Waltz_p-4 improves read performance by 1.3% on average": (
         "Fig 16's reads are random 4 KiB reads: Waltz_p's rise from 3,038 to 3,127 MB/s from ratio 2 to "
-        "4 as more of them are decompressed on the host (474,600 against 646,500 blocks), whose 16 cores "
-        "outrun the engine's 8 lanes (3,277 MB/s); +2.9% is 2.25x the seed's 1.3%, just past the factor of "
+        "4 as more of them are decompressed on the host (474,500 against 646,500 blocks), whose 16 cores "
+        "outrun the engine's 8 lanes (3,277 MB/s); +2.9% is 2.24x the seed's 1.3%, just past the factor of "
         "2 (+2.6% when the CCSD booked NAND time at submit, before it moved onto the controller back end)"
     ),
     "§6.3.3: compared to Waltz_p-2, Waltz_p-4 improves write performance by 4.6% on average": (
@@ -138,13 +138,13 @@ WALTZ_CAUSES = {
     ),
     "§6.4.1: 'Waltz improves its performance by an average of 118.3% compared to TCS' (Waltz_s)": (
         "OSA has cleaning to save only on fileserver, where Waltz_s's 18% extra RS cuts the blocks cleaning "
-        "moves from 888,920 to 33,517 and runs +80% (3,168 against 1,761 MB/s); OLTP +7%, and varmail (no "
-        "cleaning) and webserver (about 50 cleanings) 0%: +21.9% on average"
+        "moves from 893,039 to 33,517 and runs +80% (3,168 against 1,765 MB/s); OLTP +7%, and varmail (no "
+        "cleaning) and webserver (about 50 cleanings) 0%: +21.8% on average"
     ),
     "§6.4.1: 'The performance of Waltzp is further improved by 10.3% on average compared to Waltzs'": (
         WALTZ_P_FILEBENCH + "; on fileserver it grows a 1.5% extra RS against Waltz_s's 18% and moves 701,874 "
         "blocks in cleaning against 33,517, running 36% slower (2,018 against 3,168 MB/s); on webserver, at "
-        "T_hard, it decompresses 0.91 M blocks on the host against Waltz_s's 4.49 M and runs 14% slower (2,917 "
+        "T_hard, it decompresses 0.91 M blocks on the host against Waltz_s's 4.50 M and runs 14% slower (2,917 "
         "against 3,376 MB/s); varmail and OLTP within 0.5%: -12.6% on average; why OSA grows less for Waltz_p "
         "was not isolated"
     ),
@@ -182,7 +182,7 @@ WALTZ_CAUSES = {
     ),
     "§6.4.3: 'computation-intensive workloads achieve optimal performance under the Baseline'": (
         "FPC and Waltz_p use no host CPU at all on fileserver (0 host-(de)compressed blocks), so they tie "
-        "Baseline exactly; TCS decompresses 5,727 blocks on the host (0.07% of the 16 cores) and is 0.1% from "
+        "Baseline exactly; TCS decompresses 2,657 blocks on the host (0.03% of the 16 cores) and is 0.03% from "
         "Baseline, inside the noise band"
     ),
     "§6.4.3: 'Compared to the Baseline, the performance of computation-intensive workloads under F2FSC drops by "

@@ -187,7 +187,7 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     "ftl.map_cache",
                     bpp,
                     crate::ftl::mapcache::table(cfg).entries,
-                    crate::ftl::mapcache::MapCache::BYTES_PER_ENTRY,
+                    crate::ftl::mapcache::BYTES_PER_ENTRY,
                     "map entries",
                 );
                 if let Some(c) = cfg.ftl.compression() {
@@ -306,6 +306,25 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 size_of::<u64>(),
                 "logical blocks written",
             );
+            if crate::ftl::mapcache::demand(cfg).is_some() {
+                // The demand-paged chunk map: the cache's per-entry state in leaves allocated
+                // where blocks are looked up (the blocks the file system uses, as the map's),
+                // and per translation page its directory entry and write-back state.
+                p.array(
+                    "ccsd.map_cache",
+                    "stack.fs.partition_bytes",
+                    written,
+                    crate::ftl::mapcache::BYTES_PER_ENTRY,
+                    "logical blocks looked up",
+                );
+                p.array(
+                    "ccsd.map_cache.directory",
+                    bpp,
+                    crate::ftl::mapcache::translation_pages(cfg),
+                    2 * size_of::<u32>() + size_of::<bool>(),
+                    "translation pages",
+                );
+            }
             if st.ccsd.straddle {
                 p.array(
                     "ccsd.next",

@@ -325,9 +325,16 @@ impl Recorder {
             last.1.dedup_mapped = d.mapped();
             last.1.dedup_stored = d.stored();
         }
-        if let (Some(m), Some(last)) = (dev.ftl.map.as_ref(), self.samples.last_mut()) {
+        if let Some(m) = dev.ftl.map.as_ref() {
+            self.sample_map(&m.counters);
+        }
+    }
+
+    /// Add the demand-paged map's cumulative counters to the sample just taken (the page or
+    /// packed map of the plain SSD, the CCSD's chunk map): the timeline's `map_*` columns.
+    pub fn sample_map(&mut self, c: &crate::ftl::mapcache::MapCacheCounters) {
+        if let Some(last) = self.samples.last_mut() {
             self.map_columns = true;
-            let c = &m.counters;
             last.1.map = [c.lookups, c.hits, c.translation_reads, c.translation_writes];
         }
     }

@@ -70,6 +70,9 @@ pub enum MemoryLimit {
 /// one second, the default sampling interval's one row.
 pub const ASSUMED_HORIZON: SimTime = SimTime(1_000_000_000);
 
+/// A demand cache's write-back state per translation page: its epoch and pending flag.
+const TPAGE_STATE_BYTES: usize = size_of::<u32>() + size_of::<bool>();
+
 fn pages_of(cfg: &SimConfig) -> u64 {
     let n = &cfg.nand;
     n.channels as u64
@@ -190,6 +193,13 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     crate::ftl::mapcache::BYTES_PER_ENTRY,
                     "map entries",
                 );
+                p.array(
+                    "ftl.map_cache.pages",
+                    bpp,
+                    crate::ftl::mapcache::translation_pages(cfg),
+                    TPAGE_STATE_BYTES,
+                    "translation pages (write-back state)",
+                );
                 if let Some(c) = cfg.ftl.compression() {
                     // The packer's logical pages per virtual page, for GC's map updates.
                     p.array(
@@ -238,6 +248,17 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     Dedup::estimate_bytes(logical, mapped, strong, indexed),
                     format!("{logical} logical pages, {mapped} nodes, {indexed} indexed"),
                 );
+                if crate::ftl::fpindex::demand(cfg).is_some() {
+                    // The bucket-page cache: per bucket page its cache state and write-back
+                    // state (the bucket pages' directory entries are in the page map).
+                    p.array(
+                        "ftl.dedup.index_cache",
+                        bpp,
+                        crate::ftl::fpindex::index_pages(cfg),
+                        crate::ftl::mapcache::BYTES_PER_ENTRY + TPAGE_STATE_BYTES,
+                        "bucket pages",
+                    );
+                }
                 if cfg.check.invariants {
                     p.add(
                         "check.dedup",
@@ -321,8 +342,8 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     "ccsd.map_cache.directory",
                     bpp,
                     crate::ftl::mapcache::translation_pages(cfg),
-                    2 * size_of::<u32>() + size_of::<bool>(),
-                    "translation pages",
+                    size_of::<u32>() + TPAGE_STATE_BYTES,
+                    "translation pages (directory entry, write-back state)",
                 );
             }
             if st.ccsd.straddle {

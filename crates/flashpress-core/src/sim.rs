@@ -742,7 +742,7 @@ impl Simulation {
                     s.ccsd().free_blocks(),
                 );
                 if let Some(m) = s.ccsd().map_counters() {
-                    self.rec.sample_map(&m);
+                    self.rec.sample_map(0, &m);
                 }
                 s.sample();
             }

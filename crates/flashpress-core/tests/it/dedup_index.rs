@@ -433,3 +433,45 @@ fn the_page_map_of_nodes_pages_too_and_a_whole_budget_is_the_full_table() {
         assert_eq!(r.summary_json(), run().summary_json(), "deterministic");
     }
 }
+
+/// The timeline's `index_*` columns, per interval, add up to the summary's fingerprint index
+/// counters; its hit ratios are fractions, and below 1 somewhere; the whole index in DRAM
+/// has none of them (and a page map in DRAM none of the `map_*` ones).
+#[test]
+fn index_timeline_columns_add_up_to_the_summary() {
+    let reqs = pool_requests(6000, 6963, 3000, 8);
+    let pre = format!("{NO_PRECONDITION}[stats]\ninterval_ms = 5.0\n");
+    let c = cfg("inline", Some(4 * 4096), &pre);
+    let r = run(&c, reqs.clone(), Drive::Closed { depth: 4 })
+        .finish()
+        .unwrap();
+    let ix = r.summary.map_cache.unwrap().fingerprint_index.unwrap();
+    let col = |name: &str| {
+        r.timeline
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+            .values
+            .clone()
+    };
+    assert!(col("time_s").len() > 3);
+    let sum = |v: Vec<f64>| v.iter().filter(|x| !x.is_nan()).sum::<f64>();
+    assert!(ix.translation_reads > 0 && ix.translation_writes > 0);
+    assert_eq!(
+        sum(col("index_translation_reads")),
+        ix.translation_reads as f64
+    );
+    assert_eq!(
+        sum(col("index_translation_writes")),
+        ix.translation_writes as f64
+    );
+    let hits = col("index_hit_ratio");
+    assert!(hits.iter().all(|h| h.is_nan() || (0.0..=1.0).contains(h)));
+    assert!(hits.iter().any(|h| !h.is_nan() && *h < 1.0));
+    assert!(!r.timeline.iter().any(|c| c.name.starts_with("map_")));
+    let whole = cfg("inline", None, &pre);
+    let r = run(&whole, reqs, Drive::Closed { depth: 4 })
+        .finish()
+        .unwrap();
+    assert!(!r.timeline.iter().any(|c| c.name.starts_with("index_")));
+}

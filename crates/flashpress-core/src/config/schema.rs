@@ -1717,7 +1717,12 @@ impl SimConfig {
                     let each = if each.fract() == 0.0 {
                         format!("{each}")
                     } else {
-                        format!("{each:.2} (summary.mapping_table_bytes per logical page)")
+                        let what = if f.dedup().is_some() {
+                            "the node table and page map of nodes per node"
+                        } else {
+                            "summary.mapping_table_bytes per logical page"
+                        };
+                        format!("{each:.2} ({what})")
                     };
                     format!(
                         "expected from one translation page ({tpage} bytes) to the whole mapping table ({table} bytes: {} entries of {each} bytes), got {dram_bytes}",

@@ -36,6 +36,14 @@ const CLEAN: u32 = u32::MAX;
 /// The table a demand cache pages: its entries and the DRAM bytes the whole of it takes.
 ///
 /// - The page FTL: one [`ENTRY_BYTES`] entry per mapped page.
+/// - With deduplication (`ftl.dedup`): one entry per node of the dedup map, keyed by node as
+///   the page map of nodes is, and as wide as the node table and that page map together
+///   spread over the nodes: per node its flash page ([`ENTRY_BYTES`]) and record
+///   ([`super::dedup::NODE_ENTRY_BYTES`]: reference count and forward), per logical page its
+///   node ([`super::dedup::LPN_ENTRY_BYTES`]). The node table shares the page map's budget:
+///   every lookup that needs one needs the other (a read resolves its page's node and the
+///   node's flash page; a write changes both), so one cache of node-sized entries pages them
+///   as one table.
 /// - The CCSD's chunk map (a `[stack]` run): one 8-byte entry per logical block
 ///   ([`super::packed::map::ENTRY_BYTES`]: page, offset and length).
 /// - The packed map of a compressing device (`ftl.compression`, PR-SSD's schemes): one entry
@@ -77,6 +85,17 @@ pub fn table(cfg: &SimConfig) -> Table {
             entries,
             bytes: entries * super::packed::map::ENTRY_BYTES,
             per: entries,
+        };
+    }
+    if cfg.ftl.dedup().is_some() {
+        // The node table shares the page map of nodes' entries: per node its flash page and
+        // its record, per logical page its node, spread over the nodes.
+        let nodes = super::mapped_pages(cfg);
+        return Table {
+            entries: nodes,
+            bytes: super::logical_pages(cfg) * super::dedup::LPN_ENTRY_BYTES
+                + nodes * (ENTRY_BYTES + super::dedup::NODE_ENTRY_BYTES),
+            per: nodes,
         };
     }
     match cfg.ftl.compression() {

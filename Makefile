@@ -72,9 +72,10 @@ test-python: develop testdata chromium
 test-slow: develop testdata-full
 	$(BIN)/pytest tests/python -m slow $(PYTEST_ARGS)
 
-## bench: the core speed benchmark, random 4 KiB writes on bench-mlc-2g (Rust core alone, then the Python path); prints JSON
+## bench: the core speed benchmark, random 4 KiB writes on bench-mlc-2g (Rust core alone, then the Python path), then the demand-paged map at a 100% hit ratio against the full map on its trace (callgrind instructions; target <= 1.3x); prints JSON
 bench: develop
 	$(BIN)/python benchmarks/bench_core.py
+	$(BIN)/python benchmarks/bench_map_cache.py
 
 ## bench-lossy: lossy codec speed on real fields (SZx, SZ3, ZFP at 1e-3 x range); prints JSON
 bench-lossy: develop testdata

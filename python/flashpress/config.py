@@ -263,7 +263,9 @@ class Config:
     def mapping_table_bytes(self) -> int:
         """Bytes of the mapping table this device keeps in DRAM, as ``summary.mapping_table_bytes``
         counts it (PR-SSD's accounting); a demand-paged map (``ftl.map_cache``) of a
-        compressing device spreads it over its logical pages."""
+        compressing device spreads it over its logical pages. With ``[stack]``: the CCSD's
+        chunk map, 8 bytes per logical block. Either way the largest
+        ``ftl.map_cache.dram_bytes``."""
         return int(_core.mapping_table_bytes(self.to_json()))
 
     @property

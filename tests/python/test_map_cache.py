@@ -111,3 +111,21 @@ def test_a_demand_run_reports_its_cache_and_timeline_columns() -> None:
     assert tl["map_translation_reads"].sum() == m["translation_reads"]
     full = simulate(Config.from_dict({"preset": "tiny", "workload": {"type": "fio", "jobs": [job]}}), progress=False)
     assert full.summary["map_cache"] is None
+
+
+def test_a_ccsd_chunk_map_budget_is_checked_against_its_own_table() -> None:
+    # The reduced waltz device: 16 x 4 x 2 x 2 planes of 64 blocks of 768 16-KiB pages, 10%
+    # over-provisioning, logical space twice the physical user space, 8 bytes per 4 KiB block.
+    device = {"nand.blocks_per_plane": 64, "ftl.op_ratio": 0.1, "stack.fs.partition_bytes": 1 << 30}
+    base = Config.from_dict({"preset": "waltz"}).with_overrides(device)
+    capacity = 16 * 4 * 2 * 2 * 64 * 768 * 16384
+    logical_blocks = int(int(capacity * (1 - 0.1)) * 2.0 / 4096)
+    table = base.mapping_table_bytes()
+    assert table == 8 * logical_blocks
+    base.with_overrides({"ftl.map_cache": demand(table)})
+    base.with_overrides({"ftl.map_cache": demand(16384)})
+    for dram, message in [(16383, "from one translation page (16384 bytes)"), (table + 1, f"({table} bytes")]:
+        with pytest.raises(ConfigError) as e:
+            base.with_overrides({"ftl.map_cache": demand(dram)})
+        assert e.value.key == "ftl.map_cache.dram_bytes"
+        assert message in str(e.value)

@@ -1,8 +1,11 @@
 //! Speed benchmark of the core without the interpreter (the `bench-mlc-2g` benchmark device).
 //!
-//! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET] [realistic] [no-fill]`
+//! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET] [realistic] [no-fill] [demand]`
 //!
 //! `no-fill` turns the preset's preconditioning off (the trace brings its own fill).
+//! `demand` pages the map (`ftl.map_cache = { type = "demand" }`) with a budget one
+//! translation page short of the whole table, which holds every entry a trace inside the
+//! filled 90% touches, so every lookup hits (`benchmarks/bench_map_cache.py`).
 //! `realistic` runs the device with the default preset's controller instead of the preset's
 //! own (MQSim-like first come first served): `read_first` scheduling, program/erase suspend,
 //! semi-preemptible GC and least-busy (dynamic) plane allocation.
@@ -10,7 +13,7 @@
 //! Loads the preset (default `bench-mlc-2g`: sequential fill of 90% of the logical space,
 //! untimed), replays TRACE (DiskSim/MQSim ASCII, as fast as possible at queue depth 32) and
 //! prints one JSON object: requests per wall-clock second of the replay, the fill's wall
-//! time, peak RSS of this process and the run's WAF.
+//! time, peak RSS of this process (and the memory estimate of its config) and the run's WAF.
 
 use flashpress_core::config::SimConfig;
 use flashpress_core::sim::Simulation;
@@ -23,15 +26,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let trace = args.next().ok_or("usage: bench_core TRACE [PRESET]")?;
     let preset = args.next().unwrap_or_else(|| "bench-mlc-2g".into());
-    let (mut realistic, mut no_fill) = (false, false);
+    let (mut realistic, mut no_fill, mut demand) = (false, false, false);
     for mode in args {
         match mode.as_str() {
             "realistic" => realistic = true,
             "no-fill" => no_fill = true,
+            "demand" => demand = true,
             other => {
-                return Err(
-                    format!("unknown mode `{other}` (expected `realistic` or `no-fill`)").into(),
+                return Err(format!(
+                    "unknown mode `{other}` (expected `realistic`, `no-fill` or `demand`)"
                 )
+                .into())
             }
         }
     }
@@ -56,7 +61,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     "hard_floor": d.ftl.gc.hard_floor },
         });
     }
+    if demand {
+        let base = SimConfig::from_value(over.clone(), "bench_core", None)?;
+        let table = flashpress_core::ftl::mapcache::table_bytes(&base);
+        let cache = serde_json::json!({
+            "type": "demand", "dram_bytes": table - base.nand.page_size as u64, "policy": "lru"
+        });
+        match over.get_mut("ftl") {
+            Some(f) => f["map_cache"] = cache,
+            None => over["ftl"] = serde_json::json!({ "map_cache": cache }),
+        }
+    }
     let cfg = SimConfig::from_value(over, "bench_core", None)?;
+    let estimate_mib = flashpress_core::estimate::estimate(&cfg).total_bytes as f64 / 1048576.0;
     let t0 = Instant::now();
     let mut sim = Simulation::new(cfg)?;
     let setup_s = t0.elapsed().as_secs_f64();
@@ -73,12 +90,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "run_wall_s": run_s,
         "requests_per_wall_s": s.requests_completed as f64 / run_s,
         "peak_rss_mib": peak_rss_mib(),
+        "estimate_mib": estimate_mib,
         "waf": s.waf,
         "gc_pages_migrated": s.gc_pages_migrated,
         "erases": s.erases,
         "write_iops_simulated": s.write.iops,
         "write_p99_us": s.write.latency_us.map(|l| l.p99),
         "write_iops_until_flash_quiet": s.controller.map(|c| s.write.requests as f64 / c.flash_quiet_s),
+        "map_hit_ratio": s.map_cache.map(|m| m.hit_ratio),
     });
     println!("{out}");
     Ok(())

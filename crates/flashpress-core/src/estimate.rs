@@ -70,6 +70,9 @@ pub enum MemoryLimit {
 /// one second, the default sampling interval's one row.
 pub const ASSUMED_HORIZON: SimTime = SimTime(1_000_000_000);
 
+/// A demand cache's write-back state per translation page: its epoch and pending flag.
+const TPAGE_STATE_BYTES: usize = size_of::<u32>() + size_of::<bool>();
+
 fn pages_of(cfg: &SimConfig) -> u64 {
     let n = &cfg.nand;
     n.channels as u64
@@ -187,8 +190,15 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     "ftl.map_cache",
                     bpp,
                     crate::ftl::mapcache::table(cfg).entries,
-                    crate::ftl::mapcache::MapCache::BYTES_PER_ENTRY,
+                    crate::ftl::mapcache::BYTES_PER_ENTRY,
                     "map entries",
+                );
+                p.array(
+                    "ftl.map_cache.pages",
+                    bpp,
+                    crate::ftl::mapcache::translation_pages(cfg),
+                    TPAGE_STATE_BYTES,
+                    "translation pages (write-back state)",
                 );
                 if let Some(c) = cfg.ftl.compression() {
                     // The packer's logical pages per virtual page, for GC's map updates.
@@ -238,6 +248,17 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     Dedup::estimate_bytes(logical, mapped, strong, indexed),
                     format!("{logical} logical pages, {mapped} nodes, {indexed} indexed"),
                 );
+                if crate::ftl::fpindex::demand(cfg).is_some() {
+                    // The bucket-page cache: per bucket page its cache state and write-back
+                    // state (the bucket pages' directory entries are in the page map).
+                    p.array(
+                        "ftl.dedup.index_cache",
+                        bpp,
+                        crate::ftl::fpindex::index_pages(cfg),
+                        crate::ftl::mapcache::BYTES_PER_ENTRY + TPAGE_STATE_BYTES,
+                        "bucket pages",
+                    );
+                }
                 if cfg.check.invariants {
                     p.add(
                         "check.dedup",
@@ -306,6 +327,25 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 size_of::<u64>(),
                 "logical blocks written",
             );
+            if crate::ftl::mapcache::demand(cfg).is_some() {
+                // The demand-paged chunk map: the cache's per-entry state in leaves allocated
+                // where blocks are looked up (the blocks the file system uses, as the map's),
+                // and per translation page its directory entry and write-back state.
+                p.array(
+                    "ccsd.map_cache",
+                    "stack.fs.partition_bytes",
+                    written,
+                    crate::ftl::mapcache::BYTES_PER_ENTRY,
+                    "logical blocks looked up",
+                );
+                p.array(
+                    "ccsd.map_cache.directory",
+                    bpp,
+                    crate::ftl::mapcache::translation_pages(cfg),
+                    size_of::<u32>() + TPAGE_STATE_BYTES,
+                    "translation pages (directory entry, write-back state)",
+                );
+            }
             if st.ccsd.straddle {
                 p.array(
                     "ccsd.next",

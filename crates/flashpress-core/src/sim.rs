@@ -548,11 +548,12 @@ impl Simulation {
         }
     }
 
-    /// The plain SSD's cumulative map cache counters, with a demand-paged map.
+    /// The cumulative map cache counters, with a demand-paged map (the plain SSD's page or
+    /// packed map, or the CCSD's chunk map).
     fn map_counters(&self) -> Option<crate::ftl::mapcache::MapCacheCounters> {
         match &self.target {
             Target::Ssd(d) => d.ftl.map.as_ref().map(|m| m.counters),
-            Target::Stack(_) => None,
+            Target::Stack(s) => s.ccsd().map_counters(),
         }
     }
 
@@ -740,6 +741,9 @@ impl Simulation {
                     c.gc_chunks_migrated,
                     s.ccsd().free_blocks(),
                 );
+                if let Some(m) = s.ccsd().map_counters() {
+                    self.rec.sample_map(0, &m);
+                }
                 s.sample();
             }
         }
@@ -947,7 +951,7 @@ impl Simulation {
                     Some(b) => minus(&i, &b, &[]),
                     None => i,
                 });
-                crate::ftl::mapcache::MapCacheSummary::new(
+                let mut m = crate::ftl::mapcache::MapCacheSummary::new(
                     &self.cfg,
                     c,
                     f.host_pages_written,
@@ -957,7 +961,13 @@ impl Simulation {
                         self.rec.read_split.map_ns,
                     ),
                     i,
-                )
+                );
+                if matches!(self.target, Target::Stack(_)) {
+                    // A stack's reads are the file system's; the CCSD does not split them.
+                    m.read_translation_mean_us = None;
+                    m.read_data_mean_us = None;
+                }
+                m
             }),
             split_table_bytes: self
                 .cfg

@@ -101,12 +101,16 @@ fn shorten_message(msg: &str) -> String {
 }
 
 /// Bytes of the mapping table a resolved config keeps in DRAM (`summary.mapping_table_bytes`,
-/// counted as PR-SSD section 4.4.1 counts it).
+/// counted as PR-SSD section 4.4.1 counts it; with `[stack]` the CCSD's chunk map, 8 bytes
+/// per logical block: the largest `ftl.map_cache.dram_bytes` either way).
 #[pyfunction]
 fn mapping_table_bytes(py: Python<'_>, resolved_json: &str) -> PyResult<u64> {
     let v = parse_json(py, resolved_json, "resolved config")?;
     let cfg = SimConfig::from_resolved_value(v, "resolved config", None).py_err(py)?;
-    Ok(flashpress_core::device::compress::mapping_table_bytes(&cfg))
+    Ok(match cfg.stack {
+        Some(_) => flashpress_core::ftl::mapcache::table_bytes(&cfg),
+        None => flashpress_core::device::compress::mapping_table_bytes(&cfg),
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1697,20 +1697,14 @@ impl SimConfig {
             )?;
         }
         if let MapCacheConfig::Demand { dram_bytes, .. } = f.map_cache {
-            let key = "ftl.map_cache";
-            for (on, what) in [
-                (
-                    f.compression().is_some_and(|c| c.split.is_some()),
-                    "ftl.compression.split (the split mapping table)",
-                ),
-                (self.stack.is_some(), "a [stack] run (the CCSD's chunk map)"),
-            ] {
-                check(!on, src, key, || {
-                    format!(
-                        "type = \"demand\" pages the page map (with ftl.dedup: of its nodes) and the packed map of ftl.compression; it is not available with {what}: use type = \"full\""
-                    )
-                })?;
-            }
+            check(
+                f.compression().is_none_or(|c| c.split.is_none()),
+                src,
+                "ftl.map_cache",
+                || {
+                    "type = \"demand\" pages the page map (with ftl.dedup: of its nodes), the packed map of ftl.compression and the CCSD's chunk map; it is not available with ftl.compression.split (the split mapping table): use type = \"full\"".into()
+                },
+            )?;
             let t = crate::ftl::mapcache::table(self);
             let table = t.bytes;
             let tpage = n.page_size as u64;
@@ -1723,7 +1717,12 @@ impl SimConfig {
                     let each = if each.fract() == 0.0 {
                         format!("{each}")
                     } else {
-                        format!("{each:.2} (summary.mapping_table_bytes per logical page)")
+                        let what = if f.dedup().is_some() {
+                            "the node table and page map of nodes per node"
+                        } else {
+                            "summary.mapping_table_bytes per logical page"
+                        };
+                        format!("{each:.2} ({what})")
                     };
                     format!(
                         "expected from one translation page ({tpage} bytes) to the whole mapping table ({table} bytes: {} entries of {each} bytes), got {dram_bytes}",
@@ -1775,8 +1774,9 @@ impl SimConfig {
         )?;
         let tpages = crate::ftl::mapcache::translation_pages(self);
         let ipages = crate::ftl::fpindex::flash_pages(self);
+        // A CCSD checks its own space (translation pages included).
         check(
-            tpages + ipages == 0 || logical + tpages + ipages < usable,
+            self.stack.is_some() || tpages + ipages == 0 || logical + tpages + ipages < usable,
             src,
             if tpages > 0 {
                 "ftl.map_cache"

@@ -33,6 +33,14 @@ pub fn fingerprint_bytes(page: &[u8]) -> (u64, Strong) {
     (pre, strong)
 }
 
+/// Bytes of a node's record in the node table as a device would store it (CAFTL's secondary
+/// map entry beside its flash page): the reference count and the forward to the root, 4 bytes
+/// each. The simulator's own [`Node`] also keeps the stub link count and two flags.
+pub const NODE_ENTRY_BYTES: u64 = 8;
+
+/// Bytes of a logical page's entry in the node table: its node (CAFTL's primary map).
+pub const LPN_ENTRY_BYTES: u64 = 4;
+
 /// Marks "no node" in the maps.
 pub const NONE: u32 = u32::MAX;
 

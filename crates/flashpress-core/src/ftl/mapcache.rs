@@ -36,6 +36,16 @@ const CLEAN: u32 = u32::MAX;
 /// The table a demand cache pages: its entries and the DRAM bytes the whole of it takes.
 ///
 /// - The page FTL: one [`ENTRY_BYTES`] entry per mapped page.
+/// - With deduplication (`ftl.dedup`): one entry per node of the dedup map, keyed by node as
+///   the page map of nodes is, and as wide as the node table and that page map together
+///   spread over the nodes: per node its flash page ([`ENTRY_BYTES`]) and record
+///   ([`super::dedup::NODE_ENTRY_BYTES`]: reference count and forward), per logical page its
+///   node ([`super::dedup::LPN_ENTRY_BYTES`]). The node table shares the page map's budget:
+///   every lookup that needs one needs the other (a read resolves its page's node and the
+///   node's flash page; a write changes both), so one cache of node-sized entries pages them
+///   as one table.
+/// - The CCSD's chunk map (a `[stack]` run): one 8-byte entry per logical block
+///   ([`super::packed::map::ENTRY_BYTES`]: page, offset and length).
 /// - The packed map of a compressing device (`ftl.compression`, PR-SSD's schemes): one entry
 ///   per host logical page, the packer's (the page FTL below it maps virtual pages, which are
 ///   the flash page field of these entries). An entry costs the scheme's whole table as
@@ -68,6 +78,26 @@ impl Table {
 
 /// The table a config's demand cache would page.
 pub fn table(cfg: &SimConfig) -> Table {
+    if let Some(st) = &cfg.stack {
+        // The CCSD's chunk map: one 8-byte entry (page, offset, length) per logical block.
+        let entries = crate::device::ccsd::space_of(cfg, st).1;
+        return Table {
+            entries,
+            bytes: entries * super::packed::map::ENTRY_BYTES,
+            per: entries,
+        };
+    }
+    if cfg.ftl.dedup().is_some() {
+        // The node table shares the page map of nodes' entries: per node its flash page and
+        // its record, per logical page its node, spread over the nodes.
+        let nodes = super::mapped_pages(cfg);
+        return Table {
+            entries: nodes,
+            bytes: super::logical_pages(cfg) * super::dedup::LPN_ENTRY_BYTES
+                + nodes * (ENTRY_BYTES + super::dedup::NODE_ENTRY_BYTES),
+            per: nodes,
+        };
+    }
     match cfg.ftl.compression() {
         None => {
             let entries = super::mapped_pages(cfg);
@@ -201,20 +231,80 @@ impl MapCacheSummary {
     }
 }
 
+/// Per-entry state of a [`MapCache`]: its list links, the write-back epoch of its translation
+/// page when it was dirtied (or CLEAN) and its segment (0: not cached, 1: probationary, LRU's
+/// only list, 2: protected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    prev: u32,
+    next: u32,
+    dirty: u32,
+    seg: u8,
+}
+
+impl Slot {
+    /// An uncached entry.
+    pub const FREE: Slot = Slot {
+        prev: NIL,
+        next: NIL,
+        dirty: CLEAN,
+        seg: 0,
+    };
+}
+
+/// Where a [`MapCache`] keeps its per-entry state: a flat array (the page map: every entry is
+/// in a dense logical space), or a sparse one whose leaves are allocated where entries are
+/// looked up (the CCSD's chunk map, whose logical space of billions of blocks is mostly never
+/// touched).
+pub trait Slots {
+    /// `n` entries, none cached.
+    fn with_entries(n: u64) -> Self;
+    /// The state of entry `e`.
+    fn slot(&self, e: u32) -> Slot;
+    /// The state of entry `e`, to change (a sparse array allocates its leaf).
+    fn slot_mut(&mut self, e: u32) -> &mut Slot;
+}
+
+impl Slots for Vec<Slot> {
+    fn with_entries(n: u64) -> Self {
+        vec![Slot::FREE; n as usize]
+    }
+    #[inline]
+    fn slot(&self, e: u32) -> Slot {
+        self[e as usize]
+    }
+    #[inline]
+    fn slot_mut(&mut self, e: u32) -> &mut Slot {
+        &mut self[e as usize]
+    }
+}
+
+impl Slots for super::packed::map::Sparse<Slot> {
+    fn with_entries(n: u64) -> Self {
+        super::packed::map::Sparse::new(n, SPARSE_LEAF, Slot::FREE)
+    }
+    #[inline]
+    fn slot(&self, e: u32) -> Slot {
+        self.get(e as u64)
+    }
+    #[inline]
+    fn slot_mut(&mut self, e: u32) -> &mut Slot {
+        self.get_mut(e as u64)
+    }
+}
+
+/// Entries per leaf of a sparse [`Slots`] array (1 MiB leaves).
+pub const SPARSE_LEAF: u64 = 1 << 16;
+
 /// The cached mapping table: which entries are in DRAM (LRU or segmented LRU, intrusive lists
-/// over flat arrays indexed by logical page), which are dirty, and which translation pages
-/// wait to be written back.
-pub struct MapCache {
+/// over per-entry [`Slots`] indexed by logical page), which are dirty, and which translation
+/// pages wait to be written back.
+pub struct MapCache<S: Slots = Vec<Slot>> {
     cap: u32,
     /// Entries the protected segment may hold (0: plain LRU).
     protected_cap: u32,
     per_tpage: u32,
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    /// 0: not cached, 1: probationary (LRU's only list), 2: protected.
-    seg: Vec<u8>,
-    /// The write-back epoch of its translation page when the entry was dirtied, or CLEAN.
-    dirty: Vec<u32>,
+    slots: S,
     /// (head = most recent, tail, length) per segment: [probation, protected].
     head: [u32; 2],
     tail: [u32; 2],
@@ -226,13 +316,14 @@ pub struct MapCache {
     pub counters: MapCacheCounters,
 }
 
-impl MapCache {
-    /// Simulator memory per map entry: two list links, a segment and a dirty mark.
-    pub const BYTES_PER_ENTRY: usize = 4 + 4 + 1 + 4;
+/// Simulator memory per map entry of a [`MapCache`]: two list links, a dirty mark and a
+/// segment, padded (every entry with flat [`Slots`]; those of touched leaves with sparse ones).
+pub const BYTES_PER_ENTRY: usize = std::mem::size_of::<Slot>();
 
+impl<S: Slots> MapCache<S> {
     /// An empty cache of `cap` entries over `entries` logical pages, `per_tpage` per
     /// translation page.
-    pub fn new(entries: u64, cap: u64, per_tpage: u64, policy: MapCachePolicy) -> MapCache {
+    pub fn new(entries: u64, cap: u64, per_tpage: u64, policy: MapCachePolicy) -> MapCache<S> {
         let tpages = entries.div_ceil(per_tpage) as usize;
         let cap = cap.min(entries) as u32;
         MapCache {
@@ -242,10 +333,7 @@ impl MapCache {
                 MapCachePolicy::SegmentedLru => (cap as u64 * 4 / 5) as u32,
             },
             per_tpage: per_tpage as u32,
-            prev: vec![NIL; entries as usize],
-            next: vec![NIL; entries as usize],
-            seg: vec![0; entries as usize],
-            dirty: vec![CLEAN; entries as usize],
+            slots: S::with_entries(entries),
             head: [NIL; 2],
             tail: [NIL; 2],
             len: [0; 2],
@@ -270,12 +358,12 @@ impl MapCache {
     /// Whether entry `e` is in DRAM.
     #[inline]
     pub fn cached(&self, e: u32) -> bool {
-        self.seg[e as usize] != 0
+        self.slots.slot(e).seg != 0
     }
 
     /// Whether entry `e` is in DRAM and differs from its translation page.
     pub fn is_dirty(&self, e: u32) -> bool {
-        self.cached(e) && self.dirty[e as usize] == self.tp_epoch[self.tpage_of(e) as usize]
+        self.cached(e) && self.slots.slot(e).dirty == self.tp_epoch[self.tpage_of(e) as usize]
     }
 
     /// Look entry `e` up (`dirty`: the access changes it). Returns whether it was in DRAM; on
@@ -284,7 +372,7 @@ impl MapCache {
     #[inline]
     pub fn access(&mut self, e: u32, dirty: bool) -> bool {
         self.counters.lookups += 1;
-        let hit = match self.seg[e as usize] {
+        let hit = match self.slots.slot(e).seg {
             0 => {
                 if self.len[0] + self.len[1] >= self.cap {
                     self.evict();
@@ -345,7 +433,8 @@ impl MapCache {
 
     #[inline]
     fn mark_dirty(&mut self, e: u32) {
-        self.dirty[e as usize] = self.tp_epoch[self.tpage_of(e) as usize];
+        let ep = self.tp_epoch[self.tpage_of(e) as usize];
+        self.slots.slot_mut(e).dirty = ep;
     }
 
     fn write_back(&mut self, t: u32) {
@@ -364,8 +453,9 @@ impl MapCache {
             self.write_back(self.tpage_of(v));
         }
         self.unlink(v);
-        self.seg[v as usize] = 0;
-        self.dirty[v as usize] = CLEAN;
+        let s = self.slots.slot_mut(v);
+        s.seg = 0;
+        s.dirty = CLEAN;
     }
 
     /// The protected segment over its share: its least recent entry goes back to probation.
@@ -381,31 +471,35 @@ impl MapCache {
     #[inline]
     fn push_head(&mut self, s: usize, e: u32) {
         let h = self.head[s];
-        self.prev[e as usize] = NIL;
-        self.next[e as usize] = h;
+        {
+            let x = self.slots.slot_mut(e);
+            x.prev = NIL;
+            x.next = h;
+            x.seg = s as u8 + 1;
+        }
         if h == NIL {
             self.tail[s] = e;
         } else {
-            self.prev[h as usize] = e;
+            self.slots.slot_mut(h).prev = e;
         }
         self.head[s] = e;
         self.len[s] += 1;
-        self.seg[e as usize] = s as u8 + 1;
     }
 
     #[inline]
     fn unlink(&mut self, e: u32) {
-        let s = self.seg[e as usize] as usize - 1;
-        let (p, n) = (self.prev[e as usize], self.next[e as usize]);
+        let x = self.slots.slot(e);
+        let s = x.seg as usize - 1;
+        let (p, n) = (x.prev, x.next);
         if p == NIL {
             self.head[s] = n;
         } else {
-            self.next[p as usize] = n;
+            self.slots.slot_mut(p).next = n;
         }
         if n == NIL {
             self.tail[s] = p;
         } else {
-            self.prev[n as usize] = p;
+            self.slots.slot_mut(n).prev = p;
         }
         self.len[s] -= 1;
     }
@@ -417,7 +511,7 @@ impl MapCache {
             let mut e = self.head[s];
             while e != NIL {
                 v.push(e);
-                e = self.next[e as usize];
+                e = self.slots.slot(e).next;
             }
         }
         v
@@ -458,7 +552,7 @@ mod tests {
     fn lru_hits_equal_stack_distance_count() {
         for (cap, range) in [(1, 5), (7, 40), (64, 100), (100, 100)] {
             let trace = pseudo(5000, range, cap);
-            let mut c = MapCache::new(range as u64, cap, 16, MapCachePolicy::Lru);
+            let mut c = MapCache::<Vec<Slot>>::new(range as u64, cap, 16, MapCachePolicy::Lru);
             let hits = trace.iter().filter(|&&e| c.access(e, false)).count() as u64;
             assert_eq!(
                 hits,
@@ -470,11 +564,38 @@ mod tests {
         }
     }
 
+    /// The sparse per-entry state (the CCSD's chunk map) behaves as the flat one, and only
+    /// allocates leaves where entries were looked up.
+    #[test]
+    fn sparse_slots_give_the_same_hits_and_allocate_only_touched_leaves() {
+        use crate::ftl::packed::map::Sparse;
+        let n = 40 * SPARSE_LEAF;
+        for policy in [MapCachePolicy::Lru, MapCachePolicy::SegmentedLru] {
+            let trace: Vec<u32> = pseudo(4000, 300, 9)
+                .into_iter()
+                .map(|e| e * 7 + (e % 3) * 17 * SPARSE_LEAF as u32)
+                .collect();
+            let mut flat: MapCache = MapCache::new(n, 50, 512, policy);
+            let mut sparse = MapCache::<Sparse<Slot>>::new(n, 50, 512, policy);
+            for &e in &trace {
+                let d = e % 5 == 0;
+                assert_eq!(flat.access(e, d), sparse.access(e, d));
+            }
+            assert_eq!(flat.counters, sparse.counters);
+            assert_eq!(flat.order(), sparse.order());
+            assert_eq!(sparse.slots.leaves_allocated(), 3);
+        }
+        let lru_trace = pseudo(3000, 200, 4);
+        let mut c = MapCache::<Sparse<Slot>>::new(n, 30, 512, MapCachePolicy::Lru);
+        let hits = lru_trace.iter().filter(|&&e| c.access(e, false)).count() as u64;
+        assert_eq!(hits, lru_hits(&lru_trace, 30));
+    }
+
     #[test]
     fn segmented_lru_keeps_twice_referenced_entries_over_a_scan() {
         // 5 entries: protected share 4. Entries 0..4 referenced twice are protected; a scan of
         // 10 new entries cycles through the single probationary slot and never evicts them.
-        let mut c = MapCache::new(100, 5, 16, MapCachePolicy::SegmentedLru);
+        let mut c: MapCache = MapCache::new(100, 5, 16, MapCachePolicy::SegmentedLru);
         for e in [0, 1, 2, 3, 0, 1, 2, 3] {
             c.access(e, false);
         }
@@ -483,7 +604,7 @@ mod tests {
         }
         assert!((0..4).all(|e| c.access(e, false)));
         // Plain LRU loses them all.
-        let mut l = MapCache::new(100, 5, 16, MapCachePolicy::Lru);
+        let mut l: MapCache = MapCache::new(100, 5, 16, MapCachePolicy::Lru);
         for e in [0, 1, 2, 3, 0, 1, 2, 3].into_iter().chain(10..20) {
             l.access(e, false);
         }
@@ -493,7 +614,7 @@ mod tests {
     #[test]
     fn dirty_eviction_writes_back_its_translation_page_once_with_its_batch() {
         // 4 entries per translation page, 3 cached.
-        let mut c = MapCache::new(16, 3, 4, MapCachePolicy::Lru);
+        let mut c: MapCache = MapCache::new(16, 3, 4, MapCachePolicy::Lru);
         c.access(0, true);
         c.access(1, true);
         c.access(8, false);
@@ -511,7 +632,7 @@ mod tests {
 
     #[test]
     fn gc_updates_cached_entries_in_dram_and_others_once_per_translation_page() {
-        let mut c = MapCache::new(16, 2, 4, MapCachePolicy::Lru);
+        let mut c: MapCache = MapCache::new(16, 2, 4, MapCachePolicy::Lru);
         c.access(5, false);
         c.gc_update(5);
         assert!(c.is_dirty(5));

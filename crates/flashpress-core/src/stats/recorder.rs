@@ -63,9 +63,49 @@ struct Sample {
     /// With `ftl.dedup`: logical pages mapped and pages stored.
     dedup_mapped: u64,
     dedup_stored: u64,
-    /// With a demand-paged map: cumulative lookups, hits, translation reads and writes.
-    map: [u64; 4],
+    /// Per demand-paged table ([`TABLE_COLUMNS`]: the map, the fingerprint index): cumulative
+    /// lookups, hits, translation reads and writes.
+    map: [[u64; 4]; 2],
 }
+
+/// The timeline columns of each demand-paged table (the map, the fingerprint index): (name,
+/// unit, description) of its hit ratio, translation reads and translation writes.
+const TABLE_COLUMNS: [[(&str, &str, &str); 3]; 2] = [
+    [
+        (
+            "map_hit_ratio",
+            "fraction",
+            "map entries found in DRAM per entry looked up in the interval (ftl.map_cache)",
+        ),
+        (
+            "map_translation_reads",
+            "pages",
+            "translation pages read in the interval (ftl.map_cache)",
+        ),
+        (
+            "map_translation_writes",
+            "pages",
+            "translation pages programmed in the interval (ftl.map_cache)",
+        ),
+    ],
+    [
+        (
+            "index_hit_ratio",
+            "fraction",
+            "fingerprint lookups whose bucket page was in DRAM per lookup in the interval (ftl.dedup.index_cache)",
+        ),
+        (
+            "index_translation_reads",
+            "pages",
+            "bucket pages of the fingerprint index read in the interval (ftl.dedup.index_cache)",
+        ),
+        (
+            "index_translation_writes",
+            "pages",
+            "bucket pages of the fingerprint index programmed in the interval (ftl.dedup.index_cache)",
+        ),
+    ],
+];
 
 /// Statistics gathered during a run.
 ///
@@ -114,8 +154,8 @@ pub struct Recorder {
     samples: Vec<(u64, Sample)>,
     /// The device deduplicates: the timeline gets its dedup columns.
     dedup_columns: bool,
-    /// The device pages its map: the timeline gets its map cache columns.
-    map_columns: bool,
+    /// Per table of [`TABLE_COLUMNS`]: the device pages it, the timeline gets its cache columns.
+    map_columns: [bool; 2],
 }
 
 impl Recorder {
@@ -147,7 +187,7 @@ impl Recorder {
             pending: VecDeque::new(),
             samples: Vec::new(),
             dedup_columns: false,
-            map_columns: false,
+            map_columns: [false; 2],
         }
     }
 
@@ -325,10 +365,21 @@ impl Recorder {
             last.1.dedup_mapped = d.mapped();
             last.1.dedup_stored = d.stored();
         }
-        if let (Some(m), Some(last)) = (dev.ftl.map.as_ref(), self.samples.last_mut()) {
-            self.map_columns = true;
-            let c = &m.counters;
-            last.1.map = [c.lookups, c.hits, c.translation_reads, c.translation_writes];
+        if let Some(m) = dev.ftl.map.as_ref() {
+            self.sample_map(0, &m.counters);
+        }
+        if let Some(m) = dev.ftl.index.as_ref() {
+            self.sample_map(1, &m.counters);
+        }
+    }
+
+    /// Add a demand-paged table's cumulative counters to the sample just taken: table 0 the
+    /// map (the page or packed map of the plain SSD, the CCSD's chunk map; the timeline's
+    /// `map_*` columns), 1 the fingerprint index (`index_*`).
+    pub fn sample_map(&mut self, table: usize, c: &crate::ftl::mapcache::MapCacheCounters) {
+        if let Some(last) = self.samples.last_mut() {
+            self.map_columns[table] = true;
+            last.1.map[table] = [c.lookups, c.hits, c.translation_reads, c.translation_writes];
         }
     }
 
@@ -358,7 +409,7 @@ impl Recorder {
                 gc_busy_ns: nand.gc_busy_ns,
                 dedup_mapped: 0,
                 dedup_stored: 0,
-                map: [0; 4],
+                map: [[0; 4]; 2],
             },
         ));
         while self.pending.front().is_some_and(|&(j, _)| j <= interval) {
@@ -549,7 +600,7 @@ impl Recorder {
         };
         let (mut ri, mut si) = (0usize, 0usize);
         let mut dedup: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
-        let mut map: [Vec<f64>; 3] = Default::default();
+        let mut map: [[Vec<f64>; 3]; 2] = Default::default();
         for &i in &rows {
             let start = i.saturating_mul(self.interval_ns);
             let stop = start
@@ -598,15 +649,18 @@ impl Recorder {
                 dedup.0.push(cur.dedup_mapped as f64);
                 dedup.1.push(cur.dedup_stored as f64);
             }
-            if self.map_columns {
-                let d = |k: usize| cur.map[k].saturating_sub(prev.map[k]);
-                map[0].push(if d(0) == 0 {
+            for (t, cols) in map.iter_mut().enumerate() {
+                if !self.map_columns[t] {
+                    continue;
+                }
+                let d = |k: usize| cur.map[t][k].saturating_sub(prev.map[t][k]);
+                cols[0].push(if d(0) == 0 {
                     f64::NAN
                 } else {
                     d(1) as f64 / d(0) as f64
                 });
-                map[1].push(d(2) as f64);
-                map[2].push(d(3) as f64);
+                cols[1].push(d(2) as f64);
+                cols[2].push(d(3) as f64);
             }
         }
         if self.dedup_columns {
@@ -635,26 +689,12 @@ impl Recorder {
                 ratio,
             ));
         }
-        if self.map_columns {
-            let [hit, reads, writes] = map;
-            cols.push((
-                "map_hit_ratio",
-                "fraction",
-                "map entries found in DRAM per entry looked up in the interval (ftl.map_cache)",
-                hit,
-            ));
-            cols.push((
-                "map_translation_reads",
-                "pages",
-                "translation pages read in the interval (ftl.map_cache)",
-                reads,
-            ));
-            cols.push((
-                "map_translation_writes",
-                "pages",
-                "translation pages programmed in the interval (ftl.map_cache)",
-                writes,
-            ));
+        for (t, values) in map.into_iter().enumerate() {
+            if self.map_columns[t] {
+                for ((name, unit, description), v) in TABLE_COLUMNS[t].into_iter().zip(values) {
+                    cols.push((name, unit, description, v));
+                }
+            }
         }
         let cols = cols
             .into_iter()

@@ -641,7 +641,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
             "-",
             "the demand-paged map (ftl.map_cache = \"demand\"); null with the whole table in DRAM",
         ),
-        ("map_cache.cached_entries", "entries", "map entries the DRAM budget holds (4 B each)"),
+        ("map_cache.cached_entries", "entries", "map entries the DRAM budget holds (each of the table's bytes per entry)"),
         ("map_cache.table_entries", "entries", "map entries of the whole table"),
         ("map_cache.translation_pages", "pages", "translation pages holding the table on flash"),
         ("map_cache.lookups", "entries", "map entries looked up by host reads, writes and TRIMs"),

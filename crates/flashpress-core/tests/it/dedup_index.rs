@@ -390,8 +390,14 @@ fn bad_index_budgets_name_the_key() {
 
 #[test]
 fn the_page_map_of_nodes_pages_too_and_a_whole_budget_is_the_full_table() {
-    // With dedup the page map maps nodes: 7897 entries of 4 bytes on the tiny preset.
-    let table = 7897 * 4;
+    // With dedup the paged table is the node table with the page map of nodes, one entry per
+    // node on the tiny preset (6963 logical pages, 7897 nodes): per logical page its node
+    // (4 bytes), per node its flash page (4), reference count (4) and forward (4).
+    let table = 6963 * 4 + 7897 * 12;
+    assert_eq!(
+        flashpress_core::ftl::mapcache::table_bytes(&cfg("inline", None, "")),
+        table
+    );
     let pre = "[precondition]\nfill_fraction = 1.0\naging_fraction = 0.5\n[check]\nverify = true\n";
     let map = |dram: u64| {
         format!(
@@ -415,6 +421,11 @@ fn the_page_map_of_nodes_pages_too_and_a_whole_budget_is_the_full_table() {
         let s = &r.summary;
         let m = s.map_cache.unwrap();
         let ix = m.fingerprint_index.unwrap();
+        // 8192 bytes hold 8192 x 7897 / 122616 entries (527, not the 2048 4-byte page-map
+        // entries); a translation page 4096 x 7897 / 122616 (263), so 31 pages.
+        assert_eq!(m.cached_entries, 8192 * 7897 / table);
+        assert_eq!(m.translation_pages, 7897u64.div_ceil(4096 * 7897 / table));
+        assert_eq!((m.cached_entries, m.translation_pages), (527, 31));
         assert!(m.counters.lookups > 0 && m.hit_ratio < 1.0, "{mode}: {m:?}");
         assert!(m.counters.translation_writes > 0 && m.counters.translation_lookup_reads > 0);
         assert!(ix.lookups > 0 && ix.hit_ratio < 1.0);
@@ -432,4 +443,46 @@ fn the_page_map_of_nodes_pages_too_and_a_whole_budget_is_the_full_table() {
         );
         assert_eq!(r.summary_json(), run().summary_json(), "deterministic");
     }
+}
+
+/// The timeline's `index_*` columns, per interval, add up to the summary's fingerprint index
+/// counters; its hit ratios are fractions, and below 1 somewhere; the whole index in DRAM
+/// has none of them (and a page map in DRAM none of the `map_*` ones).
+#[test]
+fn index_timeline_columns_add_up_to_the_summary() {
+    let reqs = pool_requests(6000, 6963, 3000, 8);
+    let pre = format!("{NO_PRECONDITION}[stats]\ninterval_ms = 5.0\n");
+    let c = cfg("inline", Some(4 * 4096), &pre);
+    let r = run(&c, reqs.clone(), Drive::Closed { depth: 4 })
+        .finish()
+        .unwrap();
+    let ix = r.summary.map_cache.unwrap().fingerprint_index.unwrap();
+    let col = |name: &str| {
+        r.timeline
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+            .values
+            .clone()
+    };
+    assert!(col("time_s").len() > 3);
+    let sum = |v: Vec<f64>| v.iter().filter(|x| !x.is_nan()).sum::<f64>();
+    assert!(ix.translation_reads > 0 && ix.translation_writes > 0);
+    assert_eq!(
+        sum(col("index_translation_reads")),
+        ix.translation_reads as f64
+    );
+    assert_eq!(
+        sum(col("index_translation_writes")),
+        ix.translation_writes as f64
+    );
+    let hits = col("index_hit_ratio");
+    assert!(hits.iter().all(|h| h.is_nan() || (0.0..=1.0).contains(h)));
+    assert!(hits.iter().any(|h| !h.is_nan() && *h < 1.0));
+    assert!(!r.timeline.iter().any(|c| c.name.starts_with("map_")));
+    let whole = cfg("inline", None, &pre);
+    let r = run(&whole, reqs, Drive::Closed { depth: 4 })
+        .finish()
+        .unwrap();
+    assert!(!r.timeline.iter().any(|c| c.name.starts_with("index_")));
 }

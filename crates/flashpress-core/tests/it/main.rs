@@ -4,6 +4,7 @@
 mod support;
 
 mod ccsd;
+mod ccsd_map_cache;
 mod compression;
 mod content;
 mod controller;

@@ -65,7 +65,7 @@ pub(crate) fn stack_distance_hits(trace: &[u64], cap: usize) -> u64 {
 }
 
 /// Zipf(s) ranks over `n` items by inverse CDF, scattered over the pages by a fixed stride.
-fn zipf(n: u64, s: f64, count: usize, rng: &mut Pcg64Mcg) -> Vec<u64> {
+pub(crate) fn zipf(n: u64, s: f64, count: usize, rng: &mut Pcg64Mcg) -> Vec<u64> {
     let w: Vec<f64> = (1..=n).map(|k| (k as f64).powf(-s)).collect();
     let total: f64 = w.iter().sum();
     let mut cdf = Vec::with_capacity(n as usize);

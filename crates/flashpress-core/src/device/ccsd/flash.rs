@@ -175,6 +175,14 @@ impl Flash {
         tag
     }
 
+    /// Queue a read of `ppn` now that no command waits for (a translation page's, demand-paged
+    /// chunk map).
+    pub fn read_untagged(&mut self, ppn: Ppn) {
+        let at = self.when(self.nand.geo.plane_of_ppn(ppn));
+        self.sched
+            .enqueue_read(ppn, false, NO_REQ, at, &mut self.nand, &mut self.q);
+    }
+
     /// Run until every tagged command has completed (the caller needs their times).
     pub fn wait(&mut self) {
         while self.open > 0 {
@@ -256,5 +264,16 @@ impl PackedBackend for Flash {
         let at = self.when(self.nand.geo.plane_of_ppn(ppn));
         self.sched
             .enqueue_program(ppn, req, buffered, at, &mut self.nand, &mut self.q);
+    }
+
+    fn write_back_map(&mut self, old: Option<Ppn>, new: Ppn) {
+        // Both queued now: the back end has no chaining of one command after another.
+        if let Some(old) = old {
+            self.read_untagged(old);
+        }
+        self.sched.program_allocated(new);
+        let at = self.when(self.nand.geo.plane_of_ppn(new));
+        self.sched
+            .enqueue_program(new, NO_REQ, false, at, &mut self.nand, &mut self.q);
     }
 }

@@ -106,6 +106,22 @@ pub struct CcsdCounters {
     pub energy_total_j: f64,
 }
 
+/// A CCSD's physical user space (the array less `ftl.op_ratio`, bytes) and its logical
+/// space (that times `stack.ccsd.logical_ratio`, in 4 KiB blocks) for a config.
+pub fn space_of(cfg: &SimConfig, st: &StackConfig) -> (u64, u64) {
+    let n = &cfg.nand;
+    let capacity = n.channels as u64
+        * n.chips_per_channel as u64
+        * n.dies_per_chip as u64
+        * n.planes_per_die as u64
+        * n.blocks_per_plane as u64
+        * n.pages_per_block as u64
+        * n.page_size as u64;
+    let user_bytes = (capacity as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64;
+    let logical_blocks = (user_bytes as f64 * st.ccsd.logical_ratio / BLOCK as f64).floor() as u64;
+    (user_bytes, logical_blocks)
+}
+
 /// The CCSD.
 pub struct Ccsd {
     flash: Flash,
@@ -226,9 +242,7 @@ impl Ccsd {
             ));
         }
         let nand = Nand::new(n)?;
-        let capacity = nand.geo.capacity_bytes();
-        let user_bytes = (capacity as f64 * (1.0 - cfg.ftl.op_ratio)).floor() as u64;
-        let logical_blocks = (user_bytes as f64 * d.logical_ratio / BLOCK as f64).floor() as u64;
+        let (user_bytes, logical_blocks) = space_of(cfg, st);
         if logical_blocks >= u32::MAX as u64 {
             return cfg_err(
                 "stack.ccsd.logical_ratio",
@@ -239,18 +253,30 @@ impl Ccsd {
             );
         }
         let g = &nand.geo;
-        let reserve = crate::ftl::gc_threshold_blocks(cfg) + 2;
+        // Open blocks: host and GC, and the translation pages' with a demand-paged map,
+        // whose pages on flash also come out of the space.
+        let tpages = crate::ftl::mapcache::translation_pages(cfg);
+        let reserve = crate::ftl::gc_threshold_blocks(cfg) + 2 + (tpages > 0) as u64;
         let usable = (g.blocks_per_plane as u64).saturating_sub(reserve)
             * g.planes as u64
             * g.pages_per_block as u64
             * g.page_size as u64;
-        if user_bytes > usable {
+        if user_bytes + tpages * g.page_size as u64 > usable {
             return Err(Error::config(
                 "config",
-                "ftl.op_ratio",
+                if tpages > 0 {
+                    "ftl.map_cache"
+                } else {
+                    "ftl.op_ratio"
+                },
                 format!(
-                    "user space of {user_bytes} bytes exceeds the {usable} bytes left after \
-                     the CCSD's GC reserve and open blocks; raise op_ratio"
+                    "user space of {user_bytes} bytes{} exceeds the {usable} bytes left after \
+                     the CCSD's GC reserve and open blocks; raise ftl.op_ratio",
+                    if tpages > 0 {
+                        format!(" with {tpages} translation pages of the demand-paged map")
+                    } else {
+                        String::new()
+                    }
                 ),
             ));
         }
@@ -435,6 +461,76 @@ impl Ccsd {
         self.ftl.check()
     }
 
+    /// The demand-paged chunk map's counters (`ftl.map_cache`), if the map is paged.
+    pub fn map_counters(&self) -> Option<crate::ftl::mapcache::MapCacheCounters> {
+        self.ftl.map_counters()
+    }
+
+    /// Demand-paged chunk map: look up the entries of a request's blocks (`dirty`: a write)
+    /// and queue the translation reads of those that missed from `cmd` on, tagged for the
+    /// request to wait for; untimed, book them on the NAND array. Returns the reads queued
+    /// (0 untimed).
+    fn load_map(&mut self, bio: &Bio<'_>, dirty: bool, cmd: SimTime) -> usize {
+        if self.ftl.paging.is_none() {
+            return 0;
+        }
+        for lba in bio.lba..bio.lba + bio.blocks as u64 {
+            self.ftl.map_lookup(lba, dirty);
+        }
+        let n = self.ftl.map_reads().len();
+        if self.untimed {
+            for &p in self.ftl.map_reads() {
+                self.flash
+                    .nand
+                    .count_read(crate::units::Ppn(p as u64), false);
+                self.flash.nand.count_transfer();
+            }
+        } else if n > 0 {
+            self.flash.begin(cmd);
+            for &p in self.ftl.map_reads() {
+                self.flash.read(crate::units::Ppn(p as u64));
+            }
+        }
+        self.ftl.clear_map_reads();
+        if self.untimed {
+            0
+        } else {
+            n
+        }
+    }
+
+    /// When the tagged translation reads [`Ccsd::load_map`] queued have all completed (no
+    /// earlier than `cmd`); forgets the tags.
+    fn map_loaded(&mut self, cmd: SimTime) -> SimTime {
+        self.flash.wait();
+        self.flash.take_last_done().unwrap_or(cmd).max(cmd)
+    }
+
+    /// Demand-paged chunk map, after each request: the translation reads no request waits
+    /// for (TRIMs' misses) and the write-backs the cache asked for, queued at `at` (or booked
+    /// untimed).
+    fn map_background(&mut self, at: SimTime) -> Result<()> {
+        if self.ftl.paging.is_none() {
+            return Ok(());
+        }
+        if self.untimed {
+            for &p in self.ftl.map_reads() {
+                self.flash
+                    .nand
+                    .count_read(crate::units::Ppn(p as u64), false);
+                self.flash.nand.count_transfer();
+            }
+            self.ftl.clear_map_reads();
+            return self.ftl.flush_map(at, &mut self.flash.nand);
+        }
+        self.flash.at(at);
+        for &p in self.ftl.map_reads() {
+            self.flash.read_untagged(crate::units::Ppn(p as u64));
+        }
+        self.ftl.clear_map_reads();
+        self.ftl.flush_map(at, &mut self.flash)
+    }
+
     #[inline]
     fn link_ns(&self, bytes: u64) -> u64 {
         // Round half up without a libm call (per block on the hot path).
@@ -559,6 +655,7 @@ impl Ccsd {
         if !untimed {
             self.flash.begin(cmd);
         }
+        let map_reads = self.load_map(bio, true, cmd);
         let mut done = cmd;
         let mut stored = 0u64;
         let mut written = 0u64;
@@ -607,6 +704,9 @@ impl Ccsd {
         } else if untimed && !self.flash.buffered() {
             self.ftl.flush_host(&mut self.flash.nand);
         }
+        if buffered && map_reads > 0 {
+            done = done.max(self.map_loaded(cmd));
+        }
         let n = written;
         let c = &mut self.c;
         c.host_write_blocks += n;
@@ -630,6 +730,11 @@ impl Ccsd {
 
     fn read(&mut self, bio: &Bio<'_>, now: SimTime, cmd: SimTime) -> BioDone {
         let host_dec = bio.flags.has(BioFlags::HOST_DECOMPRESS);
+        // With a demand-paged map the data reads wait for the request's translation reads.
+        let mapped = match self.load_map(bio, false, cmd) {
+            0 => cmd,
+            _ => self.map_loaded(cmd),
+        };
         // Each distinct flash page of the range is read once, in page order.
         self.pages.clear();
         for lba in bio.lba..bio.lba + bio.blocks as u64 {
@@ -659,7 +764,7 @@ impl Ccsd {
                 self.page_ready.push(cmd);
             }
         } else if !self.pages.is_empty() {
-            self.flash.begin(cmd);
+            self.flash.begin(mapped);
             let first = self.flash.read(crate::units::Ppn(self.pages[0] as u64));
             for &p in &self.pages[1..] {
                 self.flash.read(crate::units::Ppn(p as u64));
@@ -672,7 +777,7 @@ impl Ccsd {
         }
         self.c.host_pages_read += self.pages.len() as u64;
         let mut done = BioDone::default();
-        let mut ready = cmd;
+        let mut ready = mapped;
         let mut link_bytes = 0u64;
         for lba in bio.lba..bio.lba + bio.blocks as u64 {
             let e = self.ftl.map.get(lba);
@@ -681,7 +786,7 @@ impl Ccsd {
                 link_bytes += BLOCK;
                 continue;
             }
-            let mut at = cmd;
+            let mut at = mapped;
             let mut from_dram = false;
             for p in [Some(map::ppn(e)), self.ftl.tail_page(e)]
                 .into_iter()
@@ -753,7 +858,7 @@ impl Disk for Ccsd {
             return Ok(self.fail(now));
         }
         let cmd = now + self.overhead_ns;
-        match bio.op {
+        let done = match bio.op {
             BioOp::Write => self.write(bio, now, cmd, content),
             BioOp::Read => Ok(self.read(bio, now, cmd)),
             BioOp::Trim => {
@@ -765,7 +870,9 @@ impl Disk for Ccsd {
                     ..BioDone::default()
                 })
             }
-        }
+        }?;
+        self.map_background(cmd)?;
+        Ok(done)
     }
 
     fn logical_blocks(&self) -> u64 {

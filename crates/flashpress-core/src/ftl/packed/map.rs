@@ -7,6 +7,9 @@
 //! (bits 32..48) and the chunk length in bytes (bits 48..64); [`UNMAPPED`] marks a block
 //! holding no data (its length field, 0xFFFF, exceeds any chunk).
 
+/// Bytes of one entry (page, offset, length), as the CCSD stores it.
+pub const ENTRY_BYTES: u64 = std::mem::size_of::<u64>() as u64;
+
 /// Entry of a logical block that holds no data.
 pub const UNMAPPED: u64 = u64::MAX;
 
@@ -85,6 +88,14 @@ impl<T: Copy + PartialEq> Sparse<T> {
         let (l, j) = self.at(i);
         let leaf = self.leaves[l].get_or_insert_with(|| vec![fill; len].into_boxed_slice());
         std::mem::replace(&mut leaf[j], v)
+    }
+
+    /// Entry `i` to change in place, allocating its leaf if needed.
+    #[inline]
+    pub fn get_mut(&mut self, i: u64) -> &mut T {
+        let (fill, len) = (self.fill, self.leaf.get() as usize);
+        let (l, j) = self.at(i);
+        &mut self.leaves[l].get_or_insert_with(|| vec![fill; len].into_boxed_slice())[j]
     }
 
     /// Set entry `i` back to the fill value without allocating a leaf; returns the old entry.

@@ -32,6 +32,7 @@ pub mod pages;
 
 use crate::config::{SimConfig, Striping, VictimPolicy};
 use crate::error::{Error, Result};
+use crate::ftl::mapcache::{self, MapCache, Slot};
 use crate::ftl::{self, victim, BlockState, Blocks, FlashBackend, GcKind};
 use crate::nand::Geometry;
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
@@ -51,6 +52,10 @@ pub trait PackedBackend: FlashBackend {
     fn buffer_slot(&mut self) -> Option<SimTime>;
     /// Queue the program of a full (or flushed) host page now.
     fn program_host(&mut self, ppn: Ppn);
+    /// Queue a translation page's write-back now (demand-paged chunk map): the read of its
+    /// stored copy `old`, if it has one, and the program of the merged page at `new`. No
+    /// request waits for either.
+    fn write_back_map(&mut self, old: Option<Ppn>, new: Ppn);
 }
 
 /// Untimed flash: the NAND array books each operation (counts, energy, wear) at once, with
@@ -62,6 +67,14 @@ impl PackedBackend for crate::nand::Nand {
     fn program_host(&mut self, ppn: Ppn) {
         self.count_transfer();
         self.count_program(ppn, false);
+    }
+    fn write_back_map(&mut self, old: Option<Ppn>, new: Ppn) {
+        if let Some(old) = old {
+            self.count_read(old, false);
+            self.count_transfer();
+        }
+        self.count_transfer();
+        self.count_program(new, false);
     }
 }
 
@@ -75,12 +88,58 @@ const NONE: u32 = u32::MAX;
 pub fn fits(fill: u32, chunks: u32, len: u32, page: u32, max_chunks: u32) -> bool {
     fill + len <= page && (max_chunks == 0 || chunks < max_chunks)
 }
+/// The demand-paged chunk map a config asks for over `logical_blocks` (`None`: the whole map
+/// in DRAM).
+fn paging_of(cfg: &SimConfig, logical_blocks: u64) -> Result<Option<MapPaging>> {
+    let Some((cap, policy)) = mapcache::demand(cfg) else {
+        return Ok(None);
+    };
+    let per = mapcache::entries_per_tpage(cfg);
+    let tpages = logical_blocks.div_ceil(per);
+    if logical_blocks + tpages >= NONE as u64 {
+        return Err(Error::config(
+            "config",
+            "stack.ccsd.logical_ratio",
+            format!(
+                "{logical_blocks} logical blocks and {tpages} translation pages exceed the \
+                 CCSD's 2^32 - 1 block address space"
+            ),
+        ));
+    }
+    Ok(Some(MapPaging {
+        cache: MapCache::new(logical_blocks, cap, per, policy),
+        gtd: vec![NONE; tpages as usize],
+        base: logical_blocks,
+        reads: Vec::new(),
+    }))
+}
+
 /// Open-block stream of host pages.
 const HOST: usize = 0;
 /// Open-block stream of GC pages.
 const GC: usize = 1;
-/// Streams (open blocks) per plane.
-const STREAMS: usize = 2;
+/// Open-block stream of translation pages (demand-paged chunk map only).
+const MAP: usize = 2;
+/// Stream slots per plane (the translation pages' block is opened only with a demand cache).
+const STREAMS: usize = 3;
+
+/// The chunk map under a DRAM budget (`ftl.map_cache = { type = "demand" }` on a `[stack]`
+/// run): DFTL's cached mapping table over the CCSD's 8-byte entries. The map itself stays
+/// whole in the simulator (it is the truth the translation pages hold); this says which
+/// entries are in DRAM. Translation pages are whole flash pages of `page_size / 8` entries in
+/// open blocks of their own (stream [`MAP`]); a block lists one as the LBA `base + t`, so GC
+/// finds and moves it like a chunk (the directory, `gtd`, follows). The directory is in DRAM.
+pub struct MapPaging {
+    /// Which entries are in DRAM (sparse per-entry state: the logical space is mostly unused).
+    pub cache: MapCache<Sparse<Slot>>,
+    /// Flash page of each translation page, `NONE` while never written (its entries are all
+    /// unmapped).
+    gtd: Vec<u32>,
+    /// The LBA-list mark of translation page 0 (the logical blocks).
+    base: u64,
+    /// Translation pages the lookups since the last [`Packed::take_map_reads`] must read.
+    reads: Vec<u32>,
+}
 
 /// A flash page being filled in DRAM; its physical page is allocated when it opens.
 #[derive(Debug, Clone, Copy)]
@@ -165,6 +224,8 @@ pub struct Packed {
     /// Blocks whose valid bytes fell to zero since the last write, to free their LBA list and
     /// page links at the next one (see [`Packed::release_dead`]).
     dead: Vec<u32>,
+    /// The chunk map under a DRAM budget (`ftl.map_cache`), if it is paged.
+    pub paging: Option<MapPaging>,
     /// Mapped logical blocks.
     pub mapped: u64,
     /// Bytes of valid chunks.
@@ -208,12 +269,14 @@ impl Packed {
                 format!("the CCSD counts valid bytes per block in 32 bits; blocks of {block_bytes} bytes are too large"),
             ));
         }
-        if bpp < gc_threshold + STREAMS + 1 {
+        let paging = paging_of(cfg, logical_blocks)?;
+        let streams = 2 + paging.is_some() as usize;
+        if bpp < gc_threshold + streams + 1 {
             return Err(Error::config(
                 "config",
                 "ftl.gc.threshold",
                 format!(
-                    "the CCSD keeps {gc_threshold} free blocks per plane for GC plus {STREAMS} \
+                    "the CCSD keeps {gc_threshold} free blocks per plane for GC plus {streams} \
                      open blocks; {bpp} blocks per plane leave no room for data"
                 ),
             ));
@@ -255,6 +318,7 @@ impl Packed {
                 NONE,
             ),
             dead: Vec::new(),
+            paging,
             mapped: 0,
             valid_bytes: 0,
             counters: PackedCounters::default(),
@@ -387,7 +451,7 @@ impl Packed {
     }
 
     fn open_host(&mut self, ready: SimTime, flash: &mut impl PackedBackend) -> Result<()> {
-        let plane = self.pick_plane(ready, flash)?;
+        let plane = self.pick_plane(HOST, ready, flash)?;
         let ppn = self.take_page(plane, HOST, flash)?;
         self.host_slot_at = match flash.buffer_slot() {
             Some(at) => {
@@ -526,6 +590,7 @@ impl Packed {
 
     /// Discard `lba`.
     pub fn trim(&mut self, lba: u64, at: SimTime) {
+        self.map_lookup(lba, true);
         let old = self.map.unmap(lba);
         if old != UNMAPPED {
             self.invalidate(old, at);
@@ -534,9 +599,14 @@ impl Packed {
         }
     }
 
-    /// Next plane in striping order whose host stream can take a page, running foreground
-    /// GC where a new block is needed.
-    fn pick_plane(&mut self, at: SimTime, flash: &mut impl PackedBackend) -> Result<PlaneId> {
+    /// Next plane in striping order whose `stream` can take a page, running foreground GC
+    /// where a new block is needed.
+    fn pick_plane(
+        &mut self,
+        stream: usize,
+        at: SimTime,
+        flash: &mut impl PackedBackend,
+    ) -> Result<PlaneId> {
         let n = self.stripe.len();
         if self.least_busy {
             // Start the round-robin walk at the plane whose queued work ends first.
@@ -546,7 +616,7 @@ impl Packed {
             let plane = self.stripe[self.cursor];
             self.cursor = (self.cursor + 1) % n;
             let p = plane.0 as usize;
-            if self.open[p * STREAMS + HOST] != NONE {
+            if self.open[p * STREAMS + stream] != NONE {
                 return Ok(plane);
             }
             if self.free[p].len() < self.gc_threshold {
@@ -632,6 +702,10 @@ impl Packed {
         self.page_read.iter_mut().for_each(|r| *r = false);
         self.moves.clear();
         for lba in list.iter() {
+            if let Some(t) = self.tpage_listed(lba) {
+                self.move_tpage(v, plane, t, at, flash)?;
+                continue;
+            }
             let e = self.map.get(lba as u64);
             if e == UNMAPPED || !self.in_block(e, v) {
                 continue;
@@ -643,6 +717,9 @@ impl Packed {
             }
             let len = map::len(e);
             self.append_gc(plane, lba as u64, len, at, flash)?;
+            if let Some(m) = self.paging.as_mut() {
+                m.cache.gc_update(lba);
+            }
             self.counters.gc_chunks_migrated += 1;
             self.counters.gc_bytes_migrated += len as u64;
         }
@@ -751,6 +828,123 @@ impl Packed {
         Ok(())
     }
 
+    /// Look the map entry of `lba` up in the DRAM cache of a demand-paged map (`dirty`: a
+    /// write or TRIM changes it). One that misses, and whose translation page was ever
+    /// written, leaves that page's read in [`Packed::map_reads`]. Does nothing with the whole
+    /// map in DRAM.
+    #[inline]
+    pub fn map_lookup(&mut self, lba: u64, dirty: bool) {
+        let Some(m) = self.paging.as_mut() else {
+            return;
+        };
+        if !m.cache.access(lba as u32, dirty) {
+            let p = m.gtd[m.cache.tpage_of(lba as u32) as usize];
+            if p != NONE {
+                m.cache.counters.translation_reads += 1;
+                m.cache.counters.translation_lookup_reads += 1;
+                m.reads.push(p);
+            }
+        }
+    }
+
+    /// The translation pages (flash pages) the lookups since [`Packed::clear_map_reads`]
+    /// must read, in lookup order: one per miss.
+    pub fn map_reads(&self) -> &[u32] {
+        self.paging.as_ref().map_or(&[], |m| &m.reads)
+    }
+
+    /// Forget the translation reads handed over.
+    pub fn clear_map_reads(&mut self) {
+        if let Some(m) = self.paging.as_mut() {
+            m.reads.clear();
+        }
+    }
+
+    /// The demand-paged map's counters, if the map is paged.
+    pub fn map_counters(&self) -> Option<mapcache::MapCacheCounters> {
+        self.paging.as_ref().map(|m| m.cache.counters)
+    }
+
+    /// Write back the translation pages the cache has waiting (dirty evictions, GC updates
+    /// of uncached entries) at `at`: each goes to a new page of the translation stream, its
+    /// stored copy (if any) read to merge with. GC this needs runs first (and may add
+    /// write-backs, written here too).
+    pub fn flush_map(&mut self, at: SimTime, flash: &mut impl PackedBackend) -> Result<()> {
+        while self.paging.as_ref().is_some_and(|m| m.cache.has_pending()) {
+            let plane = self.pick_plane(MAP, at, flash)?;
+            let m = self.paging.as_mut().expect("paged");
+            let Some(t) = m.cache.take_pending() else {
+                break;
+            };
+            let old = m.gtd[t as usize];
+            m.cache.counters.translation_writes += 1;
+            m.cache.counters.translation_reads += (old != NONE) as u64;
+            let ppn = self.take_page(plane, MAP, flash)?;
+            self.place_tpage(t, ppn, at);
+            flash.write_back_map((old != NONE).then_some(Ppn(old as u64)), Ppn(ppn as u64));
+            self.page_programmed(ppn);
+        }
+        Ok(())
+    }
+
+    /// Translation page `t` is now at `ppn`: its old page (if any) is invalid, its new block
+    /// holds a page of valid bytes and lists it.
+    fn place_tpage(&mut self, t: u32, ppn: u32, at: SimTime) {
+        let m = self.paging.as_mut().expect("paged");
+        let old = std::mem::replace(&mut m.gtd[t as usize], ppn);
+        let mark = (m.base + t as u64) as u32;
+        if old != NONE {
+            let b = self.geo.block_of(Ppn(old as u64)).0 as usize;
+            self.blocks.valid[b] -= self.page_size;
+            self.blocks.mtime[b] = at;
+            if self.blocks.valid[b] == 0 {
+                self.dead.push(b as u32);
+            }
+        }
+        let b = self.geo.block_of(Ppn(ppn as u64)).0 as usize;
+        self.blocks.valid[b] += self.page_size;
+        self.blocks.mtime[b] = at;
+        self.lbas[b].push(mark);
+    }
+
+    /// The translation page a block's LBA list entry names, if it names one.
+    #[inline]
+    fn tpage_listed(&self, lba: u32) -> Option<u32> {
+        let m = self.paging.as_ref()?;
+        (lba as u64 >= m.base).then(|| (lba as u64 - m.base) as u32)
+    }
+
+    /// GC of victim `v`: translation page `t`, listed in it, moves to the plane's translation
+    /// stream (read, then programmed) if it is still there; the directory follows.
+    fn move_tpage(
+        &mut self,
+        v: BlockId,
+        plane: usize,
+        t: u32,
+        at: SimTime,
+        flash: &mut impl PackedBackend,
+    ) -> Result<()> {
+        let p = self.paging.as_ref().expect("paged").gtd[t as usize];
+        if p == NONE || self.geo.block_of(Ppn(p as u64)) != v {
+            return Ok(());
+        }
+        self.gc_read(v, p);
+        let new = self.take_page(PlaneId(plane as u32), MAP, flash)?;
+        match self.moves.last_mut() {
+            Some(m) if m.1 == Ppn::NONE => m.1 = Ppn(new as u64),
+            _ => self.moves.push((Ppn::NONE, Ppn(new as u64))),
+        }
+        self.place_tpage(t, new, at);
+        self.paging
+            .as_mut()
+            .expect("paged")
+            .cache
+            .counters
+            .translation_gc_migrations += 1;
+        self.page_programmed(new);
+        Ok(())
+    }
+
     /// Forget times and counters (after an untimed fill).
     pub fn reset_time_and_counters(&mut self) {
         self.host_slot_at = SimTime::ZERO;
@@ -759,6 +953,10 @@ impl Packed {
             .iter_mut()
             .for_each(|t| *t = SimTime::ZERO);
         self.counters = PackedCounters::default();
+        if let Some(m) = self.paging.as_mut() {
+            m.cache.counters = Default::default();
+            m.reads.clear();
+        }
     }
 
     /// Check the structures against each other.
@@ -808,6 +1006,25 @@ impl Packed {
             total += len as u64;
             n += 1;
         }
+        if let Some(m) = &self.paging {
+            // Translation pages: a whole page of valid bytes each, listed in their block.
+            for (t, &p) in m.gtd.iter().enumerate() {
+                if p == NONE {
+                    continue;
+                }
+                if p as u64 >= g.pages {
+                    return bad(format!("translation page {t} at page {p} past the array"));
+                }
+                let b = g.block_of(Ppn(p as u64)).0 as usize;
+                if self.blocks.state[b] == BlockState::Free
+                    || g.page_in_block(Ppn(p as u64)) >= self.blocks.write_ptr[b]
+                {
+                    return bad(format!("translation page {t} at unwritten page {p}"));
+                }
+                sum[b] += self.page_size as u64;
+                count[b] += 1;
+            }
+        }
         if total != self.valid_bytes || n != self.mapped {
             return bad(format!(
                 "map holds {n} chunks of {total} bytes, counters say {} and {}",
@@ -827,9 +1044,15 @@ impl Packed {
                 l.dedup();
                 let listed = l
                     .iter()
-                    .filter(|&&lba| {
-                        let e = self.map.get(lba as u64);
-                        e != UNMAPPED && self.in_block(e, BlockId(b as u32))
+                    .filter(|&&lba| match self.tpage_listed(lba) {
+                        Some(t) => {
+                            let p = self.paging.as_ref().expect("listed").gtd[t as usize];
+                            p != NONE && g.block_of(Ppn(p as u64)).0 as usize == b
+                        }
+                        None => {
+                            let e = self.map.get(lba as u64);
+                            e != UNMAPPED && self.in_block(e, BlockId(b as u32))
+                        }
                     })
                     .count() as u64;
                 if listed != count[b] {

@@ -24,3 +24,4 @@ mod timeline;
 mod waiting_streams;
 mod window;
 mod workload_files;
+mod zns_stack;

@@ -297,3 +297,50 @@ fn random_overwrites_clean_like_a_greedy_model_with_no_device_gc() {
     let waf = get(&v, "stack.zoned.host_waf").as_f64().unwrap();
     assert!((waf - fs_written as f64 / (writes * 3) as f64).abs() < 1e-12);
 }
+
+/// Every combination the file system on zones cannot honour is refused, naming its key.
+#[test]
+fn refused_combinations_name_their_key() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("[stack]\npolicy = \"baseline\"", "stack.policy", "policy `baseline` sends data to the device to compress"),
+        ("[stack]\npolicy = \"coco\"", "stack.policy", "policy `coco`"),
+        ("[stack]\npolicy = \"waltz_s\"", "stack.policy", "policy `waltz_s`"),
+        ("[stack.stream_policy]\nw = \"tcs\"", "stack.stream_policy.w", "policy `tcs`"),
+        ("[stack.space]\ntype = \"osa\"\nft_sc_per_s = 1.0\nft_c_per_s = 100.0\nts = 0.01\nrs_max = 0.1\ninterval_ms = 1000.0", "stack.space", "the zoned device saves none"),
+        ("[stack.fs]\nmode = \"adaptive\"", "stack.fs.mode", "set mode = \"lfs\""),
+        ("[stack.fs]\nsegment_blocks = 64", "stack.fs.segment_blocks", "expected the zone capacity, 128 blocks, got 64"),
+        ("[stack.fs.meta]\nnode_writes = true", "stack.fs.meta.node_writes", "node_writes = false"),
+        ("[zns]\nmax_open_zones = 3", "zns.max_open_zones", "at least 4, got 3"),
+        ("[zns]\nmax_active_zones = 2\nmax_open_zones = 2", "zns.max_open_zones", "at least 4, got 2"),
+        ("[zns]\noffline_zones = [3]", "zns.offline_zones", "does not skip worn"),
+        ("[stack.ccsd]\nengine = false", "stack.ccsd", "remove [stack.ccsd]"),
+        ("[nand]\npage_size = 8192", "nand.page_size", "4096-byte blocks"),
+    ];
+    for (extra, key, message) in cases {
+        // TOML tables may not repeat: merge the override into the base config's value.
+        let base: toml::Table = toml::from_str(SMALL).unwrap();
+        let over: toml::Table = toml::from_str(extra).unwrap();
+        let merged = merge(base, over);
+        let text = format!("{}{RANDOM_OVERWRITE}", toml::to_string(&merged).unwrap());
+        let err = flashpress_core::config::SimConfig::from_toml_str(&text, "t")
+            .and_then(|c| c.validate("t").map(|_| c))
+            .err()
+            .unwrap_or_else(|| panic!("{extra}: accepted"))
+            .to_string();
+        assert!(err.contains(key) && err.contains(message), "{extra}: {err}");
+    }
+}
+
+fn merge(mut a: toml::Table, b: toml::Table) -> toml::Table {
+    for (k, v) in b {
+        match (a.remove(&k), v) {
+            (Some(toml::Value::Table(x)), toml::Value::Table(y)) => {
+                a.insert(k, toml::Value::Table(merge(x, y)));
+            }
+            (_, v) => {
+                a.insert(k, v);
+            }
+        }
+    }
+    a
+}

@@ -331,3 +331,101 @@ fn zns_state(dev: &Device, zone: u64) -> ZoneState {
         .zone(zone as u32)
         .state
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2 channels x 1 plane x 8 blocks of 16 pages; a zone is one block per channel (32
+    /// blocks of 4 KiB), 8 zones.
+    fn disk() -> ZonedDisk {
+        let toml = r#"
+preset = "zns"
+[nand]
+channels = 2
+chips_per_channel = 1
+dies_per_chip = 1
+planes_per_die = 1
+blocks_per_plane = 8
+pages_per_block = 16
+[zns]
+channels_per_zone = 2
+chips_per_zone = 1
+blocks_per_plane = 1
+"#;
+        let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
+        ZonedDisk::new(&cfg).unwrap()
+    }
+
+    fn write(d: &mut ZonedDisk, lba: u64, n: u32, now: u64) -> Result<BioDone> {
+        let ids: Vec<u64> = (0..n as u64).map(|i| 100 + i).collect();
+        let bio = Bio {
+            op: BioOp::Write,
+            lba,
+            blocks: n,
+            flags: crate::stack::bio::BioFlags::NONE,
+            stream: 0,
+            content: &ids,
+        };
+        d.submit(&bio, SimTime(now), None)
+    }
+
+    fn err(r: Result<BioDone>) -> String {
+        r.err().expect("refused").to_string()
+    }
+
+    #[test]
+    fn writes_go_to_the_write_pointer_and_anything_else_is_an_error() {
+        let mut d = disk();
+        assert_eq!((d.zone_blocks(), d.logical_blocks()), (Some(32), 256));
+        let done = write(&mut d, 0, 4, 0).unwrap();
+        assert!(done.done > SimTime::ZERO && !done.failed);
+        // Zone 1 starts at LBA 32; its block 0 sits at the zone's device offset.
+        write(&mut d, 32, 2, 0).unwrap();
+        let e = err(write(&mut d, 5, 1, 0));
+        assert!(
+            e.contains("block 5 of zone 0, whose write pointer is at block 4"),
+            "{e}"
+        );
+        let e = err(write(&mut d, 30, 4, 0));
+        assert!(e.contains("crosses the end of zone 0"), "{e}");
+        let trim = Bio {
+            op: BioOp::Trim,
+            lba: 0,
+            blocks: 4,
+            flags: crate::stack::bio::BioFlags::NONE,
+            stream: 0,
+            content: &[],
+        };
+        let e = err(d.submit(&trim, SimTime(0), None));
+        assert!(e.contains("takes no discard"), "{e}");
+        // The refused writes never reached the device: its commands all succeeded.
+        let c = d.device().zns.as_ref().unwrap().counters;
+        assert_eq!((c.writes, c.failed()), (2, 0));
+        assert_eq!(d.device().zns.as_ref().unwrap().zones.zone(0).wp, 4);
+        assert_eq!(d.space().logical_bytes, 6 * BLOCK);
+    }
+
+    #[test]
+    fn a_reset_erases_the_zone_through_the_controller() {
+        let mut d = disk();
+        let e = err(d.reset_zone(0, SimTime(0)));
+        assert!(e.contains("holds no data"), "{e}");
+        // Fill zone 0 (two blocks of 16 pages), then reset it and write it again from 0.
+        write(&mut d, 0, 32, 0).unwrap();
+        let t = d.reset_zone(0, SimTime(0)).unwrap().done;
+        let z = d.device().zns.as_ref().unwrap();
+        assert_eq!((z.counters.resets, z.counters.reset_blocks_erased), (1, 2));
+        assert_eq!(z.zones.zone(0).state, ZoneState::Empty);
+        let again = write(&mut d, 0, 1, t.0).unwrap().done;
+        d.advance(SimTime(u64::MAX / 4));
+        assert_eq!(d.device().nand.counters.erases, 2);
+        // The program waited for the erase of its block (5 ms in the zns preset).
+        assert!(
+            again.0 - t.0 >= 5_000_000,
+            "{again:?} after the reset at {t:?}"
+        );
+        let e = err(d.reset_zone(8, SimTime(0)));
+        assert!(e.contains("the device has 8 zones"), "{e}");
+    }
+}

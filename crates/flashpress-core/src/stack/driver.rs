@@ -588,7 +588,9 @@ impl Stack {
             }
         }
         let s = &self.series;
-        last2(&s.temperature_c).is_some_and(|(a, b)| (a - b).abs() <= SETTLED_C)
+        // A device without a thermal model (the zoned one) reads NaN: settled.
+        last2(&s.temperature_c)
+            .is_some_and(|(a, b)| (a - b).abs() <= SETTLED_C || (a.is_nan() && b.is_nan()))
             && last2(&s.throttled).is_some_and(|(a, b)| a == b)
             && last2(&s.extra_rs_fraction).is_some_and(|(a, b)| a == b)
             && s.host_share.last().is_some_and(|h| h.is_nan())

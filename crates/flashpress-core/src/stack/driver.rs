@@ -663,9 +663,26 @@ impl Stack {
         }
     }
 
-    /// Check the file system's and the device's invariants.
+    /// Check the file system's and the device's invariants; on a zoned device, that each
+    /// section's zone has its write pointer where the file system's logs put it.
     pub fn check_invariants(&self) -> Result<()> {
         self.fs.check_invariants()?;
+        if let Some(d) = self.zoned_device() {
+            let zones = &d.zns.as_ref().expect("zoned").zones;
+            let mut want = self.fs.expected_write_pointers();
+            // Zones past the partition stay empty.
+            want.resize(zones.len() as usize, 0);
+            for (z, want) in want.into_iter().enumerate() {
+                let zone = zones.zone(z as u32);
+                if zone.wp != want {
+                    return Err(Error::Invariant(format!(
+                        "zone {z} has its write pointer at block {} ({:?}), but the file \
+                         system's section {z} expects it at {want}",
+                        zone.wp, zone.state
+                    )));
+                }
+            }
+        }
         self.ccsd.check_invariants()
     }
 

@@ -464,6 +464,28 @@ impl Fs {
         self.zoned
     }
 
+    /// Where each section's zone's write pointer must be (blocks from the zone start), by
+    /// section: 0 for a free section (its zone reset), a log's cursor for the section it
+    /// appends to, the whole section for the others. Checked against a zoned device.
+    pub fn expected_write_pointers(&self) -> Vec<u64> {
+        let s = self.seg.s as u64;
+        let mut wp: Vec<u64> = self
+            .seg
+            .state
+            .iter()
+            .map(|st| match st {
+                SegState::Free | SegState::Disabled => 0,
+                SegState::Open | SegState::Closed | SegState::Cleaning => s,
+            })
+            .collect();
+        for l in &self.logs {
+            if l.seg != NONE {
+                wp[l.seg as usize] = l.cursor as u64;
+            }
+        }
+        wp
+    }
+
     /// Serve one request of workload stream `stream` arriving at `now`. Block-level requests
     /// (`req.file == NO_FILE`) address the stream's own file (one file per stream, created on
     /// first use, offset = byte offset in it). File-level requests address `req.file` (one

@@ -371,7 +371,7 @@ blocks_per_plane = 1
     }
 
     fn err(r: Result<BioDone>) -> String {
-        r.err().expect("refused").to_string()
+        r.expect_err("refused").to_string()
     }
 
     #[test]

@@ -89,3 +89,47 @@ def test_a_fio_zbd_job_on_a_device_without_zones_is_refused() -> None:
     )
     with pytest.raises(errors.FlashpressError, match="zonemode=zbd needs a zoned device"):
         flashpress.simulate(cfg, progress=False)
+
+
+def test_the_zoned_file_system_example_runs_the_waltz_patterns_with_host_cleaning_only() -> None:
+    # The F2FS-like file system on zones: the Waltz FIO patterns on a 90%-full partition.
+    r = flashpress.simulate(Config.from_toml(ROOT / "examples" / "zns_f2fs.toml"), progress=False)
+    s = r.summary
+    st, z = s["stack"], s["zns"]
+    # The device has no GC and refused nothing: every write was at its zone's write pointer.
+    assert s["gc_invocations"] == 0
+    assert z["failed_commands"] == 0
+    assert s["requests_failed"] == 0
+    # Device WAF 1: the NAND programs are the file system's block writes, cleaning included.
+    assert s["nand_programs"] == st["fs"]["fs_blocks_written"]
+    assert s["erases"] == z["reset_blocks_erased"]
+    # The host cleaned: sections cleaned, blocks moved, zones reset.
+    zoned = st["zoned"]
+    assert zoned["zone_blocks"] == 16 * 192
+    assert zoned["sections_cleaned"] > 0
+    assert zoned["blocks_moved"] > 0
+    assert zoned["zones_reset"] == z["resets"] > 0
+    moved_share = zoned["blocks_moved"] / st["fs"]["fs_blocks_written"]
+    assert zoned["host_waf"] == pytest.approx(1 / (1 - moved_share))
+    # Host compression (F2FS cluster compression) stored the 2:1 data in fewer blocks.
+    assert st["fs"]["counters"]["clusters_host_compressed"] > 0
+    assert st["tasks"]["compress_device_blocks"] == 0
+    # Every pattern ran.
+    assert s["read"]["requests"] > 0
+    assert s["write"]["requests"] > 0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key", "message"),
+    [
+        ({"stack.policy": "waltz_p"}, "stack.policy", "policy `waltz_p` sends data to the device to compress"),
+        ({"stack.fs.mode": "adaptive"}, "stack.fs.mode", 'set mode = "lfs"'),
+    ],
+)
+def test_the_zoned_file_system_refuses_what_zones_cannot_honour(
+    overrides: dict[str, object], key: str, message: str
+) -> None:
+    cfg = Config.from_toml(ROOT / "examples" / "zns_f2fs.toml")
+    with pytest.raises(errors.ConfigError, match=key) as e:
+        flashpress.simulate(cfg.with_overrides(overrides), progress=False)
+    assert message in str(e.value)

@@ -299,61 +299,66 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 (pages as f64 * page_size as f64 * (1.0 - cfg.ftl.op_ratio) * st.ccsd.logical_ratio
                     / 4096.0) as u64;
             p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
-            // The CCSD's packed FTL. Per erase block its arrays; per block holding valid data
-            // the LBAs written into it and, straddling, its page links (a block whose data
-            // was all overwritten frees both). The file system writes only its partition and
-            // extra reserved space, in log order, so the blocks holding data are about those
-            // blocks' bytes in pages (uncompressed: an upper bound whatever the ratio), each
-            // page's chunks one run in its block's list.
-            use crate::ftl::packed::Packed;
             let fs_blocks = st.fs.partition_bytes / 4096 + crate::stack::max_extra_rs_blocks(st);
-            let stored_pages = (fs_blocks * 4096).div_ceil(page_size).min(pages);
-            p.add(
-                "ccsd.blocks",
-                bpp,
-                blocks * Packed::BYTES_PER_BLOCK as u64
-                    + stored_pages * Packed::LIST_BYTES_PER_STORED_PAGE as u64,
-                format!(
-                    "{blocks} blocks x {} B + {stored_pages} pages of stored data x {} B",
-                    Packed::BYTES_PER_BLOCK,
-                    Packed::LIST_BYTES_PER_STORED_PAGE
-                ),
-            );
-            let written = logical_blocks.min(fs_blocks).next_multiple_of(1 << 16);
-            p.array(
-                "ccsd.map",
-                "stack.fs.partition_bytes",
-                written,
-                size_of::<u64>(),
-                "logical blocks written",
-            );
-            if crate::ftl::mapcache::demand(cfg).is_some() {
-                // The demand-paged chunk map: the cache's per-entry state in leaves allocated
-                // where blocks are looked up (the blocks the file system uses, as the map's),
-                // and per translation page its directory entry and write-back state.
+            if cfg.zns.is_some() {
+                // The file system on a zoned device: no packed map, the block bookkeeping.
+                p.array("ftl.blocks", bpp, blocks, ftl_block, "blocks");
+            } else {
+                // The CCSD's packed FTL. Per erase block its arrays; per block holding valid data
+                // the LBAs written into it and, straddling, its page links (a block whose data
+                // was all overwritten frees both). The file system writes only its partition and
+                // extra reserved space, in log order, so the blocks holding data are about those
+                // blocks' bytes in pages (uncompressed: an upper bound whatever the ratio), each
+                // page's chunks one run in its block's list.
+                use crate::ftl::packed::Packed;
+                let stored_pages = (fs_blocks * 4096).div_ceil(page_size).min(pages);
+                p.add(
+                    "ccsd.blocks",
+                    bpp,
+                    blocks * Packed::BYTES_PER_BLOCK as u64
+                        + stored_pages * Packed::LIST_BYTES_PER_STORED_PAGE as u64,
+                    format!(
+                        "{blocks} blocks x {} B + {stored_pages} pages of stored data x {} B",
+                        Packed::BYTES_PER_BLOCK,
+                        Packed::LIST_BYTES_PER_STORED_PAGE
+                    ),
+                );
+                let written = logical_blocks.min(fs_blocks).next_multiple_of(1 << 16);
                 p.array(
-                    "ccsd.map_cache",
+                    "ccsd.map",
                     "stack.fs.partition_bytes",
                     written,
-                    crate::ftl::mapcache::BYTES_PER_ENTRY,
-                    "logical blocks looked up",
+                    size_of::<u64>(),
+                    "logical blocks written",
                 );
-                p.array(
-                    "ccsd.map_cache.directory",
-                    bpp,
-                    crate::ftl::mapcache::translation_pages(cfg),
-                    size_of::<u32>() + TPAGE_STATE_BYTES,
-                    "translation pages (directory entry, write-back state)",
-                );
-            }
-            if st.ccsd.straddle {
-                p.array(
-                    "ccsd.next",
-                    bpp,
-                    stored_pages,
-                    Packed::LINK_BYTES_PER_STORED_PAGE,
-                    "pages of stored data",
-                );
+                if crate::ftl::mapcache::demand(cfg).is_some() {
+                    // The demand-paged chunk map: the cache's per-entry state in leaves allocated
+                    // where blocks are looked up (the blocks the file system uses, as the map's),
+                    // and per translation page its directory entry and write-back state.
+                    p.array(
+                        "ccsd.map_cache",
+                        "stack.fs.partition_bytes",
+                        written,
+                        crate::ftl::mapcache::BYTES_PER_ENTRY,
+                        "logical blocks looked up",
+                    );
+                    p.array(
+                        "ccsd.map_cache.directory",
+                        bpp,
+                        crate::ftl::mapcache::translation_pages(cfg),
+                        size_of::<u32>() + TPAGE_STATE_BYTES,
+                        "translation pages (directory entry, write-back state)",
+                    );
+                }
+                if st.ccsd.straddle {
+                    p.array(
+                        "ccsd.next",
+                        bpp,
+                        stored_pages,
+                        Packed::LINK_BYTES_PER_STORED_PAGE,
+                        "pages of stored data",
+                    );
+                }
             }
             // The file system: per block of the partition and extra reserved space its owner
             // (file, block) and a bit, per file block its address, content id and kind.
@@ -385,7 +390,7 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
             }
         }
     }
-    if cfg.ftl.write_buffer_pages > 0 && cfg.stack.is_some() {
+    if cfg.ftl.write_buffer_pages > 0 && cfg.stack.is_some() && cfg.zns.is_none() {
         // The CCSD's DRAM slots: a heap of program end times, one per page in flight.
         p.array(
             "write_buffer",

@@ -103,7 +103,9 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
     };
     match &cfg.workload {
         WorkloadConfig::Fio(f) => {
-            let zoned = cfg.zns.as_ref().map(|z| workload::fio::ZonedDevice {
+            // Under a [stack] the jobs' files are on the file system, which hides the zones.
+            let zns = cfg.zns.as_ref().filter(|_| cfg.stack.is_none());
+            let zoned = zns.map(|z| workload::fio::ZonedDevice {
                 zone_size: z.zone_size_bytes(&cfg.nand),
                 zone_capacity: z.zone_capacity_bytes(&cfg.nand),
                 zones: u64::from(z.zones(&cfg.nand)),
@@ -551,9 +553,12 @@ impl Simulation {
     /// The cumulative map cache counters, with a demand-paged map (the plain SSD's page or
     /// packed map, or the CCSD's chunk map).
     fn map_counters(&self) -> Option<crate::ftl::mapcache::MapCacheCounters> {
+        if let Some(d) = self.ssd() {
+            return d.ftl.map.as_ref().map(|m| m.counters);
+        }
         match &self.target {
-            Target::Ssd(d) => d.ftl.map.as_ref().map(|m| m.counters),
-            Target::Stack(s) => s.ccsd().map_counters(),
+            Target::Stack(s) => s.ccsd().and_then(|c| c.map_counters()),
+            Target::Ssd(_) => None,
         }
     }
 
@@ -573,12 +578,24 @@ impl Simulation {
         }
     }
 
-    /// The zoned device's cumulative counters.
+    /// The zoned device's cumulative counters (plain run or under a `[stack]`).
     fn zns_counters(&self) -> Option<crate::device::zns::ZnsCounters> {
+        self.ssd().and_then(|d| d.zns.as_ref().map(|z| z.counters))
+    }
+
+    /// The SSD on the controller back end whose counters the summary reads: the plain or
+    /// zoned SSD of a device run, or the zoned SSD under a `[stack]` (`None`: the CCSD).
+    fn ssd(&self) -> Option<&Device> {
         match &self.target {
-            Target::Ssd(d) => d.zns.as_ref().map(|z| z.counters),
-            Target::Stack(_) => None,
+            Target::Ssd(d) => Some(d),
+            Target::Stack(s) => s.zoned_device(),
         }
+    }
+
+    /// The CCSD under a `[stack]` run that is not on a zoned device.
+    fn stack_ccsd(st: &Stack) -> &crate::device::ccsd::Ccsd {
+        st.ccsd()
+            .expect("a [stack] run without a zoned device runs on the CCSD")
     }
 
     /// The plain SSD's cumulative compression counters, when it compresses.
@@ -598,15 +615,19 @@ impl Simulation {
         crate::device::DeviceCounters,
         crate::device::sched::SchedCounters,
     ) {
-        match &self.target {
-            Target::Ssd(d) => (
+        if let Some(d) = self.ssd() {
+            return (
                 d.nand.counters,
                 d.ftl.counters,
                 d.counters,
                 d.sched.counters,
-            ),
+            );
+        }
+        match &self.target {
+            Target::Ssd(_) => unreachable!("a device run has its SSD"),
             Target::Stack(st) => {
-                let cc = st.ccsd().counters();
+                let st = Self::stack_ccsd(st);
+                let cc = st.counters();
                 let f = crate::ftl::FtlCounters {
                     host_pages_written: cc.pages_programmed_host,
                     gc_invocations: cc.gc_invocations,
@@ -615,10 +636,10 @@ impl Simulation {
                     ..Default::default()
                 };
                 (
-                    st.ccsd().nand().counters,
+                    st.nand().counters,
                     f,
                     Default::default(),
-                    st.ccsd().backend().sched().counters,
+                    st.backend().sched().counters,
                 )
             }
         }
@@ -734,15 +755,25 @@ impl Simulation {
         match &mut self.target {
             Target::Ssd(d) => self.rec.sample(interval, d),
             Target::Stack(s) => {
-                let c = s.ccsd().counters();
-                self.rec.sample_counts(
-                    interval,
-                    &s.ccsd().nand().counters,
-                    c.gc_chunks_migrated,
-                    s.ccsd().free_blocks(),
-                );
-                if let Some(m) = s.ccsd().map_counters() {
-                    self.rec.sample_map(0, &m);
+                match (s.zoned_device(), s.ccsd()) {
+                    (Some(d), _) => self.rec.sample_counts(
+                        interval,
+                        &d.nand.counters,
+                        d.ftl.counters.gc_pages_migrated,
+                        d.zns.as_ref().map_or(0, |z| z.free_blocks()),
+                    ),
+                    (None, Some(c)) => {
+                        self.rec.sample_counts(
+                            interval,
+                            &c.nand().counters,
+                            c.counters().gc_chunks_migrated,
+                            c.free_blocks(),
+                        );
+                        if let Some(m) = c.map_counters() {
+                            self.rec.sample_map(0, &m);
+                        }
+                    }
+                    (None, None) => unreachable!("a stack runs on the CCSD or a zoned device"),
                 }
                 s.sample();
             }
@@ -815,16 +846,26 @@ impl Simulation {
                 d.capacity_bytes(),
                 d.nand.geo.capacity_bytes(),
             ),
-            Target::Stack(st) => {
-                let nand = st.ccsd().nand();
-                (
-                    nand,
-                    nand.geo.page_size as u64,
-                    st.ccsd().free_blocks(),
-                    st.ccsd().logical_blocks() * 4096,
-                    nand.geo.capacity_bytes(),
-                )
-            }
+            Target::Stack(st) => match st.zoned_device() {
+                Some(d) => (
+                    &d.nand,
+                    d.nand.geo.page_size as u64,
+                    d.zns.as_ref().map_or(0, |z| z.free_blocks()),
+                    d.capacity_bytes(),
+                    d.nand.geo.capacity_bytes(),
+                ),
+                None => {
+                    let c = Self::stack_ccsd(st);
+                    let nand = c.nand();
+                    (
+                        nand,
+                        nand.geo.page_size as u64,
+                        c.free_blocks(),
+                        c.logical_blocks() * 4096,
+                        nand.geo.capacity_bytes(),
+                    )
+                }
+            },
         };
         let (mut n, mut f, mut c, mut sched) = self.counters();
         let (mut issued, mut completed, mut out_of_order, mut sequential) = (
@@ -988,22 +1029,24 @@ impl Simulation {
                 }),
                 Target::Stack(_) => None,
             },
-            zns: match &self.target {
-                Target::Ssd(d) => d.zns.as_ref().zip(self.zns_counters()).map(|(z, c)| {
+            zns: self
+                .ssd()
+                .and_then(|d| d.zns.as_ref())
+                .zip(self.zns_counters())
+                .map(|(z, c)| {
                     z.summary(match self.base.and_then(|b| b.zns) {
                         Some(b) => minus(&c, &b, &[]),
                         None => c,
                     })
                 }),
-                Target::Stack(_) => None,
-            },
             controller: {
-                let (last, planes) = match &self.target {
-                    Target::Ssd(d) => (d.sched.last_activity(), d.nand.geo.planes),
-                    Target::Stack(st) => (
-                        st.ccsd().backend().sched().last_activity(),
-                        st.ccsd().nand().geo.planes,
-                    ),
+                let (last, planes) = match (&self.target, self.ssd()) {
+                    (_, Some(d)) => (d.sched.last_activity(), d.nand.geo.planes),
+                    (Target::Stack(st), None) => {
+                        let c = Self::stack_ccsd(st);
+                        (c.backend().sched().last_activity(), c.nand().geo.planes)
+                    }
+                    (Target::Ssd(_), None) => unreachable!("a device run has its SSD"),
                 };
                 {
                     let quiet = last.max(to);

@@ -159,7 +159,9 @@ impl ZnsConfig {
         let refuse = |ok: bool, key: &str, what: &str| {
             check(ok, src, key, || format!("a zoned device (zns) {what}"))
         };
-        refuse(cfg.stack.is_none(), "stack", "under the [stack] file system is not modelled yet: F2FS's zoned mode (sections on zones, cleaning by zone reset) is not built")?;
+        if let Some(st) = &cfg.stack {
+            self.validate_stack(cfg, st, src)?;
+        }
         refuse(
             cfg.ftl.compression().is_none(),
             "ftl.compression",
@@ -180,6 +182,109 @@ impl ZnsConfig {
             n.partial_read.as_ref().is_none_or(|p| !p.enabled),
             "nand.partial_read",
             "reads whole pages (partial reads are not modelled on zones)",
+        )?;
+        Ok(())
+    }
+
+    /// The `[stack]` file system on this zoned device (F2FS's zoned mode): what it needs of
+    /// the device and the stack, each refusal naming its key.
+    fn validate_stack(
+        &self,
+        cfg: &SimConfig,
+        st: &super::stack::StackConfig,
+        src: &str,
+    ) -> Result<()> {
+        let n = &cfg.nand;
+        let refuse = |ok: bool, key: &str, what: String| {
+            check(ok, src, key, || {
+                format!("the [stack] file system on a zoned device (zns) {what}")
+            })
+        };
+        refuse(
+            n.page_size == 4096,
+            "nand.page_size",
+            format!(
+                "addresses 4096-byte blocks: the zoned device's logical block is its page, \
+                 got {} bytes",
+                n.page_size
+            ),
+        )?;
+        let cap_blocks = self.zone_capacity_bytes(n) / 4096;
+        refuse(
+            st.fs.segment_blocks as u64 == cap_blocks,
+            "stack.fs.segment_blocks",
+            format!(
+                "takes one zone per section: expected the zone capacity, {cap_blocks} blocks, \
+                 got {}",
+                st.fs.segment_blocks
+            ),
+        )?;
+        refuse(
+            st.fs.mode == super::stack::FsMode::Lfs,
+            "stack.fs.mode",
+            "writes zones only sequentially, as F2FS mounts a zoned device in \"lfs\" mode \
+             (adaptive mode's thread logging writes into the holes of used zones): set \
+             mode = \"lfs\""
+                .into(),
+        )?;
+        refuse(
+            !st.fs.meta.node_writes,
+            "stack.fs.meta.node_writes",
+            "has no place for the checkpoint, SIT and NAT areas, which are rewritten in place \
+             (F2FS keeps them on a conventional device beside the zoned one): set \
+             node_writes = false"
+                .into(),
+        )?;
+        // Every log holds one open zone (hot, warm, cold data and the node log).
+        const LOGS: u32 = 4;
+        for (key, v) in [
+            ("zns.max_open_zones", self.max_open_zones),
+            ("zns.max_active_zones", self.max_active_zones),
+        ] {
+            refuse(
+                v == 0 || v >= LOGS,
+                key,
+                format!(
+                    "keeps one open zone per log ({LOGS} logs): expected 0 (no limit) or at \
+                     least {LOGS}, got {v}"
+                ),
+            )?;
+        }
+        refuse(
+            self.read_only_zones.is_empty() && self.offline_zones.is_empty(),
+            if self.read_only_zones.is_empty() {
+                "zns.offline_zones"
+            } else {
+                "zns.read_only_zones"
+            },
+            "does not skip worn (read-only or offline) zones".into(),
+        )?;
+        let mut policies = vec![("stack.policy".to_string(), st.policy.clone())];
+        for (stream, p) in &st.stream_policy {
+            policies.push((format!("stack.stream_policy.{stream}"), p.clone()));
+        }
+        for (key, name) in policies {
+            let p = super::stack::PolicyKind::parse(&name, &key)?;
+            refuse(
+                !p.uses_device_compression(),
+                &key,
+                format!(
+                    "compresses on the host only (the zoned device has no compression engine), \
+                     but policy `{name}` sends data to the device to compress: use \"f2fsc\""
+                ),
+            )?;
+        }
+        refuse(
+            matches!(st.space, super::stack::SpacePolicy::Fixed),
+            "stack.space",
+            "keeps a fixed reserved space: the space policies grant space a compressing device \
+             saved, and the zoned device saves none"
+                .into(),
+        )?;
+        refuse(
+            st.ccsd == super::stack::CcsdConfig::default(),
+            "stack.ccsd",
+            "runs on the zoned device ([nand], [zns]), not on a CCSD: remove [stack.ccsd]".into(),
         )?;
         Ok(())
     }
@@ -1850,9 +1955,10 @@ impl SimConfig {
         self.content.validate(src)?;
         if let Some(st) = &self.stack {
             st.validate(src)?;
-            // What the plain SSD has and the CCSD does not: refuse rather than ignore.
+            // What the plain SSD has and the CCSD does not: refuse rather than ignore (a
+            // zoned device has no GC at all).
             check(
-                !self.ftl.gc.background && !self.ftl.gc.copyback,
+                self.zns.is_some() || (!self.ftl.gc.background && !self.ftl.gc.copyback),
                 src,
                 "ftl.gc",
                 || {

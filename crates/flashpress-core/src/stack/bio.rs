@@ -135,4 +135,19 @@ pub trait Disk {
 
     /// Advance time-based state (thermal model, throttling, shutdown) to `now`.
     fn advance(&mut self, now: SimTime);
+
+    /// A zoned disk's writable blocks per zone (its zone capacity): zone `z` holds LBAs
+    /// `[z * cap, (z + 1) * cap)`, written only sequentially at its write pointer and emptied
+    /// only by [`Disk::reset_zone`]. `None` (the default): a conventional disk.
+    fn zone_blocks(&self) -> Option<u64> {
+        None
+    }
+
+    /// Reset zone `zone` (its write pointer back to the start, its flash erased) at `now`.
+    fn reset_zone(&mut self, zone: u64, now: SimTime) -> Result<BioDone> {
+        let _ = now;
+        Err(crate::error::Error::State(format!(
+            "zone {zone} reset on a disk without zones"
+        )))
+    }
 }

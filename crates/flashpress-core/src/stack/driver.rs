@@ -12,6 +12,8 @@ use super::policy::Policy;
 use crate::config::{PolicyKind, SimConfig, SpacePolicy, StackConfig};
 use crate::content::ContentModel;
 use crate::device::ccsd::{Ccsd, CcsdCounters};
+use crate::device::zns::ZonedDisk;
+use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
 use crate::stats::{minus, Column};
@@ -49,11 +51,76 @@ struct Series {
     last_heat: (SimTime, f64),
 }
 
+/// The device under the stack: the CCSD, or a zoned SSD (`[zns]`) on which the file system
+/// runs in F2FS's zoned mode.
+pub enum StackDisk {
+    /// The compression-capable SSD of the Waltz and COCO seeds.
+    Ccsd(Box<Ccsd>),
+    /// A zoned SSD: no device GC, the file system cleans and resets zones.
+    Zoned(Box<ZonedDisk>),
+}
+
+impl StackDisk {
+    fn disk(&mut self) -> &mut dyn Disk {
+        match self {
+            StackDisk::Ccsd(c) => c.as_mut(),
+            StackDisk::Zoned(z) => z.as_mut(),
+        }
+    }
+
+    fn disk_ref(&self) -> &dyn Disk {
+        match self {
+            StackDisk::Ccsd(c) => c.as_ref(),
+            StackDisk::Zoned(z) => z.as_ref(),
+        }
+    }
+
+    fn idle_at(&self, t: SimTime) -> bool {
+        match self {
+            StackDisk::Ccsd(c) => c.idle_at(t),
+            StackDisk::Zoned(z) => z.idle_at(t),
+        }
+    }
+
+    fn check_invariants(&self) -> Result<()> {
+        match self {
+            StackDisk::Ccsd(c) => c.check_invariants(),
+            StackDisk::Zoned(z) => z.check_invariants(),
+        }
+    }
+
+    fn reset_after_fill(&mut self) {
+        match self {
+            StackDisk::Ccsd(c) => c.reset_after_fill(),
+            StackDisk::Zoned(z) => z.reset_after_fill(),
+        }
+    }
+
+    /// The CCSD's counters (zero on a zoned disk, which has neither engine nor thermal model).
+    fn ccsd_counters(&self) -> CcsdCounters {
+        match self {
+            StackDisk::Ccsd(c) => c.counters(),
+            StackDisk::Zoned(_) => CcsdCounters::default(),
+        }
+    }
+
+    /// NAND energy so far (pJ) of a zoned disk.
+    fn zoned_nand_pj(&self) -> u64 {
+        match self {
+            StackDisk::Ccsd(_) => 0,
+            StackDisk::Zoned(z) => {
+                let c = &z.device().nand.counters;
+                c.read_energy_pj + c.program_energy_pj + c.erase_energy_pj + c.transfer_energy_pj
+            }
+        }
+    }
+}
+
 /// The storage stack.
 pub struct Stack {
     cfg: StackConfig,
     fs: Fs,
-    ccsd: Ccsd,
+    ccsd: StackDisk,
     cpu: Cpu,
     policies: Vec<Policy>,
     smart_interval_ns: u64,
@@ -74,7 +141,7 @@ pub struct Stack {
 /// The file system and what it acts on, as the page cache's [`Backend`].
 struct FsBackend<'a> {
     fs: &'a mut Fs,
-    ccsd: &'a mut Ccsd,
+    ccsd: &'a mut StackDisk,
     cpu: &'a mut Cpu,
     policies: &'a [Policy],
     content: Option<&'a mut ContentModel>,
@@ -89,7 +156,7 @@ impl Backend for FsBackend<'_> {
         now: SimTime,
     ) -> Result<FsDone> {
         let mut ctx = FsCtx {
-            disk: &mut *self.ccsd,
+            disk: self.ccsd.disk(),
             cpu: &mut *self.cpu,
             content: self.content.as_deref_mut(),
             policy: &self.policies[stream],
@@ -116,6 +183,7 @@ impl Backend for FsBackend<'_> {
 struct WindowStart {
     at: SimTime,
     ccsd: CcsdCounters,
+    zoned_nand_pj: u64,
     cpu: CpuCounters,
 }
 
@@ -144,21 +212,30 @@ impl Stack {
             .map(|n| Policy::new(st.policy_of(n), st))
             .collect();
         let host_managed = policies.iter().any(Policy::host_managed_thermal);
-        let mut ccsd = Ccsd::new(cfg, st, content.as_deref_mut(), !host_managed)?;
-        ccsd.begin_untimed_fill();
-        let engine = st.ccsd.engine && policies.iter().any(|p| p.kind().uses_device_compression());
-        ccsd.set_engine_enabled(engine);
+        let mut ccsd = if cfg.zns.is_some() {
+            StackDisk::Zoned(Box::new(ZonedDisk::new(cfg)?))
+        } else {
+            let mut ccsd = Ccsd::new(cfg, st, content.as_deref_mut(), !host_managed)?;
+            ccsd.begin_untimed_fill();
+            let engine =
+                st.ccsd.engine && policies.iter().any(|p| p.kind().uses_device_compression());
+            ccsd.set_engine_enabled(engine);
+            StackDisk::Ccsd(Box::new(ccsd))
+        };
         let mut fs = Fs::new(
             st,
-            ccsd.logical_blocks(),
+            ccsd.disk_ref().logical_blocks(),
             super::max_extra_rs_blocks(st),
             content.as_deref_mut(),
         )?;
+        if let Some(zone_blocks) = ccsd.disk_ref().zone_blocks() {
+            fs = fs.on_zones(st, zone_blocks)?;
+        }
         let mut cpu = Cpu::new(st.cpu.cores, st.cpu.compress_threads);
         let mut untimed = false;
         for (i, &bytes) in layouts.iter().enumerate() {
             let mut ctx = FsCtx {
-                disk: &mut ccsd,
+                disk: ccsd.disk(),
                 cpu: &mut cpu,
                 content: content.as_deref_mut(),
                 policy: &policies[i],
@@ -203,7 +280,7 @@ impl Stack {
         }
         if st.fs.fill_fraction > 0.0 {
             let mut ctx = FsCtx {
-                disk: &mut ccsd,
+                disk: ccsd.disk(),
                 cpu: &mut cpu,
                 content,
                 policy: &policies[0],
@@ -273,7 +350,7 @@ impl Stack {
             return cache.submit(&mut be, Fs::key_of(stream, req.file), stream, req, now);
         }
         let mut ctx = FsCtx {
-            disk: &mut self.ccsd,
+            disk: self.ccsd.disk(),
             cpu: &mut self.cpu,
             content,
             policy: &self.policies[stream],
@@ -301,7 +378,7 @@ impl Stack {
             cache.on_time(&mut be, now)?;
         }
         let mut ctx = FsCtx {
-            disk: &mut self.ccsd,
+            disk: self.ccsd.disk(),
             cpu: &mut self.cpu,
             content,
             policy: &self.policies[0],
@@ -318,9 +395,9 @@ impl Stack {
     /// between them), so they are skipped. A tiny interval or a long gap between calls
     /// therefore cannot loop for long.
     pub fn on_time(&mut self, now: SimTime) {
-        self.ccsd.advance(now);
+        self.ccsd.disk().advance(now);
         if self.next_smart <= now {
-            let t = self.ccsd.smart().temperature_c;
+            let t = self.ccsd.disk_ref().smart().temperature_c;
             for p in &mut self.policies {
                 p.on_smart(t);
             }
@@ -371,7 +448,7 @@ impl Stack {
     fn space_target(&self, f_sc: f64, f_c: f64) -> u64 {
         let seg_bytes = self.cfg.fs.segment_blocks as u64 * 4096;
         let partition_segments = self.cfg.fs.partition_bytes / seg_bytes;
-        let saved_segments = self.ccsd.space().saved_bytes() / seg_bytes;
+        let saved_segments = self.ccsd.disk_ref().space().saved_bytes() / seg_bytes;
         let cur = self.fs.extra_rs_segments();
         match self.cfg.space {
             SpacePolicy::Fixed => cur,
@@ -465,7 +542,7 @@ impl Stack {
 
     /// Record the timeline values of the interval that ends now.
     pub fn sample(&mut self) {
-        let smart = self.ccsd.smart();
+        let smart = self.ccsd.disk_ref().smart();
         let extra = self.fs.extra_rs_segments() as f64 / self.partition_segments() as f64;
         let s = &mut self.series;
         s.temperature_c.push(smart.temperature_c);
@@ -482,7 +559,10 @@ impl Stack {
         });
         s.last_host = host;
         s.last_all = all;
-        let (at, j) = self.ccsd.heat();
+        let (at, j) = match &self.ccsd {
+            StackDisk::Ccsd(c) => c.heat(),
+            StackDisk::Zoned(_) => (SimTime::ZERO, 0.0),
+        };
         let (at0, j0) = s.last_heat;
         s.device_w.push(if at > at0 {
             (j - j0) / ((at.0 - at0.0) as f64 * 1e-9)
@@ -508,7 +588,9 @@ impl Stack {
             }
         }
         let s = &self.series;
-        last2(&s.temperature_c).is_some_and(|(a, b)| (a - b).abs() <= SETTLED_C)
+        // A device without a thermal model (the zoned one) reads NaN: settled.
+        last2(&s.temperature_c)
+            .is_some_and(|(a, b)| (a - b).abs() <= SETTLED_C || (a.is_nan() && b.is_nan()))
             && last2(&s.throttled).is_some_and(|(a, b)| a == b)
             && last2(&s.extra_rs_fraction).is_some_and(|(a, b)| a == b)
             && s.host_share.last().is_some_and(|h| h.is_nan())
@@ -565,14 +647,42 @@ impl Stack {
         self.policies[0].smart_c()
     }
 
-    /// The CCSD (for the run summary's NAND figures).
-    pub fn ccsd(&self) -> &Ccsd {
-        &self.ccsd
+    /// The CCSD (for the run summary's NAND figures); `None` on a zoned device.
+    pub fn ccsd(&self) -> Option<&Ccsd> {
+        match &self.ccsd {
+            StackDisk::Ccsd(c) => Some(c),
+            StackDisk::Zoned(_) => None,
+        }
     }
 
-    /// Check the file system's and the device's invariants.
+    /// The zoned device under the file system (`[zns]`), if that is the disk.
+    pub fn zoned_device(&self) -> Option<&Device> {
+        match &self.ccsd {
+            StackDisk::Zoned(z) => Some(z.device()),
+            StackDisk::Ccsd(_) => None,
+        }
+    }
+
+    /// Check the file system's and the device's invariants; on a zoned device, that each
+    /// section's zone has its write pointer where the file system's logs put it.
     pub fn check_invariants(&self) -> Result<()> {
         self.fs.check_invariants()?;
+        if let Some(d) = self.zoned_device() {
+            let zones = &d.zns.as_ref().expect("zoned").zones;
+            let mut want = self.fs.expected_write_pointers();
+            // Zones past the partition stay empty.
+            want.resize(zones.len() as usize, 0);
+            for (z, want) in want.into_iter().enumerate() {
+                let zone = zones.zone(z as u32);
+                if zone.wp != want {
+                    return Err(Error::Invariant(format!(
+                        "zone {z} has its write pointer at block {} ({:?}), but the file \
+                         system's section {z} expects it at {want}",
+                        zone.wp, zone.state
+                    )));
+                }
+            }
+        }
         self.ccsd.check_invariants()
     }
 
@@ -584,7 +694,8 @@ impl Stack {
         }
         self.window = Some(WindowStart {
             at,
-            ccsd: self.ccsd.counters(),
+            ccsd: self.ccsd.ccsd_counters(),
+            zoned_nand_pj: self.ccsd.zoned_nand_pj(),
             cpu: self.cpu.counters,
         });
     }
@@ -594,7 +705,7 @@ impl Stack {
         let from = self.window.map_or(SimTime::ZERO, |w| w.at);
         let elapsed = SimTime(end.0.saturating_sub(from.0));
         let secs = elapsed.as_secs_f64();
-        let mut d: CcsdCounters = self.ccsd.counters();
+        let mut d: CcsdCounters = self.ccsd.ccsd_counters();
         let mut c = self.cpu.counters;
         if let Some(w) = &self.window {
             // Event times and the highest temperature stay absolute.
@@ -606,7 +717,7 @@ impl Stack {
             c = minus(&c, &w.cpu, &[]);
         }
         let f = sub_counters(&self.fs.counters(), &self.fs_base);
-        let space: SpaceReport = self.ccsd.space();
+        let space: SpaceReport = self.ccsd.disk_ref().space();
         let host = f.compress_blocks_host + f.decompress_blocks_host;
         let all = host + f.compress_blocks_device + f.decompress_blocks_device;
         let cores = self.cpu.cores() as f64;
@@ -618,7 +729,14 @@ impl Stack {
         } else {
             0.0
         };
-        let device_j = d.energy_total_j;
+        let zoned = matches!(self.ccsd, StackDisk::Zoned(_));
+        // A zoned disk has no controller energy model here: its NAND energy.
+        let device_j = if zoned {
+            let base = self.window.map_or(0, |w| w.zoned_nand_pj);
+            self.ccsd.zoned_nand_pj().saturating_sub(base) as f64 * 1e-12
+        } else {
+            d.energy_total_j
+        };
         let kinds: Vec<PolicyKind> = self.policies.iter().map(Policy::kind).collect();
         let policy = if kinds.windows(2).all(|w| w[0] == w[1]) {
             kinds.first().map_or("none", |k| k.name()).to_string()
@@ -647,8 +765,8 @@ impl Stack {
             cache,
             policy,
             temperature: TemperatureSummary {
-                max_c: d.max_temperature_c,
-                end_c: self.ccsd.smart().temperature_c,
+                max_c: if zoned { f64::NAN } else { d.max_temperature_c },
+                end_c: self.ccsd.disk_ref().smart().temperature_c,
                 first_throttle_s: d.first_throttle_ns.map(|t| t as f64 * 1e-9),
                 throttled_s: d.throttled_ns as f64 * 1e-9,
                 shutdown_s: d.shutdown_ns.map(|t| t as f64 * 1e-9),
@@ -683,8 +801,19 @@ impl Stack {
                 engine_decompress_blocks: d.engine_decompress_blocks,
                 gc_invocations: d.gc_invocations,
                 gc_chunks_migrated: d.gc_chunks_migrated,
-                counters: d,
+                counters: (!zoned).then_some(d),
             },
+            zoned: self.ccsd.disk_ref().zone_blocks().map(|zone_blocks| {
+                let moved = f.cleaning_blocks_moved + f.bggc_blocks_moved;
+                let new = f.fs_blocks_written.saturating_sub(moved);
+                ZonedHostSummary {
+                    zone_blocks,
+                    sections_cleaned: f.cleaning_invocations + f.bggc_segments,
+                    blocks_moved: moved,
+                    zones_reset: f.zone_resets,
+                    host_waf: (new > 0).then(|| f.fs_blocks_written as f64 / new as f64),
+                }
+            }),
             cpu: CpuSummary {
                 cores: self.cpu.cores() as u32,
                 compress_busy_s: c.compress_busy_ns as f64 * 1e-9,
@@ -749,6 +878,26 @@ pub struct StackSummary {
     pub energy: StackEnergy,
     /// The host page cache (`null` when `stack.cache` is off).
     pub cache: Option<CacheSummary>,
+    /// The file system's cleaning on a zoned device (absent on the CCSD).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<ZonedHostSummary>,
+}
+
+/// `summary.stack.zoned`: the file system on a zoned device does the cleaning a device GC
+/// would (the device's WAF is 1): sections cleaned, blocks they moved, zones reset.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ZonedHostSummary {
+    /// Blocks per section: the zone capacity (4 KiB blocks).
+    pub zone_blocks: u64,
+    /// Sections cleaned, foreground and background.
+    pub sections_cleaned: u64,
+    /// Valid blocks cleaning moved, foreground and background.
+    pub blocks_moved: u64,
+    /// Zones reset because their section became free.
+    pub zones_reset: u64,
+    /// Host write amplification: blocks the file system wrote over those it wrote other than
+    /// cleaning copies (`null` when it wrote none).
+    pub host_waf: Option<f64>,
 }
 
 /// `summary.stack.cache`, in 4 KiB pages unless named otherwise.
@@ -852,8 +1001,9 @@ pub struct DeviceSummary {
     pub gc_invocations: u64,
     /// Chunks GC moved.
     pub gc_chunks_migrated: u64,
-    /// Every device counter.
-    pub counters: CcsdCounters,
+    /// Every CCSD counter (absent on a zoned device).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CcsdCounters>,
 }
 
 /// `summary.stack.cpu`.

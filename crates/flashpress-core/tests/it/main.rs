@@ -25,3 +25,4 @@ mod timeline;
 mod waiting_streams;
 mod window;
 mod workload_files;
+mod zns_stack;

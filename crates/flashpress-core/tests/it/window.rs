@@ -162,7 +162,11 @@ fn a_stack_run_counts_device_work_and_energy_over_the_window() {
     );
     assert!(st.tasks.compress_device_blocks < wst.tasks.compress_device_blocks);
     // Idle power over the window: idle_w x window, to one thermal step (100 ms x 5 W).
-    let idle = st.device.counters.energy_idle_j;
+    let idle = st
+        .device
+        .counters
+        .expect("the CCSD's counters")
+        .energy_idle_j;
     let want_idle = 5.0 * s.window.seconds;
     assert!(
         (idle - want_idle).abs() <= 0.5 + 1e-9,

@@ -10,6 +10,7 @@
 //! reset's erases are queued there like GC erases (a program into an erased block waits for
 //! its erase) and counted apart from GC.
 
+pub mod disk;
 pub mod map;
 pub mod state;
 
@@ -21,6 +22,7 @@ use crate::ftl::{FlashBackend, GcKind};
 use crate::nand::Geometry;
 use crate::units::{BlockId, SimTime};
 use crate::workload::{Op, Request};
+pub use disk::ZonedDisk;
 pub use map::ZoneMap;
 pub use state::{ZoneAction, ZoneError, ZoneState, Zones};
 

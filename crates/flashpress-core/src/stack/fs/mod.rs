@@ -126,6 +126,8 @@ pub struct FsCounters {
     pub files_deleted: u64,
     /// Write requests refused for lack of space (or beyond the largest file).
     pub enospc: u64,
+    /// Zones reset because their section became free (on a zoned device only).
+    pub zone_resets: u64,
 }
 
 /// Content ids of the blocks a write stores, from its first block on.
@@ -247,6 +249,8 @@ pub struct Fs {
     victim: Vec<u32>,
     fill_files: u64,
     fill_next_id: u64,
+    /// On a zoned device ([`Fs::on_zones`]): sections are zones, written only sequentially.
+    zoned: bool,
     counters: FsCounters,
 }
 
@@ -408,8 +412,78 @@ impl Fs {
             victim: Vec::new(),
             fill_files: 0,
             fill_next_id: 0,
+            zoned: false,
             counters: FsCounters::default(),
         })
+    }
+
+    /// Mount on a zoned device whose zones hold `zone_blocks` writable blocks, as F2FS does on
+    /// a zoned block device: a section (here a segment) is one zone's capacity, every log
+    /// appends at its zone's write pointer (`mode = "lfs"`, no thread logging, not even as the
+    /// last resort: a full file system fails the write with ENOSPC), a freed section's zone is
+    /// reset instead of discarded, and blocks freed inside a zone are not discarded (the
+    /// section's SIT entry records them; cleaning reclaims them). The checkpoint, SIT and NAT
+    /// areas are updated in place, which F2FS keeps on a conventional device; this model has
+    /// none, so `stack.fs.meta.node_writes` must be off.
+    pub fn on_zones(mut self, st: &StackConfig, zone_blocks: u64) -> Result<Fs> {
+        let f = &st.fs;
+        if f.segment_blocks as u64 != zone_blocks {
+            return Err(Error::config(
+                "stack",
+                "stack.fs.segment_blocks",
+                format!(
+                    "on a zoned device a section is one zone: expected the zone capacity, \
+                     {zone_blocks} blocks, got {}",
+                    f.segment_blocks
+                ),
+            ));
+        }
+        if f.mode != crate::config::FsMode::Lfs {
+            return Err(Error::config(
+                "stack",
+                "stack.fs.mode",
+                "a zoned device takes only sequential writes: F2FS mounts it in \"lfs\" mode \
+                 (adaptive mode's thread logging writes into the holes of used zones)",
+            ));
+        }
+        if f.meta.node_writes {
+            return Err(Error::config(
+                "stack",
+                "stack.fs.meta.node_writes",
+                "the checkpoint, SIT and NAT areas are rewritten in place, which F2FS keeps on \
+                 a conventional device beside the zoned one; this model has none: set \
+                 node_writes = false",
+            ));
+        }
+        self.zoned = true;
+        Ok(self)
+    }
+
+    /// Whether the file system is on a zoned device.
+    pub fn zoned(&self) -> bool {
+        self.zoned
+    }
+
+    /// Where each section's zone's write pointer must be (blocks from the zone start), by
+    /// section: 0 for a free section (its zone reset), a log's cursor for the section it
+    /// appends to, the whole section for the others. Checked against a zoned device.
+    pub fn expected_write_pointers(&self) -> Vec<u64> {
+        let s = self.seg.s as u64;
+        let mut wp: Vec<u64> = self
+            .seg
+            .state
+            .iter()
+            .map(|st| match st {
+                SegState::Free | SegState::Disabled => 0,
+                SegState::Open | SegState::Closed | SegState::Cleaning => s,
+            })
+            .collect();
+        for l in &self.logs {
+            if l.seg != NONE {
+                wp[l.seg as usize] = l.cursor as u64;
+            }
+        }
+        wp
     }
 
     /// Serve one request of workload stream `stream` arriving at `now`. Block-level requests
@@ -1147,6 +1221,10 @@ impl Fs {
             };
             return Ok(true);
         }
+        if self.zoned {
+            // No thread logging into a zone's holes, not even as the last resort.
+            return Ok(false);
+        }
         if let Some(seg) = self.seg.take_min_valid(SegState::Open) {
             self.logs[log] = Log {
                 seg,
@@ -1326,6 +1404,10 @@ impl Fs {
 
     /// Discard `lbas` (coalesced into ranges) now; the request waits for it.
     fn trim_lbas(&mut self, ctx: &mut FsCtx<'_>, lbas: &mut [u32], stream: u32) -> Result<()> {
+        if self.zoned {
+            // Blocks inside a zone cannot be discarded; their section is reset once free.
+            return Ok(());
+        }
         lbas.sort_unstable();
         let t = self.t_floor;
         let mut i = 0;
@@ -1350,12 +1432,24 @@ impl Fs {
         Ok(())
     }
 
-    /// Discard the segments freed since the last call (asynchronously: nobody waits).
+    /// Discard the segments freed since the last call, or on a zoned device reset their
+    /// zones (asynchronously: nobody waits; a later write into the zone waits for its
+    /// erases on the flash).
     fn flush_seg_trims(&mut self, ctx: &mut FsCtx<'_>) -> Result<()> {
         let s = self.seg.s;
         let t = self.t_floor;
+        if self.zoned && !self.seg.newly_freed.is_empty() {
+            // Writes still coalescing may be for a zone about to be reset: they go first.
+            self.wflush(ctx)?;
+            self.rflush(ctx)?;
+        }
         let segs = std::mem::take(&mut self.seg.newly_freed);
         for &seg in &segs {
+            if self.zoned {
+                ctx.disk.reset_zone(seg as u64, t)?;
+                self.counters.zone_resets += 1;
+                continue;
+            }
             let bio = Bio {
                 op: BioOp::Trim,
                 lba: seg as u64 * s as u64,
@@ -1395,8 +1489,11 @@ impl Fs {
     ) -> Result<()> {
         let w = &self.wbuf;
         let n = w.ids.len() as u32;
+        // On a zoned device a block I/O stays inside one zone.
+        let boundary = self.zoned && lba.is_multiple_of(self.seg.s);
         if n > 0
-            && (w.lba.wrapping_add(n) != lba
+            && (boundary
+                || w.lba.wrapping_add(n) != lba
                 || w.flags != flags
                 || w.stream != stream
                 || w.t != t
@@ -1444,8 +1541,10 @@ impl Fs {
         t: SimTime,
     ) -> Result<()> {
         let r = self.rbuf;
+        let boundary = self.zoned && lba.is_multiple_of(self.seg.s);
         if r.n > 0
-            && (r.lba.wrapping_add(r.n) != lba
+            && (boundary
+                || r.lba.wrapping_add(r.n) != lba
                 || r.flags != flags
                 || r.stream != stream
                 || r.t != t

@@ -1,0 +1,431 @@
+//! The zoned device as the storage stack's [`Disk`]: the F2FS-like file system's block I/Os
+//! become zoned commands at the write pointer (F2FS's zoned block device mode: sections on
+//! zones, only sequential writes, cleaning that resets zones).
+//!
+//! The file system addresses zone capacity only: its LBA `z * cap + k` (`cap` the zone's
+//! writable blocks) is block `k` of zone `z`, at device offset `z * zone_size + k` (as F2FS
+//! with a zone capacity below the zone size uses only the section's usable blocks). A write
+//! not at its zone's write pointer, one that crosses a zone's capacity, a discard (a zoned
+//! disk takes none: a freed section is reset) or any command the device refuses is the file
+//! system's bug and an error, never moved to where it would fit.
+//!
+//! The [`Disk`] interface is synchronous (a submit returns the completion time), the device
+//! event-driven: the disk keeps the device's event queue and runs it up to each command's
+//! arrival, submits it, and runs on until it completes. A command submitted with an arrival
+//! before the device's present (the previous command ran past it) arrives at that present:
+//! the disk serves the stack's commands one at a time, in submission order (queue depth 1;
+//! each command's pages still go to all the planes it spans at once).
+
+use super::ZoneState;
+use crate::config::SimConfig;
+use crate::content::ContentModel;
+use crate::device::Device;
+use crate::engine::{Event, EventQueue};
+use crate::error::{Error, Result};
+use crate::stack::bio::{Bio, BioDone, BioOp, Disk, Smart, SpaceReport, BLOCK};
+use crate::units::{BlockId, SimTime};
+use crate::workload::{Op, Request, NO_FILE};
+
+/// A zoned device serving a storage stack.
+pub struct ZonedDisk {
+    dev: Device,
+    q: EventQueue,
+    /// The device's present: the time of the last event it ran.
+    now: SimTime,
+    /// Writable blocks per zone (the zone capacity, in 4 KiB blocks).
+    cap: u64,
+    /// Blocks per zone span (the zone size).
+    size: u64,
+    zones: u64,
+    blocks: Vec<BlockId>,
+}
+
+impl ZonedDisk {
+    /// The zoned device of a validated config (`cfg.zns` set, 4 KiB pages).
+    pub fn new(cfg: &SimConfig) -> Result<ZonedDisk> {
+        let z = cfg.zns.as_ref().ok_or_else(|| {
+            Error::State("a zoned disk needs a [zns] device in the config".into())
+        })?;
+        let dev = Device::new(cfg, None)?;
+        if dev.page_size() != BLOCK {
+            return Err(Error::config(
+                "config",
+                "nand.page_size",
+                format!(
+                    "a zoned device under [stack] needs 4096-byte logical blocks, got {}",
+                    dev.page_size()
+                ),
+            ));
+        }
+        let zns = dev.zns.as_ref().expect("zoned device");
+        let cap = zns.zones.cap();
+        let size = z.zone_size_bytes(&cfg.nand) / BLOCK;
+        let zones = zns.zones.len() as u64;
+        Ok(ZonedDisk {
+            dev,
+            q: EventQueue::new(),
+            now: SimTime::ZERO,
+            cap,
+            size,
+            zones,
+            blocks: Vec::new(),
+        })
+    }
+
+    /// The device (zone states, counters, NAND).
+    pub fn device(&self) -> &Device {
+        &self.dev
+    }
+
+    /// Run the device's events up to and including `t` (`None`: until none is left).
+    fn run_to(&mut self, t: Option<SimTime>) {
+        while let Some(at) = self.next_event() {
+            if t.is_some_and(|t| at > t) {
+                break;
+            }
+            self.step();
+        }
+    }
+
+    fn next_event(&self) -> Option<SimTime> {
+        match (self.dev.next_arrival(), self.q.peek_time()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Run the device's next event (page commands reaching the controller first among
+    /// events of the same instant, as the simulation does).
+    fn step(&mut self) {
+        if let Some(ta) = self.dev.next_arrival() {
+            if self.q.peek_time().is_none_or(|th| ta <= th) {
+                self.now = ta;
+                self.dev.process_arrivals(ta, &mut self.q);
+                return;
+            }
+        }
+        let Some((t, ev)) = self.q.pop() else {
+            return;
+        };
+        self.now = t;
+        match ev {
+            Event::Flash(plane, gen) => self.dev.on_flash(plane, gen, t, &mut self.q),
+            Event::DeviceReq(slot) => self.dev.on_request(slot, t, &mut self.q),
+            other => unreachable!("the zoned disk's queue holds device events only: {other:?}"),
+        }
+    }
+
+    /// Submit `req` at `now` (or the device's present if later) and run the device until it
+    /// completes; its completion time. A command the device refuses is an error naming it.
+    fn command(&mut self, req: &Request, content: u64, now: SimTime) -> Result<SimTime> {
+        self.run_to(Some(now));
+        let at = now.max(self.now);
+        self.dev.completed.clear();
+        let before = self.dev.zns.as_ref().expect("zoned").counters;
+        self.dev.submit(req, content, at, 0, &mut self.q, None)?;
+        if !self.dev.failed.is_empty() {
+            self.dev.failed.clear();
+            let after = self.dev.zns.as_ref().expect("zoned").counters;
+            let status = super::ZoneError::ALL
+                .into_iter()
+                .find(|&e| {
+                    let mut c = before;
+                    c.fail(e);
+                    c == after
+                })
+                .map_or("unknown", |e| e.name());
+            return Err(Error::State(format!(
+                "the file system's {:?} of {} bytes at device offset {} failed on the zoned \
+                 device ({status})",
+                req.op, req.len, req.offset
+            )));
+        }
+        while self.dev.completed.is_empty() {
+            if self.next_event().is_none() {
+                return Err(Error::State(format!(
+                    "the zoned device never completed the file system's {:?} at offset {}",
+                    req.op, req.offset
+                )));
+            }
+            self.step();
+        }
+        let done = self
+            .dev
+            .completed
+            .iter()
+            .map(|c| c.done)
+            .max()
+            .expect("one");
+        self.dev.completed.clear();
+        Ok(done)
+    }
+
+    fn request(op: Op, offset: u64, len: u64, now: SimTime) -> Request {
+        Request {
+            time: now,
+            op,
+            offset,
+            len,
+            content: 0,
+            file: NO_FILE,
+            attrs: Default::default(),
+            placement: None,
+        }
+    }
+
+    /// Zone and block in it of file-system LBA `lba`.
+    fn locate(&self, lba: u64) -> (u64, u64) {
+        (lba / self.cap, lba % self.cap)
+    }
+
+    /// After the untimed layout and fill: run their work to the end, then forget its timing
+    /// and counters (zone states and wear stay).
+    pub fn reset_after_fill(&mut self) {
+        self.run_to(None);
+        self.dev.reset_after_precondition();
+        self.q = EventQueue::new();
+        self.now = SimTime::ZERO;
+    }
+
+    /// Whether the device has nothing queued or running at `t`.
+    pub fn idle_at(&self, t: SimTime) -> bool {
+        self.next_event().is_none() && self.dev.sched.last_activity() <= t
+    }
+
+    /// Check the zone state machine's counts and the device's invariants.
+    pub fn check_invariants(&self) -> Result<()> {
+        self.dev.check_invariants()
+    }
+}
+
+impl Disk for ZonedDisk {
+    fn submit(
+        &mut self,
+        bio: &Bio<'_>,
+        now: SimTime,
+        _content: Option<&mut ContentModel>,
+    ) -> Result<BioDone> {
+        let end = bio.lba.checked_add(bio.blocks as u64);
+        if bio.blocks == 0 || end.is_none_or(|e| e > self.logical_blocks()) {
+            return Err(Error::State(format!(
+                "block I/O of {} blocks at LBA {} outside the zoned device's {} writable blocks",
+                bio.blocks,
+                bio.lba,
+                self.logical_blocks()
+            )));
+        }
+        let (z, k) = self.locate(bio.lba);
+        let n = bio.blocks as u64;
+        if k + n > self.cap {
+            return Err(Error::State(format!(
+                "block I/O of {n} blocks at LBA {} crosses the end of zone {z} (capacity {} blocks)",
+                bio.lba, self.cap
+            )));
+        }
+        let offset = (z * self.size + k) * BLOCK;
+        let op = match bio.op {
+            BioOp::Read => Op::Read,
+            BioOp::Write => {
+                // Compression flags are the host's business: a zoned device stores what it is
+                // given (host-compressed blocks are just fewer blocks; validation refused the
+                // policies that would ask it to compress).
+                let zone = self.dev.zns.as_ref().expect("zoned").zones.zone(z as u32);
+                if zone.wp != k {
+                    return Err(Error::State(format!(
+                        "the file system wrote {n} blocks at block {k} of zone {z}, whose write \
+                         pointer is at block {} ({:?}): a zoned device takes writes only at \
+                         the write pointer",
+                        zone.wp, zone.state
+                    )));
+                }
+                Op::Write
+            }
+            BioOp::Trim => {
+                return Err(Error::State(format!(
+                    "the file system discarded {n} blocks at LBA {} on a zoned device, which \
+                     takes no discard (a freed section is reset instead)",
+                    bio.lba
+                )))
+            }
+        };
+        let req = Self::request(op, offset, n * BLOCK, now);
+        let content = bio.content.first().copied().unwrap_or(0);
+        let done = self.command(&req, content, now)?;
+        Ok(BioDone {
+            done,
+            ..BioDone::default()
+        })
+    }
+
+    fn logical_blocks(&self) -> u64 {
+        self.zones * self.cap
+    }
+
+    fn space(&self) -> SpaceReport {
+        let zns = self.dev.zns.as_ref().expect("zoned");
+        let written: u64 = (0..zns.zones.len())
+            .map(|z| zns.zones.zone(z).written)
+            .sum();
+        SpaceReport {
+            logical_bytes: written * BLOCK,
+            physical_bytes: written * BLOCK,
+            physical_capacity_bytes: self.logical_blocks() * BLOCK,
+        }
+    }
+
+    /// A zoned device here has no thermal model: it never throttles or shuts down, and reads
+    /// no temperature (NaN).
+    fn smart(&self) -> Smart {
+        Smart {
+            temperature_c: f64::NAN,
+            throttled: false,
+            shutdown: false,
+        }
+    }
+
+    fn advance(&mut self, now: SimTime) {
+        self.run_to(Some(now));
+    }
+
+    fn zone_blocks(&self) -> Option<u64> {
+        Some(self.cap)
+    }
+
+    fn reset_zone(&mut self, zone: u64, now: SimTime) -> Result<BioDone> {
+        if zone >= self.zones {
+            return Err(Error::State(format!(
+                "zone {zone} reset, but the device has {} zones",
+                self.zones
+            )));
+        }
+        // A host waits for its writes to a zone to reach the flash before resetting it.
+        let zns = self.dev.zns.as_ref().expect("zoned");
+        let written = zns.zones.zone(zone as u32).written;
+        let mut blocks = std::mem::take(&mut self.blocks);
+        zns.map().blocks_holding(zone as u32, written, &mut blocks);
+        while blocks.iter().any(|&b| self.dev.sched.programs_pending(b))
+            && self.next_event().is_some()
+        {
+            self.step();
+        }
+        self.blocks = blocks;
+        if zns_state(&self.dev, zone) == ZoneState::Empty {
+            return Err(Error::State(format!(
+                "the file system reset zone {zone}, which holds no data"
+            )));
+        }
+        let req = Self::request(Op::ZoneReset, zone * self.size * BLOCK, 0, now);
+        let done = self.command(&req, 0, now)?;
+        Ok(BioDone {
+            done,
+            ..BioDone::default()
+        })
+    }
+}
+
+fn zns_state(dev: &Device, zone: u64) -> ZoneState {
+    dev.zns
+        .as_ref()
+        .expect("zoned")
+        .zones
+        .zone(zone as u32)
+        .state
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2 channels x 1 plane x 8 blocks of 16 pages; a zone is one block per channel (32
+    /// blocks of 4 KiB), 8 zones.
+    fn disk() -> ZonedDisk {
+        let toml = r#"
+preset = "zns"
+[nand]
+channels = 2
+chips_per_channel = 1
+dies_per_chip = 1
+planes_per_die = 1
+blocks_per_plane = 8
+pages_per_block = 16
+[zns]
+channels_per_zone = 2
+chips_per_zone = 1
+blocks_per_plane = 1
+"#;
+        let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
+        ZonedDisk::new(&cfg).unwrap()
+    }
+
+    fn write(d: &mut ZonedDisk, lba: u64, n: u32, now: u64) -> Result<BioDone> {
+        let ids: Vec<u64> = (0..n as u64).map(|i| 100 + i).collect();
+        let bio = Bio {
+            op: BioOp::Write,
+            lba,
+            blocks: n,
+            flags: crate::stack::bio::BioFlags::NONE,
+            stream: 0,
+            content: &ids,
+        };
+        d.submit(&bio, SimTime(now), None)
+    }
+
+    fn err(r: Result<BioDone>) -> String {
+        r.expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn writes_go_to_the_write_pointer_and_anything_else_is_an_error() {
+        let mut d = disk();
+        assert_eq!((d.zone_blocks(), d.logical_blocks()), (Some(32), 256));
+        let done = write(&mut d, 0, 4, 0).unwrap();
+        assert!(done.done > SimTime::ZERO && !done.failed);
+        // Zone 1 starts at LBA 32; its block 0 sits at the zone's device offset.
+        write(&mut d, 32, 2, 0).unwrap();
+        let e = err(write(&mut d, 5, 1, 0));
+        assert!(
+            e.contains("block 5 of zone 0, whose write pointer is at block 4"),
+            "{e}"
+        );
+        let e = err(write(&mut d, 30, 4, 0));
+        assert!(e.contains("crosses the end of zone 0"), "{e}");
+        let trim = Bio {
+            op: BioOp::Trim,
+            lba: 0,
+            blocks: 4,
+            flags: crate::stack::bio::BioFlags::NONE,
+            stream: 0,
+            content: &[],
+        };
+        let e = err(d.submit(&trim, SimTime(0), None));
+        assert!(e.contains("takes no discard"), "{e}");
+        // The refused writes never reached the device: its commands all succeeded.
+        let c = d.device().zns.as_ref().unwrap().counters;
+        assert_eq!((c.writes, c.failed()), (2, 0));
+        assert_eq!(d.device().zns.as_ref().unwrap().zones.zone(0).wp, 4);
+        assert_eq!(d.space().logical_bytes, 6 * BLOCK);
+    }
+
+    #[test]
+    fn a_reset_erases_the_zone_through_the_controller() {
+        let mut d = disk();
+        let e = err(d.reset_zone(0, SimTime(0)));
+        assert!(e.contains("holds no data"), "{e}");
+        // Fill zone 0 (two blocks of 16 pages), then reset it and write it again from 0.
+        write(&mut d, 0, 32, 0).unwrap();
+        let t = d.reset_zone(0, SimTime(0)).unwrap().done;
+        let z = d.device().zns.as_ref().unwrap();
+        assert_eq!((z.counters.resets, z.counters.reset_blocks_erased), (1, 2));
+        assert_eq!(z.zones.zone(0).state, ZoneState::Empty);
+        let again = write(&mut d, 0, 1, t.0).unwrap().done;
+        d.advance(SimTime(u64::MAX / 4));
+        assert_eq!(d.device().nand.counters.erases, 2);
+        // The program waited for the erase of its block (5 ms in the zns preset).
+        assert!(
+            again.0 - t.0 >= 5_000_000,
+            "{again:?} after the reset at {t:?}"
+        );
+        let e = err(d.reset_zone(8, SimTime(0)));
+        assert!(e.contains("the device has 8 zones"), "{e}");
+    }
+}

@@ -24,7 +24,7 @@ GCIDE_SHA256 := 802beb667e1fb666203e750f1faea60d5c202ac5430c2083c4180494609f10a7
 FIO_EXAMPLES_DEB_VERSION := 3.33-3
 FIO_EXAMPLES_DEB_SHA256 := 753af4393ee9d4e69e4a0deacf235015c30f523b299c94e85e2e4556bfbcfd95
 
-.PHONY: venv develop run test test-rust test-python lint docs test-slow testdata-full bench bench-lossy bench-waltz bench-scale codec-report testdata chromium lock clean
+.PHONY: venv develop run test test-rust test-python lint docs test-slow testdata-full bench bench-lossy bench-waltz bench-scale bench-scale-64t codec-report testdata chromium lock clean
 
 ## venv: create $(VENV) and install the pinned Python dependencies (redone when the lock changes)
 venv: $(VENV_STAMP)
@@ -88,6 +88,10 @@ bench-waltz:
 ## bench-scale: memory and speed of 1-64 TiB devices at 4/16/64 KiB mapping units (estimate, peak RSS, fill time, requests/s); prints JSON
 bench-scale:
 	python3 benchmarks/bench_scale.py
+
+## bench-scale-64t: a 64 TiB QLC device at 64 KiB units aged to steady state (0.6 overwrites), then 1M random 4 KiB writes; WAF by window, peak RSS (about 30 min)
+bench-scale-64t:
+	python3 benchmarks/bench_scale.py --points 64:64 --page-kib 16 --cell qlc --aging 0.6
 
 ## codec-report: codec ratio and throughput on gcide and /usr/lib binaries; prints Markdown
 codec-report: develop testdata

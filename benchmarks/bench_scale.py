@@ -6,16 +6,19 @@ device of at least TIB TiB of logical space (8 channels x 8 chips x 4 dies x 2 p
 pages per block, 7% over-provisioning, greedy GC below 0.2% free blocks), filled and aged to
 steady state untimed (every unit overwritten ``--aging`` times on average), then
 ``--requests`` random 4 KiB writes at queue depth 32. Printed per point: the memory estimate,
-peak RSS, preconditioning time, requests per wall second, WAF. Points whose estimate exceeds
-``--run-max-gib`` are estimated only (the config is still checked: a refused one says why).
-The last line is one JSON object with every point.
+peak RSS, preconditioning time, requests per wall second, WAF, and the aging's and the timed
+run's WAF window by window with the steady-state verdict (see the example's doc). Points
+whose estimate exceeds ``--run-max-gib`` (default 20: what fits on a 24 GiB machine) are
+estimated only, and points the simulator refuses (2^32 or more mapping units) say so with
+their estimate, one line each. Each point's line goes to stderr as it finishes; the last
+stdout line is one JSON object with every point.
 
     python3 benchmarks/bench_scale.py [--points 1:4,1:16,...] [--page-kib 4] [--requests N]
-        [--aging A] [--run-max-gib G] [--cell tlc]
+        [--aging A] [--run-max-gib G] [--cell tlc] [--windows W]
 
 ``--points`` is TIB:UNIT_KIB pairs; the default is the full table (1, 4, 16, 64 TiB at 4, 16,
-64 KiB units). The 64 TiB QLC run of docs/performance.md is
-``--points 64:64 --page-kib 16 --cell qlc``.
+64 KiB units). ``make bench-scale-64t`` is the 64 TiB QLC steady-state run of
+docs/performance.md: ``--points 64:64 --page-kib 16 --cell qlc --aging 0.6``.
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = os.path.join(ROOT, "target", "release", "examples", "bench_scale")
 
 
-def point(tib: float, unit: int, page: int, requests: int, aging: float, cell: str) -> dict[str, object]:
+def point(tib: float, unit: int, page: int, requests: int, aging: float, cell: str, windows: int) -> dict[str, object]:
     """One point's JSON line from the example."""
-    args = [EXE, str(tib), str(unit), str(page), str(requests), str(aging), cell]
+    args = [EXE, str(tib), str(unit), str(page), str(requests), str(aging), cell, str(windows)]
     p = subprocess.run(args, check=True, capture_output=True, text=True)
     return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -44,8 +47,9 @@ def main() -> None:
     ap.add_argument("--page-kib", type=int, default=4, help="NAND page (KiB; units smaller are packed)")
     ap.add_argument("--requests", type=int, default=1_000_000)
     ap.add_argument("--aging", type=float, default=1.0)
-    ap.add_argument("--run-max-gib", type=float, default=10.0, help="run points estimated below this")
+    ap.add_argument("--run-max-gib", type=float, default=20.0, help="run points estimated below this")
     ap.add_argument("--cell", default="tlc", choices=["slc", "mlc", "tlc", "qlc"])
+    ap.add_argument("--windows", type=int, default=10, help="windows of the timed run's WAF")
     a = ap.parse_args()
     subprocess.run(
         ["cargo", "build", "--release", "-q", "-p", "flashpress-core", "--example", "bench_scale"],
@@ -55,10 +59,15 @@ def main() -> None:
     rows = []
     for spec in a.points.split(","):
         tib, unit = spec.split(":")
-        est = point(float(tib), int(unit), a.page_kib, 0, a.aging, a.cell)
-        if "refused" not in est and float(est["estimate_gib"]) <= a.run_max_gib:  # type: ignore[arg-type]
-            est = point(float(tib), int(unit), a.page_kib, a.requests, a.aging, a.cell)
-        print(json.dumps(est), file=sys.stderr, flush=True)
+        est = point(float(tib), int(unit), a.page_kib, 0, a.aging, a.cell, a.windows)
+        if "refused" in est:
+            print(f"{tib} TiB at {unit} KiB units: refused: {est['refused']}", file=sys.stderr, flush=True)
+        elif float(est["estimate_gib"]) > a.run_max_gib:  # type: ignore[arg-type]
+            est["not_run"] = f"estimate above --run-max-gib {a.run_max_gib}"
+            print(f"{tib} TiB at {unit} KiB units: estimate {est['estimate_gib']:.2f} GiB: not run", file=sys.stderr)
+        else:
+            est = point(float(tib), int(unit), a.page_kib, a.requests, a.aging, a.cell, a.windows)
+            print(json.dumps(est), file=sys.stderr, flush=True)
         rows.append(est)
     print(json.dumps({"points": rows}))
 

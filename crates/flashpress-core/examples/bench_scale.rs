@@ -6,13 +6,21 @@
 //! preconditioning (set-up) time, requests per wall second, and the run's WAF. A device the
 //! simulator refuses prints the refusal and the estimate (pure arithmetic on the config).
 //!
+//! Steady state: the aging's WAF (NAND bytes programmed / unit bytes overwritten) per window
+//! of 10% of the units (from [`Simulation::aging_windows`]' 1% windows), and the timed run's
+//! per `WINDOWS` equal windows of requests (NAND bytes programmed / 4 KiB x requests
+//! completed in the window), are both printed. The aged device counts as in steady state
+//! (`"steady": true`) when the last three aging windows' WAF are within `TOL` (3%) of their
+//! mean. The timed run's WAF divided by the read-modify-write factor (unit / 4 KiB, at least
+//! 1) is printed beside them as `run_gc_waf`: in steady state it matches the aging windows'.
+//!
 //! Shape: 8 channels x 8 chips x 4 dies x 2 planes (512 planes), 1,024 pages per block,
 //! 7% over-provisioning, greedy GC below 0.2% free blocks, the default preset's controller
 //! (with units smaller than the page: a 64 MiB write buffer packs them, no copyback); blocks per plane sized
 //! so the logical space is at least `TIB` TiB. `CELL` is slc | mlc | tlc | qlc (QLC here:
 //! latencies of a 2020s QLC die, 16 KiB pages typical).
 //!
-//!     cargo run --release -p flashpress-core --example bench_scale -- TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL]
+//!     cargo run --release -p flashpress-core --example bench_scale -- TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL] [WINDOWS]
 
 use flashpress_core::config::SimConfig;
 use flashpress_core::sim::Simulation;
@@ -24,7 +32,9 @@ use common::peak_rss_mib;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 4 {
-        return Err("usage: bench_scale TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL]".into());
+        return Err(
+            "usage: bench_scale TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL] [WINDOWS]".into(),
+        );
     }
     let tib: f64 = a[0].parse()?;
     let unit: u64 = a[1].parse::<u64>()? * 1024;
@@ -32,6 +42,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let requests: u64 = a[3].parse()?;
     let aging: f64 = a.get(4).map_or(Ok(1.0), |s| s.parse())?;
     let cell = a.get(5).map_or("tlc", |s| s.as_str());
+    let windows: u64 = a.get(6).map_or(Ok(10), |s| s.parse())?;
+    if windows == 0 {
+        return Err("WINDOWS must be at least 1".into());
+    }
     let (read, program): (Vec<f64>, Vec<f64>) = match cell {
         "slc" => (vec![25.0], vec![200.0]),
         "mlc" => (vec![75.0; 2], vec![750.0; 2]),
@@ -112,9 +126,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let setup_s = t0.elapsed().as_secs_f64();
+    // The core records 1% windows; greedy GC on planes filled in lockstep makes their WAF
+    // swing (a damped oscillation a few % of the units long), so steady state is judged on
+    // windows of 10% of the units (the last one may be shorter).
+    let ratio = page as f64 / unit as f64;
+    let aging: Vec<f64> = sim
+        .aging_windows()
+        .chunks(10)
+        .map(|c| {
+            let (p, w) = c
+                .iter()
+                .fold((0, 0), |(p, w), x| (p + x.programs, w + x.writes));
+            p as f64 * ratio / w as f64
+        })
+        .collect();
+    let programs = |sim: &Simulation| sim.device().map_or(0, |d| d.nand.counters.programs);
     let t1 = Instant::now();
-    while !sim.step(1 << 20)? {}
+    let mut run_windows = Vec::new();
+    let (mut done, mut last) = (false, (0u64, programs(&sim)));
+    for w in 1..=windows {
+        let end = requests * w / windows;
+        while !done && sim.progress().requests_completed < end {
+            done = sim.step(1 << 12)?;
+        }
+        let (completed, p) = (sim.progress().requests_completed, programs(&sim));
+        if completed > last.0 {
+            run_windows
+                .push((p - last.1) as f64 * page as f64 / ((completed - last.0) * 4096) as f64);
+        }
+        last = (completed, p);
+    }
+    while !done {
+        done = sim.step(1 << 20)?;
+    }
     let run_s = t1.elapsed().as_secs_f64();
+    // Within TOL of the mean: the last three aging windows (the timed windows' spread, but the
+    // first's, is printed, not judged: a short run sees a swing of GC, not a level).
+    const TOL: f64 = 0.03;
+    let spread = |w: &[f64]| {
+        let mean = w.iter().sum::<f64>() / w.len() as f64;
+        w.iter().map(|x| (x / mean - 1.0).abs()).fold(0.0, f64::max)
+    };
+    let tail = &aging[aging.len().saturating_sub(3)..];
+    let timed = if run_windows.len() > 3 {
+        &run_windows[1..]
+    } else {
+        &run_windows[..]
+    };
+    let aging_spread = (!tail.is_empty()).then(|| spread(tail));
+    out["aging_windows_waf"] = aging.clone().into();
+    out["aging_last3_spread"] = aging_spread.into();
+    out["run_windows_waf"] = run_windows.clone().into();
+    out["run_windows_spread"] = (!timed.is_empty()).then(|| spread(timed)).into();
+    out["steady"] = aging_spread.is_some_and(|s| s <= TOL).into();
     let rep = sim.finish()?;
     let s = &rep.summary;
     out["precondition_s"] = setup_s.into();
@@ -124,6 +188,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     out["peak_rss_gib"] = (peak_rss_mib() / 1024.0).into();
     out["peak_rss_gib_per_logical_tib"] = (peak_rss_mib() / 1024.0 / logical_tib).into();
     out["waf"] = s.waf.into();
+    out["run_gc_waf"] = s.waf.map(|w| w / (unit as f64 / 4096.0).max(1.0)).into();
     out["rmw_units"] = s.rmw_units.into();
     out["gc_pages_migrated"] = s.gc_pages_migrated.into();
     out["write_iops_simulated"] = s.write.iops.into();

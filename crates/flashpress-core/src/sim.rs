@@ -66,7 +66,29 @@ pub struct Simulation {
     fdp_base: Option<Vec<crate::ftl::fdp::HandleCounters>>,
     /// What the summary says about the workload (`workload_notes`).
     notes: Vec<String>,
+    /// Write amplification of the preconditioning's aging, window by window.
+    aging_windows: Vec<AgingWindow>,
 }
+
+/// One window of the untimed aging (random single-unit overwrites after the fill): its
+/// overwrites and the NAND work they caused, so a caller can see whether the aged device
+/// reached steady state (successive windows' WAF level).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct AgingWindow {
+    /// Overwrites before this window ended, as a fraction of the filled units.
+    pub aged_fraction: f64,
+    /// Mapping units overwritten in the window.
+    pub writes: u64,
+    /// NAND pages programmed in the window (the overwrites and GC's migrations).
+    pub programs: u64,
+    /// Pages GC migrated in the window.
+    pub gc_pages_migrated: u64,
+    /// NAND bytes programmed / unit bytes written in the window.
+    pub waf: f64,
+}
+
+/// Aging windows per full overwrite of the filled units ([`AgingWindow`]): one per 1%.
+const AGING_WINDOWS_PER_OVERWRITE: u64 = 100;
 
 /// Content ids of preconditioning writes.
 const PRECONDITION_CONTENT_BASE: u64 = 1 << 62;
@@ -228,6 +250,7 @@ impl Simulation {
         // The content model first: a missing corpus fails before the fill does any work.
         let hints: Vec<_> = streams.iter().map(|s| s.content).collect();
         let mut content = ContentModel::new(&cfg, &hints)?;
+        let mut aging_windows = Vec::new();
         let (target, precondition) = match &cfg.stack {
             Some(st) => {
                 if content.is_none() {
@@ -247,7 +270,14 @@ impl Simulation {
             }
             None => {
                 let mut device = Device::new(&cfg, content.as_mut())?;
-                let p = precondition(&cfg, &mut device, layout, content.as_mut(), stop)?;
+                let p = precondition(
+                    &cfg,
+                    &mut device,
+                    layout,
+                    content.as_mut(),
+                    stop,
+                    &mut aging_windows,
+                )?;
                 (Target::Ssd(Box::new(device)), p)
             }
         };
@@ -268,6 +298,7 @@ impl Simulation {
         rec.measure_from(warmup);
         let mut sim = Simulation {
             notes: Vec::new(),
+            aging_windows,
             rec,
             warmup,
             base: None,
@@ -669,6 +700,12 @@ impl Simulation {
             requests_completed: self.host.counters.completed,
             fraction: self.host.fraction(self.now),
         }
+    }
+
+    /// The preconditioning's aging, window by window (1% of the filled units each; empty
+    /// without aging or in `[stack]` runs).
+    pub fn aging_windows(&self) -> &[AgingWindow] {
+        &self.aging_windows
     }
 
     /// The plain SSD (for inspection in tests and tools); `None` in `[stack]` runs.
@@ -1094,13 +1131,15 @@ impl Simulation {
 /// workload's layout (`layout`: byte ranges a fio job's files occupy that fio writes before
 /// the job starts), page by page in order, skipping pages the fill already wrote. GC runs as
 /// usual, but no time passes; reservations and counters are reset afterwards, wear is kept:
-/// none of it is in the run's statistics.
+/// none of it is in the run's statistics. The aging's write amplification is recorded in
+/// `windows` of 1% of the filled units each.
 fn precondition(
     cfg: &SimConfig,
     dev: &mut Device,
     layout: &[(u64, u64)],
     mut cm: Option<&mut ContentModel>,
     stop: &mut Interrupt<'_>,
+    windows: &mut Vec<AgingWindow>,
 ) -> Result<PreconditionSummary> {
     let p = &cfg.precondition;
     let pages = (p.fill_fraction * dev.logical_pages() as f64).floor() as u64;
@@ -1113,11 +1152,33 @@ fn precondition(
     }
     if pages > 0 {
         let mut rng = Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x7072_6563_6f6e_6469);
-        for _ in 0..aging {
+        let window = pages.div_ceil(AGING_WINDOWS_PER_OVERWRITE);
+        let bytes_per_program = cfg.nand.page_size as f64 / cfg.mapping_unit() as f64;
+        let mut start = (
+            0u64,
+            dev.nand.counters.programs,
+            dev.ftl.counters.gc_pages_migrated,
+        );
+        for i in 1..=aging {
             content += 1;
             let lpn = rng.random_range(0..pages);
             dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
             stop.poll()?;
+            if i % window == 0 || i == aging {
+                let (programs, moved) = (
+                    dev.nand.counters.programs,
+                    dev.ftl.counters.gc_pages_migrated,
+                );
+                let writes = i - start.0;
+                windows.push(AgingWindow {
+                    aged_fraction: i as f64 / pages as f64,
+                    writes,
+                    programs: programs - start.1,
+                    gc_pages_migrated: moved - start.2,
+                    waf: (programs - start.1) as f64 * bytes_per_program / writes as f64,
+                });
+                start = (i, programs, moved);
+            }
         }
     }
     // A zoned device starts empty and is written through its zones only: nothing is laid out

@@ -1552,10 +1552,12 @@ impl SimConfig {
             })?;
         } else {
             check(units < u32::MAX as u128, src, "ftl.mapping_unit", || {
+                // The estimate is arithmetic on the config: it says what the run would need.
+                let need = crate::estimate::human(crate::estimate::estimate(self).total_bytes);
                 format!(
                     "{units} physical mapping units of {unit} bytes exceed the 2^32 - 1 units the \
-                     page map numbers (32-bit entries): a larger mapping unit divides them \
-                     (65536 bytes maps up to 256 TiB)"
+                     page map numbers (32-bit entries), and would need about {need} of memory: \
+                     a larger mapping unit divides both (65536 bytes maps up to 256 TiB)"
                 )
             })?;
         }

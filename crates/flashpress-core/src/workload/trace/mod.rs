@@ -34,6 +34,9 @@
 //!   `device`); `host = Some(h)` only MSR records whose `Hostname` is `h`. A trace whose
 //!   filters keep nothing is an error.
 //!
+//! A run's trace is parsed once: that pass also writes each request in a compact binary form
+//! to a temporary file, which the run then replays (`spool.rs`).
+//!
 //! Formats (see [`TraceFormat`]; the unit named is the default `time_unit`):
 //! - **disksim**: `time dev sector nsectors rw`, whitespace separated, exactly 5 fields. `time`
 //!   in ns (as MQSim's ASCII traces; decimals allowed), `dev` an integer,
@@ -81,15 +84,16 @@ use std::sync::Arc;
 pub mod binary;
 mod fields;
 pub mod input;
+mod spool;
 pub mod table;
 mod text;
 
 pub use input::MAX_LINE_BYTES;
 
 /// Open a trace as one stream: open loop for `replay = "timed"`, closed loop of
-/// `queue_depth` for `"afap"`. The trace is first read once to the end ([`scan`]): a bad line
-/// anywhere, or a trace whose filters keep nothing, is an error here. Then the run parses it
-/// lazily as it consumes it. `capacity_bytes` is the device's logical capacity in bytes.
+/// `queue_depth` for `"afap"`. The trace is read once to the end ([`scan`]): a bad line
+/// anywhere, or a trace whose filters keep nothing, is an error here. That pass spools the
+/// requests to a temporary file in binary, which the run reads back as it consumes them. `capacity_bytes` is the device's logical capacity in bytes.
 pub fn open_stream(cfg: &TraceWorkload, capacity_bytes: u64) -> Result<Stream> {
     open_stream_paged(cfg, capacity_bytes, 4096, 0)
 }
@@ -103,7 +107,14 @@ pub fn open_stream_paged(
     page_bytes: u64,
     placement_handles: u32,
 ) -> Result<Stream> {
-    let found = scan_placed(cfg, capacity_bytes, page_bytes, Some(placement_handles))?;
+    let mut spool = spool::Spool::new(&cfg.path)?;
+    let found = scan_placed(
+        cfg,
+        capacity_bytes,
+        page_bytes,
+        Some(placement_handles),
+        Some(&mut spool),
+    )?;
     if found.requests == 0 {
         let why = if found.filtered > 0 {
             format!(
@@ -119,8 +130,7 @@ pub fn open_stream_paged(
             cfg.path.display()
         )));
     }
-    let mut source = TraceSource::open_paged(cfg, capacity_bytes, page_bytes)?;
-    source.parser.placement_handles = Some(placement_handles);
+    let source = spool.finish()?;
     let name = cfg
         .path
         .file_name()
@@ -175,22 +185,26 @@ pub struct TraceScan {
 /// bad line is the error a run would meet, found before any simulation work. Costs one
 /// parse of the file (see the README's figures) and the memory of a lazy read.
 pub fn scan(cfg: &TraceWorkload, capacity_bytes: u64, page_bytes: u64) -> Result<TraceScan> {
-    scan_placed(cfg, capacity_bytes, page_bytes, None)
+    scan_placed(cfg, capacity_bytes, page_bytes, None, None)
 }
 
 /// [`scan`], with csv placement identifiers checked against `placement_handles` (`None`: no
-/// device to check against).
+/// device to check against), writing each request to `spool` when given (the run replays it).
 fn scan_placed(
     cfg: &TraceWorkload,
     capacity_bytes: u64,
     page_bytes: u64,
     placement_handles: Option<u32>,
+    mut spool: Option<&mut spool::Spool>,
 ) -> Result<TraceScan> {
     let mut source = TraceSource::open_paged(cfg, capacity_bytes, page_bytes)?;
     source.parser.placement_handles = placement_handles;
     let mut requests = 0;
-    while source.next_request(SimTime::ZERO)?.is_some() {
+    while let Some(r) = source.next_request(SimTime::ZERO)? {
         requests += 1;
+        if let Some(s) = spool.as_deref_mut() {
+            s.push(&r)?;
+        }
     }
     Ok(TraceScan {
         requests,

@@ -298,6 +298,7 @@ class ZnsDict(TypedDict):
     max_active_zones: int
     read_only_zones: NotRequired[list[int]]
     offline_zones: NotRequired[list[int]]
+    compression: NotRequired[DeviceCompressionDict]
 
 
 RuhType = Literal["initially_isolated", "persistently_isolated"]

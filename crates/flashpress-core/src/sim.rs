@@ -110,6 +110,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 max_open_zones: z.max_open_zones,
                 // The zns device refuses check.verify (see ZnsConfig::validate).
                 checks_content: false,
+                compressed_zones: z.compression().is_some(),
             });
             let l = workload::fio::load_placed(
                 f,
@@ -495,6 +496,10 @@ impl Simulation {
             longest.push(("ftl.compression.compress_us", us(z.compress_us)));
             longest.push(("ftl.compression.decompress_us", us(z.decompress_us)));
         }
+        if let Some(z) = c.zns.as_ref().and_then(|z| z.compression()) {
+            longest.push(("zns.compression.compress_us", us(z.compress_us)));
+            longest.push(("zns.compression.decompress_us", us(z.decompress_us)));
+        }
         let (key, ns) = longest
             .into_iter()
             .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -805,9 +810,9 @@ impl Simulation {
             Target::Ssd(d) => (
                 &d.nand,
                 d.nand.geo.page_size as u64,
-                d.zns
-                    .as_ref()
-                    .map_or(d.ftl.free_blocks(), |z| z.free_blocks()),
+                d.zns.as_ref().map_or(d.ftl.free_blocks(), |z| {
+                    z.free_blocks(d.compression.as_ref())
+                }),
                 d.capacity_bytes(),
                 d.nand.geo.capacity_bytes(),
             ),
@@ -980,10 +985,13 @@ impl Simulation {
             },
             zns: match &self.target {
                 Target::Ssd(d) => d.zns.as_ref().zip(self.zns_counters()).map(|(z, c)| {
-                    z.summary(match self.base.and_then(|b| b.zns) {
-                        Some(b) => minus(&c, &b, &[]),
-                        None => c,
-                    })
+                    z.summary(
+                        match self.base.and_then(|b| b.zns) {
+                            Some(b) => minus(&c, &b, &[]),
+                            None => c,
+                        },
+                        d.compression.as_ref(),
+                    )
                 }),
                 Target::Stack(_) => None,
             },

@@ -109,6 +109,12 @@ pub static RANGES: &[Bound] = &[
     b("zns.max_active_zones", 0.0, U32, "", "active zones (0: no limit)"),
     b("zns.read_only_zones[]", 0.0, U32, "", "a zone number"),
     b("zns.offline_zones[]", 0.0, U32, "", "a zone number"),
+    b("zns.compression.min_saving", 0.0, 0.99, "", "a fraction of a page"),
+    b("zns.compression.max_chunks_per_page", 1.0, 255.0, "", "compressed blocks per flash page"),
+    b("zns.compression.compress_us", 0.0, 1e6, "us", "compressing one page"),
+    b("zns.compression.decompress_us", 0.0, 1e6, "us", "decompressing one page"),
+    b("zns.compression.split.lru_entries", 1.0, U32, "pages", "an LRU read history"),
+    b("zns.compression.split.max_split_pages", 2.0, U32, "pages", "a split table"),
     b("precondition.fill_fraction", 0.0, 1.0, "", "a fraction of the logical space"),
     b("precondition.fill_block_size", 512.0, GIB, "bytes", "a fill request"),
     b("precondition.aging_fraction", 0.0, 100.0, "", "overwrites per filled page"),
@@ -491,6 +497,9 @@ mod tests {
         zns["zns"]["zone_size"] = json!(4u64 << 30);
         zns["zns"]["read_only_zones"] = json!([1]);
         zns["zns"]["offline_zones"] = json!([2]);
+        zns["zns"]["compression"] = json!({"codec": "lz4", "min_saving": 0.1, "max_chunks_per_page": 4,
+            "compress_us": 1.0, "decompress_us": 1.0,
+            "split": {"decision": "lru", "lru_entries": 10, "max_split_pages": 8}});
         out.extend([plain, trace, fb, fb_fixed, stack, coco, zns]);
         for v in &out {
             // each shape is a real config (every key known), written back as it was read

@@ -78,6 +78,12 @@ pub struct ZnsConfig {
     /// Zones that start offline (ZSO).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub offline_zones: Vec<u32>,
+    /// Compression in the controller (CCZNS): each zone's blocks are compressed and packed
+    /// in order into its flash, so a zone takes as many logical blocks as its flash holds
+    /// compressed, up to the zone size (absent: zones store blocks as written). The keys of
+    /// `ftl.compression`, but `split`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<DeviceCompression>,
 }
 
 impl ZnsConfig {
@@ -163,8 +169,42 @@ impl ZnsConfig {
         refuse(
             cfg.ftl.compression().is_none(),
             "ftl.compression",
-            "with compression in the device (compressed zones) is not modelled yet",
+            "compresses its zones with zns.compression (ftl.compression is the plain SSD's page FTL's)",
         )?;
+        if let Some(c) = self.compression() {
+            check(
+                n.page_size <= 32_768 && n.page_size.is_power_of_two() && n.page_size >= 4096,
+                src,
+                "zns.compression",
+                || {
+                    format!(
+                        "compression needs a power-of-two page of 4096 to 32768 bytes (the codec's unit), got {}",
+                        n.page_size
+                    )
+                },
+            )?;
+            check(
+                cfg.ftl.write_buffer_pages >= 1,
+                src,
+                "ftl.write_buffer_pages",
+                || {
+                    "compressed zones are programmed from the controller's DRAM: expected at least 1 buffer page, got 0".into()
+                },
+            )?;
+            check(
+                cfg.content.mode != crate::config::ContentMode::Off,
+                src,
+                "content.mode",
+                || {
+                    "compressed zones need the content model (mode = \"model\" or \"bytes\"): the sizes come from it".into()
+                },
+            )?;
+            refuse(
+                c.split.is_none(),
+                "zns.compression.split",
+                "packs a zone's pages in order: the split FTL (pages on different channels) does not apply",
+            )?;
+        }
         refuse(
             cfg.ftl.dedup().is_none(),
             "ftl.dedup",
@@ -182,6 +222,11 @@ impl ZnsConfig {
             "reads whole pages (partial reads are not modelled on zones)",
         )?;
         Ok(())
+    }
+
+    /// Zone compression when enabled.
+    pub fn compression(&self) -> Option<&DeviceCompression> {
+        self.compression.as_ref().filter(|c| c.enabled)
     }
 
     /// Bytes of flash in a zone: its writable capacity.

@@ -308,6 +308,7 @@ class FdpDict(TypedDict):
     """``[fdp]``: NVMe Flexible Data Placement, its reclaim unit handles by type."""
 
     handles: list[RuhType]
+    reclaim_groups: NotRequired[int]
 
 
 class SimConfigDict(TypedDict):

@@ -118,7 +118,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 cfg.seed,
                 cfg.stack.is_some(),
                 zoned,
-                cfg.fdp.as_ref().map_or(0, |f| f.handles.len() as u32),
+                cfg.fdp.as_ref().map_or(0, |f| f.identifiers() as u32),
             )?;
             Ok(OpenedWorkload {
                 streams: l.streams,
@@ -132,7 +132,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
             t,
             capacity,
             u64::from(cfg.nand.page_size),
-            cfg.fdp.as_ref().map_or(0, |f| f.handles.len() as u32),
+            cfg.fdp.as_ref().map_or(0, |f| f.identifiers() as u32),
         )?])),
         WorkloadConfig::Filebench(f) => Ok(plain(workload::filebench::load_streams(f, cfg.seed)?)),
     }

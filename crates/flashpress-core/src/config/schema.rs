@@ -260,6 +260,27 @@ impl ZnsConfig {
 pub struct FdpConfig {
     /// The reclaim unit handles, in placement-identifier order: each one's type.
     pub handles: Vec<RuhType>,
+    /// Reclaim groups (default 1: the whole array). The array's dies, numbered channel first
+    /// (`(channel x chips + chip) x dies + die`), go to group `die mod reclaim_groups`, with
+    /// every plane of a die; placement identifier `g x handles + h` writes through handle `h`
+    /// in group `g`, striped over that group's planes only. Divides the dies of the array.
+    #[serde(default = "one_group", skip_serializing_if = "is_one_group")]
+    pub reclaim_groups: u32,
+}
+
+fn one_group() -> u32 {
+    1
+}
+
+fn is_one_group(g: &u32) -> bool {
+    *g == 1
+}
+
+impl FdpConfig {
+    /// Placement identifiers the device has: one per handle in every reclaim group.
+    pub fn identifiers(&self) -> usize {
+        self.handles.len() * self.reclaim_groups as usize
+    }
 }
 
 /// Most reclaim unit handles a device may have: a page's handle is kept in one byte.
@@ -297,6 +318,28 @@ impl FdpConfig {
             src,
             "fdp.handles",
             || format!("expected 1 to {MAX_FDP_HANDLES} reclaim unit handles, got {n}"),
+        )?;
+        let nd = &cfg.nand;
+        let dies = nd.channels * nd.chips_per_channel * nd.dies_per_chip;
+        let g = self.reclaim_groups;
+        check(
+            g >= 1 && dies.is_multiple_of(g),
+            src,
+            "fdp.reclaim_groups",
+            || {
+                format!("expected a divisor of the array's {dies} dies (each group takes every plane of its dies), got {g}")
+            },
+        )?;
+        check(
+            self.identifiers() <= MAX_FDP_HANDLES,
+            src,
+            "fdp.reclaim_groups",
+            || {
+                format!(
+                    "{n} handles in {g} reclaim groups are {} placement identifiers: at most {MAX_FDP_HANDLES}",
+                    self.identifiers()
+                )
+            },
         )?;
         check(
             cfg.mapping_unit() >= cfg.nand.page_size,

@@ -661,13 +661,13 @@ impl Device {
             return Ok(0);
         };
         match self.ftl.fdp.as_ref() {
-            Some(f) if (pid as usize) < f.handles() => Ok(pid as u8),
+            Some(f) if (pid as usize) < f.identifiers() => Ok(pid as u8),
             Some(f) => Err(Error::Workload(format!(
                 "a write at byte {} carries placement identifier {pid}, but the device has {} \
-                 reclaim unit handles (fdp.handles: identifiers 0 to {})",
+                 placement identifiers (fdp.handles in each of fdp.reclaim_groups: 0 to {})",
                 req.offset,
-                f.handles(),
-                f.handles() - 1
+                f.identifiers(),
+                f.identifiers() - 1
             ))),
             None => Err(Error::Workload(format!(
                 "a write at byte {} carries placement identifier {pid}, but the device has no \
@@ -1369,9 +1369,10 @@ impl Device {
                 self.nand.count_program(ppn, false);
             }
         } else {
+            let pid = self.ftl.fdp.as_ref().map_or(0, |f| f.fill_pid(lpn.0));
             let ppn = self
                 .ftl
-                .write(lpn, 0, content, SimTime::ZERO, &mut self.nand)?;
+                .write(lpn, pid, content, SimTime::ZERO, &mut self.nand)?;
             if self.packing.is_some() {
                 // Units smaller than the page (no demand-paged table: the config refuses it).
                 self.program_closed_untimed();

@@ -264,16 +264,12 @@ pub struct FdpConfig {
     /// (`(channel x chips + chip) x dies + die`), go to group `die mod reclaim_groups`, with
     /// every plane of a die; placement identifier `g x handles + h` writes through handle `h`
     /// in group `g`, striped over that group's planes only. Divides the dies of the array.
-    #[serde(default = "one_group", skip_serializing_if = "is_one_group")]
+    #[serde(default = "one_group")]
     pub reclaim_groups: u32,
 }
 
 fn one_group() -> u32 {
     1
-}
-
-fn is_one_group(g: &u32) -> bool {
-    *g == 1
 }
 
 impl FdpConfig {

@@ -298,6 +298,7 @@ class ZnsDict(TypedDict):
     max_active_zones: int
     read_only_zones: NotRequired[list[int]]
     offline_zones: NotRequired[list[int]]
+    compression: NotRequired[DeviceCompressionDict]
 
 
 RuhType = Literal["initially_isolated", "persistently_isolated"]
@@ -307,6 +308,7 @@ class FdpDict(TypedDict):
     """``[fdp]``: NVMe Flexible Data Placement, its reclaim unit handles by type."""
 
     handles: list[RuhType]
+    reclaim_groups: NotRequired[int]
 
 
 class SimConfigDict(TypedDict):

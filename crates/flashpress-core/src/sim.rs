@@ -134,6 +134,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 max_open_zones: z.max_open_zones,
                 // The zns device refuses check.verify (see ZnsConfig::validate).
                 checks_content: false,
+                compressed_zones: z.compression().is_some(),
             });
             let l = workload::fio::load_placed(
                 f,
@@ -141,7 +142,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 cfg.seed,
                 cfg.stack.is_some(),
                 zoned,
-                cfg.fdp.as_ref().map_or(0, |f| f.handles.len() as u32),
+                cfg.fdp.as_ref().map_or(0, |f| f.identifiers() as u32),
             )?;
             Ok(OpenedWorkload {
                 streams: l.streams,
@@ -155,7 +156,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
             t,
             capacity,
             u64::from(cfg.nand.page_size),
-            cfg.fdp.as_ref().map_or(0, |f| f.handles.len() as u32),
+            cfg.fdp.as_ref().map_or(0, |f| f.identifiers() as u32),
         )?])),
         WorkloadConfig::Filebench(f) => Ok(plain(workload::filebench::load_streams(f, cfg.seed)?)),
     }
@@ -528,6 +529,10 @@ impl Simulation {
             longest.push(("ftl.compression.compress_us", us(z.compress_us)));
             longest.push(("ftl.compression.decompress_us", us(z.decompress_us)));
         }
+        if let Some(z) = c.zns.as_ref().and_then(|z| z.compression()) {
+            longest.push(("zns.compression.compress_us", us(z.compress_us)));
+            longest.push(("zns.compression.decompress_us", us(z.decompress_us)));
+        }
         let (key, ns) = longest
             .into_iter()
             .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -797,7 +802,7 @@ impl Simulation {
                         interval,
                         &d.nand.counters,
                         d.ftl.counters.gc_pages_migrated,
-                        d.zns.as_ref().map_or(0, |z| z.free_blocks()),
+                        d.zns.as_ref().map_or(0, |z| z.free_blocks(d.compression.as_ref())),
                     ),
                     (None, Some(c)) => {
                         self.rec.sample_counts(
@@ -877,9 +882,9 @@ impl Simulation {
             Target::Ssd(d) => (
                 &d.nand,
                 d.nand.geo.page_size as u64,
-                d.zns
-                    .as_ref()
-                    .map_or(d.ftl.free_blocks(), |z| z.free_blocks()),
+                d.zns.as_ref().map_or(d.ftl.free_blocks(), |z| {
+                    z.free_blocks(d.compression.as_ref())
+                }),
                 d.capacity_bytes(),
                 d.nand.geo.capacity_bytes(),
             ),
@@ -887,7 +892,7 @@ impl Simulation {
                 Some(d) => (
                     &d.nand,
                     d.nand.geo.page_size as u64,
-                    d.zns.as_ref().map_or(0, |z| z.free_blocks()),
+                    d.zns.as_ref().map_or(0, |z| z.free_blocks(d.compression.as_ref())),
                     d.capacity_bytes(),
                     d.nand.geo.capacity_bytes(),
                 ),
@@ -1068,13 +1073,16 @@ impl Simulation {
             },
             zns: self
                 .ssd()
-                .and_then(|d| d.zns.as_ref())
+                .and_then(|d| d.zns.as_ref().map(|z| (d, z)))
                 .zip(self.zns_counters())
-                .map(|(z, c)| {
-                    z.summary(match self.base.and_then(|b| b.zns) {
-                        Some(b) => minus(&c, &b, &[]),
-                        None => c,
-                    })
+                .map(|((d, z), c)| {
+                    z.summary(
+                        match self.base.and_then(|b| b.zns) {
+                            Some(b) => minus(&c, &b, &[]),
+                            None => c,
+                        },
+                        d.compression.as_ref(),
+                    )
                 }),
             controller: {
                 let (last, planes) = match (&self.target, self.ssd()) {

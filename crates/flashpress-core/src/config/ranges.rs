@@ -109,6 +109,13 @@ pub static RANGES: &[Bound] = &[
     b("zns.max_active_zones", 0.0, U32, "", "active zones (0: no limit)"),
     b("zns.read_only_zones[]", 0.0, U32, "", "a zone number"),
     b("zns.offline_zones[]", 0.0, U32, "", "a zone number"),
+    b("fdp.reclaim_groups", 1.0, 128.0, "", "reclaim groups (dividing the dies)"),
+    b("zns.compression.min_saving", 0.0, 0.99, "", "a fraction of a page"),
+    b("zns.compression.max_chunks_per_page", 1.0, 255.0, "", "compressed blocks per flash page"),
+    b("zns.compression.compress_us", 0.0, 1e6, "us", "compressing one page"),
+    b("zns.compression.decompress_us", 0.0, 1e6, "us", "decompressing one page"),
+    b("zns.compression.split.lru_entries", 1.0, U32, "pages", "an LRU read history"),
+    b("zns.compression.split.max_split_pages", 2.0, U32, "pages", "a split table"),
     b("precondition.fill_fraction", 0.0, 1.0, "", "a fraction of the logical space"),
     b("precondition.fill_block_size", 512.0, GIB, "bytes", "a fill request"),
     b("precondition.aging_fraction", 0.0, 100.0, "", "overwrites per filled page"),
@@ -464,6 +471,7 @@ mod tests {
         plain["ftl"]["map_cache"] =
             json!({"type": "demand", "dram_bytes": 4096, "policy": "segmented_lru"});
         plain["content"]["ratio"] = zipf.clone();
+        plain["fdp"] = json!({"handles": ["initially_isolated"], "reclaim_groups": 2});
         plain["content"]["source"] = json!({"type": "files", "paths": ["x"], "max_bytes": 10});
         plain["content"]["cost"] = engine_cost.clone();
         let mut trace = plain.clone();
@@ -491,6 +499,9 @@ mod tests {
         zns["zns"]["zone_size"] = json!(4u64 << 30);
         zns["zns"]["read_only_zones"] = json!([1]);
         zns["zns"]["offline_zones"] = json!([2]);
+        zns["zns"]["compression"] = json!({"codec": "lz4", "min_saving": 0.1, "max_chunks_per_page": 4,
+            "compress_us": 1.0, "decompress_us": 1.0,
+            "split": {"decision": "lru", "lru_entries": 10, "max_split_pages": 8}});
         out.extend([plain, trace, fb, fb_fixed, stack, coco, zns]);
         for v in &out {
             // each shape is a real config (every key known), written back as it was read

@@ -78,6 +78,12 @@ pub struct ZnsConfig {
     /// Zones that start offline (ZSO).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub offline_zones: Vec<u32>,
+    /// Compression in the controller (CCZNS): each zone's blocks are compressed and packed
+    /// in order into its flash, so a zone takes as many logical blocks as its flash holds
+    /// compressed, up to the zone size (absent: zones store blocks as written). The keys of
+    /// `ftl.compression`, but `split`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<DeviceCompression>,
 }
 
 impl ZnsConfig {
@@ -165,8 +171,42 @@ impl ZnsConfig {
         refuse(
             cfg.ftl.compression().is_none(),
             "ftl.compression",
-            "with compression in the device (compressed zones) is not modelled yet",
+            "compresses its zones with zns.compression (ftl.compression is the plain SSD's page FTL's)",
         )?;
+        if let Some(c) = self.compression() {
+            check(
+                n.page_size <= 32_768 && n.page_size.is_power_of_two() && n.page_size >= 4096,
+                src,
+                "zns.compression",
+                || {
+                    format!(
+                        "compression needs a power-of-two page of 4096 to 32768 bytes (the codec's unit), got {}",
+                        n.page_size
+                    )
+                },
+            )?;
+            check(
+                cfg.ftl.write_buffer_pages >= 1,
+                src,
+                "ftl.write_buffer_pages",
+                || {
+                    "compressed zones are programmed from the controller's DRAM: expected at least 1 buffer page, got 0".into()
+                },
+            )?;
+            check(
+                cfg.content.mode != crate::config::ContentMode::Off,
+                src,
+                "content.mode",
+                || {
+                    "compressed zones need the content model (mode = \"model\" or \"bytes\"): the sizes come from it".into()
+                },
+            )?;
+            refuse(
+                c.split.is_none(),
+                "zns.compression.split",
+                "packs a zone's pages in order: the split FTL (pages on different channels) does not apply",
+            )?;
+        }
         refuse(
             cfg.ftl.dedup().is_none(),
             "ftl.dedup",
@@ -282,11 +322,23 @@ impl ZnsConfig {
                 .into(),
         )?;
         refuse(
+            self.compression().is_none(),
+            "zns.compression",
+            "writes zones of a fixed capacity: a compressed zone fills early with a Zone \
+             Boundary Error, which the file system does not handle: remove [zns.compression]"
+                .into(),
+        )?;
+        refuse(
             st.ccsd == super::stack::CcsdConfig::default(),
             "stack.ccsd",
             "runs on the zoned device ([nand], [zns]), not on a CCSD: remove [stack.ccsd]".into(),
         )?;
         Ok(())
+    }
+
+    /// Zone compression when enabled.
+    pub fn compression(&self) -> Option<&DeviceCompression> {
+        self.compression.as_ref().filter(|c| c.enabled)
     }
 
     /// Bytes of flash in a zone: its writable capacity.
@@ -320,6 +372,23 @@ impl ZnsConfig {
 pub struct FdpConfig {
     /// The reclaim unit handles, in placement-identifier order: each one's type.
     pub handles: Vec<RuhType>,
+    /// Reclaim groups (default 1: the whole array). The array's dies, numbered channel first
+    /// (`(channel x chips + chip) x dies + die`), go to group `die mod reclaim_groups`, with
+    /// every plane of a die; placement identifier `g x handles + h` writes through handle `h`
+    /// in group `g`, striped over that group's planes only. Divides the dies of the array.
+    #[serde(default = "one_group")]
+    pub reclaim_groups: u32,
+}
+
+fn one_group() -> u32 {
+    1
+}
+
+impl FdpConfig {
+    /// Placement identifiers the device has: one per handle in every reclaim group.
+    pub fn identifiers(&self) -> usize {
+        self.handles.len() * self.reclaim_groups as usize
+    }
 }
 
 /// Most reclaim unit handles a device may have: a page's handle is kept in one byte.
@@ -357,6 +426,28 @@ impl FdpConfig {
             src,
             "fdp.handles",
             || format!("expected 1 to {MAX_FDP_HANDLES} reclaim unit handles, got {n}"),
+        )?;
+        let nd = &cfg.nand;
+        let dies = nd.channels * nd.chips_per_channel * nd.dies_per_chip;
+        let g = self.reclaim_groups;
+        check(
+            g >= 1 && dies.is_multiple_of(g),
+            src,
+            "fdp.reclaim_groups",
+            || {
+                format!("expected a divisor of the array's {dies} dies (each group takes every plane of its dies), got {g}")
+            },
+        )?;
+        check(
+            self.identifiers() <= MAX_FDP_HANDLES,
+            src,
+            "fdp.reclaim_groups",
+            || {
+                format!(
+                    "{n} handles in {g} reclaim groups are {} placement identifiers: at most {MAX_FDP_HANDLES}",
+                    self.identifiers()
+                )
+            },
         )?;
         check(
             cfg.mapping_unit() >= cfg.nand.page_size,

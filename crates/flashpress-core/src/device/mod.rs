@@ -272,7 +272,30 @@ impl Device {
         let zns = cfg.zns.as_ref().map(|z| zns::Zns::new(z, cfg, &nand.geo));
         let mut sched = Scheduler::new(cfg, &nand)?;
         sched.reset(&ftl);
+        let zoned = cfg
+            .zns
+            .as_ref()
+            .and_then(|z| z.compression().map(|c| (z, c)));
         let compression = match (cfg.ftl.compression(), content) {
+            (None, Some(cm)) if zoned.is_some() => {
+                let (zc, c) = zoned.expect("checked");
+                let z = zns.as_ref().expect("a [zns] table");
+                Some(Compression::zoned(
+                    cfg,
+                    c,
+                    z.zones.len(),
+                    zc.zone_size_bytes(&cfg.nand) / cfg.nand.page_size as u64,
+                    z.map().zone_pages(),
+                    cm,
+                )?)
+            }
+            (None, None) if zoned.is_some() => {
+                return Err(Error::config(
+                    "config",
+                    "content.mode",
+                    "compressed zones need the content model".to_string(),
+                ))
+            }
             (None, _) => None,
             (Some(_), Some(c)) => Some(Compression::new(cfg, ftl.logical_pages(), c)?),
             (Some(_), None) => {
@@ -340,25 +363,25 @@ impl Device {
         }
         self.ftl.check_invariants()?;
         if let Some(c) = self.compression.as_ref() {
-            c.packer.check()?;
+            c.packer().check()?;
             let unmapped = |lpn: u64, vpn: u32| {
                 Err(Error::Invariant(format!(
                     "compressed mapping: logical page {lpn} is in virtual page {vpn} that maps to no flash page"
                 )))
             };
-            for (lpn, ch) in c.packer.mapped_chunks() {
+            for (lpn, ch) in c.packer().mapped_chunks() {
                 if ch.split() {
                     // A split page's chunk names its group; a closed group's pieces are mapped.
-                    if !c.packer.split_pending(ch) {
-                        for i in 0..c.packer.pieces() {
-                            let p = c.packer.piece(ch, i);
+                    if !c.packer().split_pending(ch) {
+                        for i in 0..c.packer().pieces() {
+                            let p = c.packer().piece(ch, i);
                             if self.ftl.lookup(Lpn(p.vpn)).is_none() {
                                 return unmapped(lpn, p.vpn);
                             }
                         }
                     }
                 } else if !ch.zero()
-                    && !c.packer.is_open(ch.vpn)
+                    && !c.packer().is_open(ch.vpn)
                     && self.ftl.lookup(Lpn(ch.vpn)).is_none()
                 {
                     return unmapped(lpn, ch.vpn);
@@ -450,7 +473,7 @@ impl Device {
             return self.flush(stream, now, cmd, q);
         }
         if self.zns.is_some() {
-            return self.submit_zoned(req, now, cmd, stream, q);
+            return self.submit_zoned(req, content, now, cmd, stream, q, cm);
         }
         let first = req.offset / self.div_page;
         let last = (req.offset + req.len - 1) / self.div_page;
@@ -638,13 +661,13 @@ impl Device {
             return Ok(0);
         };
         match self.ftl.fdp.as_ref() {
-            Some(f) if (pid as usize) < f.handles() => Ok(pid as u8),
+            Some(f) if (pid as usize) < f.identifiers() => Ok(pid as u8),
             Some(f) => Err(Error::Workload(format!(
                 "a write at byte {} carries placement identifier {pid}, but the device has {} \
-                 reclaim unit handles (fdp.handles: identifiers 0 to {})",
+                 placement identifiers (fdp.handles in each of fdp.reclaim_groups: 0 to {})",
                 req.offset,
-                f.handles(),
-                f.handles() - 1
+                f.identifiers(),
+                f.identifiers() - 1
             ))),
             None => Err(Error::Workload(format!(
                 "a write at byte {} carries placement identifier {pid}, but the device has no \
@@ -853,7 +876,7 @@ impl Device {
         let (mut moved, mut lpns) = std::mem::take(&mut self.map_moved);
         self.ftl.take_gc_moved(&mut moved);
         for &v in &moved {
-            c.packer.residents(v, &mut lpns);
+            c.packer().residents(v, &mut lpns);
             let m = self.ftl.map.as_mut().expect("checked");
             for &l in &lpns {
                 m.gc_update(l);
@@ -1111,7 +1134,7 @@ impl Device {
         }
         if self.compression.is_some() {
             // A closed page of the compression buffer, programmed from a buffer page.
-            return self.compressed_page_in(ppn, now, q);
+            return self.compressed_page_in(ppn, req, now, q);
         }
         if self.packing.is_some() {
             return self.unit_in(req, ppn, now, q);
@@ -1346,9 +1369,10 @@ impl Device {
                 self.nand.count_program(ppn, false);
             }
         } else {
+            let pid = self.ftl.fdp.as_ref().map_or(0, |f| f.fill_pid(lpn.0));
             let ppn = self
                 .ftl
-                .write(lpn, 0, content, SimTime::ZERO, &mut self.nand)?;
+                .write(lpn, pid, content, SimTime::ZERO, &mut self.nand)?;
             if self.packing.is_some() {
                 // Units smaller than the page (no demand-paged table: the config refuses it).
                 self.program_closed_untimed();

@@ -23,13 +23,18 @@ pub struct HandleCounters {
 /// The FDP state of the page FTL.
 #[derive(Debug, Clone)]
 pub struct FdpState {
-    /// Handle each physical unit slot was written through (meaningful where it holds data).
+    /// Placement identifier each physical unit slot was written through (meaningful where it
+    /// holds data).
     pub(super) handle_of: Vec<u8>,
-    /// Counters per handle since the last reset.
+    /// Counters per placement identifier (reclaim group x handles + handle) since the last
+    /// reset.
     pub counters: Vec<HandleCounters>,
     types: Vec<RuhType>,
     /// Streams per handle; the handles' streams come first.
     per: usize,
+    /// Reclaim groups.
+    groups: u32,
+    planes_per_die: u32,
 }
 
 impl FdpState {
@@ -38,10 +43,47 @@ impl FdpState {
         let n = c.handles.len();
         FdpState {
             handle_of: vec![0; slots],
-            counters: vec![HandleCounters::default(); n],
+            counters: vec![HandleCounters::default(); c.identifiers()],
             types: c.handles.clone(),
             per: super::placement::fdp_streams(cfg) / n,
+            groups: c.reclaim_groups,
+            planes_per_die: cfg.nand.planes_per_die,
         }
+    }
+
+    /// Placement identifiers: handles x reclaim groups.
+    pub fn identifiers(&self) -> usize {
+        self.counters.len()
+    }
+
+    /// Reclaim groups.
+    pub fn groups(&self) -> u32 {
+        self.groups
+    }
+
+    /// The reclaim group of a plane: its die's number mod the groups.
+    #[inline]
+    pub fn group_of(&self, plane: u32) -> u32 {
+        plane / self.planes_per_die % self.groups
+    }
+
+    /// The reclaim group a placement identifier writes into.
+    #[inline]
+    pub fn group_of_pid(&self, pid: u8) -> u32 {
+        pid as u32 / self.types.len() as u32
+    }
+
+    /// The placement identifier the untimed preconditioning fill writes logical page `lpn`
+    /// through: handle 0 of each reclaim group in turn (0 with one group).
+    #[inline]
+    pub fn fill_pid(&self, lpn: u32) -> u8 {
+        ((lpn % self.groups) as usize * self.types.len()) as u8
+    }
+
+    /// The placement identifier of handle `h` in the group of `plane`.
+    #[inline]
+    pub fn pid(&self, h: usize, plane: u32) -> usize {
+        self.group_of(plane) as usize * self.types.len() + h
     }
 
     /// Reclaim unit handles.
@@ -67,8 +109,12 @@ impl FdpState {
 /// One reclaim unit handle in the summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HandleSummary {
-    /// Placement identifier (the handle's index in `fdp.handles`).
+    /// Placement identifier (the handle's index in `fdp.handles`; with reclaim groups,
+    /// group x handles + handle).
     pub handle: u32,
+    /// Reclaim group (absent with one group).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reclaim_group: Option<u32>,
     /// `initially_isolated` or `persistently_isolated`.
     #[serde(rename = "type")]
     pub kind: RuhType,
@@ -87,9 +133,9 @@ pub struct HandleSummary {
 /// The FDP section of the summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FdpSummary {
-    /// Reclaim groups (the whole array is one).
+    /// Reclaim groups (`fdp.reclaim_groups`; 1: the whole array).
     pub reclaim_groups: u32,
-    /// Reclaim unit size: one erase block on every plane (bytes).
+    /// Reclaim unit size: one erase block on every plane of a group (bytes).
     pub reclaim_unit_bytes: u64,
     /// Per handle, in placement-identifier order.
     pub handles: Vec<HandleSummary>,
@@ -101,9 +147,11 @@ impl FdpSummary {
         let n = &cfg.nand;
         let ps = n.page_size as u64;
         let planes = (n.channels * n.chips_per_channel * n.dies_per_chip * n.planes_per_die) as u64;
+        let groups = state.groups;
+        let handles = state.types.len();
         FdpSummary {
-            reclaim_groups: 1,
-            reclaim_unit_bytes: planes * n.pages_per_block as u64 * ps,
+            reclaim_groups: groups,
+            reclaim_unit_bytes: planes / groups as u64 * n.pages_per_block as u64 * ps,
             handles: counters
                 .iter()
                 .enumerate()
@@ -112,7 +160,8 @@ impl FdpSummary {
                     let media = (c.host_pages_written + c.gc_pages_migrated) * ps;
                     HandleSummary {
                         handle: h as u32,
-                        kind: state.types[h],
+                        reclaim_group: (groups > 1).then_some((h / handles) as u32),
+                        kind: state.types[h % handles],
                         host_bytes_written: host,
                         media_bytes_written: media,
                         gc_bytes_migrated: c.gc_pages_migrated * ps,

@@ -238,6 +238,9 @@ pub struct Ftl {
     open: Vec<u32>,
     streams: usize,
     stripe_order: Vec<PlaneId>,
+    /// With FDP reclaim groups (more than one): per group its planes in striping order and
+    /// its striping cursor.
+    group_stripes: Option<Vec<(Vec<PlaneId>, usize)>>,
     cursor: usize,
     least_busy: bool,
     placement: Box<dyn Placement>,
@@ -343,6 +346,19 @@ impl Ftl {
             open: vec![UNMAPPED; geo.planes as usize * streams],
             streams,
             stripe_order: stripe_order(geo, cfg.ftl.striping),
+            group_stripes: cfg.fdp.as_ref().filter(|f| f.reclaim_groups > 1).map(|f| {
+                let order = stripe_order(geo, cfg.ftl.striping);
+                (0..f.reclaim_groups)
+                    .map(|g| {
+                        let planes = order
+                            .iter()
+                            .copied()
+                            .filter(|p| p.0 / geo.planes_per_die % f.reclaim_groups == g)
+                            .collect();
+                        (planes, 0)
+                    })
+                    .collect()
+            }),
             cursor: 0,
             least_busy: cfg.ftl.striping == Striping::LeastBusy,
             placement,
@@ -785,7 +801,17 @@ impl Ftl {
         if self.slot_shift > 0 {
             return self.write_slot(lpn, stream, content, at, flash);
         }
-        let plane = self.pick_plane(stream, at, flash)?;
+        let plane = match self.group_stripes.as_ref() {
+            None => self.pick_plane(stream, at, flash)?,
+            Some(_) => {
+                let g = self
+                    .fdp
+                    .as_ref()
+                    .expect("groups are FDP's")
+                    .group_of_pid(handle);
+                self.pick_plane_in(g as usize, stream, at, flash)?
+            }
+        };
         let ppn = self.take_page(plane, stream, flash);
         self.remap(lpn, ppn, content, at);
         self.counters.host_pages_written += 1 << self.shift;
@@ -1003,6 +1029,41 @@ impl Ftl {
             flash
                 .programs_in_flight()
                 .map_or(0, |f| f.iter().map(|&n| u64::from(n)).sum::<u64>())
+        )))
+    }
+
+    /// [`Ftl::pick_plane`] over the planes of FDP reclaim group `g` only.
+    fn pick_plane_in<F: FlashBackend>(
+        &mut self,
+        g: usize,
+        stream: usize,
+        at: SimTime,
+        flash: &mut F,
+    ) -> Result<PlaneId> {
+        let n = self.group_stripes.as_ref().expect("reclaim groups")[g]
+            .0
+            .len();
+        if self.least_busy {
+            let (order, cursor) = &mut self.group_stripes.as_mut().expect("reclaim groups")[g];
+            *cursor = flash.least_loaded(order, *cursor);
+        }
+        for _ in 0..n {
+            let (order, cursor) = &mut self.group_stripes.as_mut().expect("reclaim groups")[g];
+            let plane = order[*cursor];
+            *cursor = (*cursor + 1) % n;
+            if self.open[plane.0 as usize * self.streams + stream] != UNMAPPED {
+                return Ok(plane);
+            }
+            if self.free[plane.0 as usize].len() < self.gc_threshold {
+                self.foreground_gc(plane, at, flash);
+            }
+            if self.free[plane.0 as usize].len() >= 2 {
+                return Ok(plane);
+            }
+        }
+        Err(Error::Workload(format!(
+            "at simulated time {} ns no plane of FDP reclaim group {g} can take a page write:              the group's planes have no block GC can clean (its placement identifiers write              more than its planes hold, or too many writes are queued at once); spread the              data over more groups or raise ftl.op_ratio",
+            at.0
         )))
     }
 
@@ -1233,7 +1294,8 @@ impl Ftl {
         self.open[slot] = b;
         if let Some(f) = self.fdp.as_mut() {
             if let Some(h) = f.handle_of_stream(stream) {
-                f.counters[h].blocks_opened += 1;
+                let pid = f.pid(h, plane.0);
+                f.counters[pid].blocks_opened += 1;
             }
         }
         flash.block_opened(BlockId(b));

@@ -24,8 +24,8 @@ pub struct PageCtx {
     pub lpn: Lpn,
     /// Host write or GC migration.
     pub origin: Origin,
-    /// The page's reclaim unit handle (FDP): the host write's placement identifier, or the
-    /// handle a migrated page was written through; 0 without FDP.
+    /// The page's placement identifier (FDP; reclaim group x handles + handle): the host
+    /// write's, or the one a migrated page was written through; 0 without FDP.
     pub handle: u8,
 }
 
@@ -101,7 +101,9 @@ impl Placement for Fdp {
     }
     #[inline]
     fn stream_for(&mut self, page: &PageCtx) -> usize {
-        let h = page.handle as usize;
+        // A placement identifier names a handle of a reclaim group; the group picks the
+        // planes (the FTL's striping), the handle the stream.
+        let h = page.handle as usize % self.types.len();
         match page.origin {
             Origin::Host => h * self.per,
             Origin::Gc => {

@@ -257,7 +257,7 @@ pub struct Summary {
     pub content: Option<crate::content::ContentSummary>,
     /// The storage stack's figures (`null` without `[stack]`).
     pub stack: Option<crate::stack::StackSummary>,
-    /// The plain SSD's controller compression (`null` without `ftl.compression`).
+    /// The controller's compression (`null` without `ftl.compression` or `zns.compression`).
     pub compression: Option<crate::device::compress::CompressionCounters>,
     /// The plain SSD's deduplication (`null` without `ftl.dedup`).
     pub dedup: Option<crate::ftl::dedup::DedupSummary>,

@@ -96,7 +96,7 @@ fn a_compressed_read_is_partial_when_its_chunk_lies_in_one_unit_and_is_timed_exa
     let ns = |x: f64| x.round() as u64;
     let (mut sum, mut partial) = (0u64, 0u64);
     for l in 0..n {
-        let ch = c.packer.lookup(l).unwrap();
+        let ch = c.packer().lookup(l).unwrap();
         let ppn = dev.ftl.lookup(flashpress_core::units::Lpn(ch.vpn)).unwrap();
         let ty = (g.page_in_block(ppn) % 3) as usize;
         let full = ns(cfg.nand.read_latency_us[ty] * 1e3);
@@ -267,7 +267,7 @@ fn zero_units_are_not_stored_and_their_reads_need_no_flash() {
         let dev = sim.device().unwrap();
         let c = dev.compression.as_ref().unwrap();
         let mut checked = 0;
-        for (lpn, ch) in c.packer.mapped_chunks().take(3000) {
+        for (lpn, ch) in c.packer().mapped_chunks().take(3000) {
             let zeros = c.zeros(lpn);
             assert_eq!(
                 ch.zero(),

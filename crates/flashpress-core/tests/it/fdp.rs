@@ -269,6 +269,101 @@ fn hot_cold_handles_lower_waf_as_the_two_stream_greedy_model_says() {
     assert!(wafs[3] < 0.85 * mixed, "{wafs:?} vs mixed {mixed}");
 }
 
+/// Two reclaim groups (the two dies of a device of one plane per die), two handles each:
+/// placement identifier `2g + t` writes handle `t` (cold 0, hot 1) in group `g`. Each group
+/// takes half the logical space with its own hot/cold writes (group 0 tagged perfectly,
+/// group 1 at random), interleaved; each group's planes are a device of their own, so every
+/// identifier's media writes are those of the two-stream greedy model run on its group's
+/// writes alone, and the groups' WAFs differ as their tags do.
+#[test]
+fn reclaim_groups_are_each_the_two_stream_greedy_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = ONE_PLANE.replace("[ftl]", "dies_per_chip = 2\n[ftl]");
+    let probe = config(&base);
+    let logical = flashpress_core::ftl::logical_pages(&probe) as usize;
+    let threshold = flashpress_core::ftl::gc_threshold_blocks(&probe) as usize;
+    let half = logical / 2;
+    let n = 30_000;
+    let groups = [hot_cold(half, n, 1.0, 11), hot_cold(half, n, 0.5, 12)];
+    let mut writes = Vec::new();
+    for i in 0..groups[0].len() {
+        for (g, w) in groups.iter().enumerate() {
+            let (p, t) = w[i];
+            writes.push((g * half + p, 2 * g as u16 + t));
+        }
+    }
+    let cfg = sim_of(
+        dir.path(),
+        "groups.csv",
+        &base,
+        "[\"persistently_isolated\", \"persistently_isolated\"]\nreclaim_groups = 2",
+        &writes,
+        true,
+    );
+    let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+    let f = s.fdp.as_ref().unwrap();
+    assert_eq!(f.reclaim_groups, 2);
+    assert_eq!(
+        f.reclaim_unit_bytes,
+        32 * 4096,
+        "one block of the group's one plane"
+    );
+    assert_eq!(f.handles.len(), 4);
+    let mut wafs = Vec::new();
+    for (g, w) in groups.iter().enumerate() {
+        let mut m = Model::new(128, 32, threshold, 2, half);
+        for &(p, t) in w {
+            m.write(p, t as usize);
+        }
+        for t in 0..2 {
+            let h = &f.handles[2 * g + t];
+            assert_eq!(
+                (h.handle, h.reclaim_group),
+                ((2 * g + t) as u32, Some(g as u32))
+            );
+            assert_eq!(
+                h.host_bytes_written,
+                m.host[t] * 4096,
+                "group {g} handle {t}"
+            );
+            let sim = h.media_bytes_written as f64 / 4096.0;
+            let model = (m.host[t] + m.moved[t]) as f64;
+            assert!(
+                (sim / model - 1.0).abs() < 0.03,
+                "group {g}, handle {t}: simulator {sim} media pages, model {model}"
+            );
+        }
+        wafs.push(
+            (m.host.iter().sum::<u64>() + m.moved.iter().sum::<u64>()) as f64
+                / m.host.iter().sum::<u64>() as f64,
+        );
+    }
+    assert!(
+        wafs[0] < 0.9 * wafs[1],
+        "perfect tags beat random ones: {wafs:?}"
+    );
+}
+
+/// `reclaim_groups = 1` is the device without the key: tagged hot/cold writes give the same
+/// summary byte for byte.
+#[test]
+fn one_reclaim_group_is_the_device_without_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = config(ONE_PLANE);
+    let logical = flashpress_core::ftl::logical_pages(&probe) as usize;
+    let writes = hot_cold(logical, 5_000, 0.9, 3);
+    let handles = "[\"persistently_isolated\", \"initially_isolated\"]";
+    let run = |name: &str, h: &str| {
+        let cfg = sim_of(dir.path(), name, ONE_PLANE, h, &writes, true);
+        let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+        serde_json::to_string(&s).unwrap()
+    };
+    let a = run("a.csv", handles);
+    let b = run("b.csv", &format!("{handles}\nreclaim_groups = 1"));
+    assert!(a.contains("\"reclaim_groups\":1") && !a.contains("reclaim_group\":"));
+    assert_eq!(a, b);
+}
+
 #[test]
 fn untagged_writes_on_an_fdp_device_give_the_plain_ssd_summary() {
     for placement in ["single", "gc_separate"] {
@@ -394,6 +489,19 @@ fn bad_fdp_configs_and_placement_ids_are_refused_by_key_and_line() {
         "{ONE_PLANE}[fdp]\nhandles = [\"initially_isolated\"]\nreclaim_units = 3\n"
     ));
     assert_eq!(k, "fdp.reclaim_units");
+    // Reclaim groups divide the dies (one here) and keep the identifiers to 128.
+    let (k, m) = key_of(&format!(
+        "{ONE_PLANE}[fdp]\nhandles = [\"initially_isolated\"]\nreclaim_groups = 2\n"
+    ));
+    assert_eq!(k, "fdp.reclaim_groups");
+    assert!(m.contains("divisor of the array's 1 dies"), "{m}");
+    let (k, m) = key_of(&format!(
+        "{}[fdp]\nhandles = [{}]\nreclaim_groups = 8\n",
+        ONE_PLANE.replace("[ftl]", "dies_per_chip = 8\n[ftl]"),
+        vec!["\"initially_isolated\""; 17].join(", ")
+    ));
+    assert_eq!(k, "fdp.reclaim_groups");
+    assert!(m.contains("136 placement identifiers"), "{m}");
     let (k, _) = key_of("preset = \"zns\"\n[fdp]\nhandles = [\"initially_isolated\"]\n");
     assert_eq!(k, "zns");
     let (k, _) = key_of(&format!(
@@ -426,7 +534,7 @@ fn bad_fdp_configs_and_placement_ids_are_refused_by_key_and_line() {
             assert!(path.ends_with("bad.csv"));
             assert_eq!(line, 4);
             assert!(
-                msg.contains("placement identifier 2") && msg.contains("2 reclaim unit handles"),
+                msg.contains("placement identifier 2") && msg.contains("2 placement identifiers"),
                 "{msg}"
             );
         }

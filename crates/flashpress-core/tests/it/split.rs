@@ -144,13 +144,13 @@ fn a_split_page_is_read_by_parallel_partial_reads_timed_exactly() {
     let mut sum = 0u64;
     let mut groups = std::collections::BTreeSet::new();
     for l in 0..n {
-        let ch = c.packer.lookup(l).unwrap();
+        let ch = c.packer().lookup(l).unwrap();
         assert!(ch.split(), "page {l}");
         groups.insert(ch.vpn);
         let mut types = Vec::new();
         let mut channels = Vec::new();
         for i in 0..4 {
-            let p = c.packer.piece(ch, i);
+            let p = c.packer().piece(ch, i);
             assert_eq!(
                 (p.offset, p.len),
                 (ch.offset * 4096, 4096),
@@ -179,10 +179,10 @@ fn a_split_page_is_read_by_parallel_partial_reads_timed_exactly() {
     }
     assert_eq!(groups.len() as u64, n / 4);
     // The two-page read: the flash pages of group 0, each read whole (two units wanted).
-    let ch = c.packer.lookup(0).unwrap();
+    let ch = c.packer().lookup(0).unwrap();
     let slowest = (0..4)
         .map(|i| {
-            let ppn = dev.ftl.lookup(Lpn(c.packer.piece(ch, i).vpn)).unwrap();
+            let ppn = dev.ftl.lookup(Lpn(c.packer().piece(ch, i).vpn)).unwrap();
             ns(cfg.nand.read_latency_us[(g.page_in_block(ppn) % 3) as usize] * 1e3)
         })
         .max()

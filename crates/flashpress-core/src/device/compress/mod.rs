@@ -10,10 +10,11 @@
 //! A logical page is written (acknowledged) once its data is compressed and in DRAM, unless
 //! closed pages are waiting for a buffer page: then it waits until none is.
 
-use crate::config::SimConfig;
+use crate::config::{DeviceCompression, SimConfig};
 use crate::content::{ContentModel, MeasureId};
 use crate::error::{Error, Result};
 use crate::ftl::packed::pages::{Chunk, Effects, PackerCounters, PagePacker};
+use crate::ftl::packed::zoned::ZonePacker;
 use crate::units::{duration_ns, SimTime, MAX_OP_NS};
 use std::collections::VecDeque;
 
@@ -123,10 +124,25 @@ pub fn split_table_bytes(cfg: &SimConfig, pages: u64) -> u64 {
     (pages * pieces * (32 + index)).div_ceil(8)
 }
 
+/// Where compressed pages go: virtual pages the page FTL maps (a plain SSD), or the zones'
+/// own flash pages in order (a zoned device). One per device, so its size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Packing {
+    Pages(PagePacker),
+    Zones(ZonePacker),
+}
+
+fn pages(p: &Packing) -> &PagePacker {
+    match p {
+        Packing::Pages(p) => p,
+        Packing::Zones(_) => panic!("a zoned device's compression packs zones, not pages"),
+    }
+}
+
 /// The controller's compression state.
 pub struct Compression {
-    /// The packer (logical pages -> chunks of virtual pages).
-    pub packer: PagePacker,
+    /// Where the compressed pages go.
+    packing: Packing,
     measure: MeasureId,
     blocks_per_page: u64,
     min_saving: f64,
@@ -143,8 +159,9 @@ pub struct Compression {
     buffer_pages: usize,
     /// Buffer pages holding a closed page being programmed.
     slots_used: usize,
-    /// Closed pages (flash page, since) waiting for a buffer page.
-    pages_waiting: VecDeque<(Ppn, SimTime)>,
+    /// Closed pages (flash page, the request whose block completed it or `NO_REQ`, since)
+    /// waiting for a buffer page.
+    pages_waiting: VecDeque<(Ppn, u32, SimTime)>,
     /// Logical pages (request, since) waiting for the closed pages to find buffer pages.
     waiters: VecDeque<(u32, SimTime)>,
     /// Effects of the last packer call (kept to reuse its vectors).
@@ -165,6 +182,17 @@ pub struct Compression {
     pub counters: CompressionCounters,
 }
 
+/// How a logical page is stored: its bytes, whether compressed, its zero bitmap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stored {
+    /// Bytes stored (0: zeros only).
+    pub len: u32,
+    /// Stored compressed.
+    pub compressed: bool,
+    /// Zero bitmap (bit `i`: 4 KiB unit `i` holds only zeros, not stored).
+    pub zeros: u16,
+}
+
 /// A closed virtual page to write and when its data is all in DRAM.
 pub struct PageWrite {
     pub vpn: u32,
@@ -179,7 +207,6 @@ impl Compression {
     pub fn new(cfg: &SimConfig, vpns: u32, content: &mut ContentModel) -> Result<Compression> {
         let c = cfg.ftl.compression().expect("compression is on");
         let page = cfg.nand.page_size;
-        let measure = content.add_measure(c.codec, page, "ftl.compression")?;
         if vpns < 2 {
             return Err(Error::config(
                 "config",
@@ -187,7 +214,6 @@ impl Compression {
                 "compression needs at least 2 logical pages".to_string(),
             ));
         }
-        let ns = |key: &str, us: f64| duration_ns(key, us, 1e3, MAX_OP_NS);
         let split = c.split.as_ref().map(|s| {
             let unit = cfg.nand.partial_unit().expect("validated");
             let pieces = (page / unit) as u64;
@@ -205,20 +231,78 @@ impl Compression {
         if crate::ftl::mapcache::demand(cfg).is_some() {
             packer = packer.with_residents();
         }
-        Ok(Compression {
-            history: split.map(|(s, _, _)| History::new(s, logical)),
-            split_ready: SimTime::ZERO,
-            split_limit: page as u64
-                * split.map_or(1, |(_, unit, _)| (cfg.nand.channels / (page / unit)).max(1)) as u64,
+        let mut out = Compression::build(
+            cfg,
+            c,
+            "ftl.compression",
             logical,
-            packer,
+            Packing::Pages(packer),
+            content,
+        )?;
+        out.history = split.map(|(s, _, _)| History::new(s, logical));
+        out.split_limit = page as u64
+            * split.map_or(1, |(_, unit, _)| (cfg.nand.channels / (page / unit)).max(1)) as u64;
+        out.residents = cfg.check.verify.then(|| Residents {
+            chunks: vec![Vec::new(); vpns as usize],
+            page_id: vec![0; vpns as usize],
+            zero: vec![0; vpns as usize],
+            split: Vec::new(),
+        });
+        Ok(out)
+    }
+
+    /// For a zoned device whose zones the controller compresses (`zns.compression`, CCZNS):
+    /// `zones` zones of `zone_blocks` logical blocks over `flash_pages` flash pages each.
+    pub fn zoned(
+        cfg: &SimConfig,
+        c: &DeviceCompression,
+        zones: u32,
+        zone_blocks: u64,
+        flash_pages: u64,
+        content: &mut ContentModel,
+    ) -> Result<Compression> {
+        let packer = ZonePacker::new(
+            cfg.nand.page_size,
+            c.max_chunks_per_page,
+            zones,
+            zone_blocks,
+            flash_pages,
+        );
+        Compression::build(
+            cfg,
+            c,
+            "zns.compression",
+            zones as u64 * zone_blocks,
+            Packing::Zones(packer),
+            content,
+        )
+    }
+
+    /// What both packings share: the codec's measure, the engines, the buffer pages.
+    fn build(
+        cfg: &SimConfig,
+        c: &DeviceCompression,
+        key: &str,
+        logical: u64,
+        packing: Packing,
+        content: &mut ContentModel,
+    ) -> Result<Compression> {
+        let page = cfg.nand.page_size;
+        let measure = content.add_measure(c.codec, page, key)?;
+        let ns = |k: &str, us: f64| duration_ns(&format!("{key}.{k}"), us, 1e3, MAX_OP_NS);
+        Ok(Compression {
+            history: None,
+            split_ready: SimTime::ZERO,
+            split_limit: page as u64,
+            logical,
+            packing,
             measure,
             blocks_per_page: page as u64 / 4096,
             min_saving: c.min_saving,
             zero_units: c.zero_units,
             meta: vec![0; logical as usize],
-            compress_ns: ns("ftl.compression.compress_us", c.compress_us)?,
-            decompress_ns: ns("ftl.compression.decompress_us", c.decompress_us)?,
+            compress_ns: ns("compress_us", c.compress_us)?,
+            decompress_ns: ns("decompress_us", c.decompress_us)?,
             compress_free: SimTime::ZERO,
             decompress_free: SimTime::ZERO,
             open_ready: None,
@@ -227,15 +311,38 @@ impl Compression {
             pages_waiting: VecDeque::new(),
             waiters: VecDeque::new(),
             fx: Effects::default(),
-            residents: cfg.check.verify.then(|| Residents {
-                chunks: vec![Vec::new(); vpns as usize],
-                page_id: vec![0; vpns as usize],
-                zero: vec![0; vpns as usize],
-                split: Vec::new(),
-            }),
+            residents: None,
             next_page_id: 1 << 62,
             counters: CompressionCounters::default(),
         })
+    }
+
+    /// The packer of a plain SSD's compression (virtual pages through the page FTL).
+    pub fn packer(&self) -> &PagePacker {
+        pages(&self.packing)
+    }
+
+    fn pages_mut(&mut self) -> &mut PagePacker {
+        match &mut self.packing {
+            Packing::Pages(p) => p,
+            Packing::Zones(_) => panic!("a zoned device's compression packs zones, not pages"),
+        }
+    }
+
+    /// The packer of a zoned device's compressed zones.
+    pub fn zones(&self) -> &ZonePacker {
+        match &self.packing {
+            Packing::Zones(p) => p,
+            Packing::Pages(_) => panic!("a plain SSD's compression packs pages, not zones"),
+        }
+    }
+
+    /// The zone packer, to place and reset.
+    pub fn zones_mut(&mut self) -> &mut ZonePacker {
+        match &mut self.packing {
+            Packing::Zones(p) => p,
+            Packing::Pages(_) => panic!("a plain SSD's compression packs pages, not zones"),
+        }
     }
 
     /// Logical pages exposed to the host: one fewer than the page FTL's logical pages (the
@@ -260,7 +367,7 @@ impl Compression {
                 return false;
             }
         }
-        if !self.packer.can_split() {
+        if !self.pages_mut().can_split() {
             self.counters.split_refused_full += 1;
             return false;
         }
@@ -287,14 +394,14 @@ impl Compression {
     ) -> Result<Chunk> {
         let mut fx = std::mem::take(&mut self.fx);
         fx.clear();
-        let c = self.packer.write_split(lpn, &mut fx)?;
+        let c = self.pages_mut().write_split(lpn, &mut fx)?;
         self.split_ready = self.split_ready.max(ready);
         if let Some(r) = self.residents.as_mut() {
             r.split.push((lpn, id));
         }
         if fx.group.is_some() {
-            let members = self.packer.closed_members();
-            let unit = self.packer.piece(c, 0).len;
+            let members = pages(&self.packing).closed_members();
+            let unit = pages(&self.packing).piece(c, 0).len;
             let k = members.len();
             for &vpn in &fx.write[fx.write.len() - k..] {
                 self.next_page_id += 1;
@@ -330,7 +437,7 @@ impl Compression {
     /// different channels): member `k` is the whole of the group's `k`-th page.
     pub fn unsplit(&mut self, writes: &[PageWrite]) {
         if let Some(r) = self.residents.as_mut() {
-            for (w, &m) in writes.iter().zip(self.packer.closed_members()) {
+            for (w, &m) in writes.iter().zip(pages(&self.packing).closed_members()) {
                 let id = r.chunks[w.vpn as usize]
                     .iter()
                     .find(|x| x.0 == m)
@@ -339,7 +446,7 @@ impl Compression {
                 r.chunks[w.vpn as usize] = vec![(m, 0, id)];
             }
         }
-        self.packer.unsplit();
+        self.pages_mut().unsplit();
     }
 
     /// How logical page `lpn` is stored, from its content (`first_block_id`: the content id
@@ -359,6 +466,20 @@ impl Compression {
         written: u16,
         kept_zeros: u16,
     ) -> u32 {
+        let st = self.size(content, stream, first_block_id, written, kept_zeros);
+        self.commit(lpn, st);
+        st.len
+    }
+
+    /// How a logical page would be stored ([`Compression::store`]), recording nothing.
+    pub fn size(
+        &mut self,
+        content: &mut ContentModel,
+        stream: usize,
+        first_block_id: u64,
+        written: u16,
+        kept_zeros: u16,
+    ) -> Stored {
         let n = self.blocks_per_page as usize;
         let all = (1u16 << n) - 1;
         let zeros = if self.zero_units {
@@ -368,8 +489,6 @@ impl Compression {
             0
         };
         let nonzero = n as u32 - zeros.count_ones();
-        self.counters.zero_units += zeros.count_ones() as u64;
-        self.counters.partial_zero_pages += (zeros != 0 && zeros != all) as u64;
         let (len, compressed) = if nonzero == 0 {
             (0, false)
         } else {
@@ -392,9 +511,20 @@ impl Compression {
                 (raw, false)
             }
         };
-        self.counters.compressed_pages += compressed as u64;
-        self.meta[lpn as usize] = zeros | (compressed as u16) << 8;
-        len
+        Stored {
+            len,
+            compressed,
+            zeros,
+        }
+    }
+
+    /// Record that logical page `lpn` is stored as `st` (from [`Compression::size`]).
+    pub fn commit(&mut self, lpn: u64, st: Stored) {
+        let all = (1u16 << self.blocks_per_page) - 1;
+        self.counters.zero_units += st.zeros.count_ones() as u64;
+        self.counters.partial_zero_pages += (st.zeros != 0 && st.zeros != all) as u64;
+        self.counters.compressed_pages += st.compressed as u64;
+        self.meta[lpn as usize] = st.zeros | (st.compressed as u16) << 8;
     }
 
     /// Zero bitmap of logical page `lpn` (bit `i`: 4 KiB unit `i` holds only zeros).
@@ -463,7 +593,7 @@ impl Compression {
         let prev = self.open_ready;
         let mut fx = std::mem::take(&mut self.fx);
         fx.clear();
-        let c = self.packer.write(lpn, len, &mut fx)?;
+        let c = self.pages_mut().write(lpn, len, &mut fx)?;
         for &vpn in &fx.write {
             let r = match prev {
                 Some((v, t)) if v == vpn && v == c.vpn => t.max(ready),
@@ -479,7 +609,7 @@ impl Compression {
         }
         // The page being filled: the one this page joined (its data is in once this page's
         // is), or the one before if this page went elsewhere (zeros, a page of its own).
-        self.open_ready = match (self.packer.open_vpn(), prev) {
+        self.open_ready = match (self.pages_mut().open_vpn(), prev) {
             (None, _) => None,
             (Some(v), Some((p, t))) if v == p && v == c.vpn => Some((v, t.max(ready))),
             (Some(v), Some((p, t))) if v == p => Some((v, t)),
@@ -508,7 +638,7 @@ impl Compression {
     pub fn trim(&mut self, lpn: u64) {
         let mut fx = std::mem::take(&mut self.fx);
         fx.clear();
-        self.packer.trim(lpn, &mut fx);
+        self.pages_mut().trim(lpn, &mut fx);
         self.fx = fx;
     }
 
@@ -526,26 +656,28 @@ impl Compression {
     }
 
     /// A closed page's data is all in DRAM at `at`: whether it takes a buffer page and is
-    /// programmed now (else it waits for one).
+    /// programmed now (else it waits for one). `req`: the write whose block completed the
+    /// page and is written once the page has its buffer page (a compressed zone's), or
+    /// `NO_REQ` (that block was admitted on its own).
     #[inline]
-    pub fn page_closed(&mut self, ppn: Ppn, at: SimTime) -> bool {
+    pub fn page_closed(&mut self, ppn: Ppn, req: u32, at: SimTime) -> bool {
         if self.slots_used < self.buffer_pages && self.pages_waiting.is_empty() {
             self.slots_used += 1;
             true
         } else {
-            self.pages_waiting.push_back((ppn, at));
+            self.pages_waiting.push_back((ppn, req, at));
             false
         }
     }
 
     /// A closed page's program completed: the closed page that takes its buffer page (to be
-    /// programmed now), if one waits, and (in `out`) the logical pages written once no
+    /// programmed now, with the request it acknowledges and since when it waited), if one
+    /// waits, and (in `out`) the logical pages written once no
     /// closed page waits.
-    pub fn program_done(&mut self, out: &mut Vec<(u32, SimTime)>) -> Option<Ppn> {
+    pub fn program_done(&mut self, out: &mut Vec<(u32, SimTime)>) -> Option<(Ppn, u32, SimTime)> {
         self.slots_used -= 1;
-        let next = self.pages_waiting.pop_front().map(|(p, _)| {
+        let next = self.pages_waiting.pop_front().inspect(|_| {
             self.slots_used += 1;
-            p
         });
         if self.pages_waiting.is_empty() {
             out.extend(self.waiters.drain(..));
@@ -593,14 +725,20 @@ impl Compression {
         self.slots_used = 0;
         self.pages_waiting.clear();
         self.waiters.clear();
-        self.packer.reset_counters();
+        match &mut self.packing {
+            Packing::Pages(p) => p.reset_counters(),
+            Packing::Zones(p) => p.reset_counters(),
+        }
         self.counters = CompressionCounters::default();
     }
 
     /// Counters, the packer's included.
     pub fn counters(&self) -> CompressionCounters {
         CompressionCounters {
-            packer: self.packer.counters,
+            packer: match &self.packing {
+                Packing::Pages(p) => p.counters,
+                Packing::Zones(p) => p.counters,
+            },
             ..self.counters
         }
     }

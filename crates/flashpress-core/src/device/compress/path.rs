@@ -71,25 +71,25 @@ impl Device {
                 None
             };
             other_tps.extend(tp);
-            let Some(ch) = c.packer.lookup(lpn) else {
+            let Some(ch) = c.packer().lookup(lpn) else {
                 self.counters.unmapped_page_reads += 1;
                 continue;
             };
             let p0 = lpn * page;
             let (lo, hi) = (req.offset.max(p0) - p0, end.min(p0 + page) - p0);
             if ch.split() {
-                if c.packer.split_pending(ch) {
+                if c.packer().split_pending(ch) {
                     c.counters.dram_page_reads += 1;
                     continue;
                 }
                 // One partial read of each piece wanted, each on its own channel; pieces of
                 // several pages of the request in one flash page make it a full read.
                 let wanted = span(lo, hi, unit);
-                for i in 0..c.packer.pieces() {
+                for i in 0..c.packer().pieces() {
                     if wanted >> i & 1 == 0 {
                         continue;
                     }
-                    let p = c.packer.piece(ch, i);
+                    let p = c.packer().piece(ch, i);
                     let ppn = self
                         .ftl
                         .lookup(Lpn(p.vpn))
@@ -110,7 +110,7 @@ impl Device {
             if c.compressed(lpn) {
                 decompress += 1;
             }
-            if c.packer.is_open(ch.vpn) {
+            if c.packer().is_open(ch.vpn) {
                 c.counters.dram_page_reads += 1;
                 continue;
             }
@@ -245,19 +245,19 @@ impl Device {
             // pieces the write does not cover, each with a partial read.
             let mut olds = std::mem::take(&mut self.old_reads);
             olds.clear();
-            match partial.then(|| c.packer.lookup(lpn)).flatten() {
-                Some(ch) if ch.split() && !c.packer.split_pending(ch) => {
+            match partial.then(|| c.packer().lookup(lpn)).flatten() {
+                Some(ch) if ch.split() && !c.packer().split_pending(ch) => {
                     let unit = self.partial_unit;
-                    for i in 0..c.packer.pieces() as u64 {
+                    for i in 0..c.packer().pieces() as u64 {
                         if lo <= i * unit && (i + 1) * unit <= hi {
                             continue;
                         }
-                        let p = c.packer.piece(ch, i as u32);
+                        let p = c.packer().piece(ch, i as u32);
                         let ppn = self.ftl.lookup(Lpn(p.vpn)).expect("mapped");
                         olds.push((ppn, true));
                     }
                 }
-                Some(ch) if !ch.zero() && !ch.split() && !c.packer.is_open(ch.vpn) => {
+                Some(ch) if !ch.zero() && !ch.split() && !c.packer().is_open(ch.vpn) => {
                     olds.extend(self.ftl.lookup(Lpn(ch.vpn)).map(|p| (p, false)));
                 }
                 _ => {}
@@ -272,7 +272,7 @@ impl Device {
             let written = span(lo, hi, 4096) as u16;
             // Units this write does not cover keep their old zero bits; a never-written
             // page reads as zeros.
-            let kept = match c.packer.lookup(lpn) {
+            let kept = match c.packer().lookup(lpn) {
                 Some(_) => c.zeros(lpn),
                 None => u16::MAX,
             };
@@ -342,7 +342,7 @@ impl Device {
             };
             if placed {
                 for (w, &ppn) in writes.iter().zip(&ppns) {
-                    self.queue_page_program(ppn, w.ready, now);
+                    self.queue_page_program(ppn, NO_REQ, w.ready, now);
                 }
                 return Ok(());
             }
@@ -356,14 +356,20 @@ impl Device {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
                 self.ftl.write(Lpn(w.vpn), 0, w.page_id, now, &mut be)?
             };
-            self.queue_page_program(ppn, w.ready, now);
+            self.queue_page_program(ppn, NO_REQ, w.ready, now);
         }
         Ok(())
     }
 
     /// A page of the compression buffer is mapped to `ppn`; its data is all in DRAM at
-    /// `ready`.
-    fn queue_page_program(&mut self, ppn: Ppn, ready: SimTime, now: SimTime) {
+    /// `ready`; `req` ([`NO_REQ`]: none) is written once the page has its buffer page.
+    pub(in crate::device) fn queue_page_program(
+        &mut self,
+        ppn: Ppn,
+        req: u32,
+        ready: SimTime,
+        now: SimTime,
+    ) {
         self.sched.program_allocated(ppn);
         // Page commands reach the controller in order.
         let at = self
@@ -374,7 +380,7 @@ impl Device {
         self.arriving_writes.push_back(Arrival {
             at,
             ppn,
-            req: NO_REQ,
+            req,
             partial: false,
             program: false,
         });
@@ -389,17 +395,25 @@ impl Device {
     }
 
     /// A closed page's data is all in DRAM at `now`: programmed from a buffer page, or
-    /// waiting for one.
+    /// waiting for one. `req` ([`NO_REQ`]: none) is the write whose block completed the page
+    /// (a compressed zone's): that block is written once the page has its buffer page, as
+    /// a plain write buffer's page is.
     pub(in crate::device) fn compressed_page_in(
         &mut self,
         ppn: Ppn,
+        req: u32,
         now: SimTime,
         q: &mut EventQueue,
     ) {
         let c = self.compression.as_mut().expect("compression is on");
-        if c.page_closed(ppn, now) {
+        if c.page_closed(ppn, req, now) {
+            if req != NO_REQ {
+                self.page_done(req, now, Split::default(), q);
+            }
             self.sched
                 .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
+        } else if req != NO_REQ {
+            self.counters.buffer_full_waits += 1;
         }
     }
 
@@ -417,7 +431,14 @@ impl Device {
             .as_mut()
             .expect("compression is on")
             .program_done(&mut out);
-        if let Some(ppn) = next {
+        if let Some((ppn, req, since)) = next {
+            if req != NO_REQ {
+                let split = Split {
+                    queue_ns: now.0 - since.0,
+                    ..Split::default()
+                };
+                self.page_done(req, now, split, q);
+            }
             self.sched
                 .enqueue_program(ppn, NO_REQ, true, now, &mut self.nand, q);
         }
@@ -470,7 +491,7 @@ impl Device {
     /// split page every piece's, which must agree.
     pub(in crate::device) fn compressed_read_id(&self, lpn: u64) -> Result<u64> {
         let c = self.compression.as_ref().expect("compression is on");
-        let Some(ch) = c.packer.lookup(lpn) else {
+        let Some(ch) = c.packer().lookup(lpn) else {
             return Ok(0);
         };
         let flash_id = |vpn: u32| {
@@ -478,10 +499,10 @@ impl Device {
                 .lookup(Lpn(vpn))
                 .map_or(0, |p| self.ftl.content_at(p))
         };
-        if ch.split() && !c.packer.split_pending(ch) {
+        if ch.split() && !c.packer().split_pending(ch) {
             let mut id = None;
-            for i in 0..c.packer.pieces() {
-                let p = c.packer.piece(ch, i);
+            for i in 0..c.packer().pieces() {
+                let p = c.packer().piece(ch, i);
                 let got = c.read_id(lpn, p, Some(flash_id(p.vpn)))?;
                 if id.is_some_and(|x| x != got) {
                     return Err(Error::Verify(format!(
@@ -494,7 +515,7 @@ impl Device {
             return Ok(id.unwrap_or(0));
         }
         let flash =
-            (!ch.zero() && !ch.split() && !c.packer.is_open(ch.vpn)).then(|| flash_id(ch.vpn));
+            (!ch.zero() && !ch.split() && !c.packer().is_open(ch.vpn)).then(|| flash_id(ch.vpn));
         c.read_id(lpn, ch, flash)
     }
 }

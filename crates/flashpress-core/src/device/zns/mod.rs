@@ -14,13 +14,17 @@ pub mod disk;
 pub mod map;
 pub mod state;
 
+use super::compress::{Compression, Stored};
+use super::sched::NO_REQ;
 use super::{Completed, Device, Kind, Req};
 use crate::config::ZnsConfig;
+use crate::content::ContentModel;
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::{FlashBackend, GcKind};
+use crate::host::ASYNC_TAG;
 use crate::nand::Geometry;
-use crate::units::{BlockId, SimTime};
+use crate::units::{BlockId, Ppn, SimTime};
 use crate::workload::{Op, Request};
 pub use disk::ZonedDisk;
 pub use map::ZoneMap;
@@ -127,6 +131,23 @@ pub struct ZnsSummary {
     pub zones_read_only: u32,
     /// Offline zones.
     pub zones_offline: u32,
+    /// Compressed zones (`zns.compression`; absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compression: Option<ZoneCompressionSummary>,
+}
+
+/// `summary.zns.compression`: what compressed zones hold at the end of the run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ZoneCompressionSummary {
+    /// Capacity an empty zone reports (bytes): the zone size, the most it can take when its
+    /// data compresses well enough.
+    pub zone_logical_capacity_bytes: u64,
+    /// Logical blocks holding data in all zones at the end (bytes).
+    pub stored_logical_bytes: u64,
+    /// Flash pages those blocks take, programmed or being filled (bytes).
+    pub stored_flash_bytes: u64,
+    /// Full zones whose flash filled before the zone size was written.
+    pub zones_full_by_flash: u32,
 }
 
 /// The zoned device's state beside the controller.
@@ -140,6 +161,12 @@ pub struct Zns {
     /// Counters since the last reset.
     pub counters: ZnsCounters,
     blocks: Vec<BlockId>,
+    /// With compression: per zone when the data of its open page is all in DRAM.
+    open_ready: Vec<SimTime>,
+    /// With compression: how each block of the write being placed is stored.
+    stored: Vec<Stored>,
+    /// With compression: zone pages the last placement closed.
+    closed: Vec<u32>,
 }
 
 impl Zns {
@@ -152,12 +179,15 @@ impl Zns {
             z.blocks_per_plane,
         );
         let page_size = geo.page_size as u64;
-        let mut zones = Zones::new(
-            map.zones(),
-            map.zone_pages(),
-            z.max_open_zones,
-            z.max_active_zones,
-        );
+        let zone_pages = z.zone_size_bytes(&cfg.nand) / page_size;
+        // A compressed zone takes blocks up to its zone size: its flash fills first unless its
+        // data compresses at least zone size / capacity to one.
+        let cap = if z.compression().is_some() {
+            zone_pages
+        } else {
+            map.zone_pages()
+        };
+        let mut zones = Zones::new(map.zones(), cap, z.max_open_zones, z.max_active_zones);
         for &i in &z.read_only_zones {
             zones.set_media_state(i, ZoneState::ReadOnly);
         }
@@ -165,12 +195,15 @@ impl Zns {
             zones.set_media_state(i, ZoneState::Offline);
         }
         Zns {
+            open_ready: vec![SimTime::ZERO; map.zones() as usize],
             zones,
-            zone_pages: z.zone_size_bytes(&cfg.nand) / page_size,
+            zone_pages,
             page_size,
             map,
             counters: ZnsCounters::default(),
             blocks: Vec::new(),
+            stored: Vec::new(),
+            closed: Vec::new(),
         }
     }
 
@@ -179,13 +212,26 @@ impl Zns {
         self.zones.len() as u64 * self.zone_pages
     }
 
+    /// Flash pages of zone `z` holding data or queued to (with compression, its packer's
+    /// pages but the one being filled in DRAM).
+    fn flash_pages(&self, z: u32, comp: Option<&Compression>) -> u64 {
+        match comp {
+            None => self.zones.zone(z).written,
+            Some(c) => {
+                let p = c.zones();
+                let taken = p.pages_taken(z);
+                taken - (taken > 0 && p.is_open(z, taken as u32 - 1)) as u64
+            }
+        }
+    }
+
     /// Blocks holding no data (erased, or to be erased by a reset already queued).
-    pub fn free_blocks(&self) -> u64 {
+    pub fn free_blocks(&self, comp: Option<&Compression>) -> u64 {
         let mut out = Vec::new();
         let used: u64 = (0..self.zones.len())
             .map(|z| {
                 self.map
-                    .blocks_holding(z, self.zones.zone(z).written, &mut out);
+                    .blocks_holding(z, self.flash_pages(z, comp), &mut out);
                 out.len() as u64
             })
             .sum();
@@ -198,7 +244,7 @@ impl Zns {
     }
 
     /// The summary at the end of a run, with the window's counters.
-    pub fn summary(&self, counters: ZnsCounters) -> ZnsSummary {
+    pub fn summary(&self, counters: ZnsCounters, comp: Option<&Compression>) -> ZnsSummary {
         let mut by = [0u32; 7];
         for z in 0..self.zones.len() {
             by[self.zones.zone(z).state as usize] += 1;
@@ -206,7 +252,7 @@ impl Zns {
         ZnsSummary {
             zones: self.zones.len(),
             zone_size_bytes: self.zone_pages * self.page_size,
-            zone_capacity_bytes: self.zones.cap() * self.page_size,
+            zone_capacity_bytes: self.map.zone_pages() * self.page_size,
             failed_commands: counters.failed(),
             counters,
             zones_empty: by[ZoneState::Empty as usize],
@@ -216,6 +262,27 @@ impl Zns {
             zones_full: by[ZoneState::Full as usize],
             zones_read_only: by[ZoneState::ReadOnly as usize],
             zones_offline: by[ZoneState::Offline as usize],
+            compression: comp.map(|c| {
+                let p = c.zones();
+                let all = 0..self.zones.len();
+                ZoneCompressionSummary {
+                    zone_logical_capacity_bytes: self.zones.cap() * self.page_size,
+                    stored_logical_bytes: all
+                        .clone()
+                        .map(|z| self.zones.zone(z).written)
+                        .sum::<u64>()
+                        * self.page_size,
+                    stored_flash_bytes: all.clone().map(|z| p.pages_taken(z)).sum::<u64>()
+                        * self.page_size,
+                    zones_full_by_flash: all
+                        .filter(|&z| {
+                            self.zones.zone(z).state == ZoneState::Full
+                                && p.flash_full(z)
+                                && self.zones.zone(z).written < self.zones.cap()
+                        })
+                        .count() as u32,
+                }
+            }),
         }
     }
 
@@ -237,15 +304,18 @@ impl Zns {
 impl Device {
     /// Submit a request to the zoned device (`now`: arrival; `cmd`: its command at the
     /// controller). A refused command completes at `cmd` as failed ([`Device::failed`]).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn submit_zoned(
         &mut self,
         req: &Request,
+        content: u64,
         now: SimTime,
         cmd: SimTime,
         stream: u32,
         q: &mut EventQueue,
+        cm: Option<&mut ContentModel>,
     ) -> Result<()> {
-        match self.zoned_command(req, now, cmd, stream, q)? {
+        match self.zoned_command(req, content, now, cmd, stream, q, cm)? {
             Ok(()) => Ok(()),
             Err(e) => {
                 self.zns.as_mut().expect("zoned device").counters.fail(e);
@@ -255,13 +325,16 @@ impl Device {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn zoned_command(
         &mut self,
         req: &Request,
+        content: u64,
         now: SimTime,
         cmd: SimTime,
         stream: u32,
         q: &mut EventQueue,
+        cm: Option<&mut ContentModel>,
     ) -> Result<std::result::Result<(), ZoneError>> {
         let zns = self.zns.as_mut().expect("zoned device");
         let (z, at, n) = match zns.locate(req) {
@@ -281,6 +354,10 @@ impl Device {
                 };
                 zns.counters.reads += 1;
                 self.counters.unmapped_page_reads += n - stored;
+                if self.compression.is_some() {
+                    self.read_compressed_zone(z, at, stored, base, cmd, q);
+                    return Ok(Ok(()));
+                }
                 let slot = self.alloc(base);
                 for k in at..at + stored {
                     let ppn = self.zns.as_ref().expect("zoned").map.ppn(z, k);
@@ -301,6 +378,10 @@ impl Device {
                 return Ok(Ok(()));
             }
             Op::Write | Op::Append => {
+                if self.compression.is_some() {
+                    let cm = cm.expect("validation: compressed zones have the content model");
+                    return self.write_compressed_zone(req, z, at, n, content, base, now, cmd, q, cm);
+                }
                 let first = if req.op == Op::Write {
                     zns.zones.write(z, at, n).map(|_| at)
                 } else if at != 0 {
@@ -339,9 +420,9 @@ impl Device {
         };
         if action == ZoneAction::Reset {
             // The erase must not overtake a program of the zone not yet started.
-            let written = zns.zones.zone(z).written;
+            let pages = zns.flash_pages(z, self.compression.as_ref());
             let mut blocks = std::mem::take(&mut zns.blocks);
-            zns.map.blocks_holding(z, written, &mut blocks);
+            zns.map.blocks_holding(z, pages, &mut blocks);
             if let Some(b) = blocks.iter().find(|b| self.sched.programs_pending(**b)) {
                 return Err(Error::Workload(format!(
                     "zone {z} reset while a write to it (block {}) has not reached the flash yet: a host waits for its writes to a zone before resetting it",
@@ -351,9 +432,24 @@ impl Device {
             self.zns.as_mut().expect("zoned").blocks = blocks;
         }
         let zns = self.zns.as_mut().expect("zoned device");
+        let written = zns.zones.zone(z).written;
         if let Err(e) = zns.zones.manage(z, action) {
             return Ok(Err(e));
         }
+        if self.compression.is_some() {
+            match action {
+                // The zone's open page is programmed, padded.
+                ZoneAction::Finish => self.flush_zone_page(z, now),
+                // Its entries and the open page in DRAM go; its flash is erased below.
+                ZoneAction::Reset => {
+                    let c = self.compression.as_mut().expect("compressed zones");
+                    c.zones_mut().reset(z, written);
+                    self.zns.as_mut().expect("zoned").open_ready[z as usize] = SimTime::ZERO;
+                }
+                ZoneAction::Open | ZoneAction::Close => {}
+            }
+        }
+        let zns = self.zns.as_mut().expect("zoned device");
         match action {
             ZoneAction::Open => zns.counters.opens += 1,
             ZoneAction::Close => zns.counters.closes += 1,
@@ -389,5 +485,182 @@ impl Device {
     }
 }
 
+impl Device {
+    /// A read of blocks `at..at + n` of compressed zone `z` (all below its write pointer):
+    /// one flash read per zone page holding them, none for zeros or the page being filled in
+    /// DRAM; the compressed blocks are decompressed before the data goes to the host.
+    fn read_compressed_zone(
+        &mut self,
+        z: u32,
+        at: u64,
+        n: u64,
+        base: Req,
+        cmd: SimTime,
+        q: &mut EventQueue,
+    ) {
+        let zns = self.zns.as_ref().expect("zoned device");
+        let c = self.compression.as_mut().expect("compressed zones");
+        let mut ppns: Vec<Ppn> = Vec::new();
+        let mut decompress = 0u32;
+        for k in at..at + n {
+            let ch = c
+                .zones()
+                .lookup(z, k)
+                .expect("a block below the write pointer is placed");
+            if ch.zero() {
+                c.counters.zero_reads += 1;
+                continue;
+            }
+            if c.compressed(z as u64 * zns.zone_pages + k) {
+                decompress += 1;
+            }
+            if c.zones().is_open(z, ch.vpn) {
+                c.counters.dram_page_reads += 1;
+                continue;
+            }
+            // A zone page's chunks are consecutive blocks: one read per page.
+            let ppn = zns.map.ppn(z, ch.vpn as u64);
+            if ppns.last() != Some(&ppn) {
+                ppns.push(ppn);
+            }
+        }
+        let slot = self.alloc(Req { decompress, ..base });
+        for &ppn in &ppns {
+            self.arriving_reads.push_back(super::Arrival {
+                at: cmd,
+                ppn,
+                req: slot,
+                partial: false,
+                program: false,
+            });
+        }
+        let r = &mut self.reqs[slot as usize];
+        r.pages_left = ppns.len() as u32;
+        r.done = cmd;
+        if ppns.is_empty() {
+            q.push(cmd, Event::DeviceReq(slot));
+        }
+    }
+
+    /// A write or Zone Append of `n` blocks to compressed zone `z` (`at`: the block a write
+    /// addresses): each block is sized by the codec; the write fails with Zone Boundary Error
+    /// when the blocks, packed, would not fit the zone's flash left. Otherwise each block is
+    /// compressed once its data is at the controller, placed in the zone's open page and
+    /// acknowledged from DRAM, and the pages it closes are programmed at the zone's next
+    /// flash pages. A zone whose flash is full, or whose write pointer reaches the zone
+    /// size, is full (its open page programmed).
+    #[allow(clippy::too_many_arguments)]
+    fn write_compressed_zone(
+        &mut self,
+        req: &Request,
+        z: u32,
+        at: u64,
+        n: u64,
+        content: u64,
+        base: Req,
+        now: SimTime,
+        cmd: SimTime,
+        q: &mut EventQueue,
+        cm: &mut ContentModel,
+    ) -> Result<std::result::Result<(), ZoneError>> {
+        let stream = (base.stream & !ASYNC_TAG) as usize;
+        let bpp = self.page_size / 4096;
+        let all = ((1u32 << bpp) - 1) as u16;
+        let zns = self.zns.as_mut().expect("zoned device");
+        let c = self.compression.as_mut().expect("compressed zones");
+        let append = req.op == Op::Append;
+        // The checks the specification makes before the write pointer moves; then the flash.
+        if let Err(e) = zns.zones.precheck(z, (!append).then_some(at), n) {
+            return Ok(Err(e));
+        }
+        if append && at != 0 {
+            return Ok(Err(ZoneError::InvalidField));
+        }
+        let mut stored = std::mem::take(&mut zns.stored);
+        stored.clear();
+        for i in 0..n {
+            stored.push(c.size(cm, stream, content.wrapping_add(i * bpp), all, 0));
+        }
+        let fits = c.zones().fits_write(z, stored.iter().map(|s| s.len));
+        let placed = if !fits {
+            Err(ZoneError::ZoneBoundary)
+        } else if append {
+            zns.zones.append(z, n)
+        } else {
+            zns.zones.write(z, at, n).map(|_| at)
+        };
+        let first = match placed {
+            Ok(f) => f,
+            Err(e) => {
+                zns.stored = stored;
+                return Ok(Err(e));
+            }
+        };
+        if append {
+            zns.counters.appends += 1;
+        } else {
+            zns.counters.writes += 1;
+        }
+        let (arrived, slot) = self.write_arrives(req, base, cmd, n);
+        let mut closed = std::mem::take(&mut self.zns.as_mut().expect("zoned").closed);
+        for (i, st) in stored.iter().enumerate() {
+            let zns = self.zns.as_mut().expect("zoned device");
+            let k = first + i as u64;
+            let c = self.compression.as_mut().expect("compressed zones");
+            c.commit(z as u64 * zns.zone_pages + k, *st);
+            let ready = c.compress(arrived);
+            closed.clear();
+            let ch = c.zones_mut().write(z, k, st.len, &mut closed);
+            // A closed page's data is in once its last chunk is: this block's when it is in
+            // the page, else the chunk before it.
+            let prev = zns.open_ready[z as usize];
+            if !ch.zero() {
+                zns.open_ready[z as usize] = ready;
+            }
+            // A block that completes its page is written once the page has its buffer page
+            // (a block that does not compress is a page of its own, as on plain zones).
+            let mut acked = false;
+            for &p in &closed {
+                let own = !ch.zero() && p == ch.vpn;
+                let ppn = self.zns.as_ref().expect("zoned").map.ppn(z, p as u64);
+                let (r, w) = if own { (ready, slot) } else { (prev, NO_REQ) };
+                acked |= own;
+                self.queue_page_program(ppn, w, r, now);
+            }
+            if !acked {
+                self.arriving_chunks.push_back((ready, slot));
+            }
+        }
+        let zns = self.zns.as_mut().expect("zoned device");
+        zns.stored = stored;
+        zns.closed = closed;
+        let c = self.compression.as_ref().expect("compressed zones");
+        match zns.zones.zone(z).state {
+            ZoneState::Full => self.flush_zone_page(z, now),
+            _ if c.zones().flash_full(z) => zns.zones.fill(z),
+            _ => {}
+        }
+        self.after_backend(now, q);
+        Ok(Ok(()))
+    }
+
+    /// Program compressed zone `z`'s open page, if any (padded).
+    fn flush_zone_page(&mut self, z: u32, now: SimTime) {
+        let zns = self.zns.as_mut().expect("zoned device");
+        let c = self.compression.as_mut().expect("compressed zones");
+        let mut closed = std::mem::take(&mut zns.closed);
+        closed.clear();
+        c.zones_mut().flush(z, &mut closed);
+        let ready = zns.open_ready[z as usize];
+        if let Some(&p) = closed.first() {
+            let ppn = zns.map.ppn(z, p as u64);
+            self.queue_page_program(ppn, NO_REQ, ready, now);
+        }
+        self.zns.as_mut().expect("zoned").closed = closed;
+    }
+}
+
+#[cfg(test)]
+mod compressed_tests;
 #[cfg(test)]
 mod tests;

@@ -275,6 +275,31 @@ impl Zones {
         self.advance(z, n).map(|_| ())
     }
 
+    /// The checks a Write at `at` (`Some`) or a Zone Append (`None`) of `n` blocks into zone
+    /// `z` makes before it takes resources, changing nothing: the zone's state, the write
+    /// pointer, the capacity.
+    pub fn precheck(&self, z: u32, at: Option<u64>, n: u64) -> Result<(), ZoneError> {
+        self.writable(z)?;
+        let wp = self.zones[z as usize].wp;
+        if at.is_some_and(|a| a != wp) {
+            return Err(ZoneError::ZoneInvalidWrite);
+        }
+        if wp + n > self.cap {
+            return Err(ZoneError::ZoneBoundary);
+        }
+        Ok(())
+    }
+
+    /// An open zone whose flash filled before its capacity was written (a compressed zone)
+    /// becomes full, as a Finish makes it.
+    pub fn fill(&mut self, z: u32) {
+        assert!(
+            self.zones[z as usize].state.is_open(),
+            "a zone being written is open"
+        );
+        self.finish(z);
+    }
+
     /// Zone Append of `n` blocks to zone `z`: returns where they went (blocks from the zone
     /// start).
     pub fn append(&mut self, z: u32, n: u64) -> Result<u64, ZoneError> {

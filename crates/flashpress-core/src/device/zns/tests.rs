@@ -336,7 +336,7 @@ fn random_commands_match_the_reference() {
 
 /// A zoned device: 2 channels x 1 chip x 1 die x 2 planes, 16 blocks x 8 pages per plane,
 /// zones of 4 planes x 2 blocks (64 pages = 256 KiB), so 8 zones, at most 2 open.
-fn zoned_config() -> SimConfig {
+pub(super) fn zoned_config() -> SimConfig {
     let mut c = SimConfig::preset("tiny").unwrap();
     c.nand.blocks_per_plane = 16;
     c.nand.pages_per_block = 8;
@@ -351,6 +351,7 @@ fn zoned_config() -> SimConfig {
         max_active_zones: 3,
         read_only_zones: vec![6],
         offline_zones: vec![7],
+        compression: None,
     });
     c
 }
@@ -363,7 +364,7 @@ impl RequestSource for List {
     }
 }
 
-fn req(op: Op, offset: u64, len: u64) -> Request {
+pub(super) fn req(op: Op, offset: u64, len: u64) -> Request {
     Request {
         time: SimTime::ZERO,
         op,
@@ -376,11 +377,20 @@ fn req(op: Op, offset: u64, len: u64) -> Request {
     }
 }
 
-fn run(cfg: SimConfig, reqs: Vec<Request>) -> crate::stats::Summary {
+pub(super) fn run(cfg: SimConfig, reqs: Vec<Request>) -> crate::stats::Summary {
+    run_driven(cfg, reqs, Drive::Closed { depth: 1 })
+}
+
+/// Each request at its time (open loop).
+pub(super) fn run_open(cfg: SimConfig, reqs: Vec<Request>) -> crate::stats::Summary {
+    run_driven(cfg, reqs, Drive::Open)
+}
+
+fn run_driven(cfg: SimConfig, reqs: Vec<Request>, drive: Drive) -> crate::stats::Summary {
     let s = Stream {
         name: "zoned".into(),
         source: Box::new(List(reqs.into_iter())),
-        drive: Drive::Closed { depth: 1 },
+        drive,
         group: 0,
         content: ContentHints::default(),
         layout_bytes: 0,

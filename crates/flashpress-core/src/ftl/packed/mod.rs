@@ -29,6 +29,7 @@
 mod lbas;
 pub mod map;
 pub mod pages;
+pub mod zoned;
 
 use crate::config::{SimConfig, Striping, VictimPolicy};
 use crate::error::{Error, Result};

@@ -117,8 +117,8 @@ pub(super) struct Picker {
 }
 
 impl FdpSpec {
-    /// The picker of a clone seeded `seed`, on a device with `handles` reclaim unit handles
-    /// (`[fdp]`; 0 without).
+    /// The picker of a clone seeded `seed`, on a device with `handles` placement identifiers
+    /// (`[fdp]`: its handles in each reclaim group, group by group; 0 without).
     pub(super) fn picker(&self, handles: u32, seed: u64) -> Result<Picker> {
         if handles == 0 {
             return Err(self.at.err(format!(
@@ -132,7 +132,7 @@ impl FdpSpec {
         };
         if let Some(&bad) = ids.iter().find(|&&i| u32::from(i) >= handles) {
             return Err(self.at.err(format!(
-                "`{}`: placement identifier index {bad}, but the device has {handles} (fdp.handles: indices 0 to {})",
+                "`{}`: placement identifier index {bad}, but the device has {handles} (fdp.handles in each of fdp.reclaim_groups: indices 0 to {})",
                 self.shown,
                 handles - 1
             )));

@@ -19,6 +19,7 @@ fn dev(zone_size: u64, capacity: u64, zones: u64, max_open: u32) -> ZonedDevice 
         zones,
         max_open_zones: max_open,
         checks_content: true,
+        compressed_zones: false,
     }
 }
 
@@ -418,6 +419,7 @@ fn bad_zone_options_are_refused_by_name() {
             "zonemode=zbd\nrw=write\nverify=crc32c\n",
             Some(ZonedDevice {
                 checks_content: false,
+                compressed_zones: false,
                 ..dev(8 * MIB, 6 * MIB, 8, 14)
             }),
             "`zonemode=zbd`: this zbd job verifies",

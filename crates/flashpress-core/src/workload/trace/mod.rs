@@ -573,7 +573,7 @@ impl Parser {
                     format!("pid: placement identifier {pid} on a device without flexible data placement (add an [fdp] table, or leave the column empty)")
                 } else {
                     format!(
-                        "pid: placement identifier {pid}, but the device has {n} reclaim unit handles (fdp.handles: identifiers 0 to {})",
+                        "pid: placement identifier {pid}, but the device has {n} placement identifiers (fdp.handles in each of fdp.reclaim_groups: 0 to {})",
                         n - 1
                     )
                 });

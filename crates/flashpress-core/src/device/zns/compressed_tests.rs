@@ -1,0 +1,272 @@
+//! Compressed zones (`zns.compression`, CCZNS): a zone takes as many blocks as its flash
+//! holds packed, a reset frees its flash, reads decompress (timed by hand), and data that
+//! does not compress behaves exactly as on plain zones.
+
+use super::tests::{req, run, zoned_config};
+use crate::config::{ContentMode, DeviceCompression, SimConfig};
+use crate::workload::{Op, Request};
+
+const ZONE_FLASH_PAGES: u64 = 64;
+const MIB: u64 = 1024 * 1024;
+
+/// The zoned test device with compressed zones of 1 MiB (256 blocks) over 64 flash pages,
+/// content of a fixed ratio, `max_chunks` blocks at most per flash page.
+fn compressed_config(
+    ratio: f64,
+    max_chunks: u32,
+    compress_us: f64,
+    decompress_us: f64,
+) -> SimConfig {
+    let mut c = zoned_config();
+    c.ftl.write_buffer_pages = 4;
+    c.content.mode = ContentMode::Model;
+    c.content.ratio = crate::config::RatioDist::Fixed { ratio };
+    let z = c.zns.as_mut().unwrap();
+    z.zone_size = Some(MIB);
+    z.compression = Some(DeviceCompression {
+        enabled: true,
+        codec: crate::codec::CodecKind::Lz4,
+        min_saving: 0.1,
+        max_chunks_per_page: max_chunks,
+        compress_us,
+        decompress_us,
+        zero_units: false,
+        split: None,
+    });
+    c
+}
+
+/// The compressed size the content model gives every block of this config (fixed ratio):
+/// what the device's codec measures, independent of the zone code under test.
+fn block_size(cfg: &SimConfig) -> u32 {
+    let mut m = crate::content::ContentModel::new(cfg, &[Default::default()])
+        .unwrap()
+        .unwrap();
+    let id = m
+        .add_measure(crate::codec::CodecKind::Lz4, 4096, "test")
+        .unwrap();
+    m.unit_size(id, 0, 12345, 1)
+}
+
+fn writes(zone: u64, from: u64, n: u64) -> impl Iterator<Item = Request> {
+    (from..from + n).map(move |k| req(Op::Write, zone * MIB + k * 4096, 4096))
+}
+
+/// A zone whose blocks compress to `s` bytes takes `min(4096 / s, max_chunks)` blocks per
+/// flash page, so 64 pages x that many blocks before it is full (well below its 256-block
+/// zone size); a write that would not fit the flash left is refused with Zone Boundary Error
+/// and writes nothing; then the zone is full; a reset erases the blocks of its 64 pages
+/// and the zone takes as many blocks again.
+#[test]
+fn a_zone_takes_blocks_as_its_flash_holds_them_compressed() {
+    for (ratio, max_chunks) in [(2.0, 20u32), (3.0, 2), (5.0, 3), (1.0, 20)] {
+        let cfg = compressed_config(ratio, max_chunks, 2.0, 1.0);
+        let s = block_size(&cfg);
+        let stored = if (s as f64) <= 4096.0 * 0.9 { s } else { 4096 };
+        let per_page = (4096 / stored as u64).min(max_chunks as u64);
+        let fit = ZONE_FLASH_PAGES * per_page;
+        assert!(fit <= 256, "ratio {ratio}: the flash fills first");
+        if ratio == 2.0 {
+            assert_eq!(per_page, 2, "lz4 at ratio 2: {s} bytes a block");
+        }
+        let mut r: Vec<Request> = writes(0, 0, fit - 1).collect();
+        // The last page has room for one block: two do not fit.
+        if per_page > 1 {
+            r.push(req(Op::Write, (fit - 1) * 4096, 8192));
+        }
+        r.extend(writes(0, fit - 1, 1));
+        r.extend(writes(0, fit, 1)); // full
+        r.push(req(Op::Read, 0, 4096));
+        r.push(req(Op::ZoneReset, 0, MIB));
+        r.extend(writes(0, 0, fit));
+        let sum = run(cfg, r);
+        let z = sum.zns.as_ref().unwrap();
+        let k = z.compression.as_ref().unwrap();
+        let label = format!("ratio {ratio}, {s} bytes a block, {per_page} a page");
+        assert_eq!(z.counters.writes, 2 * fit, "{label}");
+        assert_eq!(
+            z.counters.failed_zone_boundary_error,
+            (per_page > 1) as u64,
+            "{label}"
+        );
+        assert_eq!(z.counters.failed_zone_is_full, 1, "{label}");
+        assert_eq!(z.zones_full, 1, "{label}");
+        assert_eq!(k.zones_full_by_flash, 1, "{label}");
+        assert_eq!(k.zone_logical_capacity_bytes, MIB);
+        assert_eq!(k.stored_logical_bytes, fit * 4096, "{label}");
+        assert_eq!(k.stored_flash_bytes, ZONE_FLASH_PAGES * 4096, "{label}");
+        // Zone 0's 64 pages lie on 4 planes x 2 blocks: the reset erased 8, and every page
+        // was programmed twice.
+        assert_eq!(z.counters.reset_blocks_erased, 8, "{label}");
+        assert_eq!(sum.erases, 8, "{label}");
+        assert_eq!(sum.nand_programs, 2 * ZONE_FLASH_PAGES, "{label}");
+        let c = sum.compression.as_ref().unwrap();
+        if per_page > 1 {
+            assert_eq!(c.compressed_pages, 2 * fit, "{label}");
+            assert_eq!(c.packer.chunks, 2 * fit, "{label}");
+            assert_eq!(c.decompressed_pages, 1, "{label}");
+        } else {
+            assert_eq!(
+                (c.compressed_pages, c.packer.raw_pages),
+                (0, 2 * fit),
+                "{label}"
+            );
+            assert_eq!(c.decompressed_pages, 0, "{label}");
+        }
+    }
+}
+
+/// Blocks written at queue depth 1, then read back one at a time long after: each read
+/// senses and transfers the page its chunk is on, decompresses and crosses the link; its
+/// latency is command overhead + sense + page transfer + decompression + link, exactly. A
+/// read of a page's two blocks reads the page once and decompresses twice. A read of the
+/// block in the page still being filled needs no flash read.
+#[test]
+fn a_read_decompresses_and_is_timed_by_hand() {
+    let cfg = compressed_config(2.0, 20, 5.0, 7.0);
+    assert!(block_size(&cfg) <= 2048);
+    let n = 40u64; // 20 pages, all closed
+    let mut script: Vec<Request> = writes(1, 0, n + 1).collect(); // the last one: open page
+    let t0 = 1_000_000_000u64;
+    for k in 0..n {
+        let mut r = req(Op::Read, MIB + k * 4096, 4096);
+        r.time = crate::units::SimTime(t0 + k * 5_000_000);
+        script.push(r);
+    }
+    let mut two = req(Op::Read, MIB, 8192);
+    two.time = crate::units::SimTime(t0 + n * 5_000_000);
+    script.push(two);
+    let mut open = req(Op::Read, MIB + n * 4096, 4096);
+    open.time = crate::units::SimTime(t0 + (n + 1) * 5_000_000);
+    script.push(open);
+    let sum = super::tests::run_open(cfg.clone(), script);
+    let ns = |x: f64| x.round() as u64;
+    let sense = ns(cfg.nand.read_latency_us[0] * 1e3);
+    let xfer = ns(4096.0 * 1e3 / cfg.nand.channel_mb_per_s);
+    let link = |b: f64| ns(b * 1e3 / cfg.host.link_mb_per_s);
+    let o = cfg.host.command_overhead_ns;
+    let one = o + sense + xfer + 7_000 + link(4096.0);
+    let both = o + sense + xfer + 14_000 + link(8192.0);
+    let dram = o + 7_000 + link(4096.0);
+    let want = (n * one + both + dram) as f64 / (n + 2) as f64 * 1e-3;
+    let lat = sum.read.latency_us.as_ref().unwrap();
+    assert!(
+        (lat.mean - want).abs() < 1e-9,
+        "mean read latency {} against {want}",
+        lat.mean
+    );
+    assert_eq!(sum.nand_reads, n + 1);
+    let c = sum.compression.as_ref().unwrap();
+    assert_eq!(c.decompressed_pages, n + 3);
+    assert_eq!(c.dram_page_reads, 1);
+}
+
+/// Blocks that do not compress (ratio 1), with engines that take no time, on zones larger
+/// than their flash: the run of the plain zoned test (writes, reads, failures of every status, a reset, appends, zone
+/// management) gives the same summary as on plain zones of the same device, byte for byte,
+/// but the compression counters.
+#[test]
+fn incompressible_zones_behave_exactly_as_plain_zones() {
+    // Zones of 512 KiB over 256 KiB of flash: the flash fills first on both.
+    let zone = 512 * 1024;
+    let mut r = Vec::new();
+    for z in 0..2u64 {
+        for k in 0..16 {
+            r.push(req(Op::Write, z * zone + k * 16384, 16384));
+        }
+    }
+    r.push(req(Op::Read, 0, 65536));
+    r.push(req(Op::Read, zone - 4096, 8192));
+    r.push(req(Op::Write, 0, 4096));
+    r.push(req(Op::Write, 2 * zone + 4096, 4096));
+    r.push(req(Op::Append, 2 * zone + 4096, 4096));
+    r.push(req(Op::Write, 6 * zone, 4096));
+    r.push(req(Op::Read, 7 * zone, 4096));
+    r.push(req(Op::Write, 2 * zone, 20 * 4096));
+    r.push(req(Op::Write, 2 * zone + 20 * 4096, 45 * 4096)); // past the capacity
+    r.push(req(Op::ZoneReset, 0, zone));
+    r.push(req(Op::Append, 0, 8192));
+    r.push(req(Op::Append, 0, 8192));
+    r.push(req(Op::Write, 0, 4096));
+    r.push(req(Op::Read, 0, 12288));
+    r.push(req(Op::Read, 32768, 4096));
+    r.push(req(Op::ZoneOpen, 3 * zone, zone));
+    r.push(req(Op::ZoneOpen, 4 * zone, zone));
+    r.push(req(Op::ZoneOpen, 5 * zone, zone));
+    r.push(req(Op::ZoneFinish, 3 * zone, zone));
+    r.push(req(Op::ZoneClose, 3 * zone, zone));
+    let mut compressed = compressed_config(1.0, 20, 0.0, 0.0);
+    compressed.zns.as_mut().unwrap().zone_size = Some(zone);
+    let mut plain = compressed.clone();
+    plain.zns.as_mut().unwrap().compression = None;
+    let strip = |s: &crate::stats::Summary| {
+        let mut v = serde_json::to_value(s).unwrap();
+        let c = v.as_object_mut().unwrap().remove("compression");
+        let z = v["zns"].as_object_mut().unwrap().remove("compression");
+        (serde_json::to_string_pretty(&v).unwrap(), c, z)
+    };
+    let (a, ca, za) = strip(&run(compressed, r.clone()));
+    let (b, cb, zb) = strip(&run(plain, r));
+    assert!(ca.as_ref().is_some_and(|c| !c.is_null()) && za.is_some());
+    assert!(cb.is_some_and(|c| c.is_null()) && zb.is_none());
+    assert!(a.contains("\"failed_zone_boundary_error\": 2"), "{a}");
+    if a != b {
+        let diff: Vec<String> = a
+            .lines()
+            .zip(b.lines())
+            .filter(|(x, y)| x != y)
+            .map(|(x, y)| format!("{x} | {y}"))
+            .collect();
+        panic!("compressed | plain zones:\n{}\n{ca:?}", diff.join("\n"));
+    }
+    assert_eq!(a, b);
+}
+
+/// The compressed zones' settings are checked by name.
+#[test]
+fn bad_compressed_zone_configs_are_refused() {
+    type Edit = fn(&mut SimConfig);
+    let cases: &[(Edit, &str, &str)] = &[
+        (
+            |c| c.ftl.write_buffer_pages = 0,
+            "ftl.write_buffer_pages",
+            "at least 1 buffer page",
+        ),
+        (
+            |c| c.content.mode = ContentMode::Off,
+            "content.mode",
+            "content model",
+        ),
+        (
+            |c| {
+                c.zns.as_mut().unwrap().compression.as_mut().unwrap().split =
+                    Some(crate::config::SplitConfig {
+                        decision: crate::config::SplitDecision::All,
+                        lru_entries: None,
+                        max_split_pages: 8,
+                    })
+            },
+            "zns.compression.split",
+            "in order",
+        ),
+        (
+            |c| {
+                c.zns
+                    .as_mut()
+                    .unwrap()
+                    .compression
+                    .as_mut()
+                    .unwrap()
+                    .min_saving = 1.5
+            },
+            "zns.compression.min_saving",
+            "",
+        ),
+    ];
+    for (edit, key, what) in cases {
+        let mut c = compressed_config(2.0, 20, 1.0, 1.0);
+        edit(&mut c);
+        let e = c.validate("cfg").unwrap_err().to_string();
+        assert!(e.contains(key) && e.contains(what), "{key}: {e}");
+    }
+}

@@ -802,7 +802,9 @@ impl Simulation {
                         interval,
                         &d.nand.counters,
                         d.ftl.counters.gc_pages_migrated,
-                        d.zns.as_ref().map_or(0, |z| z.free_blocks(d.compression.as_ref())),
+                        d.zns
+                            .as_ref()
+                            .map_or(0, |z| z.free_blocks(d.compression.as_ref())),
                     ),
                     (None, Some(c)) => {
                         self.rec.sample_counts(
@@ -892,7 +894,9 @@ impl Simulation {
                 Some(d) => (
                     &d.nand,
                     d.nand.geo.page_size as u64,
-                    d.zns.as_ref().map_or(0, |z| z.free_blocks(d.compression.as_ref())),
+                    d.zns
+                        .as_ref()
+                        .map_or(0, |z| z.free_blocks(d.compression.as_ref())),
                     d.capacity_bytes(),
                     d.nand.geo.capacity_bytes(),
                 ),

@@ -122,13 +122,10 @@ const TABLE: &[(&str, Class)] = &[
     ("ss_ramp", Honoured("ss_ramp")),
     ("steadystate_check_interval", Honoured("ss_interval")),
     ("ss_interval", Honoured("ss_interval")),
-    (
-        "latency_target",
-        Refused("fio's queue-depth search needs completion latencies fed back to the job, which flashpress does not do yet"),
-    ),
-    ("latency_window", Refused("goes with latency_target, which is not supported")),
-    ("latency_percentile", Refused("goes with latency_target, which is not supported")),
-    ("latency_run", Refused("goes with latency_target, which is not supported")),
+    ("latency_target", Honoured("latency_target")),
+    ("latency_window", Honoured("latency_window")),
+    ("latency_percentile", Honoured("latency_percentile")),
+    ("latency_run", Honoured("latency_run")),
     // Data durability and verification.
     ("fsync", Honoured("fsync")),
     ("fdatasync", Honoured("fsync")),
@@ -152,7 +149,7 @@ const TABLE: &[(&str, Class)] = &[
     ("buffer_pattern", Refused(PATTERN)),
     ("scramble_buffers", Host),
     ("refill_buffers", Host),
-    ("dedupe_global", Refused("dedupe_global (duplicates shared across jobs) is not supported; each job deduplicates against its own writes")),
+    ("dedupe_global", Honoured("dedupe_global")),
     // Logs, statistics and reports.
     ("write_lat_log", Report),
     ("write_bw_log", Report),

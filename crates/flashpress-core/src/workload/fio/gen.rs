@@ -755,10 +755,9 @@ pub(super) struct FioSource {
     ss_samples: std::collections::VecDeque<SsSample>,
     ss_interval: u64,
     ss_cur: SsSample,
-    /// `latency_target`'s search, and the job's requests in flight (known from the
-    /// completions fed back).
+    /// `latency_target`'s search, and whether the host is answering its drain.
     lat: Option<LatSearch>,
-    in_flight: u32,
+    drained: bool,
     flow: Option<Flow>,
     flow_own: u64,
     /// The `exitall` scopes this clone belongs to, and the one it ends when it finishes
@@ -885,7 +884,7 @@ impl FioSource {
             ss_interval: 0,
             ss_cur: SsSample::default(),
             lat: spec.lat_target.map(|t| LatSearch::new(t, spec.iodepth.max(1))),
-            in_flight: 0,
+            drained: false,
             flow,
             flow_own: 0,
             exits: Vec::new(),
@@ -1704,17 +1703,22 @@ impl FioSource {
                     self.stream_index, l.t.target_ns
                 )));
             }
+            // The host asks again only once at most the drain's count is in flight, so
+            // an answer to a drain is the drain done (no count of our own to drift).
+            let drained = std::mem::take(&mut self.drained);
             if self.phase == Phase::Run {
                 if l.done {
                     self.end_run();
                 } else if l.quiesce {
-                    if self.in_flight > 0 {
+                    if !drained {
+                        self.drained = true;
                         return Ok(Next::Drain(0));
                     }
                     l.quiesce = false;
                     l.new_cycle(now);
-                } else if self.in_flight >= l.qd {
+                } else if !drained {
                     // fio's queue_full: no more than the search's depth in flight.
+                    self.drained = true;
                     return Ok(Next::Drain(l.qd - 1));
                 }
             }
@@ -1953,21 +1957,9 @@ impl FioSource {
     }
 }
 
-impl FioSource {
-    /// The depth `latency_target`'s search is at (`None` without one).
-    #[cfg(test)]
-    pub(super) fn search_depth(&self) -> Option<(u32, bool)> {
-        self.lat.as_ref().map(|l| (l.qd, l.done))
-    }
-}
-
 impl RequestSource for FioSource {
     fn next(&mut self, now: SimTime) -> Result<Next> {
-        let n = self.step(now)?;
-        if matches!(n, Next::Issue(_)) {
-            self.in_flight += 1;
-        }
-        Ok(n)
+        self.step(now)
     }
 
     fn wants_completions(&self) -> bool {
@@ -1975,7 +1967,6 @@ impl RequestSource for FioSource {
     }
 
     fn completed(&mut self, op: Op, latency_ns: u64, now: SimTime) {
-        self.in_flight = self.in_flight.saturating_sub(1);
         // fio counts reads, writes and trims (its ddir_rw), not flushes.
         if !matches!(op, Op::Read | Op::Write | Op::Trim) {
             return;
@@ -1995,6 +1986,10 @@ impl RequestSource for FioSource {
                 return;
             }
             l.on_completion(latency_ns, now);
+            if l.quiesce {
+                // A drain answered before is not this one: the job drains to 0 first.
+                self.drained = false;
+            }
         }
     }
 

@@ -32,8 +32,7 @@ pub(super) enum Class {
 use Class::{Engine, Honoured, Host, Noted, Refused, Report};
 
 const PI: &str = "end-to-end protection information (NVMe PI metadata) is not modelled";
-const PATTERN: &str =
-    "written data patterns are not modelled; describe the data with buffer_compress_percentage and dedupe_percentage";
+const PATTERN: &str = "written data patterns are not modelled yet: every block of a request holds its own content id, so the repeated pattern of all a request's blocks cannot be given; describe the data with buffer_compress_percentage and dedupe_percentage";
 
 /// The option table: name as written, class.
 const TABLE: &[(&str, Class)] = &[

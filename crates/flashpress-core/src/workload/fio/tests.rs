@@ -1635,8 +1635,13 @@ fn drive_fifo(s: &mut Stream, depth: u32, service_ns: u64) -> Result<(Vec<(u64, 
     let mut inflight: std::collections::VecDeque<(u64, u64)> = Default::default();
     let mut issued = Vec::new();
     let mut done = false;
+    // The count a drain waits for: like the host, ask again only once it is reached.
+    let mut drain: Option<u32> = None;
     loop {
-        while !done && (inflight.len() as u32) < depth {
+        if drain.is_some_and(|n| inflight.len() as u32 <= n) {
+            drain = None;
+        }
+        while !done && drain.is_none() && (inflight.len() as u32) < depth {
             match s.source.next(SimTime(now))? {
                 Next::Issue(_) => {
                     let start = free.max(now);
@@ -1644,7 +1649,7 @@ fn drive_fifo(s: &mut Stream, depth: u32, service_ns: u64) -> Result<(Vec<(u64, 
                     inflight.push_back((free, free - now));
                     issued.push((now, inflight.len()));
                 }
-                Next::Drain(n) if inflight.len() as u32 > n => break,
+                Next::Drain(n) if inflight.len() as u32 > n => drain = Some(n),
                 Next::Drain(_) => {}
                 Next::Done => done = true,
                 Next::Wait(_) | Next::IssueAsync(_) => panic!("unexpected"),

@@ -171,7 +171,12 @@ impl Recorder {
 
     /// Move into `out` the completions of watched stream `stream` done by `now`, as (done,
     /// latency ns, op), in completion order (ties in the order the device reported them).
-    pub fn take_completions(&mut self, stream: u32, now: SimTime, out: &mut Vec<(SimTime, u64, Op)>) {
+    pub fn take_completions(
+        &mut self,
+        stream: u32,
+        now: SimTime,
+        out: &mut Vec<(SimTime, u64, Op)>,
+    ) {
         let start = out.len();
         self.feedback.retain(|&(s, done, lat, op)| {
             if s == stream && done <= now {

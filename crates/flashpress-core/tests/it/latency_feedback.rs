@@ -16,7 +16,9 @@ fn run(toml: &str) -> flashpress_core::stats::Summary {
 }
 
 fn fio(job: &str) -> String {
-    format!("preset = \"tiny\"\n{NO_PRECONDITION}[workload]\ntype = \"fio\"\n[[workload.jobs]]\n{job}")
+    format!(
+        "preset = \"tiny\"\n{NO_PRECONDITION}[workload]\ntype = \"fio\"\n[[workload.jobs]]\n{job}"
+    )
 }
 
 /// A target no depth misses: fio's search goes 1, 2, 4, 8 (`iodepth`), one window each,
@@ -80,9 +82,14 @@ fn dedupe_global_duplicates_cross_jobs_on_a_dedup_device() {
         let capacity = sim.device().unwrap().capacity_bytes();
         // The same streams, read by a brute-force model.
         let w = open_workload_noted(&cfg, capacity).unwrap();
-        let (mut writes, mut ids, mut crossing, mut ws) = (0u64, BTreeSet::new(), 0u64, BTreeSet::new());
+        let (mut writes, mut ids, mut crossing, mut ws) =
+            (0u64, BTreeSet::new(), 0u64, BTreeSet::new());
         for (i, mut s) in w.streams.into_iter().enumerate() {
-            while let Some(r) = s.source.next_request(flashpress_core::units::SimTime::ZERO).unwrap() {
+            while let Some(r) = s
+                .source
+                .next_request(flashpress_core::units::SimTime::ZERO)
+                .unwrap()
+            {
                 assert_eq!((r.op, r.len), (Op::Write, 4096));
                 writes += 1;
                 ids.insert(r.content);
@@ -95,12 +102,19 @@ fn dedupe_global_duplicates_cross_jobs_on_a_dedup_device() {
         let s = sim.run().unwrap().summary;
         let dd = s.dedup.unwrap();
         assert_eq!(writes, 2048);
-        assert_eq!(dd.counters.inline_duplicates, writes - ids.len() as u64, "{global:?}");
+        assert_eq!(
+            dd.counters.inline_duplicates,
+            writes - ids.len() as u64,
+            "{global:?}"
+        );
         if global.is_empty() {
             assert_eq!(crossing, 0);
         } else {
             // A quarter of the writes (+- 4 sd of a binomial of 2048 x 1/4).
-            assert!((crossing as f64 - 512.0).abs() < 4.0 * (2048.0f64 * 0.25 * 0.75).sqrt(), "{crossing}");
+            assert!(
+                (crossing as f64 - 512.0).abs() < 4.0 * (2048.0f64 * 0.25 * 0.75).sqrt(),
+                "{crossing}"
+            );
         }
         distinct_ws.push(ws.len());
     }

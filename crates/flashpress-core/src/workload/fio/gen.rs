@@ -883,7 +883,9 @@ impl FioSource {
             ss_samples: std::collections::VecDeque::new(),
             ss_interval: 0,
             ss_cur: SsSample::default(),
-            lat: spec.lat_target.map(|t| LatSearch::new(t, spec.iodepth.max(1))),
+            lat: spec
+                .lat_target
+                .map(|t| LatSearch::new(t, spec.iodepth.max(1))),
             drained: false,
             flow,
             flow_own: 0,

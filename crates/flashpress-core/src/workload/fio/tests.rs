@@ -1606,9 +1606,15 @@ fn steadystate_on_latency_follows_fio() {
     assert!(s.source.wants_completions());
     assert_eq!(drive_steady(&mut s, 100_000_000, series), 5 * SEC);
     // lat:0.5%: 0.66% is too much; [100,100,100] at 6 s is steady.
-    assert_eq!(drive_steady(&mut job("lat:0.5%"), 100_000_000, series), 6 * SEC);
+    assert_eq!(
+        drive_steady(&mut job("lat:0.5%"), 100_000_000, series),
+        6 * SEC
+    );
     // An absolute limit in fio's time units: 1us allows the deviation of 0.67 us.
-    assert_eq!(drive_steady(&mut job("lat:1us"), 100_000_000, series), 5 * SEC);
+    assert_eq!(
+        drive_steady(&mut job("lat:1us"), 100_000_000, series),
+        5 * SEC
+    );
     // lat_slope:5%: on [120,110,100] the slope is -10 (9.1% of 110); on [110,100,100] it is
     // -5 (4.8% of 103.3): steady once interval 5 closes, at 6 s.
     let slope = |now: u64| -> u64 {
@@ -1620,8 +1626,14 @@ fn steadystate_on_latency_follows_fio() {
             _ => 100,
         }
     };
-    assert_eq!(drive_steady(&mut job("lat_slope:5%"), 100_000_000, slope), 6 * SEC);
-    assert_eq!(drive_steady(&mut job("lat_slope:4%"), 100_000_000, slope), 7 * SEC);
+    assert_eq!(
+        drive_steady(&mut job("lat_slope:5%"), 100_000_000, slope),
+        6 * SEC
+    );
+    assert_eq!(
+        drive_steady(&mut job("lat_slope:4%"), 100_000_000, slope),
+        7 * SEC
+    );
     // Without latency steady state the source asks for no completions.
     assert!(!job("iops:1%").source.wants_completions());
 }
@@ -1723,8 +1735,14 @@ fn latency_target_finds_the_depth_a_fifo_server_allows() {
     // Companions without the target, and bad values, are errors naming the option.
     for (text, msg) in [
         ("latency_window=10ms\n", "needs `latency_target`"),
-        ("latency_target=0\n", "latency_target must be a positive time"),
-        ("latency_target=1ms\nlatency_percentile=0\n", "expected a percentage in (0, 100]"),
+        (
+            "latency_target=0\n",
+            "latency_target must be a positive time",
+        ),
+        (
+            "latency_target=1ms\nlatency_percentile=0\n",
+            "expected a percentage in (0, 100]",
+        ),
     ] {
         let e = load_text(&format!("[j]\nrw=read\nsize=1m\n{text}"), 16 * GIB, 1)
             .err()

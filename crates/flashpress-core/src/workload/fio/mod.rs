@@ -278,9 +278,9 @@ pub fn load_placed(
     // dedupe_global: the content namespaces of the clones sharing their working sets.
     let mut global_bases = Vec::new();
     let mut k = 0u64;
-    for (job_index, spec) in specs.iter().enumerate() {
-        for clone in 0..spec.numjobs as usize {
-            if placed[job_index][clone].dedupe_global {
+    for clones in &placed {
+        for c in clones {
+            if c.dedupe_global {
                 global_bases.push(FioSource::content_base(k));
             }
             k += 1;

@@ -1719,14 +1719,12 @@ fn latency_target_finds_the_depth_a_fifo_server_allows() {
     // server the overshoot of 1, 2, 4 to 8 at 450 us reaches depth 1, and a miss there
     // fails the job, as in fio.
     let e = drive_fifo(&mut job("450", "latency_percentile=100\n"), 16, 100 * US)
-        .err()
-        .expect("an error")
+        .expect_err("an error")
         .to_string();
     assert!(e.contains("at queue depth 1"), "{e}");
     // A target no depth meets: fio fails the job at depth 1.
     let e = drive_fifo(&mut job("50", "latency_percentile=100\n"), 16, 100 * US)
-        .err()
-        .expect("an error")
+        .expect_err("an error")
         .to_string();
     assert!(
         e.contains("exceeds latency_target=50000 ns at queue depth 1"),

@@ -180,7 +180,7 @@ def test_flow_keeps_jobs_in_their_weight_ratio() -> None:
 
 def test_every_unsupported_option_reported_in_one_error(tmp_path: Any) -> None:
     job = tmp_path / "j.fio"
-    job.write_text("[a]\nioengine=http\nhttp_mode=s3\n[b]\nverify_pattern=0xff\npi_act=1\ndedupe_global=1\n")
+    job.write_text("[a]\nioengine=http\nhttp_mode=s3\n[b]\nverify_pattern=0xff\npi_act=1\napptag=0x1234\n")
     cfg = flashpress.Config.preset("tiny").with_overrides({"workload": {"type": "fio", "path": str(job)}})
     with pytest.raises(JobFileError) as e:
         flashpress.simulate(cfg, progress=False)

@@ -131,6 +131,10 @@ pub struct Host {
     capacity: u64,
     /// Scratch list for [`crate::workload::RequestSource::take_woken`].
     woken: Vec<u32>,
+    /// Scratch list for the completions handed to [`crate::workload::RequestSource::completed`].
+    done: Vec<(SimTime, u64, Op)>,
+    /// Some stream's source is told of its completions.
+    feedback: bool,
     /// Counters.
     pub counters: HostCounters,
 }
@@ -175,12 +179,20 @@ impl Host {
             next_content: HOST_CONTENT_BASE,
             capacity,
             woken: Vec::new(),
+            done: Vec::new(),
+            feedback: false,
             counters: HostCounters::default(),
         })
     }
 
     /// Start the first group at time zero.
     pub fn start(&mut self, w: &mut World<'_>) -> Result<()> {
+        for (i, s) in self.streams.iter().enumerate() {
+            if s.stream.source.wants_completions() {
+                w.rec.watch(i as u32);
+                self.feedback = true;
+            }
+        }
         self.start_group(SimTime::ZERO, w)?;
         if self.finished() && self.counters.issued == 0 {
             // A run of nothing would write a summary that looks complete and means nothing.
@@ -435,6 +447,15 @@ impl Host {
         let asynchronous = tag & ASYNC_TAG as usize != 0;
         let i = tag & !(ASYNC_TAG as usize);
         self.counters.completed += 1;
+        if self.feedback {
+            let mut done = std::mem::take(&mut self.done);
+            w.rec.take_completions(i as u32, now, &mut done);
+            for &(_, lat, op) in &done {
+                self.streams[i].stream.source.completed(op, lat, now);
+            }
+            done.clear();
+            self.done = done;
+        }
         let s = &mut self.streams[i];
         s.in_flight -= 1;
         if matches!(s.stream.drive, Drive::Closed { .. }) && !s.exhausted {

@@ -156,6 +156,13 @@ pub struct Recorder {
     dedup_columns: bool,
     /// Per table of [`TABLE_COLUMNS`]: the device pages it, the timeline gets its cache columns.
     map_columns: [bool; 2],
+    /// Streams whose sources are told of each completion (fio's latency-driven options),
+    /// by stream index; empty when none is.
+    watched: Vec<bool>,
+    /// Completions of watched streams not yet handed back: (stream, done, latency ns, op).
+    /// Completion times are known before the completion happens, so the host takes each
+    /// only at its completion event ([`Recorder::take_completions`]).
+    feedback: Vec<(u32, SimTime, u64, Op)>,
 }
 
 impl Recorder {
@@ -188,7 +195,38 @@ impl Recorder {
             samples: Vec::new(),
             dedup_columns: false,
             map_columns: [false; 2],
+            watched: Vec::new(),
+            feedback: Vec::new(),
         }
+    }
+
+    /// Keep each completion of stream `stream` for [`Recorder::take_completions`].
+    pub fn watch(&mut self, stream: u32) {
+        let i = stream as usize;
+        if self.watched.len() <= i {
+            self.watched.resize(i + 1, false);
+        }
+        self.watched[i] = true;
+    }
+
+    /// Move into `out` the completions of watched stream `stream` done by `now`, as (done,
+    /// latency ns, op), in completion order (ties in the order the device reported them).
+    pub fn take_completions(
+        &mut self,
+        stream: u32,
+        now: SimTime,
+        out: &mut Vec<(SimTime, u64, Op)>,
+    ) {
+        let start = out.len();
+        self.feedback.retain(|&(s, done, lat, op)| {
+            if s == stream && done <= now {
+                out.push((done, lat, op));
+                false
+            } else {
+                true
+            }
+        });
+        out[start..].sort_by_key(|c| c.0);
     }
 
     /// Bytes one timeline interval can cost at the end of a run, for the memory estimate:
@@ -259,6 +297,10 @@ impl Recorder {
     #[inline]
     pub fn record(&mut self, stream: u32, op: Op, bytes: u64, issued: SimTime, done: SimTime) {
         let lat = done.0 - issued.0;
+        let s = stream & !crate::host::ASYNC_TAG;
+        if self.watched.get(s as usize) == Some(&true) {
+            self.feedback.push((s, done, lat, op));
+        }
         if self.measured(stream, issued, done) {
             let t = match op {
                 Op::Read => {

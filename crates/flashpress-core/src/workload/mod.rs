@@ -232,6 +232,17 @@ pub trait RequestSource {
     fn progress(&self, _now: SimTime) -> Option<f64> {
         None
     }
+
+    /// Whether the source is told of each completion of its requests ([`RequestSource::completed`]):
+    /// sources whose issue loop depends on latency (fio's `latency_target`, steady state on
+    /// latency). Asked once, before the first request.
+    fn wants_completions(&self) -> bool {
+        false
+    }
+
+    /// A request of this source of operation `op` completed at `now`, `latency_ns` after it
+    /// was submitted. Told at the completion, before the source is asked for more.
+    fn completed(&mut self, _op: Op, _latency_ns: u64, _now: SimTime) {}
 }
 
 /// What a stream says about the bytes it writes (used by the content model).

@@ -14,6 +14,7 @@ mod determinism;
 mod fdp;
 mod gc_validity;
 mod idle;
+mod latency_feedback;
 mod lost_work;
 mod map_cache;
 mod mapping_unit;

@@ -99,6 +99,186 @@ pub(super) enum SsMetric {
     IopsSlope,
     Bw,
     BwSlope,
+    /// Mean completion latency (ns) of the I/Os completed in each interval.
+    Lat,
+    LatSlope,
+}
+
+impl SsMetric {
+    /// Whether the metric needs completion latencies fed back to the job.
+    pub(super) fn latency(self) -> bool {
+        matches!(self, SsMetric::Lat | SsMetric::LatSlope)
+    }
+}
+
+/// What one steady-state interval saw: I/Os and bytes issued, and the completion latencies
+/// (sum, count) of the I/Os completed in it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct SsSample {
+    pub ios: u64,
+    pub bytes: u64,
+    pub lat_sum_ns: u128,
+    pub lat_n: u64,
+}
+
+/// fio's steady-state criterion over a window of samples (steadystate.c): the largest
+/// deviation from the mean (`iops`, `bw`, `lat`), or the magnitude of the least-squares
+/// slope per interval (`*_slope`), as a percentage of the mean when `percent`. `None`
+/// while the mean is 0 (nothing to judge).
+pub(super) fn ss_criterion(xs: &[f64], slope: bool, percent: bool) -> Option<f64> {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if mean <= 0.0 || !mean.is_finite() {
+        return None;
+    }
+    let value = if slope {
+        let mx = (n - 1.0) / 2.0;
+        let (mut sxy, mut sxx) = (0.0, 0.0);
+        for (i, x) in xs.iter().enumerate() {
+            sxy += (i as f64 - mx) * (x - mean);
+            sxx += (i as f64 - mx) * (i as f64 - mx);
+        }
+        (sxy / sxx).abs()
+    } else {
+        xs.iter().map(|x| (x - mean).abs()).fold(0.0, f64::max)
+    };
+    Some(if percent { value / mean * 100.0 } else { value })
+}
+
+/// fio's `latency_target` (with `latency_window`, `latency_percentile`, `latency_run`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct LatTarget {
+    /// An I/O whose latency (submission to completion) exceeds this misses the target.
+    pub target_ns: u64,
+    /// Each depth is judged over a window this long.
+    pub window_ns: u64,
+    /// The share of a window's I/Os (percent) that must meet the target.
+    pub percentile: f64,
+    /// `latency_run`: keep adjusting the depth instead of ending once it settles.
+    pub run: bool,
+}
+
+/// fio's queue-depth search for `latency_target` (target.c and io_u.c): start at depth 1;
+/// a window whose I/Os meet the target doubles the depth (or bisects towards the lowest
+/// depth that failed); an I/O over the target (`latency_percentile=100`), or a window
+/// under the percentile, bisects down towards the highest depth that succeeded, after the
+/// I/Os in flight complete. Once a success leaves the depth unchanged, one more window runs
+/// at it and the job ends (unless `latency_run`).
+#[derive(Debug, Clone)]
+struct LatSearch {
+    t: LatTarget,
+    /// The job's `iodepth`: the most the search may use.
+    max: u32,
+    qd: u32,
+    qd_low: u32,
+    qd_high: u32,
+    /// The current window's start, and its I/Os completed and over the target.
+    cycle_start: SimTime,
+    ios: u64,
+    failed: u64,
+    /// The depth settled: this is the final window.
+    end_run: bool,
+    /// Waiting for the I/Os in flight before the next window (fio's `io_u_quiesce`).
+    quiesce: bool,
+    /// The search is over: the job ends.
+    done: bool,
+    /// An I/O at depth 1 missed the target: fio ends the job with an error.
+    fatal: Option<u64>,
+}
+
+impl LatSearch {
+    fn new(t: LatTarget, max: u32) -> LatSearch {
+        LatSearch {
+            t,
+            max,
+            qd: 1,
+            qd_low: 1,
+            qd_high: max,
+            cycle_start: SimTime::ZERO,
+            ios: 0,
+            failed: 0,
+            end_run: false,
+            quiesce: false,
+            done: false,
+            fatal: None,
+        }
+    }
+
+    fn new_cycle(&mut self, now: SimTime) {
+        self.cycle_start = now;
+        self.ios = 0;
+        self.failed = 0;
+    }
+
+    /// fio's `__lat_target_failed`: bisect down (after a quiesce); false at depth 1.
+    fn failed_down(&mut self) -> bool {
+        if self.qd == 1 {
+            return false;
+        }
+        self.qd_high = self.qd;
+        if self.qd == self.qd_low {
+            self.qd_low -= 1;
+        }
+        self.qd = (self.qd + self.qd_low) / 2;
+        self.quiesce = true;
+        true
+    }
+
+    /// fio's `lat_target_success`.
+    fn success(&mut self, now: SimTime) {
+        let qd = self.qd;
+        self.qd_low = qd;
+        self.qd = if self.qd_high != self.max {
+            (qd + self.qd_high) / 2
+        } else {
+            qd.saturating_mul(2)
+        }
+        .min(self.max);
+        if !self.t.run && self.qd == qd {
+            if self.end_run {
+                self.done = true;
+            } else {
+                self.end_run = true;
+                self.quiesce = true;
+            }
+        }
+        if !self.quiesce {
+            self.new_cycle(now);
+        }
+    }
+
+    /// A read, write or trim completed at `now` after `lat` ns.
+    fn on_completion(&mut self, lat: u64, now: SimTime) {
+        let over = lat > self.t.target_ns;
+        if self.quiesce {
+            // fio accounts the I/Os it reaps while quiescing before the new window starts:
+            // only a miss at percentile 100 acts (another step down).
+            if over && self.t.percentile >= 100.0 && !self.failed_down() {
+                self.fatal = Some(lat);
+            }
+            return;
+        }
+        self.ios += 1;
+        if over {
+            if self.t.percentile >= 100.0 {
+                if !self.failed_down() {
+                    self.fatal = Some(lat);
+                }
+                return;
+            }
+            self.failed += 1;
+        }
+        // fio's lat_target_check, after each reap.
+        if now.0.saturating_sub(self.cycle_start.0) < self.t.window_ns || self.ios == 0 {
+            return;
+        }
+        let ok = (self.ios - self.failed) as f64 / self.ios as f64 * 100.0;
+        if ok >= self.t.percentile {
+            self.success(now);
+        } else if !self.failed_down() {
+            // At depth 1 fio's check ignores the failure; the window goes on.
+        }
+    }
 }
 
 /// fio's steady-state detection: the job ends once the last `dur_ns` of samples (one per
@@ -171,6 +351,8 @@ pub(super) struct SourceSpec {
     pub dedupe_ws_pct: Option<u32>,
     /// Working set size in 4 KiB blocks (from the laid-out size), see [`FioSource::next_content`].
     pub dedupe_working_set: Option<u64>,
+    /// `dedupe_global`: the working set is shared with the other jobs that set it.
+    pub dedupe_global: bool,
     /// `percentage_random` per direction (read, write).
     pub pct_random: [u32; 2],
     /// `rw=...:N`: sequential jobs: bytes skipped after each I/O (negative: backwards);
@@ -195,6 +377,10 @@ pub(super) struct SourceSpec {
     /// job shares one ramp from the run's start, which is then the run's warm-up.
     pub ramp_per_stream: bool,
     pub steady: Option<SteadyState>,
+    /// `latency_target`: the queue-depth search.
+    pub lat_target: Option<LatTarget>,
+    /// `iodepth` (the most a `latency_target` search uses).
+    pub iodepth: u32,
     /// `flow_sleep` ns (0: wait until another job of the group issues).
     pub flow_sleep_ns: u64,
     /// `verify`: after the write phase, read back everything written (in offset order).
@@ -543,6 +729,9 @@ pub(super) struct FioSource {
     content_base: u64,
     /// Content ids issued so far (the counter of the last one).
     issued: u64,
+    /// `dedupe_global`: the content namespaces of every clone sharing working sets, and this
+    /// clone's place among them.
+    global_ws: Option<(Arc<Vec<u64>>, usize)>,
     /// Writes since the last flush (`fsync=N`).
     unsynced: u64,
     /// I/Os since the last think time, and whether the drain before it is done.
@@ -563,9 +752,12 @@ pub(super) struct FioSource {
     phase: Phase,
     /// Steady state: samples (I/Os, bytes) per interval, the current interval's index and
     /// counts.
-    ss_samples: std::collections::VecDeque<(u64, u64)>,
+    ss_samples: std::collections::VecDeque<SsSample>,
     ss_interval: u64,
-    ss_cur: (u64, u64),
+    ss_cur: SsSample,
+    /// `latency_target`'s search, and whether the host is answering its drain.
+    lat: Option<LatSearch>,
+    drained: bool,
     flow: Option<Flow>,
     flow_own: u64,
     /// The `exitall` scopes this clone belongs to, and the one it ends when it finishes
@@ -674,9 +866,10 @@ impl FioSource {
             cycle_bytes: [0; 3],
             cycle_start: 0,
             held: None,
-            content_base: (stream_index.wrapping_add(1)) << 40,
+            content_base: FioSource::content_base(stream_index),
             // Fresh ids start after the working set's.
             issued: spec.dedupe_working_set.unwrap_or(0),
+            global_ws: None,
             unsynced: 0,
             since_think: 0,
             thinking: false,
@@ -689,7 +882,11 @@ impl FioSource {
             phase: Phase::Run,
             ss_samples: std::collections::VecDeque::new(),
             ss_interval: 0,
-            ss_cur: (0, 0),
+            ss_cur: SsSample::default(),
+            lat: spec
+                .lat_target
+                .map(|t| LatSearch::new(t, spec.iodepth.max(1))),
+            drained: false,
             flow,
             flow_own: 0,
             exits: Vec::new(),
@@ -798,6 +995,23 @@ impl FioSource {
         let dedupe = self.spec.dedupe_pct > 0
             && pool >= blocks
             && self.rng_dedupe.random_range(0..100u32) < self.spec.dedupe_pct;
+        if dedupe {
+            if let Some((bases, me)) = &self.global_ws {
+                // fio's global working set (init_dedupe_working_set_seeds): the W slots
+                // are cut into runs of max(W / N, 1) for the N sharing clones, run `c`
+                // holding the first unique blocks of clone `me + c` (mod N). A request's
+                // blocks stay in one run.
+                let n = bases.len() as u64;
+                let per = (pool / n).max(1);
+                if per >= blocks {
+                    let runs = pool / per;
+                    let c = self.rng_dedupe.random_range(0..runs);
+                    let k = self.rng_dedupe.random_range(1..=per - blocks + 1);
+                    let owner = bases[((*me as u64 + c) % n) as usize];
+                    return owner | (k & CONTENT_MASK);
+                }
+            }
+        }
         let first = if dedupe {
             // Uniform over the pool's runs of `blocks` ids.
             self.rng_dedupe.random_range(1..=pool - blocks + 1)
@@ -837,66 +1051,57 @@ impl FioSource {
                 .is_some_and(|n| self.ios >= n.saturating_mul(loops))
     }
 
-    /// fio's steady-state check at `now`: close the intervals that ended, then test the
-    /// last `dur` of them (I/Os and bytes are counted when issued).
-    fn steady_reached(&mut self, now: SimTime, begin: SimTime) -> bool {
+    /// Close the steady-state intervals that ended by `now` (the job's I/O began at
+    /// `begin`); during `ss_ramp` nothing is counted.
+    fn ss_advance(&mut self, now: SimTime, begin: SimTime) -> bool {
         let Some(ss) = self.spec.steady else {
             return false;
         };
         let since = now.0.saturating_sub(begin.0);
         if since < ss.ramp_ns {
-            self.ss_cur = (0, 0);
+            self.ss_cur = SsSample::default();
             return false;
         }
         let idx = (since - ss.ramp_ns) / ss.interval_ns;
         let want = (ss.dur_ns / ss.interval_ns) as usize;
         while self.ss_interval < idx {
-            self.ss_samples.push_back(self.ss_cur);
-            self.ss_cur = (0, 0);
+            self.ss_samples.push_back(std::mem::take(&mut self.ss_cur));
             self.ss_interval += 1;
             if self.ss_samples.len() > want {
                 self.ss_samples.pop_front();
             }
         }
-        if self.ss_samples.len() < want {
+        true
+    }
+
+    /// fio's steady-state check at `now`: close the intervals that ended, then test the
+    /// last `dur` of them (I/Os and bytes are counted when issued; latencies when the I/O
+    /// completes, as the mean completion latency of each interval's completions, 0 for an
+    /// interval with none, as fio's steadystate_check computes it).
+    fn steady_reached(&mut self, now: SimTime, begin: SimTime) -> bool {
+        if !self.ss_advance(now, begin) {
+            return false;
+        }
+        let ss = self.spec.steady.expect("ss_advance checked");
+        if self.ss_samples.len() < (ss.dur_ns / ss.interval_ns) as usize {
             return false;
         }
         let secs = ss.interval_ns as f64 / 1e9;
         let xs: Vec<f64> = self
             .ss_samples
             .iter()
-            .map(|&(ios, bytes)| match ss.metric {
-                SsMetric::Iops | SsMetric::IopsSlope => ios as f64 / secs,
-                SsMetric::Bw | SsMetric::BwSlope => bytes as f64 / secs,
+            .map(|s| match ss.metric {
+                SsMetric::Iops | SsMetric::IopsSlope => s.ios as f64 / secs,
+                SsMetric::Bw | SsMetric::BwSlope => s.bytes as f64 / secs,
+                SsMetric::Lat | SsMetric::LatSlope if s.lat_n == 0 => 0.0,
+                SsMetric::Lat | SsMetric::LatSlope => (s.lat_sum_ns / u128::from(s.lat_n)) as f64,
             })
             .collect();
-        let n = xs.len() as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        if mean <= 0.0 {
-            return false;
-        }
-        let value = match ss.metric {
-            // fio: the largest deviation from the mean.
-            SsMetric::Iops | SsMetric::Bw => {
-                xs.iter().map(|x| (x - mean).abs()).fold(0.0, f64::max)
-            }
-            // fio: the least-squares slope over the samples (per interval).
-            SsMetric::IopsSlope | SsMetric::BwSlope => {
-                let mx = (n - 1.0) / 2.0;
-                let (mut sxy, mut sxx) = (0.0, 0.0);
-                for (i, x) in xs.iter().enumerate() {
-                    sxy += (i as f64 - mx) * (x - mean);
-                    sxx += (i as f64 - mx) * (i as f64 - mx);
-                }
-                (sxy / sxx).abs()
-            }
-        };
-        let value = if ss.percent {
-            value / mean * 100.0
-        } else {
-            value
-        };
-        value <= ss.limit
+        let slope = matches!(
+            ss.metric,
+            SsMetric::IopsSlope | SsMetric::BwSlope | SsMetric::LatSlope
+        );
+        ss_criterion(&xs, slope, ss.percent).is_some_and(|v| v <= ss.limit)
     }
 
     /// The earliest time direction `d` may issue under `rate`/`rate_iops` (fio's linear
@@ -1403,6 +1608,17 @@ impl FioSource {
 
     /// Join `exitall` scopes: those this clone stops with, and the one its end stops.
     /// Tag every write with a placement identifier from `p` (fio's `fdp=1`).
+    /// Share the dedupe working set (`dedupe_global`) with the clones whose content
+    /// namespaces are `bases`, this clone being `bases[me]`.
+    pub(super) fn set_global_dedupe(&mut self, bases: Arc<Vec<u64>>, me: usize) {
+        self.global_ws = Some((bases, me));
+    }
+
+    /// This clone's content namespace (the high bits of its content ids).
+    pub(super) fn content_base(stream_index: u64) -> u64 {
+        (stream_index.wrapping_add(1)) << 40
+    }
+
     pub(super) fn set_placement(&mut self, p: super::fdp::Picker) {
         self.placement = Some(p);
     }
@@ -1470,6 +1686,10 @@ impl FioSource {
                 };
                 let b = SimTime(asked.0.saturating_add(delay));
                 self.begin = Some(b);
+                if let Some(l) = &mut self.lat {
+                    // fio starts the search over at the end of ramp_time.
+                    l.new_cycle(SimTime(b.0.saturating_add(self.spec.ramp_ns)));
+                }
                 self.cycle_start = 0;
                 self.next_at = [b.0; 3];
                 b
@@ -1477,6 +1697,33 @@ impl FioSource {
         };
         if now < begin {
             return Ok(Next::Wait(begin));
+        }
+        if let Some(l) = &mut self.lat {
+            if let Some(lat) = l.fatal {
+                return Err(Error::Workload(format!(
+                    "fio job clone {}: latency of {lat} ns exceeds latency_target={} ns at queue depth 1 (fio ends such a job with an error)",
+                    self.stream_index, l.t.target_ns
+                )));
+            }
+            // The host asks again only once at most the drain's count is in flight, so
+            // an answer to a drain is the drain done (no count of our own to drift).
+            let drained = std::mem::take(&mut self.drained);
+            if self.phase == Phase::Run {
+                if l.done {
+                    self.end_run();
+                } else if l.quiesce {
+                    if !drained {
+                        self.drained = true;
+                        return Ok(Next::Drain(0));
+                    }
+                    l.quiesce = false;
+                    l.new_cycle(now);
+                } else if !drained {
+                    // fio's queue_full: no more than the search's depth in flight.
+                    self.drained = true;
+                    return Ok(Next::Drain(l.qd - 1));
+                }
+            }
         }
         loop {
             match self.phase {
@@ -1702,8 +1949,8 @@ impl FioSource {
         self.after_issue_rate(d, len, now);
         self.unsynced += u64::from(d == 1);
         self.since_think += 1;
-        self.ss_cur.0 += 1;
-        self.ss_cur.1 += len;
+        self.ss_cur.ios += 1;
+        self.ss_cur.bytes += len;
         let mut r = self.request(now, op, addr, len, content);
         if op == Op::Write {
             r.placement = self.placement.as_mut().map(super::fdp::Picker::next);
@@ -1715,6 +1962,37 @@ impl FioSource {
 impl RequestSource for FioSource {
     fn next(&mut self, now: SimTime) -> Result<Next> {
         self.step(now)
+    }
+
+    fn wants_completions(&self) -> bool {
+        self.lat.is_some() || self.spec.steady.is_some_and(|s| s.metric.latency())
+    }
+
+    fn completed(&mut self, op: Op, latency_ns: u64, now: SimTime) {
+        // fio counts reads, writes and trims (its ddir_rw), not flushes.
+        if !matches!(op, Op::Read | Op::Write | Op::Trim) {
+            return;
+        }
+        let Some(begin) = self.begin else {
+            return;
+        };
+        if self.spec.steady.is_some_and(|s| s.metric.latency()) && self.ss_advance(now, begin) {
+            self.ss_cur.lat_sum_ns += u128::from(latency_ns);
+            self.ss_cur.lat_n += 1;
+        }
+        let in_ramp = now.0 < begin.0.saturating_add(self.spec.ramp_ns);
+        if let Some(l) = &mut self.lat {
+            // fio resets the search at the end of ramp_time (reset_all_stats): it starts
+            // there, and I/Os of the ramp do not count.
+            if in_ramp || self.phase != Phase::Run {
+                return;
+            }
+            l.on_completion(latency_ns, now);
+            if l.quiesce {
+                // A drain answered before is not this one: the job drains to 0 first.
+                self.drained = false;
+            }
+        }
     }
 
     fn next_request(&mut self, now: SimTime) -> Result<Option<Request>> {

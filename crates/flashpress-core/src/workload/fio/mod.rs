@@ -275,6 +275,18 @@ pub fn load_placed(
     let mut exit_group: BTreeMap<u32, Arc<Mutex<ExitScope>>> = BTreeMap::new();
     let mut exit_report: BTreeMap<u32, Arc<Mutex<ExitScope>>> = BTreeMap::new();
     let mut report_group = 0u32;
+    // dedupe_global: the content namespaces of the clones sharing their working sets.
+    let mut global_bases = Vec::new();
+    let mut k = 0u64;
+    for clones in &placed {
+        for c in clones {
+            if c.dedupe_global {
+                global_bases.push(FioSource::content_base(k));
+            }
+            k += 1;
+        }
+    }
+    let global_bases = Arc::new(global_bases);
     for (job_index, spec) in specs.iter().enumerate() {
         let mut new_group = job_index > 0 && spec.stonewall;
         if let Some((target, at)) = &spec.wait_for {
@@ -340,6 +352,13 @@ pub fn load_placed(
             );
             if let Some(f) = &spec.fdp {
                 source.set_placement(f.picker(placement_handles, job_seed)?);
+            }
+            if src.dedupe_global {
+                let me = global_bases
+                    .iter()
+                    .position(|&b| b == FioSource::content_base(stream_index))
+                    .expect("every sharing clone's namespace is listed");
+                source.set_global_dedupe(global_bases.clone(), me);
             }
             let running = exit_group.entry(group).or_default().clone();
             let reporting = exit_report.entry(report_group).or_default().clone();

@@ -32,8 +32,7 @@ pub(super) enum Class {
 use Class::{Engine, Honoured, Host, Noted, Refused, Report};
 
 const PI: &str = "end-to-end protection information (NVMe PI metadata) is not modelled";
-const PATTERN: &str =
-    "written data patterns are not modelled; describe the data with buffer_compress_percentage and dedupe_percentage";
+const PATTERN: &str = "written data patterns are not modelled yet: every block of a request holds its own content id, so the repeated pattern of all a request's blocks cannot be given; describe the data with buffer_compress_percentage and dedupe_percentage";
 
 /// The option table: name as written, class.
 const TABLE: &[(&str, Class)] = &[
@@ -122,13 +121,10 @@ const TABLE: &[(&str, Class)] = &[
     ("ss_ramp", Honoured("ss_ramp")),
     ("steadystate_check_interval", Honoured("ss_interval")),
     ("ss_interval", Honoured("ss_interval")),
-    (
-        "latency_target",
-        Refused("fio's queue-depth search needs completion latencies fed back to the job, which flashpress does not do yet"),
-    ),
-    ("latency_window", Refused("goes with latency_target, which is not supported")),
-    ("latency_percentile", Refused("goes with latency_target, which is not supported")),
-    ("latency_run", Refused("goes with latency_target, which is not supported")),
+    ("latency_target", Honoured("latency_target")),
+    ("latency_window", Honoured("latency_window")),
+    ("latency_percentile", Honoured("latency_percentile")),
+    ("latency_run", Honoured("latency_run")),
     // Data durability and verification.
     ("fsync", Honoured("fsync")),
     ("fdatasync", Honoured("fsync")),
@@ -152,7 +148,7 @@ const TABLE: &[(&str, Class)] = &[
     ("buffer_pattern", Refused(PATTERN)),
     ("scramble_buffers", Host),
     ("refill_buffers", Host),
-    ("dedupe_global", Refused("dedupe_global (duplicates shared across jobs) is not supported; each job deduplicates against its own writes")),
+    ("dedupe_global", Honoured("dedupe_global")),
     // Logs, statistics and reports.
     ("write_lat_log", Report),
     ("write_bw_log", Report),

@@ -1,7 +1,9 @@
 //! Giving a job's options their meaning: one [`JobSpec`] per job, from its options in order
 //! (a later value overrides an earlier one, as in fio).
 
-use super::gen::{BsSpec, Dist, Mix, Rate, SourceSpec, SsMetric, SteadyState, ZoneRange};
+use super::gen::{
+    BsSpec, Dist, LatTarget, Mix, Rate, SourceSpec, SsMetric, SteadyState, ZoneRange,
+};
 use super::options::{class_of, engine_class, why_ignored, Class};
 use super::parse::{Opt, Origin};
 use crate::error::Result;
@@ -577,6 +579,16 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
     } else {
         None
     };
+    // fio (dedupe.c): dedupe_global shares the working sets of the jobs that set it; with
+    // dedupe_mode=repeat it does nothing.
+    let dedupe_global = flag("dedupe_global")?;
+    if dedupe_global && dedupe_ws_pct.is_none() {
+        ignored.push((
+            "dedupe_global".to_string(),
+            "acts only with dedupe_percentage and dedupe_mode=working_set, as in fio",
+        ));
+    }
+    let dedupe_global = dedupe_global && dedupe_ws_pct.is_some();
     let sync_every = match get("fsync") {
         None => 0,
         Some(o) => parse_uint(o)?,
@@ -711,9 +723,8 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
                 "iops_slope" => SsMetric::IopsSlope,
                 "bw" => SsMetric::Bw,
                 "bw_slope" => SsMetric::BwSlope,
-                "lat" | "lat_slope" => return Err(o.err(
-                    "steady state on latency needs completion latencies fed back to the job, which flashpress does not do yet (iops, iops_slope, bw and bw_slope work)",
-                )),
+                "lat" => SsMetric::Lat,
+                "lat_slope" => SsMetric::LatSlope,
                 m => return Err(o.err(format!("unknown steady-state metric `{m}`"))),
             };
             let limit = limit.trim();
@@ -721,11 +732,20 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
                 Some(p) => (true, p),
                 None => (false, limit),
             };
-            let x: f64 = num
-                .parse()
-                .ok()
-                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| o.err(format!("bad steady-state limit `{limit}`")))?;
+            let x: f64 = if metric.latency() && !pct {
+                // fio reads a latency limit as a time (microseconds unless suffixed); the
+                // samples are nanoseconds.
+                let t = Opt {
+                    value: Some(num.to_string()),
+                    ..o.clone()
+                };
+                parse_time_default_us(&t)? as f64
+            } else {
+                num.parse()
+                    .ok()
+                    .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| o.err(format!("bad steady-state limit `{limit}`")))?
+            };
             let dur = match get("ss_dur") {
                 Some(d) => parse_time_ns(d.value()?).map_err(|m| d.err(m))?,
                 None => return Err(o.err("steadystate needs `ss_dur` (steadystate_duration)")),
@@ -754,6 +774,48 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             })
         }
     };
+    // latency_target and its companions.
+    let lat_target = match get("latency_target") {
+        None => None,
+        Some(o) => {
+            let target_ns = parse_time_default_us(o)?;
+            if target_ns == 0 {
+                return Err(o.err("latency_target must be a positive time"));
+            }
+            let window_ns = get("latency_window")
+                .map(parse_time_default_us)
+                .transpose()?
+                .unwrap_or(0);
+            let percentile = match get("latency_percentile") {
+                None => 100.0,
+                Some(p) => {
+                    let v = p.value()?.trim();
+                    v.strip_suffix('%')
+                        .unwrap_or(v)
+                        .trim()
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| *x > 0.0 && *x <= 100.0)
+                        .ok_or_else(|| {
+                            p.err(format!("expected a percentage in (0, 100], got `{v}`"))
+                        })?
+                }
+            };
+            Some(LatTarget {
+                target_ns,
+                window_ns,
+                percentile,
+                run: flag("latency_run")?,
+            })
+        }
+    };
+    if lat_target.is_none() {
+        for k in ["latency_window", "latency_percentile", "latency_run"] {
+            if let Some(o) = get(k) {
+                return Err(o.err("needs `latency_target` to mean anything"));
+            }
+        }
+    }
     for k in ["ss_dur", "ss_ramp", "ss_interval"] {
         if steady.is_none() {
             if let Some(o) = get(k) {
@@ -860,6 +922,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             randommap,
             dedupe_pct,
             dedupe_ws_pct,
+            dedupe_global,
             dedupe_working_set: None,
             pct_random,
             modifier,
@@ -873,6 +936,8 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             ramp_ns,
             ramp_per_stream: true,
             steady,
+            lat_target,
+            iodepth,
             flow_sleep_ns,
             verify,
             verify_backlog: if verify { verify_backlog } else { 0 },

@@ -1476,3 +1476,276 @@ fn fill_fs_writes_the_file_to_the_device_end_and_a_later_job_reads_it_at_that_si
     .unwrap();
     assert_eq!(span(&mut st[0], 100_000), (0, GIB));
 }
+
+/// Every request of a stream, waits skipped (the loader's view).
+fn all(s: &mut Stream) -> Vec<Request> {
+    let mut out = Vec::new();
+    while let Some(r) = s.source.next_request(SimTime::ZERO).unwrap() {
+        out.push(r);
+    }
+    out
+}
+
+/// fio's `dedupe_global` (dedupe.c): the jobs that set it share their working sets. With
+/// N = 2 clones, each job's W slots are cut into two runs of W / 2: the first its own first
+/// working-set blocks, the second the other job's. A duplicate picks either run with equal
+/// chance, so a quarter of each job's writes (half are duplicates, half of those cross)
+/// carry the other job's content; without `dedupe_global` none do.
+#[test]
+fn dedupe_global_shares_working_sets_across_jobs() {
+    let job = |global: &str| {
+        format!(
+            "[global]\nrw=write\nsize=16m\ndedupe_percentage=50\ndedupe_mode=working_set\n\
+             dedupe_working_set_percentage=10\n{global}[a]\n[b]\n"
+        )
+    };
+    let blocks = 16 * 1024 * 1024 / 4096u64;
+    let w = blocks / 10; // 409 working-set blocks per job
+    for (global, share) in [("dedupe_global=1\n", 0.25), ("", 0.0)] {
+        let mut st = load_text(&job(global), 16 * GIB, 9).unwrap();
+        let mut crossing = 0u64;
+        let mut own_ws = std::collections::BTreeSet::new();
+        for (i, s) in st.iter_mut().enumerate() {
+            let reqs = all(s);
+            assert_eq!(reqs.len() as u64, blocks);
+            for r in &reqs {
+                let (base, id) = (r.content >> 40, r.content & ((1 << 40) - 1));
+                if base != i as u64 + 1 {
+                    crossing += 1;
+                    // Another job's content is one of its first W / 2 working-set blocks.
+                    assert!((1..=w / 2).contains(&id), "{id}");
+                } else if id <= w {
+                    own_ws.insert((i, id));
+                }
+            }
+        }
+        let n = 2.0 * blocks as f64;
+        let expect = share * n;
+        let sd = (n * share * (1.0 - share)).sqrt();
+        assert!(
+            (crossing as f64 - expect).abs() <= 4.0 * sd + 0.5,
+            "{global:?}: {crossing} crossing writes, expected {expect} +- {sd}"
+        );
+        if global.is_empty() {
+            // Each job draws from its whole working set.
+            assert!(own_ws.iter().any(|&(_, id)| id > w / 2));
+        } else {
+            // Its own run is its first W / 2 blocks.
+            assert!(own_ws.iter().all(|&(_, id)| id <= w / 2));
+        }
+    }
+    // With dedupe_mode=repeat it does nothing (as in fio), and says so.
+    let text = "[global]\nrw=write\nsize=1m\ndedupe_percentage=50\n[a]\ndedupe_global=1\n";
+    let with = load_text(text, 16 * GIB, 9).unwrap();
+    let without = load_text(&text.replace("dedupe_global=1\n", ""), 16 * GIB, 9).unwrap();
+    for (mut a, mut b) in with.into_iter().zip(without) {
+        assert_eq!(all(&mut a), all(&mut b));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("job.fio");
+    std::fs::write(&path, text).unwrap();
+    let l = load(&file_cfg(path), 16 * GIB, 9, false, None).unwrap();
+    assert!(
+        l.notes.iter().any(|n| n.contains("dedupe_global")
+            && n.contains("only with dedupe_percentage and dedupe_mode=working_set")),
+        "{:?}",
+        l.notes
+    );
+}
+
+/// Drive a fio stream closed-loop at `step_ns` intervals, each request completing at once
+/// with the latency `lat(now)`; the time the job is done.
+fn drive_steady(s: &mut Stream, step_ns: u64, lat: impl Fn(u64) -> u64) -> u64 {
+    let mut now = 0u64;
+    loop {
+        match s.source.next(SimTime(now)).unwrap() {
+            Next::Issue(r) => s.source.completed(r.op, lat(now), SimTime(now)),
+            Next::Done => return now,
+            n => panic!("unexpected {n:?}"),
+        }
+        now += step_ns;
+        assert!(now < 100 * SEC, "never steady");
+    }
+}
+
+const SEC: u64 = 1_000_000_000;
+const US: u64 = 1_000;
+
+/// fio's `steadystate=lat` and `lat_slope` (steadystate.c): each interval's sample is the
+/// mean completion latency of the I/Os completed in it; the job ends once the last `ss_dur`
+/// of samples meet the criterion. Checked against hand computations on a synthetic series
+/// (intervals of 1 s, a window of 3).
+#[test]
+fn steadystate_on_latency_follows_fio() {
+    let job = |ss: &str| {
+        load_text(
+            &format!(
+                "[j]\nrw=randread\nsize=64m\ntime_based=1\nruntime=100s\nsteadystate={ss}\nss_dur=3s\n"
+            ),
+            16 * GIB,
+            1,
+        )
+        .unwrap()
+        .remove(0)
+    };
+    // Per-interval latencies (us): interval 2 alternates 100 and 102 (mean 101).
+    let series = |now: u64| -> u64 {
+        let k = now / SEC;
+        let odd = (now / (100 * 1_000_000)) % 2 == 1;
+        US * match k {
+            0 => 200,
+            1 => 150,
+            2 if odd => 102,
+            2 => 100,
+            _ => 100,
+        }
+    };
+    // lat:1%: windows [200,150,101] and [150,101,100] deviate far more; [101,100,100] has
+    // mean 100.33 and largest deviation 0.67 (0.66%): steady once interval 4 closes, at 5 s.
+    let mut s = job("lat:1%");
+    assert!(s.source.wants_completions());
+    assert_eq!(drive_steady(&mut s, 100_000_000, series), 5 * SEC);
+    // lat:0.5%: 0.66% is too much; [100,100,100] at 6 s is steady.
+    assert_eq!(
+        drive_steady(&mut job("lat:0.5%"), 100_000_000, series),
+        6 * SEC
+    );
+    // An absolute limit in fio's time units: 1us allows the deviation of 0.67 us.
+    assert_eq!(
+        drive_steady(&mut job("lat:1us"), 100_000_000, series),
+        5 * SEC
+    );
+    // lat_slope:5%: on [120,110,100] the slope is -10 (9.1% of 110); on [110,100,100] it is
+    // -5 (4.8% of 103.3): steady once interval 5 closes, at 6 s.
+    let slope = |now: u64| -> u64 {
+        US * match now / SEC {
+            0 => 300,
+            1 => 200,
+            2 => 120,
+            3 => 110,
+            _ => 100,
+        }
+    };
+    assert_eq!(
+        drive_steady(&mut job("lat_slope:5%"), 100_000_000, slope),
+        6 * SEC
+    );
+    assert_eq!(
+        drive_steady(&mut job("lat_slope:4%"), 100_000_000, slope),
+        7 * SEC
+    );
+    // Without latency steady state the source asks for no completions.
+    assert!(!job("iops:1%").source.wants_completions());
+}
+
+/// Run a fio stream against one FIFO server taking `service_ns` per request (a device
+/// whose latency at depth d is d x service), closed loop at the job's `iodepth`, honouring
+/// the source's drains; the in-flight depth at each issue, and the end time.
+fn drive_fifo(s: &mut Stream, depth: u32, service_ns: u64) -> Result<(Vec<(u64, usize)>, u64)> {
+    let mut now = 0u64;
+    let mut free = 0u64;
+    let mut inflight: std::collections::VecDeque<(u64, u64)> = Default::default();
+    let mut issued = Vec::new();
+    let mut done = false;
+    // The count a drain waits for: like the host, ask again only once it is reached.
+    let mut drain: Option<u32> = None;
+    loop {
+        if drain.is_some_and(|n| inflight.len() as u32 <= n) {
+            drain = None;
+        }
+        while !done && drain.is_none() && (inflight.len() as u32) < depth {
+            match s.source.next(SimTime(now))? {
+                Next::Issue(_) => {
+                    let start = free.max(now);
+                    free = start + service_ns;
+                    inflight.push_back((free, free - now));
+                    issued.push((now, inflight.len()));
+                }
+                Next::Drain(n) if inflight.len() as u32 > n => drain = Some(n),
+                Next::Drain(_) => {}
+                Next::Done => done = true,
+                Next::Wait(_) | Next::IssueAsync(_) => panic!("unexpected"),
+            }
+        }
+        let Some((t, lat)) = inflight.pop_front() else {
+            return Ok((issued, now));
+        };
+        now = t;
+        s.source.completed(Op::Read, lat, SimTime(now));
+    }
+}
+
+/// fio's `latency_target` search (target.c): from depth 1, double while a window meets the
+/// target, bisect on a miss, run one more window at the settled depth and end. On a FIFO
+/// server of 100 us per request the latency at depth d is d x 100 us, so with
+/// `latency_percentile=95` (a window is judged whole; only the first few I/Os after a depth
+/// change are faster) the search settles on floor(target / 100 us), at most `iodepth`:
+/// 450 us: 1, 2, 4, 8 (miss), 6 (miss), 5 (miss), 4 (meets; (4 + 5) / 2 = 4 again: a final
+/// window, then done).
+#[test]
+fn latency_target_finds_the_depth_a_fifo_server_allows() {
+    let job = |target: &str, extra: &str| {
+        load_text(
+            &format!(
+                "[j]\nrw=randread\nsize=64m\niodepth=16\ntime_based=1\nruntime=10s\n\
+                 latency_target={target}\nlatency_window=10ms\nlatency_percentile=95\n{extra}"
+            ),
+            16 * GIB,
+            1,
+        )
+        .unwrap()
+        .remove(0)
+    };
+    for (target, depth) in [("250", 2), ("450us", 4), ("1ms", 10), ("5ms", 16)] {
+        let mut s = job(target, "");
+        assert!(s.source.wants_completions());
+        let (issued, end) = drive_fifo(&mut s, 16, 100 * US).unwrap();
+        // The search ends the job long before its runtime.
+        assert!(end < SEC, "{target}: ran until {end}");
+        // The last window runs at the settled depth.
+        let last: Vec<usize> = issued
+            .iter()
+            .filter(|(t, _)| *t + 8_000_000 > end)
+            .map(|&(_, d)| d)
+            .collect();
+        assert_eq!(last.iter().max(), Some(&depth), "{target}");
+        assert!(issued.iter().all(|&(_, d)| d <= 16));
+    }
+    // latency_run: the search keeps adjusting until the runtime ends.
+    let (_, end) = drive_fifo(&mut job("450", "latency_run=1\n"), 16, 100 * US).unwrap();
+    assert!(end >= 10 * SEC, "{end}");
+    // At latency_percentile=100 every I/O over the target steps down at once, those that
+    // complete while the job drains too (fio's recursion through io_u_quiesce): on this
+    // server the overshoot of 1, 2, 4 to 8 at 450 us reaches depth 1, and a miss there
+    // fails the job, as in fio.
+    let e = drive_fifo(&mut job("450", "latency_percentile=100\n"), 16, 100 * US)
+        .expect_err("an error")
+        .to_string();
+    assert!(e.contains("at queue depth 1"), "{e}");
+    // A target no depth meets: fio fails the job at depth 1.
+    let e = drive_fifo(&mut job("50", "latency_percentile=100\n"), 16, 100 * US)
+        .expect_err("an error")
+        .to_string();
+    assert!(
+        e.contains("exceeds latency_target=50000 ns at queue depth 1"),
+        "{e}"
+    );
+    // Companions without the target, and bad values, are errors naming the option.
+    for (text, msg) in [
+        ("latency_window=10ms\n", "needs `latency_target`"),
+        (
+            "latency_target=0\n",
+            "latency_target must be a positive time",
+        ),
+        (
+            "latency_target=1ms\nlatency_percentile=0\n",
+            "expected a percentage in (0, 100]",
+        ),
+    ] {
+        let e = load_text(&format!("[j]\nrw=read\nsize=1m\n{text}"), 16 * GIB, 1)
+            .err()
+            .expect("an error")
+            .to_string();
+        assert!(e.contains(msg), "{text}: {e}");
+    }
+}

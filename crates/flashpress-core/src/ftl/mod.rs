@@ -1002,14 +1002,7 @@ impl Ftl {
             if self.cursor == self.stripe_order.len() {
                 self.cursor = 0;
             }
-            if self.open[plane.0 as usize * self.streams + stream] != UNMAPPED {
-                return Ok(plane);
-            }
-            if self.free[plane.0 as usize].len() < self.gc_threshold {
-                self.foreground_gc(plane, at, flash);
-            }
-            // Leave one free block for GC's own destination.
-            if self.free[plane.0 as usize].len() >= 2 {
+            if self.plane_takes(plane, stream, at, flash) {
                 return Ok(plane);
             }
         }
@@ -1051,20 +1044,37 @@ impl Ftl {
             let (order, cursor) = &mut self.group_stripes.as_mut().expect("reclaim groups")[g];
             let plane = order[*cursor];
             *cursor = (*cursor + 1) % n;
-            if self.open[plane.0 as usize * self.streams + stream] != UNMAPPED {
-                return Ok(plane);
-            }
-            if self.free[plane.0 as usize].len() < self.gc_threshold {
-                self.foreground_gc(plane, at, flash);
-            }
-            if self.free[plane.0 as usize].len() >= 2 {
+            if self.plane_takes(plane, stream, at, flash) {
                 return Ok(plane);
             }
         }
         Err(Error::Workload(format!(
-            "at simulated time {} ns no plane of FDP reclaim group {g} can take a page write:              the group's planes have no block GC can clean (its placement identifiers write              more than its planes hold, or too many writes are queued at once); spread the              data over more groups or raise ftl.op_ratio",
+            "at simulated time {} ns no plane of FDP reclaim group {g} can take a page write: \
+             the group's planes have no block GC can clean (its placement identifiers write \
+             more than its planes hold, or too many writes are queued at once); spread the \
+             data over more groups or raise ftl.op_ratio",
             at.0
         )))
+    }
+
+    /// Whether `stream` can take a page on `plane`: its open block has room, or a new block
+    /// can be opened (after foreground GC where the plane is short of free blocks) with one
+    /// free block left for GC's own destination.
+    #[inline]
+    fn plane_takes<F: FlashBackend>(
+        &mut self,
+        plane: PlaneId,
+        stream: usize,
+        at: SimTime,
+        flash: &mut F,
+    ) -> bool {
+        if self.open[plane.0 as usize * self.streams + stream] != UNMAPPED {
+            return true;
+        }
+        if self.free[plane.0 as usize].len() < self.gc_threshold {
+            self.foreground_gc(plane, at, flash);
+        }
+        self.free[plane.0 as usize].len() >= 2
     }
 
     fn foreground_gc<F: FlashBackend>(&mut self, plane: PlaneId, at: SimTime, flash: &mut F) {

@@ -457,14 +457,7 @@ fn index_timeline_columns_add_up_to_the_summary() {
         .finish()
         .unwrap();
     let ix = r.summary.map_cache.unwrap().fingerprint_index.unwrap();
-    let col = |name: &str| {
-        r.timeline
-            .iter()
-            .find(|c| c.name == name)
-            .unwrap_or_else(|| panic!("no column {name}"))
-            .values
-            .clone()
-    };
+    let col = |name: &str| crate::support::timeline_col(&r, name);
     assert!(col("time_s").len() > 3);
     let sum = |v: Vec<f64>| v.iter().filter(|x| !x.is_nan()).sum::<f64>();
     assert!(ix.translation_reads > 0 && ix.translation_writes > 0);

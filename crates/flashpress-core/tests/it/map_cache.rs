@@ -449,14 +449,7 @@ fn timeline_columns_add_up_to_the_summary() {
         .run()
         .unwrap();
     let m = r.summary.map_cache.unwrap();
-    let col = |name: &str| {
-        r.timeline
-            .iter()
-            .find(|c| c.name == name)
-            .unwrap_or_else(|| panic!("no column {name}"))
-            .values
-            .clone()
-    };
+    let col = |name: &str| crate::support::timeline_col(&r, name);
     assert!(col("time_s").len() > 3);
     let sum = |v: Vec<f64>| v.iter().filter(|x| !x.is_nan()).sum::<f64>();
     assert_eq!(

@@ -192,3 +192,13 @@ pub fn mixed_16k_script(seed: u64, pages: u64, n: usize) -> Vec<(Op, u64, u64, u
         })
         .collect()
 }
+
+/// The values of timeline column `name` of a run's report.
+pub fn timeline_col(rep: &flashpress_core::stats::RunReport, name: &str) -> Vec<f64> {
+    rep.timeline
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no timeline column `{name}`"))
+        .values
+        .clone()
+}

@@ -2,18 +2,9 @@
 //! and last interval only, so memory follows activity, not simulated time (a timestamp in the
 //! wrong unit must not grow the timeline until the process is killed).
 
-use crate::support::{config, uniform_stream};
+use crate::support::{config, timeline_col as col, uniform_stream};
 use flashpress_core::sim::Simulation;
 use flashpress_core::stats::RunReport;
-
-fn col(rep: &RunReport, name: &str) -> Vec<f64> {
-    rep.timeline
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no timeline column `{name}`"))
-        .values
-        .clone()
-}
 
 /// A timed disksim trace (times in ns) of `lines` on the `tiny` preset (100 ms intervals),
 /// with `extra` TOML appended.

@@ -1,18 +1,9 @@
 //! The measured window (`stats.warmup_ms`): the summary counts what completes (or is booked)
 //! after the warm-up, the simulation itself is unchanged, and event times stay absolute.
 
-use crate::support::config;
+use crate::support::{config, timeline_col as col};
 use flashpress_core::sim::Simulation;
 use flashpress_core::stats::RunReport;
-
-fn col(rep: &RunReport, name: &str) -> Vec<f64> {
-    rep.timeline
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no timeline column `{name}`"))
-        .values
-        .clone()
-}
 
 /// Sum over the timeline rows that end at or before `until_s` of a per-row count column.
 fn rows_until(rep: &RunReport, name: &str, until_s: f64) -> f64 {

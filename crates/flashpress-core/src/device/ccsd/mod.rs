@@ -466,6 +466,16 @@ impl Ccsd {
         self.ftl.map_counters()
     }
 
+    /// Book the translation reads the map cache asked for on the NAND array, untimed.
+    fn book_map_reads_untimed(&mut self) {
+        for &p in self.ftl.map_reads() {
+            self.flash
+                .nand
+                .count_read(crate::units::Ppn(p as u64), false);
+            self.flash.nand.count_transfer();
+        }
+    }
+
     /// Demand-paged chunk map: look up the entries of a request's blocks (`dirty`: a write)
     /// and queue the translation reads of those that missed from `cmd` on, tagged for the
     /// request to wait for; untimed, book them on the NAND array. Returns the reads queued
@@ -479,12 +489,7 @@ impl Ccsd {
         }
         let n = self.ftl.map_reads().len();
         if self.untimed {
-            for &p in self.ftl.map_reads() {
-                self.flash
-                    .nand
-                    .count_read(crate::units::Ppn(p as u64), false);
-                self.flash.nand.count_transfer();
-            }
+            self.book_map_reads_untimed();
         } else if n > 0 {
             self.flash.begin(cmd);
             for &p in self.ftl.map_reads() {
@@ -514,12 +519,7 @@ impl Ccsd {
             return Ok(());
         }
         if self.untimed {
-            for &p in self.ftl.map_reads() {
-                self.flash
-                    .nand
-                    .count_read(crate::units::Ppn(p as u64), false);
-                self.flash.nand.count_transfer();
-            }
+            self.book_map_reads_untimed();
             self.ftl.clear_map_reads();
             return self.ftl.flush_map(at, &mut self.flash.nand);
         }

@@ -7,13 +7,13 @@ print ``flashpress: error: <message>`` on stderr and exit with status 2, without
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import shlex
 import signal
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -603,8 +603,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here Ctrl-C is KeyboardInterrupt
+    # From here Ctrl-C is KeyboardInterrupt. Only the main thread may set a handler: elsewhere
+    # (main() called from a thread) signal.signal raises ValueError and the handler stays.
+    # Asked this way rather than through `threading`, which a run does not otherwise import.
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return int(args.func(args))
     except UsageError as e:

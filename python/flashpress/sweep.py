@@ -28,7 +28,6 @@ import itertools
 import json
 import os
 import signal
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -272,6 +271,8 @@ def _dask_logs_off() -> Iterator[None]:
 @contextlib.contextmanager
 def _no_sigint() -> Iterator[None]:
     """SIGINT ignored in this block (when this is the main thread)."""
+    import threading  # here, not at the top: `flashpress run` imports this module but never runs a sweep
+
     if threading.current_thread() is not threading.main_thread():
         yield
         return

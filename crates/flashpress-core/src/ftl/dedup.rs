@@ -35,7 +35,7 @@ pub fn fingerprint_bytes(page: &[u8]) -> (u64, Strong) {
 
 /// Bytes of a node's record in the node table as a device would store it (CAFTL's secondary
 /// map entry beside its flash page): the reference count and the forward to the root, 4 bytes
-/// each. The simulator's own [`Node`] also keeps the stub link count and two flags.
+/// each. The simulator's own `Node` also keeps the stub link count and two flags.
 pub const NODE_ENTRY_BYTES: u64 = 8;
 
 /// Bytes of a logical page's entry in the node table: its node (CAFTL's primary map).

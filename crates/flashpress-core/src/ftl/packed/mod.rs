@@ -128,7 +128,7 @@ const STREAMS: usize = 3;
 /// run): DFTL's cached mapping table over the CCSD's 8-byte entries. The map itself stays
 /// whole in the simulator (it is the truth the translation pages hold); this says which
 /// entries are in DRAM. Translation pages are whole flash pages of `page_size / 8` entries in
-/// open blocks of their own (stream [`MAP`]); a block lists one as the LBA `base + t`, so GC
+/// open blocks of their own (stream `MAP`); a block lists one as the LBA `base + t`, so GC
 /// finds and moves it like a chunk (the directory, `gtd`, follows). The directory is in DRAM.
 pub struct MapPaging {
     /// Which entries are in DRAM (sparse per-entry state: the logical space is mostly unused).

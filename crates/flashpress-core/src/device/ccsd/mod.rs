@@ -559,6 +559,8 @@ impl Ccsd {
         let (lane, free) = self.engine.earliest_lane();
         let mut t = at.max(free);
         let mut left = self.engine.unit_ns(decompress) as f64;
+        // No piece run yet: the whole unit's time and energy are the engine's precomputed ones.
+        let mut whole = true;
         let (mut busy, mut pj) = (0u64, 0u64);
         loop {
             let state = if self.untimed {
@@ -580,7 +582,12 @@ impl Ccsd {
                     }
                 }
             };
-            let d = self.engine.run_ns(left, state.throttled);
+            let (d, d_pj) = if whole {
+                self.engine.whole_unit(decompress, state.throttled)
+            } else {
+                let d = self.engine.run_ns(left, state.throttled);
+                (d, self.engine.pj(d, state.throttled))
+            };
             match state.until {
                 Some(u) if t.0 + d > u.0 => {
                     let h = u.0 - t.0;
@@ -588,10 +595,11 @@ impl Ccsd {
                     busy += h;
                     pj += self.engine.pj(h, state.throttled);
                     t = u;
+                    whole = false;
                 }
                 _ => {
                     busy += d;
-                    pj += self.engine.pj(d, state.throttled);
+                    pj += d_pj;
                     t = t + d;
                     break;
                 }

@@ -30,7 +30,7 @@ from flashpress.run import PYTHON_BASELINE_BYTES
 TIB = Path(__file__).resolve().parent.parent / "examples" / "device-1tib.toml"
 
 #: Schemes (configs/schemes/) measured besides the presets.
-SCHEMES = ("cagc/CAGC", "prssd/DP")
+SCHEMES = ("cagc/CAGC", "prssd/DP", "prssd/PR")
 
 #: A device too small to matter, for the Python baseline.
 SMALL = """preset = "tiny"

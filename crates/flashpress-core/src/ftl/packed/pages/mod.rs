@@ -394,12 +394,13 @@ impl PagePacker {
     }
 
     /// Bytes [`PagePacker::check`] allocates for `vpns` virtual pages holding `mapped`
-    /// logical pages: a count and a flag per virtual page, a span per mapped chunk (in a
-    /// vector that grows by doubling).
+    /// logical pages: a count and a flag per virtual page, a span per mapped chunk. The spans'
+    /// vector grows by doubling, but a large vector grows by remapping its pages, and only the
+    /// pages written are resident: the spans count at their length, not the capacity.
     pub fn check_bytes(vpns: u64, mapped: u64) -> u64 {
         use std::mem::size_of;
         vpns * (size_of::<u32>() + size_of::<bool>()) as u64
-            + mapped.next_power_of_two() * size_of::<(u32, u32, u32)>() as u64
+            + mapped * size_of::<(u32, u32, u32)>() as u64
     }
 
     /// Check the map, the chunk counts and the free pool against each other: every VPN's

@@ -144,6 +144,18 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
             logical_bytes = crate::ftl::logical_pages(cfg) * cfg.mapping_unit() as u64;
             p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
             p.array("ftl.blocks", bpp, blocks, ftl_block, "blocks");
+            if cfg.check.verify {
+                // The content id per flash page and the expected content per zone page.
+                let z = cfg.zns.as_ref().expect("a zoned device");
+                let logical =
+                    u64::from(z.zones(&cfg.nand)) * z.zone_size_bytes(&cfg.nand) / page_size;
+                p.add(
+                    "verify",
+                    "check.verify",
+                    (pages + logical) * size_of::<u64>() as u64,
+                    format!("({pages} flash + {logical} zone pages) x 8 B"),
+                );
+            }
         }
         None => {
             // The page map maps mapping units (the NAND page unless ftl.mapping_unit is set):

@@ -306,7 +306,10 @@ impl Device {
                 ))
             }
         };
-        let lp = ftl.logical_pages() as usize;
+        let lp = match zns.as_ref() {
+            Some(z) => z.logical_pages() as usize,
+            None => ftl.logical_pages() as usize,
+        };
         Ok(Device {
             page_size: cfg.mapping_unit() as u64,
             div_page: StrengthReducedU64::new(cfg.mapping_unit() as u64),
@@ -1318,9 +1321,10 @@ impl Device {
     #[inline]
     fn verify_read(&mut self, lpn: Lpn) -> Result<()> {
         if let Some(s) = self.shadow.as_ref() {
-            let got = match self.compression.as_ref() {
-                Some(_) => self.compressed_read_id(lpn.0 as u64)?,
-                None => self.ftl.content_of(lpn),
+            let got = match (self.zns.as_ref(), self.compression.as_ref()) {
+                (Some(z), _) => z.content_of(lpn.0 as u64),
+                (None, Some(_)) => self.compressed_read_id(lpn.0 as u64)?,
+                (None, None) => self.ftl.content_of(lpn),
             };
             let want = s.expected[lpn.0 as usize];
             if got != want {

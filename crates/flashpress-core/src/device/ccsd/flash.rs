@@ -40,8 +40,6 @@ pub struct Flash {
     now: SimTime,
     /// Time of the command being handed over.
     cur: SimTime,
-    /// Per plane: the latest instant at which the back end decided something for it.
-    touched: Vec<SimTime>,
 }
 
 impl Flash {
@@ -49,7 +47,7 @@ impl Flash {
     /// page slots (0: writes complete when programmed).
     pub fn new(cfg: &SimConfig, nand: Nand) -> Result<Flash> {
         let mut sched = Scheduler::new(cfg, &nand)?;
-        sched.allow_out_of_order_channels();
+        sched.allow_out_of_order();
         Ok(Flash {
             sched,
             q: EventQueue::new(),
@@ -60,7 +58,6 @@ impl Flash {
             granted: None,
             now: SimTime::ZERO,
             cur: SimTime::ZERO,
-            touched: vec![SimTime::ZERO; nand.geo.planes as usize],
             nand,
         })
     }
@@ -78,7 +75,6 @@ impl Flash {
         self.granted = None;
         self.now = SimTime::ZERO;
         self.cur = SimTime::ZERO;
-        self.touched.iter_mut().for_each(|t| *t = SimTime::ZERO);
     }
 
     /// Whether host writes are acknowledged from the write buffer.
@@ -101,9 +97,7 @@ impl Flash {
     /// When work for `plane` handed over now is queued: the command's time, or the latest
     /// instant the back end already decided something for the plane.
     fn when(&mut self, plane: PlaneId) -> SimTime {
-        let t = &mut self.touched[plane.0 as usize];
-        *t = (*t).max(self.cur);
-        *t
+        self.sched.when(plane, self.cur)
     }
 
     /// The back end's own counters (suspensions, GC steps).
@@ -133,8 +127,6 @@ impl Flash {
         self.now = self.now.max(t);
         match ev {
             Event::Flash(plane, gen) => {
-                let p = &mut self.touched[plane as usize];
-                *p = (*p).max(t);
                 self.sched
                     .on_timer(plane, gen, t, &mut self.nand, &mut self.q)
             }

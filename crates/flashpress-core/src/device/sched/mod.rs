@@ -158,6 +158,11 @@ pub struct Scheduler {
     /// requested at an earlier time takes the first gap that fits instead of queueing behind
     /// transfers booked while the back end ran ahead. `None`: requests come in time order.
     chan_busy: Option<Vec<std::collections::VecDeque<(SimTime, SimTime)>>>,
+    /// Per plane, when commands may come out of time order (the same lazily advanced back
+    /// ends): the latest instant at which the back end decided something for the plane. Work
+    /// handed over for the plane at an earlier time is queued then instead ([`Scheduler::when`]):
+    /// it cannot change what was already decided. Empty: commands come in time order.
+    decided: Vec<SimTime>,
     /// Per block: erases queued and not yet run (a host program into the block waits while
     /// there are any: GC never takes a block with host programs in flight, so those are all
     /// programs of the block's next life).
@@ -228,6 +233,7 @@ impl Scheduler {
             planes: (0..geo.planes).map(|_| Plane::new()).collect(),
             chan_free: vec![SimTime::ZERO; geo.channels as usize],
             chan_busy: None,
+            decided: Vec::new(),
             erases_queued: vec![0; geo.blocks as usize],
             free_unerased: vec![false; geo.blocks as usize],
             in_flight: vec![0; geo.blocks as usize],
@@ -272,6 +278,7 @@ impl Scheduler {
         if let Some(b) = self.chan_busy.as_mut() {
             b.iter_mut().for_each(|c| c.clear());
         }
+        self.decided.iter_mut().for_each(|t| *t = SimTime::ZERO);
         self.erases_queued.iter_mut().for_each(|s| *s = 0);
         self.free_unerased.iter_mut().for_each(|s| *s = false);
         self.in_flight.iter_mut().for_each(|s| *s = 0);
@@ -288,10 +295,28 @@ impl Scheduler {
         }
     }
 
-    /// Channel requests may come out of time order (a lazily advanced back end): each takes
-    /// the first gap that fits on its channel at or after its time.
-    pub fn allow_out_of_order_channels(&mut self) {
+    /// Commands may be handed over out of time order (a back end advanced lazily, run ahead
+    /// to give a synchronous caller a completion time: the CCSD's, the zoned disk under the
+    /// storage stack). A channel request takes the first gap that fits on its channel at or
+    /// after its time; work for a plane is queued at its time unless the back end already
+    /// decided something for that plane later, then at that later time ([`Scheduler::when`]).
+    pub fn allow_out_of_order(&mut self) {
         self.chan_busy = Some(vec![Default::default(); self.chan_free.len()]);
+        self.decided = vec![SimTime::ZERO; self.planes.len()];
+    }
+
+    /// When work for `plane` handed over at `t` is queued: `t`, or (out of order) the latest
+    /// instant the back end already decided something for the plane, which becomes the
+    /// plane's latest decision.
+    #[inline]
+    pub fn when(&mut self, plane: PlaneId, t: SimTime) -> SimTime {
+        match self.decided.get_mut(plane.0 as usize) {
+            Some(d) => {
+                *d = (*d).max(t);
+                *d
+            }
+            None => t,
+        }
     }
 
     /// Per block, host programs allocated there and not yet started.
@@ -396,6 +421,7 @@ impl Scheduler {
         nand: &mut Nand,
         q: &mut EventQueue,
     ) {
+        let now = self.when(self.geo.plane_of_ppn(ppn), now);
         self.now = now;
         let pi = self.geo.plane_of_ppn(ppn).0 as usize;
         let cmd = self.host_cmd(pi, ppn, req, false, partial, now);
@@ -428,6 +454,7 @@ impl Scheduler {
         nand: &mut Nand,
         q: &mut EventQueue,
     ) {
+        let now = self.when(self.geo.plane_of_ppn(ppn), now);
         self.now = now;
         let pi = self.geo.plane_of_ppn(ppn).0 as usize;
         let cmd = self.host_cmd(pi, ppn, req, buffered, false, now);
@@ -453,6 +480,9 @@ impl Scheduler {
         q: &mut EventQueue,
     ) {
         let pi = plane as usize;
+        if let Some(d) = self.decided.get_mut(pi) {
+            *d = (*d).max(now);
+        }
         {
             let pl = &mut self.planes[pi];
             if pl.gen != gen || pl.timer != now {
@@ -1210,10 +1240,11 @@ impl FlashBackend for Backend<'_> {
         }
         let seq = s.next_seq();
         let pi = s.geo.plane_of_block(victim).0 as usize;
+        let now = s.when(PlaneId(pi as u32), self.now);
         {
             let pl = &mut s.planes[pi];
             if !pl.has_gc() {
-                pl.gc_since = self.now;
+                pl.gc_since = now;
             }
             if whole {
                 // Nothing can cut into it: one entry, its durations summed once.
@@ -1242,7 +1273,7 @@ impl FlashBackend for Backend<'_> {
         } else {
             s.counters.gc_jobs += 1;
         }
-        s.kick(pi, self.now, self.nand, self.q);
+        s.kick(pi, now, self.nand, self.q);
     }
 
     #[inline]

@@ -270,3 +270,15 @@ fn bad_compressed_zone_configs_are_refused() {
         assert!(e.contains(key) && e.contains(what), "{key}: {e}");
     }
 }
+
+/// Compressed zones do not check read content: check.verify is refused with them.
+#[test]
+fn verify_mode_is_refused_on_compressed_zones() {
+    let mut c = compressed_config(2.0, 4, 1.0, 1.0);
+    c.check.verify = true;
+    let e = c.validate("t.toml").unwrap_err().to_string();
+    assert!(
+        e.contains("check.verify") && e.contains("with zns.compression"),
+        "{e}"
+    );
+}

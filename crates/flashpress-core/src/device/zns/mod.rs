@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::ftl::{FlashBackend, GcKind};
 use crate::host::ASYNC_TAG;
 use crate::nand::Geometry;
-use crate::units::{BlockId, Ppn, SimTime};
+use crate::units::{BlockId, Lpn, Ppn, SimTime};
 use crate::workload::{Op, Request};
 pub use disk::ZonedDisk;
 pub use map::ZoneMap;
@@ -167,6 +167,9 @@ pub struct Zns {
     stored: Vec<Stored>,
     /// With compression: zone pages the last placement closed.
     closed: Vec<u32>,
+    /// Verify mode (`check.verify`): the content id each flash page holds (0: erased), so a
+    /// read is checked against what the zone's pages hold through the zone mapping.
+    content: Option<Vec<u64>>,
 }
 
 impl Zns {
@@ -204,6 +207,36 @@ impl Zns {
             blocks: Vec::new(),
             stored: Vec::new(),
             closed: Vec::new(),
+            content: cfg.check.verify.then(|| vec![0; geo.pages as usize]),
+        }
+    }
+
+    /// Verify mode: the content id zone page `lpn` (zone x zone size + block) reads back:
+    /// what its flash page holds below the zone's write pointer, 0 above it (a reset zone
+    /// reads nothing back). 0 without verify mode.
+    pub fn content_of(&self, lpn: u64) -> u64 {
+        let Some(c) = self.content.as_ref() else {
+            return 0;
+        };
+        let (z, k) = ((lpn / self.zone_pages) as u32, lpn % self.zone_pages);
+        if k >= self.zones.zone(z).written {
+            return 0;
+        }
+        c[self.map.ppn(z, k).0 as usize]
+    }
+
+    /// Change what zone `z`'s page `k` holds on flash (verify-mode tests).
+    #[cfg(test)]
+    pub(crate) fn corrupt_page_for_test(&mut self, z: u32, k: u64) {
+        let ppn = self.map.ppn(z, k);
+        let c = self.content.as_mut().expect("verify mode");
+        c[ppn.0 as usize] ^= 1;
+    }
+
+    /// Verify mode: flash page `ppn` now holds content id `id`.
+    fn store(&mut self, ppn: Ppn, id: u64) {
+        if let Some(c) = self.content.as_mut() {
+            c[ppn.0 as usize] = id;
         }
     }
 
@@ -352,6 +385,12 @@ impl Device {
                     Ok(k) => k,
                     Err(e) => return Ok(Err(e)),
                 };
+                // Verify before anything is queued: a failed check leaves nothing in flight.
+                let first_lpn = z as u64 * zns.zone_pages + at;
+                for lpn in first_lpn..first_lpn + n {
+                    self.verify_read(Lpn(lpn as u32))?;
+                }
+                let zns = self.zns.as_mut().expect("zoned device");
                 zns.counters.reads += 1;
                 self.counters.unmapped_page_reads += n - stored;
                 if self.compression.is_some() {
@@ -399,8 +438,18 @@ impl Device {
                     zns.counters.appends += 1;
                 }
                 let (arrived, slot) = self.write_arrives(req, base, cmd, n);
+                let zone_pages = self.zns.as_ref().expect("zoned").zone_pages;
                 for k in first..first + n {
-                    let ppn = self.zns.as_ref().expect("zoned").map.ppn(z, k);
+                    let zns = self.zns.as_mut().expect("zoned");
+                    let ppn = zns.map.ppn(z, k);
+                    // Page `i` of the command holds `content + i` (as on the plain SSD); the
+                    // host expects it where the page landed (an append's too: its completion
+                    // tells the host where).
+                    let id = content.wrapping_add(k - first).max(1);
+                    zns.store(ppn, id);
+                    if let Some(s) = self.shadow.as_mut() {
+                        s.expected[(z as u64 * zone_pages + k) as usize] = id;
+                    }
                     self.sched.program_allocated(ppn);
                     self.page_data_in(ppn, None, slot, base, cmd, arrived);
                 }
@@ -435,6 +484,18 @@ impl Device {
         let written = zns.zones.zone(z).written;
         if let Err(e) = zns.zones.manage(z, action) {
             return Ok(Err(e));
+        }
+        if action == ZoneAction::Reset && zns.content.is_some() {
+            // The zone's data is gone: its flash is erased and the host expects nothing
+            // there any more (fio forgets a reset zone's writes: its verify_block is 0).
+            for k in 0..written {
+                let ppn = zns.map.ppn(z, k);
+                zns.store(ppn, 0);
+            }
+            let first = z as u64 * zns.zone_pages;
+            if let Some(s) = self.shadow.as_mut() {
+                s.expected[first as usize..(first + zns.zone_pages) as usize].fill(0);
+            }
         }
         if self.compression.is_some() {
             match action {

@@ -538,7 +538,6 @@ fn bad_zone_configs_are_refused() {
             "precondition.fill_fraction",
             "zones start empty",
         ),
-        (|c| c.check.verify = true, "check.verify", "zoned device"),
     ];
     for (edit, key, msg) in cases {
         let mut c = zoned_config();
@@ -599,4 +598,100 @@ fn a_csv_trace_drives_zone_commands() {
     assert_eq!(s.nand_programs, 9);
     assert_eq!((s.nand_reads, s.unmapped_page_reads), (1, 1));
     assert_eq!(z.zones_closed, 1);
+}
+
+/// Verify mode on zones: reads check what each zone page holds through the zone mapping
+/// against what the host wrote there; a reset zone is expected to hold nothing (fio's rule: a
+/// reset forgets the zone's writes); a changed page fails the read, naming the page.
+#[test]
+fn verify_checks_zone_pages_and_a_reset_discards_what_they_held() {
+    use crate::engine::EventQueue;
+    use crate::error::Error;
+    let mut cfg = zoned_config();
+    cfg.check.verify = true;
+    cfg.validate("t.toml").unwrap();
+    let mut dev = crate::device::Device::new(&cfg, None).unwrap();
+    let mut q = EventQueue::new();
+    let zone = 256 * 1024u64;
+    // Each command runs to its end (a reset waits for the zone's programs).
+    let mut submit = |dev: &mut crate::device::Device, op: Op, off: u64, len: u64, id: u64| {
+        let r = dev.submit(&req(op, off, len), id, SimTime::ZERO, 0, &mut q, None);
+        let failed = !dev.failed.is_empty();
+        dev.failed.clear();
+        assert!(!failed, "{op:?} at {off} refused by the zone state machine");
+        loop {
+            let ta = dev.next_arrival();
+            match (ta, q.peek_time()) {
+                (Some(a), t) if t.is_none_or(|t| a <= t) => dev.process_arrivals(a, &mut q),
+                (_, Some(_)) | (Some(_), None) => match q.pop().unwrap() {
+                    (t, crate::engine::Event::Flash(p, g)) => dev.on_flash(p, g, t, &mut q),
+                    (t, crate::engine::Event::DeviceReq(s)) => dev.on_request(s, t, &mut q),
+                    (_, e) => unreachable!("{e:?}"),
+                },
+                (None, None) => break,
+            }
+        }
+        dev.completed.clear();
+        r
+    };
+    // Zone 0: 16 pages written at the write pointer; zone 1: 8 pages appended.
+    submit(&mut dev, Op::Write, 0, 16 * 4096, 100).unwrap();
+    submit(&mut dev, Op::Append, zone, 8 * 4096, 500).unwrap();
+    submit(&mut dev, Op::Read, 0, 16 * 4096, 0).unwrap();
+    // 8 pages below zone 1's write pointer and 2 above it (nothing expected, nothing held).
+    submit(&mut dev, Op::Read, zone, 10 * 4096, 0).unwrap();
+    assert_eq!(dev.counters.verified_page_reads, 16 + 10);
+    // A flash page of zone 0 that changed under the host: the read of it fails, its
+    // neighbour still passes.
+    dev.zns.as_mut().unwrap().corrupt_page_for_test(0, 5);
+    let e = submit(&mut dev, Op::Read, 5 * 4096, 4096, 0).unwrap_err();
+    assert!(matches!(e, Error::Verify(_)), "{e}");
+    assert!(e.to_string().contains("logical page 5 read"), "{e}");
+    submit(&mut dev, Op::Read, 4 * 4096, 4096, 0).unwrap();
+    // A reset discards zone 0's data and what the host expected of it: reading it back
+    // checks nothing is there; written again, it holds the new data.
+    submit(&mut dev, Op::ZoneReset, 0, zone, 0).unwrap();
+    submit(&mut dev, Op::Read, 0, 16 * 4096, 0).unwrap();
+    submit(&mut dev, Op::Write, 0, 8 * 4096, 900).unwrap();
+    submit(&mut dev, Op::Read, 0, 8 * 4096, 0).unwrap();
+    // Zone 1's page 3 holds 503 (page 3 of the append of 500): a host expecting anything
+    // else there fails.
+    assert_eq!(dev.zns.as_ref().unwrap().content_of(64 + 3), 503);
+    assert_eq!(dev.zns.as_ref().unwrap().content_of(5), 905);
+    dev.corrupt_shadow_for_test();
+    let e = submit(&mut dev, Op::Read, zone, 4096, 0).unwrap_err();
+    assert!(e.to_string().contains("logical page 64 read"), "{e}");
+}
+
+/// fio's `verify` on a `zonemode=zbd` job runs on the zoned device: every page written is
+/// read back and checked, and each later pass resets the zones first.
+#[test]
+fn a_fio_zbd_job_with_verify_checks_every_page_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.fio");
+    // 4 zones of 256 KiB (64 pages), written twice over in 64 KiB blocks, each pass
+    // verified after it.
+    std::fs::write(
+        &path,
+        "[v]\nfilename=/dev/nvme0n1\nzonemode=zbd\nrw=write\nbs=64k\nsize=1m\nloops=2\nverify=crc32c\n",
+    )
+    .unwrap();
+    let mut cfg = zoned_config();
+    cfg.zns.as_mut().unwrap().read_only_zones.clear();
+    cfg.zns.as_mut().unwrap().offline_zones.clear();
+    cfg.workload = crate::config::WorkloadConfig::Fio(crate::config::FioWorkload {
+        path: Some(path),
+        global: Default::default(),
+        jobs: Vec::new(),
+        args: Vec::new(),
+        vars: Default::default(),
+    });
+    let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+    let z = s.zns.as_ref().unwrap();
+    assert_eq!(z.failed_commands, 0);
+    // 2 passes of 16 writes of 16 pages; the second pass resets the 4 zones first. The job
+    // verifies once, after its last loop: every page the 4 zones hold then.
+    assert_eq!((z.counters.writes, z.counters.resets), (32, 4));
+    assert_eq!(s.verified_page_reads, 4 * 64);
+    assert_eq!(s.read.requests, 4 * 64 / 16);
 }

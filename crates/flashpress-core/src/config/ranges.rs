@@ -472,7 +472,8 @@ mod tests {
         plain["ftl"]["map_cache"] =
             json!({"type": "demand", "dram_bytes": 4096, "policy": "segmented_lru"});
         plain["content"]["ratio"] = zipf.clone();
-        plain["fdp"] = json!({"handles": ["initially_isolated"], "reclaim_groups": 2, "ru_bytes": 131072});
+        plain["fdp"] =
+            json!({"handles": ["initially_isolated"], "reclaim_groups": 2, "ru_bytes": 131072});
         plain["content"]["source"] = json!({"type": "files", "paths": ["x"], "max_bytes": 10});
         plain["content"]["cost"] = engine_cost.clone();
         let mut trace = plain.clone();

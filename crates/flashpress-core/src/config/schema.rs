@@ -511,12 +511,17 @@ impl FdpConfig {
         })?;
         if let Some(ru) = self.ru_bytes {
             let block = ppb * nd.page_size as u64;
-            check(ru > 0 && ru.is_multiple_of(block), src, "fdp.ru_bytes", || {
-                format!(
-                    "expected a whole number of erase blocks of {block} bytes \
+            check(
+                ru > 0 && ru.is_multiple_of(block),
+                src,
+                "fdp.ru_bytes",
+                || {
+                    format!(
+                        "expected a whole number of erase blocks of {block} bytes \
                      (nand.pages_per_block x nand.page_size), got {ru}"
-                )
-            })?;
+                    )
+                },
+            )?;
             let k = ru / block;
             let pg = self.group_planes(cfg);
             check(k <= pg || k.is_multiple_of(pg), src, "fdp.ru_bytes", || {

@@ -844,7 +844,12 @@ impl Ftl {
                 // The reclaim unit is fully written: the device points the handle at a new
                 // one by itself.
                 f.counters[p].ru_filled += 1;
-                f.log(at, fdp::FdpEventType::ImplicitlyModifiedRuh, handle.into(), p);
+                f.log(
+                    at,
+                    fdp::FdpEventType::ImplicitlyModifiedRuh,
+                    handle.into(),
+                    p,
+                );
                 self.next_ru(p);
             }
         }
@@ -892,7 +897,10 @@ impl Ftl {
             origin: Origin::Host,
             handle: pid,
         });
-        let f = self.fdp.as_mut().expect("a reclaim unit handle update without [fdp]");
+        let f = self
+            .fdp
+            .as_mut()
+            .expect("a reclaim unit handle update without [fdp]");
         let p = pid as usize;
         f.counters[p].ruh_updates += 1;
         if f.rus[p].left == f.ru_pages {

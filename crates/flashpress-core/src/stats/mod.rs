@@ -68,7 +68,10 @@ impl RunReport {
     }
 
     /// The report with the FDP events table of the run (`None`: no `[fdp]`).
-    pub(crate) fn with_fdp_events(mut self, events: Option<Vec<crate::ftl::fdp::FdpEvent>>) -> Self {
+    pub(crate) fn with_fdp_events(
+        mut self,
+        events: Option<Vec<crate::ftl::fdp::FdpEvent>>,
+    ) -> Self {
         self.fdp_events = events;
         self
     }

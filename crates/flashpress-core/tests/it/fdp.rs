@@ -634,7 +634,14 @@ struct RuModel {
 }
 
 impl RuModel {
-    fn new(planes: usize, blocks: usize, ppb: usize, threshold: usize, k: usize, logical: usize) -> Self {
+    fn new(
+        planes: usize,
+        blocks: usize,
+        ppb: usize,
+        threshold: usize,
+        k: usize,
+        logical: usize,
+    ) -> Self {
         RuModel {
             planes: (0..planes)
                 .map(|_| Model::new(blocks, ppb, threshold, 2, logical))
@@ -712,7 +719,11 @@ fn reclaim_units_of_some_planes_match_the_greedy_model_at_ru_granularity() {
             assert_eq!(host, m.planes.iter().map(|p| p.host[h]).sum::<u64>());
             // Every reclaim unit the host filled is one implicitly modified handle: by hand,
             // the handle's host pages over the reclaim unit's.
-            assert_eq!(f.handles[h].reclaim_units_filled, host / (k as u64 * 32), "k = {k}");
+            assert_eq!(
+                f.handles[h].reclaim_units_filled,
+                host / (k as u64 * 32),
+                "k = {k}"
+            );
             assert_eq!(f.handles[h].reclaim_units_filled, m.filled[h]);
             let sim = f.handles[h].media_bytes_written as f64 / 4096.0;
             let model = m.media(h) as f64;
@@ -731,7 +742,10 @@ fn reclaim_units_of_some_planes_match_the_greedy_model_at_ru_granularity() {
         assert_eq!(rows.len() as u64, f.events.implicitly_modified_ruh);
         assert_eq!(
             f.events.implicitly_modified_ruh,
-            f.handles.iter().map(|h| h.reclaim_units_filled).sum::<u64>()
+            f.handles
+                .iter()
+                .map(|h| h.reclaim_units_filled)
+                .sum::<u64>()
         );
         for h in 0..2u32 {
             assert_eq!(
@@ -743,7 +757,11 @@ fn reclaim_units_of_some_planes_match_the_greedy_model_at_ru_granularity() {
         let csv = rep.fdp_events_csv().unwrap();
         assert!(csv.starts_with("time_ns,type,code,pid,reclaim_group,handle\n"));
         assert_eq!(csv.lines().count(), rows.len() + 1);
-        assert!(csv.lines().nth(1).unwrap().contains(",implicitly_modified_ruh,0x81,"));
+        assert!(csv
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains(",implicitly_modified_ruh,0x81,"));
     }
 }
 
@@ -759,17 +777,29 @@ fn the_default_reclaim_unit_is_one_block_on_every_plane_of_the_group() {
     let run = |name: &str, h: &str| {
         let cfg = sim_of(dir.path(), name, FOUR_PLANES, h, &writes, true);
         let rep = Simulation::new(cfg).unwrap().run().unwrap();
-        (rep.summary_json(), rep.timeline_csv(), rep.fdp_events_csv().unwrap())
+        (
+            rep.summary_json(),
+            rep.timeline_csv(),
+            rep.fdp_events_csv().unwrap(),
+        )
     };
     let a = run("a.csv", handles);
     let b = run("b.csv", &format!("{handles}\nru_bytes = {}", 4 * BLOCK));
-    assert!(a.0.contains(&format!("\"reclaim_unit_bytes\": {}", 4 * BLOCK)));
+    assert!(a
+        .0
+        .contains(&format!("\"reclaim_unit_bytes\": {}", 4 * BLOCK)));
     assert_eq!(a, b);
 }
 
 /// The csv lines `lines` (after the header with `pid`) replayed one at a time on `base` with
 /// `[fdp]` `fdp`.
-fn sim_lines(dir: &std::path::Path, name: &str, base: &str, fdp: &str, lines: &[String]) -> SimConfig {
+fn sim_lines(
+    dir: &std::path::Path,
+    name: &str,
+    base: &str,
+    fdp: &str,
+    lines: &[String],
+) -> SimConfig {
     let path = dir.join(name);
     std::fs::write(
         &path,
@@ -791,7 +821,11 @@ fn a_reclaim_unit_handle_update_starts_a_new_reclaim_unit_and_logs_what_it_left(
     let mut lines = Vec::new();
     let w = |lines: &mut Vec<String>, t: u64, n: usize, pid: u16, from: usize| {
         for i in 0..n {
-            lines.push(format!("{},W,{},4096,,{pid}", t + i as u64 * 1000, (from + i) * 4096));
+            lines.push(format!(
+                "{},W,{},4096,,{pid}",
+                t + i as u64 * 1000,
+                (from + i) * 4096
+            ));
         }
     };
     // Reclaim units of one block (32 pages). Handle 0: 10 pages, an update (its reclaim unit
@@ -849,7 +883,11 @@ fn a_reclaim_unit_handle_update_starts_a_new_reclaim_unit_and_logs_what_it_left(
         ]
     );
     // The same writes without the updates: two blocks for handle 0, no "not fully written".
-    let plain: Vec<String> = lines.iter().filter(|l| !l.contains("RUHU")).cloned().collect();
+    let plain: Vec<String> = lines
+        .iter()
+        .filter(|l| !l.contains("RUHU"))
+        .cloned()
+        .collect();
     let cfg = sim_lines(
         dir.path(),
         "plain.csv",
@@ -898,7 +936,9 @@ fn bad_reclaim_unit_sizes_and_handle_updates_are_refused_by_key_and_line() {
         Err(e) => panic!("expected a config error, got {e}"),
         Ok(_) => panic!("expected a config error"),
     };
-    let with = |ru: u64| format!("{FOUR_PLANES}[fdp]\nhandles = [\"initially_isolated\"]\nru_bytes = {ru}\n");
+    let with = |ru: u64| {
+        format!("{FOUR_PLANES}[fdp]\nhandles = [\"initially_isolated\"]\nru_bytes = {ru}\n")
+    };
     for (ru, says) in [
         (0, "4096"),
         (BLOCK + 4096, "whole number of erase blocks of 131072 bytes"),

@@ -114,7 +114,7 @@ BLOCK = 32 * 4096
 )
 def test_bad_reclaim_unit_sizes_name_the_key(ru_bytes: int, message: str) -> None:
     fdp = {"handles": ["initially_isolated"], "ru_bytes": ru_bytes}
-    with pytest.raises(errors.ConfigError, match="fdp.ru_bytes") as e:
+    with pytest.raises(errors.ConfigError, match=r"fdp\.ru_bytes") as e:
         flashpress.simulate(Config.preset("tiny").with_overrides({**TINY, "fdp": fdp}), progress=False)
     assert message in str(e.value)
 

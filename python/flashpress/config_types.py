@@ -309,6 +309,7 @@ class FdpDict(TypedDict):
 
     handles: list[RuhType]
     reclaim_groups: NotRequired[int]
+    ru_bytes: NotRequired[int]
 
 
 class SimConfigDict(TypedDict):

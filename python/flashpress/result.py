@@ -431,6 +431,25 @@ class Result:
         ``read_during_gc``, ``write_during_gc``), ``latency_ns`` and ``cumulative``."""
         return self._report.latency_cdf_csv()
 
+    def fdp_events_csv(self) -> str | None:
+        """``fdp_events.csv`` as text, ``None`` on a device without ``[fdp]``: the FDP events
+        the device logged in the measured window, one row each, in time order: ``time_ns``,
+        ``type`` (``implicitly_modified_ruh``, ``ru_not_fully_written``,
+        ``invalid_placement_identifier``), ``code`` (the FDP event type), ``pid``,
+        ``reclaim_group`` and ``handle``."""
+        return self._report.fdp_events_csv()
+
+    def fdp_events(self) -> pd.DataFrame | None:
+        """:meth:`fdp_events_csv` as a DataFrame (``None`` without ``[fdp]``)."""
+        import io
+
+        import pandas as pd
+
+        text = self.fdp_events_csv()
+        if text is None:
+            return None
+        return pd.read_csv(io.StringIO(text), dtype={"type": "string", "code": "string"})
+
     def write(
         self,
         out_dir: str | os.PathLike[str],
@@ -438,8 +457,9 @@ class Result:
         *,
         overwrite: bool = False,
     ) -> Path:
-        """Write ``config.json``, ``summary.json``, ``timeline.parquet`` (or ``.csv``) and
-        ``latency_cdf.csv`` to ``out_dir``, atomically. Returns the directory.
+        """Write ``config.json``, ``summary.json``, ``timeline.parquet`` (or ``.csv``),
+        ``latency_cdf.csv`` and, on a device with ``[fdp]``, ``fdp_events.csv`` to ``out_dir``,
+        atomically. Returns the directory.
 
         Every file comes from the core as text or bytes: writing imports neither pandas nor
         pyarrow (``flashpress run --out`` stays as light as a run without it)."""
@@ -453,6 +473,9 @@ class Result:
             else:
                 (tmp / "timeline.csv").write_text(self.timeline_csv())
             (tmp / "latency_cdf.csv").write_text(self.latency_cdf_csv())
+            events = self.fdp_events_csv()
+            if events is not None:
+                (tmp / "fdp_events.csv").write_text(events)
         return Path(out_dir)
 
     def _write_parquet(self, path: Path) -> None:

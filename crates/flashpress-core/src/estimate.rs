@@ -193,6 +193,14 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     crate::ftl::fdp::FdpState::BYTES_PER_SLOT,
                     "physical units (the reclaim unit handle of each)",
                 );
+                // At most: the table stops taking rows there (the counts go on).
+                p.array(
+                    "ftl.fdp_events",
+                    "fdp.ru_bytes",
+                    crate::ftl::fdp::MAX_EVENT_ROWS as u64,
+                    std::mem::size_of::<crate::ftl::fdp::FdpEvent>(),
+                    "FDP events at most (the events table)",
+                );
             }
             if crate::ftl::mapcache::demand(cfg).is_some() {
                 // The simulator keeps the whole map to know the truth; the cache's state is

@@ -64,6 +64,8 @@ pub struct Simulation {
     base: Option<WindowBase>,
     /// The per-handle FDP counters when the warm-up ended (`[fdp]`).
     fdp_base: Option<Vec<crate::ftl::fdp::HandleCounters>>,
+    /// Rows of the FDP events table when the warm-up ended.
+    fdp_events_base: usize,
     /// What the summary says about the workload (`workload_notes`).
     notes: Vec<String>,
     /// Write amplification of the preconditioning's aging, window by window.
@@ -304,6 +306,7 @@ impl Simulation {
             warmup,
             base: None,
             fdp_base: None,
+            fdp_events_base: 0,
             content,
             target,
             host,
@@ -573,6 +576,9 @@ impl Simulation {
             zns: self.zns_counters(),
         });
         self.fdp_base = self.fdp_counters();
+        if let Target::Ssd(d) = &self.target {
+            self.fdp_events_base = d.ftl.fdp.as_ref().map_or(0, |f| f.events.len());
+        }
         if let Target::Stack(st) = &mut self.target {
             st.start_window(at);
         }
@@ -864,13 +870,22 @@ impl Simulation {
             timeline.extend(s.timeline(&rows));
         }
         let summary = self.summary(end);
+        let fdp_events = match &self.target {
+            Target::Ssd(d) => d
+                .ftl
+                .fdp
+                .as_ref()
+                .map(|f| f.events[self.fdp_events_base.min(f.events.len())..].to_vec()),
+            Target::Stack(_) => None,
+        };
         let Simulation { rec, .. } = self;
         Ok(RunReport::new(
             summary,
             timeline,
             (rec.read_hist, rec.write_hist),
             (rec.read_gc_hist, rec.write_gc_hist),
-        ))
+        )
+        .with_fdp_events(fdp_events))
     }
 
     fn summary(&self, end: SimTime) -> Summary {

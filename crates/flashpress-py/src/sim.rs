@@ -204,6 +204,12 @@ impl Report {
         self.inner.lock().expect("report lock").latency_cdf_csv()
     }
 
+    /// `fdp_events.csv` text (`None` without `[fdp]`): the FDP events the device logged, one
+    /// row each: `time_ns,type,code,pid,reclaim_group,handle`.
+    fn fdp_events_csv(&self) -> Option<String> {
+        self.inner.lock().expect("report lock").fdp_events_csv()
+    }
+
     /// Write the timeline as Parquet to `path` (created or truncated), without the GIL. A file
     /// that cannot be written raises OSError (its errno subclass) naming the file.
     fn write_timeline_parquet(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {

@@ -110,6 +110,7 @@ pub static RANGES: &[Bound] = &[
     b("zns.read_only_zones[]", 0.0, U32, "", "a zone number"),
     b("zns.offline_zones[]", 0.0, U32, "", "a zone number"),
     b("fdp.reclaim_groups", 1.0, 128.0, "", "reclaim groups (dividing the dies)"),
+    b("fdp.ru_bytes", 4096.0, 1024.0 * TIB, "bytes", "a reclaim unit (whole erase blocks)"),
     b("zns.compression.min_saving", 0.0, 0.99, "", "a fraction of a page"),
     b("zns.compression.max_chunks_per_page", 1.0, 255.0, "", "compressed blocks per flash page"),
     b("zns.compression.compress_us", 0.0, 1e6, "us", "compressing one page"),
@@ -471,7 +472,8 @@ mod tests {
         plain["ftl"]["map_cache"] =
             json!({"type": "demand", "dram_bytes": 4096, "policy": "segmented_lru"});
         plain["content"]["ratio"] = zipf.clone();
-        plain["fdp"] = json!({"handles": ["initially_isolated"], "reclaim_groups": 2});
+        plain["fdp"] =
+            json!({"handles": ["initially_isolated"], "reclaim_groups": 2, "ru_bytes": 131072});
         plain["content"]["source"] = json!({"type": "files", "paths": ["x"], "max_bytes": 10});
         plain["content"]["cost"] = engine_cost.clone();
         let mut trace = plain.clone();

@@ -378,6 +378,11 @@ pub struct FdpConfig {
     /// in group `g`, striped over that group's planes only. Divides the dies of the array.
     #[serde(default = "one_group")]
     pub reclaim_groups: u32,
+    /// Reclaim unit size in bytes (the FDP configuration's Reclaim Unit Nominal Size): a whole
+    /// number of erase blocks, at most one on every plane of a reclaim group, or a whole number
+    /// of blocks on every plane of it. Absent: one erase block on every plane of the group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ru_bytes: Option<u64>,
 }
 
 fn one_group() -> u32 {
@@ -388,6 +393,21 @@ impl FdpConfig {
     /// Placement identifiers the device has: one per handle in every reclaim group.
     pub fn identifiers(&self) -> usize {
         self.handles.len() * self.reclaim_groups as usize
+    }
+
+    /// Planes of one reclaim group.
+    pub fn group_planes(&self, cfg: &SimConfig) -> u64 {
+        let n = &cfg.nand;
+        (n.channels * n.chips_per_channel * n.dies_per_chip * n.planes_per_die) as u64
+            / self.reclaim_groups as u64
+    }
+
+    /// Erase blocks in one reclaim unit (`ru_bytes` over the block size; by default one on
+    /// every plane of a group).
+    pub fn ru_blocks(&self, cfg: &SimConfig) -> u64 {
+        let block = cfg.nand.pages_per_block as u64 * cfg.nand.page_size as u64;
+        self.ru_bytes
+            .map_or(self.group_planes(cfg), |b| (b / block).max(1))
     }
 }
 
@@ -489,6 +509,40 @@ impl FdpConfig {
                 most / per,
             )
         })?;
+        if let Some(ru) = self.ru_bytes {
+            let block = ppb * nd.page_size as u64;
+            check(
+                ru > 0 && ru.is_multiple_of(block),
+                src,
+                "fdp.ru_bytes",
+                || {
+                    format!(
+                        "expected a whole number of erase blocks of {block} bytes \
+                     (nand.pages_per_block x nand.page_size), got {ru}"
+                    )
+                },
+            )?;
+            let k = ru / block;
+            let pg = self.group_planes(cfg);
+            check(k <= pg || k.is_multiple_of(pg), src, "fdp.ru_bytes", || {
+                format!(
+                    "a reclaim unit of {k} erase blocks: expected at most one block on each of \
+                     a reclaim group's {pg} planes ({} bytes) or the same number of blocks on \
+                     every plane of it (a multiple of {} bytes)",
+                    pg * block,
+                    pg * block
+                )
+            })?;
+            let data = bpp.saturating_sub(crate::ftl::reserve_blocks_per_plane(cfg));
+            check(k.div_ceil(pg) <= data, src, "fdp.ru_bytes", || {
+                format!(
+                    "a reclaim unit of {k} erase blocks is larger than a reclaim group: its \
+                     {pg} planes have {data} blocks each outside the GC reserve and open \
+                     blocks, so at most {} bytes",
+                    pg * data * block
+                )
+            })?;
+        }
         let refuse = |ok: bool, key: &str, what: &str| {
             check(ok, src, key, || {
                 format!("flexible data placement (fdp) {what}")

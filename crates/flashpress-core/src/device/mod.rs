@@ -475,6 +475,9 @@ impl Device {
         if req.op == Op::Sync {
             return self.flush(stream, now, cmd, q);
         }
+        if req.op == Op::RuhUpdate && self.zns.is_none() {
+            return self.ruh_update(req, now, cmd, stream);
+        }
         if self.zns.is_some() {
             return self.submit_zoned(req, content, now, cmd, stream, q, cm);
         }
@@ -492,6 +495,7 @@ impl Device {
             }
         }
         match req.op {
+            Op::RuhUpdate => unreachable!("handled above"),
             Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
                 Err(Error::Workload(format!(
                     "{:?} at offset {}: zone commands need a zoned device ([zns])",
@@ -565,7 +569,7 @@ impl Device {
                 Ok(())
             }
             Op::Write => {
-                let handle = self.placement_handle(req)?;
+                let handle = self.placement_handle(req, now)?;
                 let (arrived, slot) =
                     self.write_arrives(req, base, cmd, (last - first + 1) * self.unit_pages as u64);
                 let end = req.offset + req.len;
@@ -656,28 +660,64 @@ impl Device {
         }
     }
 
-    /// The reclaim unit handle a write goes to: its placement identifier (`[fdp]`), or 0
-    /// when it carries none. A placement identifier the device does not have is an error
-    /// (the workload readers refuse it first, naming the line or option).
-    fn placement_handle(&self, req: &Request) -> Result<u8> {
+    /// The reclaim unit handle a write arriving at `now` goes to: its placement identifier
+    /// (`[fdp]`), or 0 when it carries none. A placement identifier the device does not have
+    /// sends the write to identifier 0 and logs an "invalid placement identifier" event (fio
+    /// refuses such an index at its option's line); one on a device without `[fdp]` is an
+    /// error (the trace reader refuses it first, naming the line).
+    fn placement_handle(&mut self, req: &Request, now: SimTime) -> Result<u8> {
         let Some(pid) = req.placement else {
             return Ok(0);
         };
-        match self.ftl.fdp.as_ref() {
+        match self.ftl.fdp.as_mut() {
             Some(f) if (pid as usize) < f.identifiers() => Ok(pid as u8),
-            Some(f) => Err(Error::Workload(format!(
-                "a write at byte {} carries placement identifier {pid}, but the device has {} \
-                 placement identifiers (fdp.handles in each of fdp.reclaim_groups: 0 to {})",
-                req.offset,
-                f.identifiers(),
-                f.identifiers() - 1
-            ))),
+            Some(f) => {
+                f.invalid_pid(pid, now);
+                Ok(0)
+            }
             None => Err(Error::Workload(format!(
                 "a write at byte {} carries placement identifier {pid}, but the device has no \
                  flexible data placement ([fdp])",
                 req.offset
             ))),
         }
+    }
+
+    /// A Reclaim Unit Handle Update (I/O Management Send) arriving at `now`: the FTL moves the
+    /// handle of the request's placement identifier to a new reclaim unit; the command
+    /// completes after the controller's overhead, at `cmd`.
+    fn ruh_update(&mut self, req: &Request, now: SimTime, cmd: SimTime, stream: u32) -> Result<()> {
+        let pid = match (self.ftl.fdp.as_ref(), req.placement) {
+            (Some(f), Some(pid)) if (pid as usize) < f.identifiers() => pid as u8,
+            (Some(f), pid) => {
+                return Err(Error::Workload(format!(
+                    "a reclaim unit handle update names placement identifier {pid:?}, but the \
+                     device has {} (0 to {})",
+                    f.identifiers(),
+                    f.identifiers() - 1
+                )))
+            }
+            (None, _) => {
+                return Err(Error::Workload(
+                    "a reclaim unit handle update needs a device with flexible data placement \
+                     ([fdp])"
+                        .into(),
+                ))
+            }
+        };
+        self.ftl.ruh_update(pid, now);
+        self.completed.push(Completed {
+            stream,
+            op: Op::RuhUpdate,
+            len: 0,
+            issued: now,
+            done: cmd,
+            queue_ns: 0,
+            gc_ns: 0,
+            during_gc: false,
+            map_ns: 0,
+        });
+        Ok(())
     }
 
     /// With deduplication: map one page of a write whose data is at the controller at
@@ -1464,6 +1504,7 @@ impl Device {
         }
         if let Some(f) = self.ftl.fdp.as_mut() {
             f.counters.iter_mut().for_each(|c| *c = Default::default());
+            f.events.clear();
         }
         self.counters = DeviceCounters::default();
         self.link_to_device = SimTime::ZERO;

@@ -310,6 +310,22 @@ impl Ftl {
     }
 
     fn build(cfg: &SimConfig, geo: &Geometry, track_content: bool, map: bool) -> Ftl {
+        let mut f = Self::build_bare(cfg, geo, track_content, map);
+        if let Some(fd) = f.fdp.as_mut() {
+            // Each handle's first reclaim unit starts where the previous handle's ends, so
+            // the handles of a group start on different planes.
+            let (n, k, pg) = (fd.handles(), fd.ru_planes, fd.planes_per_group);
+            for (pid, ru) in fd.rus.iter_mut().enumerate() {
+                ru.next = pid % n * k % pg;
+            }
+            for pid in 0..f.fdp.as_ref().map_or(0, |fd| fd.identifiers()) {
+                f.next_ru(pid);
+            }
+        }
+        f
+    }
+
+    fn build_bare(cfg: &SimConfig, geo: &Geometry, track_content: bool, map: bool) -> Ftl {
         let placement = placement::build(cfg);
         let streams = streams(cfg);
         let dd = cfg.ftl.dedup();
@@ -802,6 +818,9 @@ impl Ftl {
             return self.write_slot(lpn, stream, content, at, flash);
         }
         let plane = match self.group_stripes.as_ref() {
+            _ if self.fdp.as_ref().is_some_and(|f| f.partial_rus()) => {
+                self.pick_plane_ru(handle as usize, stream, at, flash)?
+            }
             None => self.pick_plane(stream, at, flash)?,
             Some(_) => {
                 let g = self
@@ -816,10 +835,129 @@ impl Ftl {
         self.remap(lpn, ppn, content, at);
         self.counters.host_pages_written += 1 << self.shift;
         if let Some(f) = self.fdp.as_mut() {
+            let p = handle as usize;
             f.handle_of[ppn.0 as usize] = handle;
-            f.counters[handle as usize].host_pages_written += 1 << self.shift;
+            f.counters[p].host_pages_written += 1 << self.shift;
+            let ru = &mut f.rus[p];
+            ru.left = ru.left.saturating_sub(1 << self.shift);
+            if ru.left == 0 {
+                // The reclaim unit is fully written: the device points the handle at a new
+                // one by itself.
+                f.counters[p].ru_filled += 1;
+                f.log(
+                    at,
+                    fdp::FdpEventType::ImplicitlyModifiedRuh,
+                    handle.into(),
+                    p,
+                );
+                self.next_ru(p);
+            }
         }
         Ok(self.nand_page(ppn.0))
+    }
+
+    /// A reclaim group's planes in striping order.
+    fn group_order(&self, g: usize) -> &[PlaneId] {
+        match self.group_stripes.as_ref() {
+            Some(gs) => &gs[g].0,
+            None => &self.stripe_order,
+        }
+    }
+
+    /// Point placement identifier `pid` at a new, empty reclaim unit: with reclaim units
+    /// smaller than a group, the next `ru_planes` planes of its group in striping order.
+    fn next_ru(&mut self, pid: usize) {
+        let Some(f) = self.fdp.as_ref() else {
+            return;
+        };
+        let (k, pg, next) = (f.ru_planes, f.planes_per_group, f.rus[pid].next);
+        let planes: Vec<PlaneId> = if f.partial_rus() {
+            let order = self.group_order(f.group_of_pid(pid as u8) as usize);
+            (0..k).map(|i| order[(next + i) % pg]).collect()
+        } else {
+            Vec::new()
+        };
+        let f = self.fdp.as_mut().expect("checked");
+        let full = f.ru_pages;
+        let ru = &mut f.rus[pid];
+        ru.planes = planes;
+        ru.cursor = 0;
+        ru.left = full;
+        ru.next = (next + k) % pg;
+    }
+
+    /// Reclaim Unit Handle Update (I/O Management Send) for placement identifier `pid` at
+    /// `at`: if its reclaim unit holds writes, the handle's open blocks in it are closed (their
+    /// unwritten pages stay unwritten until the block is erased), a "reclaim unit not fully
+    /// written" event is logged, and its next write starts a new reclaim unit. A reclaim unit
+    /// with no writes yet stays the handle's.
+    pub fn ruh_update(&mut self, pid: u8, at: SimTime) {
+        let stream = self.placement.stream_for(&PageCtx {
+            lpn: Lpn(0),
+            origin: Origin::Host,
+            handle: pid,
+        });
+        let f = self
+            .fdp
+            .as_mut()
+            .expect("a reclaim unit handle update without [fdp]");
+        let p = pid as usize;
+        f.counters[p].ruh_updates += 1;
+        if f.rus[p].left == f.ru_pages {
+            return;
+        }
+        f.counters[p].ru_not_fully_written += 1;
+        f.log(at, fdp::FdpEventType::RuNotFullyWritten, pid.into(), p);
+        let planes = if f.partial_rus() {
+            f.rus[p].planes.clone()
+        } else {
+            let g = f.group_of_pid(pid) as usize;
+            self.group_order(g).to_vec()
+        };
+        for plane in planes {
+            let slot = plane.0 as usize * self.streams + stream;
+            let b = self.open[slot];
+            if b == UNMAPPED || self.blocks.write_ptr[b as usize] == 0 {
+                continue;
+            }
+            self.blocks.write_ptr[b as usize] = self.geo.pages_per_block;
+            self.blocks.state[b as usize] = BlockState::Sealed;
+            self.seal_counter += 1;
+            self.blocks.sealed_seq[b as usize] = self.seal_counter;
+            self.open[slot] = UNMAPPED;
+        }
+        self.next_ru(p);
+    }
+
+    /// [`Ftl::pick_plane`] over the planes of placement identifier `pid`'s reclaim unit (when
+    /// reclaim units span only some of a group's planes).
+    fn pick_plane_ru<F: FlashBackend>(
+        &mut self,
+        pid: usize,
+        stream: usize,
+        at: SimTime,
+        flash: &mut F,
+    ) -> Result<PlaneId> {
+        let ru = &mut self.fdp.as_mut().expect("FDP").rus[pid];
+        let n = ru.planes.len();
+        if self.least_busy {
+            ru.cursor = flash.least_loaded(&ru.planes, ru.cursor);
+        }
+        for _ in 0..n {
+            let ru = &mut self.fdp.as_mut().expect("FDP").rus[pid];
+            let plane = ru.planes[ru.cursor];
+            ru.cursor = (ru.cursor + 1) % n;
+            if self.plane_takes(plane, stream, at, flash) {
+                return Ok(plane);
+            }
+        }
+        Err(Error::Workload(format!(
+            "at simulated time {} ns no plane of placement identifier {pid}'s reclaim unit can \
+             take a page write: its planes have no block GC can clean (too many writes are \
+             queued at once, or the reclaim unit's planes hold too much data); use larger \
+             reclaim units (fdp.ru_bytes) or raise ftl.op_ratio",
+            at.0
+        )))
     }
 
     /// [`Ftl::write`] for units smaller than the page: the unit takes the next slot of the

@@ -267,8 +267,8 @@ impl Host {
     }
 
     fn check_range(&self, i: usize, r: &Request) -> Result<()> {
-        // A flush addresses a whole file: no range.
-        if r.op == Op::Sync {
+        // A flush addresses a whole file, a reclaim unit handle update a handle: no range.
+        if matches!(r.op, Op::Sync | Op::RuhUpdate) {
             return Ok(());
         }
         if r.file != NO_FILE {

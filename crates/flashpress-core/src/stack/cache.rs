@@ -319,6 +319,11 @@ impl PageCache {
                 self.files.remove(&key);
                 be.submit(stream, req, None, now)
             }
+            Op::RuhUpdate => Err(crate::error::Error::Workload(
+                "a reclaim unit handle update needs a flexible data placement device ([fdp]), \
+                 not a file system"
+                    .into(),
+            )),
             Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
                 Err(crate::error::Error::Workload(format!(
                     "{:?}: zone commands need a zoned device ([zns]), not a file system",

@@ -45,6 +45,8 @@ pub struct RunReport {
     /// Latencies of the requests that waited while a GC job was on one of their planes.
     read_gc_hist: Histogram<u64>,
     write_gc_hist: Histogram<u64>,
+    /// The FDP events the device logged in the measured window (`[fdp]` only).
+    fdp_events: Option<Vec<crate::ftl::fdp::FdpEvent>>,
 }
 
 impl RunReport {
@@ -61,7 +63,28 @@ impl RunReport {
             write_hist,
             read_gc_hist,
             write_gc_hist,
+            fdp_events: None,
         }
+    }
+
+    /// The report with the FDP events table of the run (`None`: no `[fdp]`).
+    pub(crate) fn with_fdp_events(
+        mut self,
+        events: Option<Vec<crate::ftl::fdp::FdpEvent>>,
+    ) -> Self {
+        self.fdp_events = events;
+        self
+    }
+
+    /// The FDP events the device logged in the measured window, in time order (`None` without
+    /// `[fdp]`; at most [`crate::ftl::fdp::MAX_EVENT_ROWS`] rows).
+    pub fn fdp_events(&self) -> Option<&[crate::ftl::fdp::FdpEvent]> {
+        self.fdp_events.as_deref()
+    }
+
+    /// `fdp_events.csv` as text (`None` without `[fdp]`): `time_ns,type,code,pid,reclaim_group,handle`.
+    pub fn fdp_events_csv(&self) -> Option<String> {
+        self.fdp_events.as_deref().map(crate::ftl::fdp::events_csv)
     }
 
     /// `summary.json` text (pretty, deterministic field order).
@@ -109,7 +132,9 @@ impl RunReport {
             Op::Read => cdf(&self.read_hist),
             Op::Write | Op::Append => cdf(&self.write_hist),
             Op::Trim | Op::Delete | Op::Sync => Vec::new(),
-            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => Vec::new(),
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset | Op::RuhUpdate => {
+                Vec::new()
+            }
         }
     }
 
@@ -121,7 +146,9 @@ impl RunReport {
             Op::Read => cdf(&self.read_gc_hist),
             Op::Write | Op::Append => cdf(&self.write_gc_hist),
             Op::Trim | Op::Delete | Op::Sync => Vec::new(),
-            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => Vec::new(),
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset | Op::RuhUpdate => {
+                Vec::new()
+            }
         }
     }
 }

@@ -312,8 +312,11 @@ impl Recorder {
                     &mut self.write
                 }
                 Op::Trim | Op::Delete | Op::Sync => &mut self.trim,
-                // Zone management moves no data: counted with the other data-less commands.
-                Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => &mut self.trim,
+                // Zone management and handle updates move no data: counted with the other
+                // data-less commands.
+                Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset | Op::RuhUpdate => {
+                    &mut self.trim
+                }
             };
             if t.requests == 0 || lat < t.latency_min_ns {
                 t.latency_min_ns = lat;
@@ -338,7 +341,7 @@ impl Recorder {
                 iv.write_lat_ns += lat as u128;
             }
             Op::Trim | Op::Delete | Op::Sync => {}
-            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {}
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset | Op::RuhUpdate => {}
         }
     }
 
@@ -375,7 +378,7 @@ impl Recorder {
             Op::Read => (&mut self.read_split, &mut self.read_gc_hist),
             Op::Write | Op::Append => (&mut self.write_split, &mut self.write_gc_hist),
             Op::Trim | Op::Delete | Op::Sync => return,
-            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => return,
+            Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset | Op::RuhUpdate => return,
         };
         t.queue_ns += c.queue_ns as u128;
         t.gc_ns += c.gc_ns as u128;

@@ -45,6 +45,11 @@ pub enum Op {
     /// Reset Zone: the zone holding `offset` (its flash is erased).
     #[serde(rename = "zone_reset")]
     ZoneReset,
+    /// Reclaim Unit Handle Update (NVMe I/O Management Send, `[fdp]` devices): the handle of
+    /// the request's placement identifier starts a new reclaim unit; offset and len are
+    /// ignored.
+    #[serde(rename = "ruh_update")]
+    RuhUpdate,
 }
 
 impl Op {

@@ -517,29 +517,9 @@ fn bad_fdp_configs_and_placement_ids_are_refused_by_key_and_line() {
     );
     assert_eq!(k, "ftl.mapping_unit");
 
-    // A placement identifier past the handles, or on a device without [fdp]: the trace's
-    // file and line.
+    // A placement identifier on a device without [fdp]: the trace's file and line. (One past
+    // the device's identifiers on a write is an event, see below.)
     let dir = tempfile::tempdir().unwrap();
-    let writes = vec![(0, 0), (1, 1), (2, 2)];
-    let cfg = sim_of(
-        dir.path(),
-        "bad.csv",
-        ONE_PLANE,
-        "[\"initially_isolated\", \"initially_isolated\"]",
-        &writes,
-        true,
-    );
-    match Simulation::new(cfg) {
-        Err(flashpress_core::Error::Trace { path, line, msg }) => {
-            assert!(path.ends_with("bad.csv"));
-            assert_eq!(line, 4);
-            assert!(
-                msg.contains("placement identifier 2") && msg.contains("2 placement identifiers"),
-                "{msg}"
-            );
-        }
-        other => panic!("expected a trace error, got {:?}", other.err()),
-    }
     let mut cfg = sim_of(
         dir.path(),
         "nofdp.csv",
@@ -611,4 +591,397 @@ fn fios_fdp_example_tags_each_jobs_writes_round_robin_over_its_identifiers() {
         }
         Ok(_) => panic!("fdp_pli=6 on a device with 6 handles must be refused"),
     }
+}
+
+/// Four planes (four channels of one one-plane die), 64 blocks of 32 SLC pages each, 25 %
+/// over-provisioning, greedy GC, `single` placement: GC's moves stay in their plane and in the
+/// stream of the handle they were written through.
+const FOUR_PLANES: &str = "preset = \"tiny\"\n[nand]\nchannels = 4\nplanes_per_die = 1\n\
+    blocks_per_plane = 64\npages_per_block = 32\n[ftl]\nop_ratio = 0.25\n\
+    [precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n[check]\nverify = false\n";
+
+/// Bytes of one erase block of [`FOUR_PLANES`] (and [`ONE_PLANE`]).
+const BLOCK: u64 = 32 * 4096;
+
+impl Model {
+    /// Invalidate `lpn` here if this plane holds it (it was rewritten on another plane).
+    fn drop_page(&mut self, lpn: usize) {
+        if let Some((b, slot)) = self.at[lpn].take() {
+            self.valid[b] -= 1;
+            self.slots[b][slot] = None;
+        }
+    }
+}
+
+/// The two-stream greedy model extended to reclaim units of `k` planes: one [`Model`] per
+/// plane (in striping order); a handle's host writes go round robin over the `k` planes of its
+/// reclaim unit, which holds `k` blocks of host writes; when they are written the handle's next
+/// reclaim unit is the next `k` planes. Handle `h`'s first reclaim unit starts at plane
+/// `h x k mod planes`. With `k` = every plane, the handles share one striping cursor (the
+/// device's default, one reclaim unit per group).
+struct RuModel {
+    planes: Vec<Model>,
+    home: Vec<Option<usize>>,
+    k: usize,
+    ru_pages: usize,
+    /// Per handle: first plane of its reclaim unit, cursor in it, host pages written in it,
+    /// reclaim units filled.
+    start: Vec<usize>,
+    cursor: Vec<usize>,
+    used: Vec<usize>,
+    filled: Vec<u64>,
+    shared: usize,
+}
+
+impl RuModel {
+    fn new(
+        planes: usize,
+        blocks: usize,
+        ppb: usize,
+        threshold: usize,
+        k: usize,
+        logical: usize,
+    ) -> Self {
+        RuModel {
+            planes: (0..planes)
+                .map(|_| Model::new(blocks, ppb, threshold, 2, logical))
+                .collect(),
+            home: vec![None; logical],
+            k,
+            ru_pages: k * ppb,
+            start: (0..2).map(|h| h * k % planes).collect(),
+            cursor: vec![0; 2],
+            used: vec![0; 2],
+            filled: vec![0; 2],
+            shared: 0,
+        }
+    }
+
+    fn write(&mut self, lpn: usize, h: usize) {
+        let n = self.planes.len();
+        let plane = if self.k == n {
+            let p = self.shared;
+            self.shared = (p + 1) % n;
+            p
+        } else {
+            let p = (self.start[h] + self.cursor[h]) % n;
+            self.cursor[h] = (self.cursor[h] + 1) % self.k;
+            p
+        };
+        if let Some(p) = self.home[lpn] {
+            if p != plane {
+                self.planes[p].drop_page(lpn);
+            }
+        }
+        self.planes[plane].write(lpn, h);
+        self.home[lpn] = Some(plane);
+        self.used[h] += 1;
+        if self.used[h] == self.ru_pages {
+            self.used[h] = 0;
+            self.filled[h] += 1;
+            self.start[h] = (self.start[h] + self.k) % n;
+            self.cursor[h] = 0;
+        }
+    }
+
+    fn media(&self, h: usize) -> u64 {
+        self.planes.iter().map(|m| m.host[h] + m.moved[h]).sum()
+    }
+}
+
+#[test]
+fn reclaim_units_of_some_planes_match_the_greedy_model_at_ru_granularity() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = config(FOUR_PLANES);
+    let logical = flashpress_core::ftl::logical_pages(&probe) as usize;
+    let threshold = flashpress_core::ftl::gc_threshold_blocks(&probe) as usize;
+    let writes = hot_cold(logical, 30_000, 1.0, 21);
+    let handles = "[\"persistently_isolated\", \"persistently_isolated\"]";
+    for k in [1usize, 2, 4] {
+        let cfg = sim_of(
+            dir.path(),
+            &format!("ru{k}.csv"),
+            FOUR_PLANES,
+            &format!("{handles}\nru_bytes = {}", k as u64 * BLOCK),
+            &writes,
+            true,
+        );
+        let rep = Simulation::new(cfg).unwrap().run().unwrap();
+        let s = &rep.summary;
+        let f = s.fdp.as_ref().unwrap();
+        assert_eq!(f.reclaim_unit_bytes, k as u64 * BLOCK);
+        let mut m = RuModel::new(4, 64, 32, threshold, k, logical);
+        for &(p, t) in &writes {
+            m.write(p, t as usize);
+        }
+        for h in 0..2 {
+            let host = f.handles[h].host_bytes_written / 4096;
+            assert_eq!(host, m.planes.iter().map(|p| p.host[h]).sum::<u64>());
+            // Every reclaim unit the host filled is one implicitly modified handle: by hand,
+            // the handle's host pages over the reclaim unit's.
+            assert_eq!(
+                f.handles[h].reclaim_units_filled,
+                host / (k as u64 * 32),
+                "k = {k}"
+            );
+            assert_eq!(f.handles[h].reclaim_units_filled, m.filled[h]);
+            // With one write in flight at a time the device's greedy GC is the model's, page
+            // for page.
+            assert_eq!(
+                f.handles[h].media_bytes_written / 4096,
+                m.media(h),
+                "k = {k}, handle {h}: simulator vs model media pages"
+            );
+        }
+        eprintln!(
+            "reclaim unit of {k} blocks: WAF {:.3}, per handle {:?}",
+            waf_of(s),
+            f.handles.iter().map(|h| h.waf.unwrap()).collect::<Vec<_>>()
+        );
+        // The events table: one row per implicitly modified handle, in time order.
+        let rows = rep.fdp_events().unwrap();
+        assert_eq!(rows.len() as u64, f.events.implicitly_modified_ruh);
+        assert_eq!(
+            f.events.implicitly_modified_ruh,
+            f.handles
+                .iter()
+                .map(|h| h.reclaim_units_filled)
+                .sum::<u64>()
+        );
+        for h in 0..2u32 {
+            assert_eq!(
+                rows.iter().filter(|e| e.handle == h).count() as u64,
+                f.handles[h as usize].reclaim_units_filled
+            );
+        }
+        assert!(rows.windows(2).all(|w| w[0].time <= w[1].time));
+        let csv = rep.fdp_events_csv().unwrap();
+        assert!(csv.starts_with("time_ns,type,code,pid,reclaim_group,handle\n"));
+        assert_eq!(csv.lines().count(), rows.len() + 1);
+        assert!(csv
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains(",implicitly_modified_ruh,0x81,"));
+    }
+}
+
+/// Without `ru_bytes` a reclaim unit is one block on every plane of its group: the same run
+/// with that size written out is the same run, byte for byte (summary and events).
+#[test]
+fn the_default_reclaim_unit_is_one_block_on_every_plane_of_the_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = config(FOUR_PLANES);
+    let logical = flashpress_core::ftl::logical_pages(&probe) as usize;
+    let writes = hot_cold(logical, 8_000, 0.9, 5);
+    let handles = "[\"persistently_isolated\", \"initially_isolated\"]";
+    let run = |name: &str, h: &str| {
+        let cfg = sim_of(dir.path(), name, FOUR_PLANES, h, &writes, true);
+        let rep = Simulation::new(cfg).unwrap().run().unwrap();
+        (
+            rep.summary_json(),
+            rep.timeline_csv(),
+            rep.fdp_events_csv().unwrap(),
+        )
+    };
+    let a = run("a.csv", handles);
+    let b = run("b.csv", &format!("{handles}\nru_bytes = {}", 4 * BLOCK));
+    assert!(a
+        .0
+        .contains(&format!("\"reclaim_unit_bytes\": {}", 4 * BLOCK)));
+    assert_eq!(a, b);
+}
+
+/// The csv lines `lines` (after the header with `pid`) replayed one at a time on `base` with
+/// `[fdp]` `fdp`.
+fn sim_lines(
+    dir: &std::path::Path,
+    name: &str,
+    base: &str,
+    fdp: &str,
+    lines: &[String],
+) -> SimConfig {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!("time,op,offset,len,content,pid\n{}\n", lines.join("\n")),
+    )
+    .unwrap();
+    let mut cfg = config(&format!("{base}[fdp]\nhandles = {fdp}\n"));
+    let mut tr = flashpress_core::workload::trace::default_trace_config(path, TraceFormat::Csv);
+    tr.replay = flashpress_core::config::Replay::Afap;
+    tr.queue_depth = 1;
+    cfg.workload = WorkloadConfig::Trace(tr);
+    cfg.validate("test").unwrap();
+    cfg
+}
+
+#[test]
+fn a_reclaim_unit_handle_update_starts_a_new_reclaim_unit_and_logs_what_it_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = Vec::new();
+    let w = |lines: &mut Vec<String>, t: u64, n: usize, pid: u16, from: usize| {
+        for i in 0..n {
+            lines.push(format!(
+                "{},W,{},4096,,{pid}",
+                t + i as u64 * 1000,
+                (from + i) * 4096
+            ));
+        }
+    };
+    // Reclaim units of one block (32 pages). Handle 0: 10 pages, an update (its reclaim unit
+    // holds 10 of 32: not fully written), at once another (nothing written since: nothing to
+    // leave), 40 pages (the first 32 fill a reclaim unit: the device moves the handle on), an
+    // update (8 of 32 written). Handle 1: 32 pages (one reclaim unit, filled), then an update of
+    // its new, empty one.
+    w(&mut lines, 1000, 10, 0, 0);
+    lines.push("20000,RUHU,0,0,,0".into());
+    lines.push("20001,RUHU,0,0,,0".into());
+    w(&mut lines, 30_000, 40, 0, 100);
+    lines.push("80000,RUHU,0,0,,0".into());
+    w(&mut lines, 90_000, 32, 1, 500);
+    lines.push("200000,RUHU,0,0,,1".into());
+    let cfg = sim_lines(
+        dir.path(),
+        "ruhu.csv",
+        FOUR_PLANES,
+        &format!("[\"persistently_isolated\", \"persistently_isolated\"]\nru_bytes = {BLOCK}"),
+        &lines,
+    );
+    let mut sim = Simulation::new(cfg.clone()).unwrap();
+    while !sim.step(1 << 20).unwrap() {}
+    // A closed block keeps its 10 (and 8) pages and takes no more: the FTL's invariants hold.
+    sim.device().unwrap().check_invariants().unwrap();
+    let rep = Simulation::new(cfg).unwrap().run().unwrap();
+    let f = rep.summary.fdp.as_ref().unwrap();
+    assert_eq!(f.handles[0].ruh_updates, 3);
+    assert_eq!(f.handles[1].ruh_updates, 1);
+    assert_eq!(f.events.ru_not_fully_written, 2);
+    assert_eq!(f.events.implicitly_modified_ruh, 2);
+    assert_eq!(f.handles[0].reclaim_units_filled, 1);
+    assert_eq!(f.handles[1].reclaim_units_filled, 1);
+    // Handle 0's 50 pages took three blocks: the first closed by the update after 10 pages,
+    // the second filled by 32, the third took the last 8. Without the updates: two.
+    assert_eq!(f.handles[0].blocks_opened, 3);
+    assert_eq!(f.handles[1].blocks_opened, 1);
+    // The updates complete as data-less commands.
+    assert_eq!(rep.summary.write.requests, 82);
+    assert_eq!(rep.summary.trim.requests, 4);
+    let kinds: Vec<(FdpEventType, u32)> = rep
+        .fdp_events()
+        .unwrap()
+        .iter()
+        .map(|e| (e.kind, e.handle))
+        .collect();
+    use flashpress_core::ftl::fdp::FdpEventType;
+    assert_eq!(
+        kinds,
+        [
+            (FdpEventType::RuNotFullyWritten, 0),
+            (FdpEventType::ImplicitlyModifiedRuh, 0),
+            (FdpEventType::RuNotFullyWritten, 0),
+            (FdpEventType::ImplicitlyModifiedRuh, 1),
+        ]
+    );
+    // The same writes without the updates: two blocks for handle 0, no "not fully written".
+    let plain: Vec<String> = lines
+        .iter()
+        .filter(|l| !l.contains("RUHU"))
+        .cloned()
+        .collect();
+    let cfg = sim_lines(
+        dir.path(),
+        "plain.csv",
+        FOUR_PLANES,
+        &format!("[\"persistently_isolated\", \"persistently_isolated\"]\nru_bytes = {BLOCK}"),
+        &plain,
+    );
+    let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+    let f = s.fdp.as_ref().unwrap();
+    assert_eq!(f.handles[0].blocks_opened, 2);
+    assert_eq!(f.events.ru_not_fully_written, 0);
+}
+
+#[test]
+fn a_write_with_an_identifier_the_device_lacks_goes_to_identifier_0_and_is_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = (0..12)
+        .map(|i| format!("{},W,{},4096,,{}", i * 1000, i * 4096, [0, 1, 2, 7][i % 4]))
+        .collect();
+    let cfg = sim_lines(
+        dir.path(),
+        "pid.csv",
+        FOUR_PLANES,
+        "[\"initially_isolated\", \"initially_isolated\"]",
+        &lines,
+    );
+    let rep = Simulation::new(cfg).unwrap().run().unwrap();
+    let f = rep.summary.fdp.as_ref().unwrap();
+    // Identifiers 2 and 7 do not exist: 6 writes, all through identifier 0 with its own 3.
+    assert_eq!(f.events.invalid_placement_identifier, 6);
+    assert_eq!(f.handles[0].host_bytes_written, 9 * 4096);
+    assert_eq!(f.handles[1].host_bytes_written, 3 * 4096);
+    let pids: Vec<(u16, u32)> = rep
+        .fdp_events()
+        .unwrap()
+        .iter()
+        .map(|e| (e.pid, e.handle))
+        .collect();
+    assert_eq!(pids, [(2, 0), (7, 0), (2, 0), (7, 0), (2, 0), (7, 0)]);
+}
+
+#[test]
+fn bad_reclaim_unit_sizes_and_handle_updates_are_refused_by_key_and_line() {
+    let key_of = |toml: &str| match SimConfig::from_toml_str(toml, "c.toml") {
+        Err(flashpress_core::Error::Config { key, msg, .. }) => (key, msg),
+        Err(e) => panic!("expected a config error, got {e}"),
+        Ok(_) => panic!("expected a config error"),
+    };
+    let with = |ru: u64| {
+        format!("{FOUR_PLANES}[fdp]\nhandles = [\"initially_isolated\"]\nru_bytes = {ru}\n")
+    };
+    for (ru, says) in [
+        (0, "4096"),
+        (BLOCK + 4096, "whole number of erase blocks of 131072 bytes"),
+        (3 * BLOCK / 2, "whole number of erase blocks"),
+        // Five blocks on a four-plane group: neither one per plane nor a whole stripe.
+        (5 * BLOCK, "multiple of 524288 bytes"),
+        // 64 blocks per plane, 4 of them the GC reserve, 1 the handle's open block.
+        (4 * 60 * BLOCK, "larger than a reclaim group"),
+    ] {
+        let (k, m) = key_of(&with(ru));
+        assert_eq!(k, "fdp.ru_bytes", "{ru}");
+        assert!(m.contains(says), "{ru}: {m}");
+    }
+    // Three of four planes, and two whole stripes, are reclaim units.
+    config(&with(3 * BLOCK));
+    config(&with(8 * BLOCK));
+    config(&with(4 * 59 * BLOCK));
+    // A handle update: on a device without [fdp], naming an identifier the device lacks, with
+    // an address, or without an identifier: refused at its line.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = |name: &str, line: &str, fdp: bool| {
+        let mut cfg = sim_lines(
+            dir.path(),
+            name,
+            FOUR_PLANES,
+            "[\"initially_isolated\"]",
+            &["0,W,0,4096,,".to_string(), line.to_string()],
+        );
+        if !fdp {
+            cfg.fdp = None;
+        }
+        match Simulation::new(cfg) {
+            Err(flashpress_core::Error::Trace { line, msg, .. }) => {
+                assert_eq!(line, 3);
+                msg
+            }
+            other => panic!("expected a trace error, got {:?}", other.err()),
+        }
+    };
+    assert!(bad("a.csv", "1,RUHU,0,0,,1", true).contains("placement identifier 1"));
+    assert!(bad("b.csv", "1,RUHU,0,0,,0", false).contains("without flexible data placement"));
+    assert!(bad("c.csv", "1,RUHU,4096,0,,0", true).contains("expected offset and len 0"));
+    assert!(bad("d.csv", "1,RUHU,0,0,,", true).contains("needs the placement identifier"));
+    assert!(bad("e.csv", "1,RUHU,0,0,5,0", true).contains("only a write carries a content id"));
 }

@@ -460,7 +460,7 @@ impl Device {
             Op::ZoneClose => ZoneAction::Close,
             Op::ZoneFinish => ZoneAction::Finish,
             Op::ZoneReset => ZoneAction::Reset,
-            Op::Trim | Op::Delete | Op::Sync => {
+            Op::Trim | Op::Delete | Op::Sync | Op::RuhUpdate => {
                 return Err(Error::Workload(format!(
                     "{:?} at offset {}: a zoned device takes reads, writes, zone appends and zone management (open, close, finish, reset); fio's trim on zones is a zone reset",
                     req.op, req.offset

@@ -546,6 +546,13 @@ impl Fs {
                 // Written data is on the disk when a write completes: nothing to flush (the
                 // page cache, `stack::cache`, makes fsync wait for its dirty pages).
                 Op::Sync => {}
+                Op::RuhUpdate => {
+                    return Err(crate::error::Error::Workload(
+                        "a reclaim unit handle update needs a flexible data placement device \
+                         ([fdp]), not a file system"
+                            .into(),
+                    ))
+                }
                 Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
                     return Err(crate::error::Error::Workload(format!(
                         "{:?}: zone commands need a zoned device ([zns]), not a file system",

@@ -189,7 +189,12 @@ impl H {
                 self.expect.remove(&key);
             }
             Op::Read | Op::Sync => {}
-            Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {}
+            Op::Append
+            | Op::ZoneOpen
+            | Op::ZoneClose
+            | Op::ZoneFinish
+            | Op::ZoneReset
+            | Op::RuhUpdate => {}
         }
         d
     }

@@ -182,7 +182,12 @@ impl Totals {
                 Op::Delete => t.deletes += 1,
                 Op::Sync => t.syncs += 1,
                 Op::Trim => panic!("no trims"),
-                Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
+                Op::Append
+                | Op::ZoneOpen
+                | Op::ZoneClose
+                | Op::ZoneFinish
+                | Op::ZoneReset
+                | Op::RuhUpdate => {
                     panic!("no zone commands")
                 }
             }
@@ -217,7 +222,12 @@ fn check_file_model(seen: &[Seen]) {
                 assert!(size.contains_key(&r.file), "fsync of unwritten {r:?}");
             }
             Op::Trim => unreachable!(),
-            Op::Append | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
+            Op::Append
+            | Op::ZoneOpen
+            | Op::ZoneClose
+            | Op::ZoneFinish
+            | Op::ZoneReset
+            | Op::RuhUpdate => {
                 unreachable!()
             }
         }

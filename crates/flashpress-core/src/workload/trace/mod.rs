@@ -512,10 +512,12 @@ impl Parser {
     /// Apply time origin, scaling and the address rules.
     #[inline]
     fn finish(&mut self, r: Record) -> std::result::Result<Request, String> {
-        if r.len == 0 {
+        if r.len == 0 && r.op != Op::RuhUpdate {
             return Err("zero-length request".into());
         }
         let (offset, len) = match r.offset.checked_add(r.len) {
+            // A reclaim unit handle update addresses no bytes (the parser checked 0 and 0).
+            _ if r.op == Op::RuhUpdate => (0, 0),
             Some(end) if end <= self.capacity => (r.offset, r.len),
             _ if self.wrap => {
                 let len = r.len.min(self.capacity);
@@ -568,7 +570,10 @@ impl Parser {
             _ => r.content,
         };
         if let (Some(pid), Some(n)) = (r.placement, self.placement_handles) {
-            if u32::from(pid) >= n {
+            // A write naming an identifier the device does not have goes to identifier 0 and
+            // the device logs an "invalid placement identifier" event, as the specification
+            // has it; a handle update must name one it has.
+            if u32::from(pid) >= n && (n == 0 || r.op == Op::RuhUpdate) {
                 return Err(if n == 0 {
                     format!("pid: placement identifier {pid} on a device without flexible data placement (add an [fdp] table, or leave the column empty)")
                 } else {

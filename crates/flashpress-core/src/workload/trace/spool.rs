@@ -22,7 +22,7 @@ const OP_MASK: u8 = 0b1111;
 const HAS_CONTENT: u8 = 1 << 4;
 const HAS_PLACEMENT: u8 = 1 << 5;
 /// Every op a trace can carry (a zoned csv trace's zone commands too), by tag code.
-const OPS: [Op; 10] = [
+const OPS: [Op; 11] = [
     Op::Read,
     Op::Write,
     Op::Trim,
@@ -33,6 +33,7 @@ const OPS: [Op; 10] = [
     Op::ZoneClose,
     Op::ZoneFinish,
     Op::ZoneReset,
+    Op::RuhUpdate,
 ];
 /// Read-back buffer (bytes).
 const BUF: usize = 64 << 10;
@@ -90,6 +91,7 @@ impl Spool {
             Op::ZoneClose => 7,
             Op::ZoneFinish => 8,
             Op::ZoneReset => 9,
+            Op::RuhUpdate => 10,
         };
         debug_assert_eq!(OPS[op as usize], r.op);
         debug_assert!(r.file == NO_FILE && r.time.0 >= self.prev.0);

@@ -349,9 +349,11 @@ impl Parser {
             b"ZC" => Op::ZoneClose,
             b"ZF" => Op::ZoneFinish,
             b"ZR" => Op::ZoneReset,
+            // Flexible data placement: Reclaim Unit Handle Update of the line's `pid`.
+            b"RUHU" => Op::RuhUpdate,
             _ => {
                 return Err(format!(
-                    "op: expected `R`, `W`, `T`, or on a zoned device `A` (zone append), `ZO`, `ZC`, `ZF`, `ZR` (zone open, close, finish, reset), got `{}`",
+                    "op: expected `R`, `W`, `T`, on a zoned device `A` (zone append), `ZO`, `ZC`, `ZF`, `ZR` (zone open, close, finish, reset), or on a device with flexible data placement `RUHU` (reclaim unit handle update), got `{}`",
                     show(op)
                 ))
             }
@@ -369,6 +371,7 @@ impl Parser {
                 match op {
                     Op::Read => "read",
                     Op::Trim => "trim",
+                    Op::RuhUpdate => "reclaim unit handle update",
                     _ => "zone command",
                 }
             ));
@@ -380,11 +383,21 @@ impl Parser {
                 )
             })?
         };
+        if op == Op::RuhUpdate && (offset != 0 || len != 0) {
+            return Err(format!(
+                "a reclaim unit handle update addresses no bytes: expected offset and len 0, got {offset} and {len}"
+            ));
+        }
+        if op == Op::RuhUpdate && pid.is_empty() {
+            return Err(
+                "pid: a reclaim unit handle update needs the placement identifier of the handle it updates (the `pid` column)".into(),
+            );
+        }
         let placement = if pid.is_empty() {
             None
-        } else if op != Op::Write {
+        } else if !matches!(op, Op::Write | Op::RuhUpdate) {
             return Err(format!(
-                "pid: only a write carries a placement identifier, got `{}`",
+                "pid: only a write or a reclaim unit handle update (`RUHU`) carries a placement identifier, got `{}`",
                 show(pid)
             ));
         } else {

@@ -95,7 +95,7 @@ fn both_modes(c: &ContentConfig, hints: ContentHints) -> (f64, f64) {
         .into_iter()
         .enumerate()
     {
-        let mut m = model(&ContentConfig { mode, ..c.clone() }, 3, &[hints]);
+        let mut m = model(&ContentConfig { mode, ..c.clone() }, 3, &[hints.clone()]);
         for k in 0..2000u64 {
             m.on_write(0, k * 16384, 16384, 1 + 4 * k);
         }
@@ -163,6 +163,7 @@ fn fio_compress_percentage_sets_the_stream_ratio() {
         compress_percentage: Some(75),
         dedupe_percentage: 0,
         ratio: None,
+        pattern: None,
     };
     let (model, bytes) = both_modes(&c, hints);
     assert!((bytes - 4.0).abs() / 4.0 < 0.05, "bytes {bytes}");

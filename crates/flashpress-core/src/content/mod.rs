@@ -459,7 +459,9 @@ impl ContentModel {
             let zero = match (self.pattern_of(id), &self.files) {
                 (Some(p), _) => p.bytes().iter().all(|&b| b == 0),
                 (None, Some(f)) => f.is_zero(id),
-                (None, None) => (self.fraction(stream, id).clamp(0.0, 1.0) * BLOCK as f64).round() == 0.0,
+                (None, None) => {
+                    (self.fraction(stream, id).clamp(0.0, 1.0) * BLOCK as f64).round() == 0.0
+                }
             };
             m |= (zero as u64) << i;
         }

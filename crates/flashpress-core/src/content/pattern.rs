@@ -213,7 +213,10 @@ pub fn parse(text: &str, offset_allowed: bool) -> Result<Parsed, String> {
                     return Err(format!("expected hex digits after `0x` at byte {}", i + 1));
                 }
                 // fio: "0xff0x14" is 0xff then 0x14 (the digit run's last `0` begins a prefix).
-                if end < s.len() && matches!(s[end], b'x' | b'X') && s[end - 1] == b'0' && end - 1 > start
+                if end < s.len()
+                    && matches!(s[end], b'x' | b'X')
+                    && s[end - 1] == b'0'
+                    && end - 1 > start
                 {
                     end -= 1;
                 }
@@ -362,7 +365,11 @@ mod tests {
                 assert!(pat.owns(id));
                 let mut got = vec![0; 4096];
                 pat.fill(id, &mut got);
-                assert_eq!(got, endless[i * 4096..(i + 1) * 4096], "len {len} block {i}");
+                assert_eq!(
+                    got,
+                    endless[i * 4096..(i + 1) * 4096],
+                    "len {len} block {i}"
+                );
                 // Equal ids exactly when equal bytes.
                 if let Some(prev) = seen.insert(id, got.clone()) {
                     assert_eq!(prev, got);

@@ -977,7 +977,9 @@ fn resolve_pattern<'a>(
             )),
         }
     };
-    let buffer = get("buffer_pattern").map(|o| parsed(o, false)).transpose()?;
+    let buffer = get("buffer_pattern")
+        .map(|o| parsed(o, false))
+        .transpose()?;
     let verify_pat = get("verify_pattern").map(|o| parsed(o, true)).transpose()?;
     if let (Some(o), Some(_)) = (get("buffer_pattern"), &buffer) {
         for k in ["buffer_compress_percentage", "dedupe_percentage"] {

@@ -95,7 +95,11 @@ fn both_modes(c: &ContentConfig, hints: ContentHints) -> (f64, f64) {
         .into_iter()
         .enumerate()
     {
-        let mut m = model(&ContentConfig { mode, ..c.clone() }, 3, &[hints.clone()]);
+        let mut m = model(
+            &ContentConfig { mode, ..c.clone() },
+            3,
+            std::slice::from_ref(&hints),
+        );
         for k in 0..2000u64 {
             m.on_write(0, k * 16384, 16384, 1 + 4 * k);
         }

@@ -450,7 +450,7 @@ fn per_file_ratio_scope_shares_a_zipf_ratio_per_file() {
         ratio: Some(dist),
         pattern: None,
     };
-    let m = ContentModel::from_content_config(&c, 9, &[hints.clone()], "test")
+    let m = ContentModel::from_content_config(&c, 9, std::slice::from_ref(&hints), "test")
         .unwrap()
         .unwrap();
     let files = 40_000u64;

@@ -689,7 +689,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
     };
     let verify = verify_kind.is_some();
-    let pattern = resolve_pattern(&get, verify_kind.as_deref(), writes, &mut ignored)?;
+    let pattern = resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
     let do_verify = match get("do_verify") {
         None => true,
         Some(o) => o.flag()?,

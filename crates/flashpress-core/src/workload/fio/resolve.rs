@@ -958,8 +958,8 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
 /// `populate_verify_io_u`): a job that verifies (`verify` other than `0`/`none`, set by
 /// `verify_pattern` itself when not given) writes `verify_pattern` repeated; otherwise
 /// `buffer_pattern` repeated. Forms whose blocks each differ are refused by name: `%o` (the
-/// block's offset pasted in), `verify_pattern` under a checksum `verify` (a header per
-/// block), and `buffer_pattern` with `buffer_compress_percentage` or `dedupe_percentage`
+/// block's offset pasted in), `verify_pattern` under any other `verify` (md5, crc32c, meta,
+/// ...: a header per block), and `buffer_pattern` with `buffer_compress_percentage` or `dedupe_percentage`
 /// (fio then fills only the compressible share of random buffers with the pattern).
 fn resolve_pattern<'a>(
     get: impl Fn(&str) -> Option<&'a Opt>,
@@ -996,12 +996,12 @@ fn resolve_pattern<'a>(
     }
     let bytes = match (verify_pat, verify) {
         (Some(b), Some("pattern")) => Some(b),
-        (Some(_), Some(_)) => {
+        (Some(_), Some(kind)) => {
             let o = get("verify_pattern").expect("verify_pattern set");
-            return Err(o.err(
-                "verify_pattern with a checksum verify (a header in every block) is not \
-                 modelled: use verify=pattern, or leave verify out",
-            ));
+            return Err(o.err(format!(
+                "verify_pattern with verify={kind} is not modelled (fio writes a verify header \
+                 into every block, so each block differs): use verify=pattern, or leave verify out"
+            )));
         }
         (Some(_), None) => {
             ignored.push((

@@ -1843,7 +1843,7 @@ fn bad_patterns_name_the_option_and_line() {
         (
             "[j]\nrw=write\nverify=md5\nverify_pattern=0xff\n",
             4,
-            "checksum verify",
+            "with verify=md5",
         ),
         (
             "[j]\nrw=write\nbuffer_pattern=0xff\nbuffer_compress_percentage=50\n",

@@ -180,12 +180,15 @@ def test_flow_keeps_jobs_in_their_weight_ratio() -> None:
 
 def test_every_unsupported_option_reported_in_one_error(tmp_path: Any) -> None:
     job = tmp_path / "j.fio"
-    job.write_text("[a]\nioengine=http\nhttp_mode=s3\n[b]\nverify_pattern=0xff\npi_act=1\napptag=0x1234\n")
+    job.write_text(
+        "[a]\nioengine=http\nhttp_mode=s3\n[b]\nverify_pattern=0xff\npi_act=1\napptag=0x1234\n"
+        "[c]\nrw=write\nverify_pattern=0xff%o\n"
+    )
     cfg = flashpress.Config.preset("tiny").with_overrides({"workload": {"type": "fio", "path": str(job)}})
     with pytest.raises(JobFileError) as e:
         flashpress.simulate(cfg, progress=False)
     msg = str(e.value)
-    for needle in ["j.fio:2", "`http`", "j.fio:5", "verify_pattern=0xff", "j.fio:6", "j.fio:7"]:
+    for needle in ["j.fio:2", "`http`", "j.fio:10", "verify_pattern=0xff%o", "j.fio:6", "j.fio:7"]:
         assert needle in msg, msg
     assert len(e.value.problems) == 4
 

@@ -251,7 +251,7 @@ impl Simulation {
     ) -> Result<Simulation> {
         cfg.validate("config")?;
         // The content model first: a missing corpus fails before the fill does any work.
-        let hints: Vec<_> = streams.iter().map(|s| s.content).collect();
+        let hints: Vec<_> = streams.iter().map(|s| s.content.clone()).collect();
         let mut content = ContentModel::new(&cfg, &hints)?;
         let mut aging_windows = Vec::new();
         let (target, precondition) = match &cfg.stack {

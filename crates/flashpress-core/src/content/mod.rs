@@ -8,7 +8,12 @@
 //!   file, keyed by the id's high 32 bits), with
 //!   the bytes calibrated against a real codec ([`generate`]);
 //! - blocks of real files ([`files`]);
-//! - trace fingerprints: FIU MD5s are content ids, so equal fingerprints give equal bytes.
+//! - trace fingerprints: FIU MD5s are content ids, so equal fingerprints give equal bytes;
+//! - written data patterns (fio's `buffer_pattern`, `verify_pattern`): the pattern repeated,
+//!   whatever the source, sized by the real codec on those bytes in both modes ([`pattern`]).
+//!
+//! Block `i` of a run of blocks whose first holds id `first` holds [`nth_id`]`(first, i)`:
+//! every place that walks a request's blocks asks it.
 //!
 //! A measure is a codec at a granularity: it compresses aligned units of that many bytes (4
 //! KiB blocks, or F2FS-style clusters of consecutive blocks). The config's `codec` and
@@ -22,6 +27,9 @@
 
 pub mod files;
 pub mod generate;
+pub mod pattern;
+
+pub use pattern::{nth_id, Pattern};
 
 use crate::codec::{check_block_size, stored_len, Codec, CodecKind, CostModel};
 use crate::config::{ContentConfig, ContentMode, ContentSource, RatioDist, RatioScope, SimConfig};
@@ -121,6 +129,9 @@ struct Measure {
     table: Option<files::SizeTable>,
     /// Bytes mode: codec output bytes per (stream, first id, blocks) unit.
     cache: HashMap<u64, u32, FixedHasher>,
+    /// Both modes: codec output bytes of pattern units per (first id, blocks); a pattern's
+    /// period is at most 512 blocks, so this stays small.
+    pattern_sizes: HashMap<(u64, usize), u32, FixedHasher>,
 }
 
 /// Before a codec call: whether `stop`'s hook says stop (or said so before, `interrupted`).
@@ -141,6 +152,8 @@ pub struct ContentModel {
     streams: Vec<StreamRatio>,
     calib: Option<Calibration>,
     files: Option<files::FileBlocks>,
+    /// The written data patterns of the streams.
+    patterns: Vec<Pattern>,
     measures: Vec<Measure>,
     cost: CostModel,
     cache_entries: usize,
@@ -213,6 +226,25 @@ impl ContentModel {
                 StreamRatio::new(dist, c.ratio_scope, calib.as_ref())
             })
             .collect::<Result<Vec<_>>>()?;
+        let mut patterns: Vec<Pattern> = Vec::new();
+        for p in hints.iter().filter_map(|h| h.pattern.as_ref()) {
+            match patterns.iter().find(|q| q.first_id() == p.first_id()) {
+                Some(q) if q == p => {}
+                Some(q) => {
+                    // 29 bits of hash: two patterns of one run meet here once in ~10^8 pairs.
+                    return Err(crate::error::Error::config(
+                        src,
+                        "buffer_pattern",
+                        format!(
+                            "patterns {} and {} share a content id; change one by a byte",
+                            serde_json::to_string(q).unwrap_or_default(),
+                            serde_json::to_string(p).unwrap_or_default()
+                        ),
+                    ));
+                }
+                None => patterns.push(p.clone()),
+            }
+        }
         let mut m = ContentModel {
             mode: c.mode,
             seed,
@@ -220,6 +252,7 @@ impl ContentModel {
             streams,
             calib,
             files,
+            patterns,
             measures: Vec::new(),
             cost: c.cost_model(),
             cache_entries: c.cache_entries as usize,
@@ -283,13 +316,14 @@ impl ContentModel {
             fixed,
             table,
             cache: HashMap::with_hasher(FixedHasher::default()),
+            pattern_sizes: HashMap::with_hasher(FixedHasher::default()),
         });
         Ok(MeasureId(self.measures.len() - 1))
     }
 
     /// Account a host write of `len` bytes at `offset` whose first 4 KiB block holds content
-    /// `first_id` (block `i` holds `first_id + i`), from stream `stream`, with the primary
-    /// measure.
+    /// `first_id` (block `i` holds [`nth_id`]`(first_id, i)`), from stream `stream`, with the
+    /// primary measure.
     pub fn on_write(&mut self, stream: usize, offset: u64, len: u64, first_id: u64) {
         if len == 0 {
             return;
@@ -301,7 +335,7 @@ impl ContentModel {
         while b <= last_blk {
             let end = ((b / g + 1) * g - 1).min(last_blk);
             let n = end - b + 1;
-            let id = first_id.wrapping_add(b - first_blk);
+            let id = nth_id(first_id, b - first_blk);
             let size = self.unit_size(Self::PRIMARY, stream, id, n as usize);
             let logical = n * BLOCK as u64;
             let c = &mut self.counters;
@@ -334,6 +368,23 @@ impl ContentModel {
     /// Codec output bytes, under measure `m`, of the unit of `n` consecutive blocks (at most
     /// the measure's granularity) starting at content `id`.
     pub fn unit_size(&mut self, m: MeasureId, stream: usize, id: u64, n: usize) -> u32 {
+        if let Some(p) = self.pattern_of(id) {
+            // A pattern's bytes are known exactly: the real codec on them, in both modes.
+            let p = p.clone();
+            if let Some(&s) = self.measures[m.0].pattern_sizes.get(&(id, n)) {
+                self.counters.cache_hits += 1;
+                return s;
+            }
+            if stop_now(&mut self.stop, &mut self.interrupted) {
+                return (n * BLOCK) as u32;
+            }
+            let unit = &mut self.unit[..n * BLOCK];
+            p.fill(id, unit);
+            let meas = &mut self.measures[m.0];
+            let size = meas.codec.compress(unit, &mut self.out) as u32;
+            meas.pattern_sizes.insert((id, n), size);
+            return size;
+        }
         if let Some(f) = &self.files {
             // A unit of files is its first corpus block and its length, in both modes.
             let block = f.index(id);
@@ -348,7 +399,7 @@ impl ContentModel {
             }
             let unit = &mut self.unit[..n * BLOCK];
             for (i, blk) in unit.chunks_mut(BLOCK).enumerate() {
-                blk.copy_from_slice(f.block(id.wrapping_add(i as u64)));
+                blk.copy_from_slice(f.block(nth_id(id, i as u64)));
             }
             let size = meas.codec.compress(unit, &mut self.out) as u32;
             table.set(block, n, size);
@@ -385,8 +436,10 @@ impl ContentModel {
     /// The bytes of `out.len() / 4096` consecutive blocks starting at content `id`.
     pub fn unit_bytes(&self, stream: usize, id: u64, out: &mut [u8]) {
         for (i, blk) in out.chunks_mut(BLOCK).enumerate() {
-            let id = id.wrapping_add(i as u64);
-            if let Some(f) = &self.files {
+            let id = nth_id(id, i as u64);
+            if let Some(p) = self.pattern_of(id) {
+                p.fill(id, blk);
+            } else if let Some(f) = &self.files {
                 blk.copy_from_slice(f.block(id));
             } else {
                 let fr = self.fraction(stream, id);
@@ -396,20 +449,32 @@ impl ContentModel {
     }
 
     /// Which of the `n` (at most 64) consecutive 4 KiB blocks starting at content `id` hold
-    /// only zero bytes: bit `i` for block `id + i`. Generated blocks are zero when their
+    /// only zero bytes: bit `i` for block [`nth_id`]`(id, i)`. Generated blocks are zero when their
     /// random share rounds to no byte; file blocks are read.
     pub fn zero_mask(&self, stream: usize, id: u64, n: usize) -> u64 {
         debug_assert!(n <= 64);
         let mut m = 0u64;
         for i in 0..n {
-            let id = id.wrapping_add(i as u64);
-            let zero = match &self.files {
-                Some(f) => f.is_zero(id),
-                None => (self.fraction(stream, id).clamp(0.0, 1.0) * BLOCK as f64).round() == 0.0,
+            let id = nth_id(id, i as u64);
+            let zero = match (self.pattern_of(id), &self.files) {
+                (Some(p), _) => p.bytes().iter().all(|&b| b == 0),
+                (None, Some(f)) => f.is_zero(id),
+                (None, None) => {
+                    (self.fraction(stream, id).clamp(0.0, 1.0) * BLOCK as f64).round() == 0.0
+                }
             };
             m |= (zero as u64) << i;
         }
         m
+    }
+
+    /// The pattern whose block `id` is (`None`: not a registered pattern's id).
+    #[inline]
+    fn pattern_of(&self, id: u64) -> Option<&Pattern> {
+        if self.patterns.is_empty() || !pattern::is_pattern(id) {
+            return None;
+        }
+        self.patterns.iter().find(|p| p.owns(id))
     }
 
     /// Blocks in the file corpus (`None` for generated content).
@@ -445,7 +510,7 @@ impl ContentModel {
             None => {
                 let curve = meas.curve.as_ref().expect("model mode measures a curve");
                 (0..n as u64)
-                    .map(|i| curve.at(self.fraction(stream, id.wrapping_add(i))))
+                    .map(|i| curve.at(self.fraction(stream, nth_id(id, i))))
                     .sum()
             }
         };

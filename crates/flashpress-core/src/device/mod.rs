@@ -16,7 +16,7 @@ pub mod sched;
 pub mod zns;
 
 use crate::config::SimConfig;
-use crate::content::ContentModel;
+use crate::content::{nth_id, ContentModel};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::dedup::Strong;
@@ -458,7 +458,7 @@ impl Device {
     }
 
     /// Submit a request of host stream `stream` arriving at `now`. `content` is the id of the
-    /// request's first written page (page `i` holds `content + i`). The caller guarantees the
+    /// request's first written page (page `i` holds [`crate::content::nth_id`]`(content, i)`). The caller guarantees the
     /// byte range lies inside the logical capacity. Its completion appears in
     /// [`Device::completed`], now or after later events.
     #[inline]
@@ -581,16 +581,21 @@ impl Device {
                     } else {
                         None
                     };
-                    let c = content.wrapping_add(i as u64).max(1);
+                    // A page's id (one per page of the request, as `content`'s blocks are
+                    // numbered; for a pattern of odd period `c` and a power-of-two page,
+                    // pages `i` and `i'` hold equal bytes exactly when `i = i' mod c`, as
+                    // their ids say).
+                    let c = nth_id(content, i as u64).max(1);
                     if let Some(s) = self.shadow.as_mut() {
                         s.expected[lpn as usize] = c;
                     }
                     if self.ftl.dedup.is_some() {
                         // The page's first 4 KiB block's id (the host numbers 4 KiB blocks;
                         // a partial first page starts before the request: wrapping).
-                        let block = content
-                            .wrapping_add(lpn * self.page_size / 4096)
-                            .wrapping_sub(req.offset / 4096);
+                        let block = nth_id(
+                            content,
+                            (lpn * self.page_size / 4096).wrapping_sub(req.offset / 4096),
+                        );
                         let fp = self.fingerprint(c, stream, block, cm.as_deref_mut());
                         self.write_dedup_page(lpn, fp, old, slot, base, cmd, arrived, now, q)?;
                         continue;

@@ -57,7 +57,7 @@ const NIL: u32 = u32::MAX;
 /// What the cache needs from the file system below it.
 pub trait Backend {
     /// Serve `req` of `stream` at `now`; a write's page `i` holds content id `ids[i]` when
-    /// given (else `req.content + i`).
+    /// given (else [`crate::content::nth_id`]`(req.content, i)`).
     fn submit(
         &mut self,
         stream: usize,
@@ -484,7 +484,7 @@ impl PageCache {
             }
         }
         for pg in p0..p1 {
-            let id = req.content.wrapping_add(pg - p0);
+            let id = crate::content::nth_id(req.content, pg - p0);
             match self.lookup(key, pg) {
                 Some(slot) if self.nodes[slot as usize].dirty => {
                     let lo = req.offset.max(pg * PAGE);

@@ -174,7 +174,7 @@ pub struct Request {
     /// Length in bytes (> 0).
     pub len: u64,
     /// Content id of the first 4 KiB block written (writes only); block `i` of the request holds
-    /// `content.wrapping_add(i)`. For FIU traces this is the first 64 bits of the line's MD5
+    /// [`crate::content::nth_id`]`(content, i)`: `content + i`, or a written pattern's blocks. For FIU traces this is the first 64 bits of the line's MD5
     /// (dedup identity); for generated data a per-stream unique or deliberately repeated id.
     pub content: u64,
     /// File the request addresses (file-level streams), or [`NO_FILE`]; `offset` is then a
@@ -251,7 +251,7 @@ pub trait RequestSource {
 }
 
 /// What a stream says about the bytes it writes (used by the content model).
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct ContentHints {
     /// fio `buffer_compress_percentage`: target percentage of each buffer that compresses away.
     pub compress_percentage: Option<u32>,
@@ -261,6 +261,9 @@ pub struct ContentHints {
     /// personalities), used instead of `content.ratio` when present; `compress_percentage`
     /// takes priority over it.
     pub ratio: Option<crate::config::RatioDist>,
+    /// fio `buffer_pattern` / `verify_pattern`: every write holds this pattern repeated (its
+    /// requests' content ids are the pattern's, see [`crate::content::pattern`]).
+    pub pattern: Option<crate::content::Pattern>,
 }
 
 /// How a stream is driven.

@@ -95,7 +95,11 @@ fn both_modes(c: &ContentConfig, hints: ContentHints) -> (f64, f64) {
         .into_iter()
         .enumerate()
     {
-        let mut m = model(&ContentConfig { mode, ..c.clone() }, 3, &[hints]);
+        let mut m = model(
+            &ContentConfig { mode, ..c.clone() },
+            3,
+            std::slice::from_ref(&hints),
+        );
         for k in 0..2000u64 {
             m.on_write(0, k * 16384, 16384, 1 + 4 * k);
         }
@@ -163,6 +167,7 @@ fn fio_compress_percentage_sets_the_stream_ratio() {
         compress_percentage: Some(75),
         dedupe_percentage: 0,
         ratio: None,
+        pattern: None,
     };
     let (model, bytes) = both_modes(&c, hints);
     assert!((bytes - 4.0).abs() / 4.0 < 0.05, "bytes {bytes}");
@@ -559,6 +564,49 @@ fn a_fixed_ratio_sizes_units_as_the_per_block_path_does() {
                 assert!(fixed > 0 && fixed as usize <= 4096 * n + 64);
             }
             assert_eq!(m.unit_size(second, 0, id, 4), m.unit_size(second, 1, id, 4));
+        }
+    }
+}
+
+/// A pattern job's blocks are sized by the real codec on the pattern's bytes, in both
+/// modes: each 4 KiB block's compressed size equals the zstd or lz4 library called directly
+/// on that block of the pattern repeated from each write's start (a 3-byte pattern in 16 KiB
+/// writes gives blocks starting at pattern bytes 0, 1, 2, 0).
+#[test]
+fn a_pattern_is_sized_by_the_real_codec_on_the_pattern_repeated() {
+    let direct = |codec: &str, block: &[u8]| -> u64 {
+        match codec {
+            "zstd" => zstd::bulk::compress(block, 3).unwrap().len() as u64,
+            "lz4" => lz4::block::compress(block, None, false).unwrap().len() as u64,
+            _ => unreachable!(),
+        }
+    };
+    let cases: [(&str, &[u8], u64); 3] = [
+        ("0xdeadbeef", &[0xde, 0xad, 0xbe, 0xef], 4096),
+        ("\"abc\"", b"abc", 16384),
+        ("\"ab\"0x01-12", b"ab\x01\xf4\xff\xff\xff", 8192),
+    ];
+    for (codec, mode) in [("zstd", "bytes"), ("lz4", "bytes"), ("lz4", "model")] {
+        for (pattern, bytes, bs) in cases {
+            let cfg = config(&format!(
+                "preset = \"tiny\"\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n\
+                 [content]\nmode = \"{mode}\"\ncodec = \"{codec}\"\n\
+                 [workload]\ntype = \"fio\"\njobs = [{{ name = \"p\", rw = \"randwrite\", bs = \"{bs}\", \
+                 size = \"256k\", buffer_pattern = '{pattern}' }}]\n"
+            ));
+            let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+            let c = s.content.unwrap();
+            let per_write = bs / 4096;
+            let endless: Vec<u8> = bytes.iter().copied().cycle().take(bs as usize).collect();
+            let one_write: u64 = endless.chunks(4096).map(|b| direct(codec, b)).sum();
+            let writes = (256 << 10) / bs;
+            assert_eq!(c.blocks_written, writes * per_write);
+            assert_eq!(
+                c.compressed_bytes,
+                writes * one_write,
+                "{pattern} {codec} {mode}"
+            );
+            assert!(one_write < bs / 10, "a repeated pattern compresses well");
         }
     }
 }

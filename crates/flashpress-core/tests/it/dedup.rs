@@ -455,3 +455,45 @@ fn byte_fingerprints_of_larger_pages_do_not_match_preconditioned_data() {
         "{e}"
     );
 }
+
+/// fio's `buffer_pattern` on an inline-deduplicating device, against a hand count: a job
+/// writes `blocks` 4 KiB blocks of a pattern of `L` bytes repeated from each buffer's start,
+/// whose distinct blocks are the `L / gcd(L, 4096)` phases (1 for `0xdeadbeef`, 3 for
+/// `"abc"`: 16 KiB writes hold phases 0, 1, 2, 0). Every other block is a duplicate, by
+/// content id and by the bytes themselves (XXH3 + BLAKE3 of the content model's bytes). A
+/// job without a pattern has none.
+#[test]
+fn a_pattern_jobs_blocks_are_duplicates_but_one_per_distinct_block() {
+    let cases = [
+        (", buffer_pattern = '0xdeadbeef'", "4k", 1),
+        (", buffer_pattern = '\"abc\"'", "16k", 3),
+        (", verify_pattern = '0x0102'", "8k", 1),
+        ("", "16k", 256),
+    ];
+    for fingerprint in ["content_id", "bytes"] {
+        for (pattern, bs, distinct) in cases {
+            let cfg = config(&format!(
+                "{}hash_us = 14.0\nfingerprint = \"{fingerprint}\"\n\
+                 [content]\nmode = \"bytes\"\ncodec = \"lz4\"\n\
+                 [workload]\ntype = \"fio\"\njobs = [{{ name = \"p\", rw = \"write\", bs = \"{bs}\", \
+                 size = \"1m\"{pattern} }}]\n",
+                with("mode = \"inline\"")
+            ));
+            let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+            let dd = s.dedup.unwrap().counters;
+            let blocks = 256;
+            assert_eq!(s.write.bytes, blocks * 4096, "{pattern} {fingerprint}");
+            assert_eq!(dd.inline_hashed, blocks, "{pattern} {fingerprint}");
+            assert_eq!(
+                dd.inline_duplicates,
+                blocks - distinct,
+                "{pattern} bs={bs} fingerprint={fingerprint}"
+            );
+            if pattern.contains("verify") {
+                // verify_pattern sets verify=pattern: every block read back and checked.
+                assert_eq!(s.read.bytes, blocks * 4096);
+                assert!(s.verified_page_reads >= blocks, "{}", s.verified_page_reads);
+            }
+        }
+    }
+}

@@ -500,7 +500,7 @@ impl Compression {
                     continue;
                 }
                 let run = (i..n).take_while(|&j| zeros >> j & 1 == 0).count();
-                let id = first_block_id.wrapping_add(i as u64);
+                let id = crate::content::nth_id(first_block_id, i as u64);
                 size += content.unit_size(self.measure, stream, id, run);
                 i += run;
             }

@@ -3,7 +3,7 @@
 //! pages the packer closes (split groups on different channels).
 
 use super::PageWrite;
-use crate::content::ContentModel;
+use crate::content::{nth_id, ContentModel};
 use crate::device::sched::{Split, NO_REQ};
 use crate::device::{Arrival, Device, Kind, MapNext, Req};
 use crate::engine::{Event, EventQueue};
@@ -262,13 +262,13 @@ impl Device {
                 }
                 _ => {}
             }
-            let id = content.wrapping_add(i as u64).max(1);
+            let id = nth_id(content, i as u64).max(1);
             if let Some(s) = self.shadow.as_mut() {
                 s.expected[lpn as usize] = id;
             }
             // Unit i of the page holds block lpn * bpp + i; the request's first block holds
             // `content`.
-            let block_id = content.wrapping_add(lpn * bpp).wrapping_sub(first_blk);
+            let block_id = nth_id(content, (lpn * bpp).wrapping_sub(first_blk));
             let written = span(lo, hi, 4096) as u16;
             // Units this write does not cover keep their old zero bits; a never-written
             // page reads as zeros.

@@ -18,7 +18,7 @@ use super::compress::{Compression, Stored};
 use super::sched::NO_REQ;
 use super::{Completed, Device, Kind, Req};
 use crate::config::ZnsConfig;
-use crate::content::ContentModel;
+use crate::content::{nth_id, ContentModel};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::{FlashBackend, GcKind};
@@ -640,7 +640,7 @@ impl Device {
         let mut stored = std::mem::take(&mut zns.stored);
         stored.clear();
         for i in 0..n {
-            stored.push(c.size(cm, stream, content.wrapping_add(i * bpp), all, 0));
+            stored.push(c.size(cm, stream, nth_id(content, i * bpp), all, 0));
         }
         let fits = c.zones().fits_write(z, stored.iter().map(|s| s.len));
         let placed = if !fits {

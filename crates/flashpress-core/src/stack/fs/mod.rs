@@ -133,7 +133,7 @@ pub struct FsCounters {
 /// Content ids of the blocks a write stores, from its first block on.
 #[derive(Debug, Clone, Copy)]
 pub enum Ids<'a> {
-    /// Block `i` holds `first + i` (one request).
+    /// Block `i` holds [`crate::content::nth_id`]`(first, i)` (one request).
     Seq(u64),
     /// Block `i` holds `ids[i]` (pages written back together).
     List(&'a [u64]),
@@ -143,7 +143,7 @@ impl<'a> Ids<'a> {
     /// Id of block `i`.
     fn at(self, i: u64) -> u64 {
         match self {
-            Ids::Seq(first) => first.wrapping_add(i),
+            Ids::Seq(first) => crate::content::nth_id(first, i),
             Ids::List(v) => v[i as usize],
         }
     }
@@ -151,7 +151,7 @@ impl<'a> Ids<'a> {
     /// The ids from block `i` on.
     fn from(self, i: u64) -> Ids<'a> {
         match self {
-            Ids::Seq(first) => Ids::Seq(first.wrapping_add(i)),
+            Ids::Seq(first) => Ids::Seq(crate::content::nth_id(first, i)),
             Ids::List(v) => Ids::List(&v[i as usize..]),
         }
     }
@@ -504,7 +504,7 @@ impl Fs {
     }
 
     /// [`Fs::submit`], where a write's block `i` holds content id `ids[i]` (instead of
-    /// `req.content + i`): the page cache writes back pages dirtied by different requests.
+    /// [`crate::content::nth_id`]`(req.content, i)`): the page cache writes back pages dirtied by different requests.
     pub fn submit_blocks(
         &mut self,
         ctx: &mut FsCtx<'_>,
@@ -1104,7 +1104,7 @@ impl Fs {
             let mut n = 1;
             while i + n < c0 + cb
                 && f.kind[i + n] & DATA != 0
-                && f.content[i + n] == first.wrapping_add(n as u64)
+                && f.content[i + n] == crate::content::nth_id(first, n as u64)
             {
                 n += 1;
             }

@@ -104,7 +104,7 @@ fn content_model() -> ContentModel {
         mode: ContentMode::Model,
         ..ContentConfig::default()
     };
-    ContentModel::from_content_config(&cc, 7, &[ContentHints::default(); 3], "test")
+    ContentModel::from_content_config(&cc, 7, &vec![ContentHints::default(); 3], "test")
         .unwrap()
         .unwrap()
 }

@@ -285,6 +285,7 @@ pub fn load_streams(cfg: &FilebenchWorkload, seed: u64) -> Result<Vec<Stream>> {
         compress_percentage: None,
         dedupe_percentage: 0,
         ratio,
+        pattern: None,
     };
 
     // Filesets: sizes and preallocation, each from its own random stream.
@@ -335,7 +336,7 @@ pub fn load_streams(cfg: &FilebenchWorkload, seed: u64) -> Result<Vec<Stream>> {
             source: Box::new(PreallocSource::new(prealloc, attrs)),
             drive: Drive::Closed { depth: 1 },
             group: 0,
-            content: hints,
+            content: hints.clone(),
             layout_bytes: 0,
         });
         1
@@ -413,7 +414,7 @@ pub fn load_streams(cfg: &FilebenchWorkload, seed: u64) -> Result<Vec<Stream>> {
                         source: Box::new(source),
                         drive: Drive::Closed { depth: 1 },
                         group,
-                        content: hints,
+                        content: hints.clone(),
                         layout_bytes: 0,
                     });
                 }

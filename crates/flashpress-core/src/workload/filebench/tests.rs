@@ -458,8 +458,9 @@ fn per_file_ratio_scope_shares_a_zipf_ratio_per_file() {
         compress_percentage: None,
         dedupe_percentage: 0,
         ratio: Some(dist),
+        pattern: None,
     };
-    let m = ContentModel::from_content_config(&c, 9, &[hints], "test")
+    let m = ContentModel::from_content_config(&c, 9, std::slice::from_ref(&hints), "test")
         .unwrap()
         .unwrap();
     let files = 40_000u64;

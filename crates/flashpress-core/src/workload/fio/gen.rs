@@ -353,6 +353,9 @@ pub(super) struct SourceSpec {
     pub dedupe_working_set: Option<u64>,
     /// `dedupe_global`: the working set is shared with the other jobs that set it.
     pub dedupe_global: bool,
+    /// `buffer_pattern` / `verify_pattern`: the content id of the pattern's first block,
+    /// which every write starts with (fio fills each buffer from the pattern's start).
+    pub pattern_id: Option<u64>,
     /// `percentage_random` per direction (read, write).
     pub pct_random: [u32; 2],
     /// `rw=...:N`: sequential jobs: bytes skipped after each I/O (negative: backwards);
@@ -982,11 +985,15 @@ impl FioSource {
         })
     }
 
-    /// Content id of a write of `len` bytes: fresh ids, or with probability
+    /// Content id of a write of `len` bytes: the pattern's first block when the job writes a
+    /// pattern; else fresh ids, or with probability
     /// `dedupe_pct / 100` a run of ids that repeats earlier content: in `repeat` mode a run
     /// this stream issued before, in `working_set` mode a run inside the working set (ids
     /// `1..=W`, which fresh ids never use).
     fn next_content(&mut self, len: u64) -> u64 {
+        if let Some(id) = self.spec.pattern_id {
+            return id;
+        }
         let blocks = len.div_ceil(4096).max(1);
         let pool = match self.spec.dedupe_working_set {
             Some(w) => w,

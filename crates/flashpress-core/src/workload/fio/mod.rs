@@ -389,6 +389,7 @@ pub fn load_placed(
                     compress_percentage: spec.compress,
                     dedupe_percentage: spec.source.dedupe_pct,
                     ratio: None,
+                    pattern: spec.pattern.clone(),
                 },
                 layout_bytes,
             });

@@ -32,7 +32,6 @@ pub(super) enum Class {
 use Class::{Engine, Honoured, Host, Noted, Refused, Report};
 
 const PI: &str = "end-to-end protection information (NVMe PI metadata) is not modelled";
-const PATTERN: &str = "written data patterns are not modelled yet: every block of a request holds its own content id, so the repeated pattern of all a request's blocks cannot be given; describe the data with buffer_compress_percentage and dedupe_percentage";
 
 /// The option table: name as written, class.
 const TABLE: &[(&str, Class)] = &[
@@ -143,9 +142,9 @@ const TABLE: &[(&str, Class)] = &[
     ("verify_backlog", Honoured("verify_backlog")),
     ("verify_backlog_batch", Honoured("verify_backlog_batch")),
     ("verify_interval", Host),
-    ("verify_pattern", Refused(PATTERN)),
+    ("verify_pattern", Honoured("verify_pattern")),
     ("verify_write_sequence", Host),
-    ("buffer_pattern", Refused(PATTERN)),
+    ("buffer_pattern", Honoured("buffer_pattern")),
     ("scramble_buffers", Host),
     ("refill_buffers", Host),
     ("dedupe_global", Honoured("dedupe_global")),

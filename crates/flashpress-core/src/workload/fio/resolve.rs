@@ -80,6 +80,8 @@ pub(super) struct JobSpec {
     pub new_group: bool,
     /// `fdp=1`: the placement identifiers its writes carry.
     pub fdp: Option<super::fdp::FdpSpec>,
+    /// `buffer_pattern` / `verify_pattern`: what every write holds, repeated.
+    pub pattern: Option<crate::content::Pattern>,
 }
 
 const BLOCK_ENGINES: &[&str] = &[
@@ -677,14 +679,17 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         None => 1,
         Some(o) => parse_uint(o)?.max(1),
     };
-    // Verification.
-    let verify = match get("verify") {
-        None => false,
+    // Verification. fio (options.c, str_verify_pattern_cb): verify_pattern sets
+    // verify=pattern unless verify is given.
+    let verify_kind = match get("verify") {
+        None => get("verify_pattern").map(|_| "pattern".to_string()),
         Some(o) => {
             let v = o.value.as_deref().map(str::trim).unwrap_or("");
-            !matches!(v, "0" | "none" | "")
+            (!matches!(v, "0" | "none" | "")).then(|| v.to_string())
         }
     };
+    let verify = verify_kind.is_some();
+    let pattern = resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
     let do_verify = match get("do_verify") {
         None => true,
         Some(o) => o.flag()?,
@@ -888,6 +893,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         exitall,
         new_group,
         fdp,
+        pattern: pattern.clone(),
         files: FileSpec {
             filename,
             directory,
@@ -924,6 +930,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             dedupe_ws_pct,
             dedupe_global,
             dedupe_working_set: None,
+            pattern_id: pattern.as_ref().map(crate::content::Pattern::first_id),
             pct_random,
             modifier,
             sync_every,
@@ -945,6 +952,75 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             zone,
         },
     })
+}
+
+/// What a job's writes hold when it sets a pattern (fio io_u.c, `__fill_io_buffer` and
+/// `populate_verify_io_u`): a job that verifies (`verify` other than `0`/`none`, set by
+/// `verify_pattern` itself when not given) writes `verify_pattern` repeated; otherwise
+/// `buffer_pattern` repeated. Forms whose blocks each differ are refused by name: `%o` (the
+/// block's offset pasted in), `verify_pattern` under any other `verify` (md5, crc32c, meta,
+/// ...: a header per block), and `buffer_pattern` with `buffer_compress_percentage` or `dedupe_percentage`
+/// (fio then fills only the compressible share of random buffers with the pattern).
+fn resolve_pattern<'a>(
+    get: impl Fn(&str) -> Option<&'a Opt>,
+    verify: Option<&str>,
+    writes: bool,
+    ignored: &mut Vec<(String, &'static str)>,
+) -> Result<Option<crate::content::Pattern>> {
+    use crate::content::pattern::{parse, Parsed};
+    let parsed = |o: &Opt, offset_allowed: bool| -> Result<Vec<u8>> {
+        match parse(o.value()?.trim(), offset_allowed).map_err(|m| o.err(m))? {
+            Parsed::Bytes(b) => Ok(b),
+            Parsed::Offset => Err(o.err(
+                "%o (each block's offset written into it) is not modelled: it makes every \
+                 block's data different; leave it out to write the rest of the pattern",
+            )),
+        }
+    };
+    let buffer = get("buffer_pattern")
+        .map(|o| parsed(o, false))
+        .transpose()?;
+    let verify_pat = get("verify_pattern").map(|o| parsed(o, true)).transpose()?;
+    if let (Some(o), Some(_)) = (get("buffer_pattern"), &buffer) {
+        for k in ["buffer_compress_percentage", "dedupe_percentage"] {
+            if let Some(c) = get(k) {
+                if c.value.as_deref().map(str::trim) != Some("0") {
+                    return Err(o.err(format!(
+                        "buffer_pattern with {k} is not modelled (fio then fills only the \
+                         compressible share of random buffers with the pattern): give one or \
+                         the other"
+                    )));
+                }
+            }
+        }
+    }
+    let bytes = match (verify_pat, verify) {
+        (Some(b), Some("pattern")) => Some(b),
+        (Some(_), Some(kind)) => {
+            let o = get("verify_pattern").expect("verify_pattern set");
+            return Err(o.err(format!(
+                "verify_pattern with verify={kind} is not modelled (fio writes a verify header \
+                 into every block, so each block differs): use verify=pattern, or leave verify out"
+            )));
+        }
+        (Some(_), None) => {
+            ignored.push((
+                "verify_pattern".to_string(),
+                "verify=0: the job does not verify, so (as in fio) the pattern is not written",
+            ));
+            buffer
+        }
+        (None, _) => buffer,
+    };
+    if !writes {
+        for k in ["buffer_pattern", "verify_pattern"] {
+            if get(k).is_some() && !ignored.iter().any(|(i, _)| i == k) {
+                ignored.push((k.to_string(), "a job without writes writes no pattern"));
+            }
+        }
+        return Ok(None);
+    }
+    Ok(bytes.map(|b| crate::content::Pattern::new(&b)))
 }
 
 /// A byte count with fio's suffixes (powers of 1024): `4k`, `10G`, `1280m`, `4KiB`, `8kb`.

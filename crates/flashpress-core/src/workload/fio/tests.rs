@@ -771,7 +771,6 @@ fn every_refused_option_is_reported_with_its_line() {
             let lines: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
             let want = [
                 (":2:", "ioengine `net`"),
-                (":5:", "data patterns are not modelled"),
                 (":6:", "unknown fio option `bogus`"),
                 (":7:", "protection information"),
                 (":9:", "unknown fio option `foo`"),
@@ -1747,5 +1746,129 @@ fn latency_target_finds_the_depth_a_fifo_server_allows() {
             .expect("an error")
             .to_string();
         assert!(e.contains(msg), "{text}: {e}");
+    }
+}
+
+/// `buffer_pattern`: every write of the job starts with the pattern's first block (fio fills
+/// each buffer from the pattern's start), so the ids of the requests' blocks are the
+/// pattern's phases; other jobs keep their own fresh ids. Values are parsed as fio 3.33
+/// writes them (`0xabc` is `0a bc`, as `xxd` of fio's output file shows).
+#[test]
+fn buffer_pattern_gives_every_write_the_patterns_blocks() {
+    use crate::content::{nth_id, Pattern};
+    let text = "[p]\nrw=randwrite\nbs=16k\nsize=256k\nbuffer_pattern=0xabc\n\
+                [q]\nrw=write\nbs=4k\nsize=64k\nbuffer_pattern=\"ab\"0x01-12\nstonewall\n\
+                [plain]\nrw=write\nbs=4k\nsize=64k\nstonewall\n";
+    let mut st = load_text(text, GIB, 1).unwrap();
+    let two = Pattern::new(&[0x0a, 0xbc]);
+    assert_eq!(st[0].content.pattern.as_ref(), Some(&two));
+    let w = take(&mut st[0], 100);
+    assert_eq!(w.len(), 16);
+    assert!(w.iter().all(|r| r.content == two.first_id()));
+    // A 2-byte pattern divides 4 KiB: every block of every write is the same.
+    assert!((0..4).all(|i| nth_id(two.first_id(), i) == two.first_id()));
+    let seven = Pattern::new(b"ab\x01\xf4\xff\xff\xff");
+    assert_eq!(st[1].content.pattern.as_ref(), Some(&seven));
+    assert_eq!(seven.period(), 7);
+    assert!(take(&mut st[1], 100)
+        .iter()
+        .all(|r| r.content == seven.first_id()));
+    assert_eq!(st[2].content.pattern, None);
+    let plain: BTreeSet<u64> = take(&mut st[2], 100).iter().map(|r| r.content).collect();
+    assert_eq!(plain.len(), 16, "a job without a pattern writes fresh ids");
+    assert!(!plain
+        .iter()
+        .any(|&c| crate::content::pattern::is_pattern(c)));
+}
+
+/// `verify_pattern` sets `verify=pattern` when `verify` is not given (fio options.c): the
+/// job writes the pattern and reads every block back; with `verify=0` the pattern is not
+/// written (listed as ignored), and `buffer_pattern` is what the job writes.
+#[test]
+fn verify_pattern_writes_the_pattern_and_verifies() {
+    use crate::content::Pattern;
+    let mut st = load_text(
+        "[v]\nrw=write\nbs=4k\nsize=64k\nverify_pattern=0xfeedface\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let p = Pattern::new(&[0xfe, 0xed, 0xfa, 0xce]);
+    let r = take(&mut st[0], 100);
+    let (w, rd): (Vec<&Request>, Vec<&Request>) = r.iter().partition(|r| r.op == Op::Write);
+    assert_eq!((w.len(), rd.len()), (16, 16));
+    assert!(w.iter().all(|r| r.content == p.first_id()));
+    // Both given, verifying: the verify pattern is written (populate_verify_io_u).
+    let mut st = load_text(
+        "[v]\nrw=write\nbs=4k\nsize=16k\nverify=pattern\nverify_pattern=0x11\nbuffer_pattern=0x22\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(st[0].content.pattern, Some(Pattern::new(&[0x11])));
+    assert!(take(&mut st[0], 4)
+        .iter()
+        .all(|r| r.content == Pattern::new(&[0x11]).first_id()));
+    let mut st = load_text(
+        "[v]\nrw=write\nbs=4k\nsize=16k\nverify=0\nverify_pattern=0x11\nbuffer_pattern=0x22\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(st[0].content.pattern, Some(Pattern::new(&[0x22])));
+    assert!(take(&mut st[0], 100).iter().all(|r| r.op == Op::Write));
+}
+
+#[test]
+fn bad_patterns_name_the_option_and_line() {
+    let cases: &[(&str, u64, &str)] = &[
+        (
+            "[j]\nrw=write\nbuffer_pattern=\"abc\n",
+            3,
+            "unterminated quoted string",
+        ),
+        (
+            "[j]\nrw=write\n\nverify_pattern=0xZZ\n",
+            4,
+            "expected hex digits after `0x`",
+        ),
+        (
+            "[j]\nbuffer_pattern=12345678901\n",
+            2,
+            "outside [-2147483648, 2147483647]",
+        ),
+        ("[j]\nbuffer_pattern='data.bin'\n", 2, "from a file"),
+        ("[j]\nbuffer_pattern=%o\n", 2, "verify_pattern format only"),
+        ("[j]\nrw=write\nverify_pattern=\"a\"%o\n", 3, "%o"),
+        (
+            "[j]\nrw=write\nverify=md5\nverify_pattern=0xff\n",
+            4,
+            "with verify=md5",
+        ),
+        (
+            "[j]\nrw=write\nbuffer_pattern=0xff\nbuffer_compress_percentage=50\n",
+            3,
+            "buffer_pattern with buffer_compress_percentage",
+        ),
+        (
+            "[j]\nrw=write\nbuffer_pattern=0xff\ndedupe_percentage=10\n",
+            3,
+            "dedupe_percentage",
+        ),
+        ("[j]\nbuffer_pattern=\n", 2, "needs a value"),
+    ];
+    for (text, want_line, want) in cases {
+        match load_text(text, GIB, 1) {
+            Err(Error::JobFile { line, msg, .. }) => {
+                assert_eq!(line, *want_line, "{text:?}: {msg}");
+                assert!(msg.contains(want), "{text:?}: `{msg}` lacks `{want}`");
+                assert!(
+                    msg.contains("_pattern"),
+                    "{text:?}: `{msg}` names no option"
+                );
+            }
+            Err(e) => panic!("{text:?}: expected Error::JobFile, got {e}"),
+            Ok(_) => panic!("{text:?}: expected Error::JobFile, got Ok"),
+        }
     }
 }

@@ -323,7 +323,7 @@ impl UnitHashes {
         for i in first..first + self.per_page {
             h = splitmix(h ^ splitmix(self.held.get(&i).copied().unwrap_or(0) ^ (i - first)));
         }
-        h.max(1)
+        crate::content::pattern::outside_patterns(h.max(1))
     }
 }
 

@@ -315,6 +315,12 @@ fn csv_errors_name_the_line_and_field() {
         (format!("{h}0,W,x,4096,\n"), 2, "offset"),
         (format!("{h}0,W,0,-1,\n"), 2, "len"),
         (format!("{h}1,W,0,4096,\nt,W,0,4096,\n"), 3, "time"),
+        // A written pattern's id (0xFA77 in the top 16 bits, period 1, phase 0).
+        (
+            format!("{h}0,W,0,4096,{}\n", 0xFA77_0040_0000_0001u64),
+            2,
+            "reserved for written data patterns",
+        ),
     ];
     for (text, want_line, want) in cases {
         match run(TraceFormat::Csv, &text) {

@@ -301,7 +301,7 @@ impl Parser {
                 .iter()
                 .take(16)
                 .fold(0u64, |acc, &c| (acc << 4) | hex(c).unwrap_or(0));
-            v.max(1)
+            crate::content::pattern::outside_patterns(v.max(1))
         } else {
             0
         };
@@ -376,12 +376,19 @@ impl Parser {
                 }
             ));
         } else {
-            parse_u64(content).ok_or_else(|| {
+            let id = parse_u64(content).ok_or_else(|| {
                 format!(
                     "content: expected a decimal content id (or nothing), got `{}`",
                     show(content)
                 )
-            })?
+            })?;
+            if crate::content::pattern::is_pattern(id) {
+                return Err(format!(
+                    "content: id {id} lies in the range reserved for written data patterns \
+                     (ids whose top 16 bits are 0xFA77); use another id"
+                ));
+            }
+            id
         };
         if op == Op::RuhUpdate && (offset != 0 || len != 0) {
             return Err(format!(

@@ -723,6 +723,58 @@ mod tests {
         assert_eq!(hits, lru_hits(&lru_trace, 30));
     }
 
+    /// Two parts of different widths: the cache is the longest run of most recent entries
+    /// whose weights fit the budget (an independent model over the recency stack), and the
+    /// second part's entries are in translation pages after the first part's.
+    #[test]
+    fn two_parts_hold_the_most_recent_entries_whose_widths_fit_the_budget() {
+        // Part 0: 100 entries of weight 5, 10 per translation page; part 1: 40 of weight 3,
+        // 16 per page (keys 100..140); 47 units of budget.
+        let mut c =
+            MapCache::<Vec<Slot>>::two_parts([100, 40], [10, 16], [5, 3], 47, MapCachePolicy::Lru);
+        assert_eq!(
+            (c.tpage_of(99), c.tpage_of(100), c.tpage_of(139)),
+            (9, 10, 12)
+        );
+        assert_eq!(c.tp_epoch.len(), 13);
+        assert_eq!(c.capacity(), 9);
+        let trace: Vec<u32> = pseudo(4000, 140, 3);
+        let mut stack: Vec<u32> = Vec::new();
+        let w = |e: u32| if e < 100 { 5 } else { 3 };
+        for &e in &trace {
+            let mut held = 0;
+            let mut want = false;
+            for &x in &stack {
+                if held + w(x) > 47 {
+                    break;
+                }
+                held += w(x);
+                if x == e {
+                    want = true;
+                    break;
+                }
+            }
+            assert_eq!(c.access(e, e % 3 == 0), want);
+            stack.retain(|&x| x != e);
+            stack.insert(0, e);
+            let order = c.order();
+            assert!(order.iter().map(|&x| w(x)).sum::<u32>() <= 47);
+            assert_eq!(order[..], stack[..order.len()]);
+        }
+        // Segmented LRU over weights keeps its protected share and never exceeds the budget.
+        let mut s = MapCache::<Vec<Slot>>::two_parts(
+            [100, 40],
+            [10, 16],
+            [5, 3],
+            47,
+            MapCachePolicy::SegmentedLru,
+        );
+        for &e in &trace {
+            s.access(e, false);
+            assert!(s.len[1] <= 47 * 4 / 5 && s.len[0] + s.len[1] <= 47);
+        }
+    }
+
     #[test]
     fn segmented_lru_keeps_twice_referenced_entries_over_a_scan() {
         // 5 entries: protected share 4. Entries 0..4 referenced twice are protected; a scan of

@@ -383,21 +383,21 @@ pub const SPARSE_LEAF: u64 = 1 << 16;
 /// part (the budget is then its entry count), the parts' widths over a common denominator for
 /// the split FTL's two (an entry of part `i` weighs `weight[i]`).
 pub struct MapCache<S: Slots = Vec<Slot>> {
-    budget: u128,
+    budget: u64,
     /// Weight the protected segment may hold (0: plain LRU).
-    protected_cap: u128,
+    protected_cap: u64,
     /// Entries per translation page, per part.
     per_tpage: [u32; 2],
     /// First entry of the second part (`NIL`: one part) and its first translation page.
     split_at: u32,
     split_tpage: u32,
     /// Weight of an entry, per part.
-    weight: [u128; 2],
+    weight: [u64; 2],
     slots: S,
     /// (head = most recent, tail, weight held) per segment: [probation, protected].
     head: [u32; 2],
     tail: [u32; 2],
-    len: [u128; 2],
+    len: [u64; 2],
     tp_epoch: Vec<u32>,
     tp_pending: Vec<bool>,
     pending: VecDeque<u32>,
@@ -414,7 +414,7 @@ impl<S: Slots> MapCache<S> {
     /// translation page.
     pub fn new(entries: u64, cap: u64, per_tpage: u64, policy: MapCachePolicy) -> MapCache<S> {
         let tpages = entries.div_ceil(per_tpage) as usize;
-        let cap = cap.min(entries) as u128;
+        let cap = cap.min(entries);
         MapCache {
             budget: cap,
             protected_cap: match policy {
@@ -439,7 +439,8 @@ impl<S: Slots> MapCache<S> {
     /// A cache of a table of two parts (the split FTL's packed map and split table):
     /// `entries[i]` entries of part `i`, `per_tpage[i]` per translation page, each of
     /// `weight[i]` units, `budget` units in all. Part 1's entries are keyed after part 0's and
-    /// its translation pages follow part 0's.
+    /// its translation pages follow part 0's. The units are reduced to 64 bits: exactly (by
+    /// the weights' common divisor) for any table of realistic size, else in coarser units.
     pub fn two_parts(
         entries: [u64; 2],
         per_tpage: [u64; 2],
@@ -447,6 +448,21 @@ impl<S: Slots> MapCache<S> {
         budget: u128,
         policy: MapCachePolicy,
     ) -> MapCache<S> {
+        let gcd = |mut a: u128, mut b: u128| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a.max(1)
+        };
+        let g = gcd(weight[0], weight[1]);
+        let (mut w, mut budget) = ([weight[0] / g, weight[1] / g], budget / g);
+        // An entry fits when the weights held add up to at most the budget, so flooring the
+        // budget is exact; beyond 2^62 units (never for a table in DRAM) the units coarsen.
+        let top = w[0].max(w[1]).max(budget);
+        let shift = (128 - top.leading_zeros()).saturating_sub(62);
+        w = [(w[0] >> shift).max(1), (w[1] >> shift).max(1)];
+        budget >>= shift;
+        let (weight, budget) = ([w[0] as u64, w[1] as u64], budget as u64);
         let t0 = entries[0].div_ceil(per_tpage[0]);
         let t1 = entries[1].div_ceil(per_tpage[1]);
         let mut c = MapCache::new(entries[0] + entries[1], 1, per_tpage[0], policy);
@@ -471,7 +487,7 @@ impl<S: Slots> MapCache<S> {
 
     /// Weight of entry `e` (its part's).
     #[inline]
-    fn weight_of(&self, e: u32) -> u128 {
+    fn weight_of(&self, e: u32) -> u64 {
         self.weight[(e >= self.split_at) as usize]
     }
 

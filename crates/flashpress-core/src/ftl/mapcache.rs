@@ -482,7 +482,7 @@ impl<S: Slots> MapCache<S> {
 
     /// Entries the cache holds at most (of the first part, without entries of the second).
     pub fn capacity(&self) -> u64 {
-        (self.budget / self.weight[0]) as u64
+        self.budget / self.weight[0]
     }
 
     /// Weight of entry `e` (its part's).

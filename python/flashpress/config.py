@@ -272,9 +272,16 @@ class Config:
         """Bytes of the mapping table this device keeps in DRAM, as ``summary.mapping_table_bytes``
         counts it (PR-SSD's accounting); a demand-paged map (``ftl.map_cache``) of a
         compressing device spreads it over its logical pages. With ``[stack]``: the CCSD's
-        chunk map, 8 bytes per logical block. Either way the largest
-        ``ftl.map_cache.dram_bytes``."""
+        chunk map, 8 bytes per logical block. Without the split FTL, the largest
+        ``ftl.map_cache.dram_bytes`` (see :meth:`map_cache_table_bytes`)."""
         return int(_core.mapping_table_bytes(self.to_json()))
+
+    def map_cache_table_bytes(self) -> int:
+        """Bytes of the whole table a demand-paged map (``ftl.map_cache``) pages, the largest
+        ``ftl.map_cache.dram_bytes``: :meth:`mapping_table_bytes`, plus with the split FTL
+        (``ftl.compression.split``) its split table at capacity (``max_split_pages`` entries of
+        ``summary.split_table_bytes``'s width)."""
+        return int(_core.map_cache_table_bytes(self.to_json()))
 
     @property
     def source(self) -> str:

@@ -48,11 +48,18 @@ def test_bad_map_caches_name_the_key(ftl: dict[str, Any], key: str, message: str
     assert message in str(e.value)
 
 
-def test_a_split_ftl_map_is_refused_by_name_and_a_packed_map_is_paged() -> None:
+def test_a_split_ftl_map_pages_its_split_table_too_and_a_packed_map_is_paged() -> None:
+    # PR's whole table: its packed map as the summary counts it and its split table at capacity
+    # (262,144 split pages of four 32-bit flash pages with 2-bit partial indexes: 17 bytes).
+    pr = Config.from_dict({"scheme": "prssd/PR"})
+    whole = pr.map_cache_table_bytes()
+    assert whole == pr.mapping_table_bytes() + 262_144 * 17
+    Config.from_dict({"scheme": "prssd/PR", "ftl": {"map_cache": demand(whole)}})
     with pytest.raises(ConfigError) as e:
-        Config.from_dict({"scheme": "prssd/PR", "ftl": {"map_cache": demand(1 << 20)}})
-    assert e.value.key == "ftl.map_cache"
-    assert "ftl.compression.split" in str(e.value)
+        Config.from_dict({"scheme": "prssd/PR", "ftl": {"map_cache": demand(whole + 1)}})
+    assert e.value.key == "ftl.map_cache.dram_bytes"
+    assert f"whole mapping table ({whole} bytes" in str(e.value)
+    assert "262144 split-table entries of 17 bytes" in str(e.value)
     # DP's packed map: the whole-table limit is its mapping table as the summary counts it.
     table = Config.from_dict({"scheme": "prssd/DP"}).mapping_table_bytes()
     Config.from_dict({"scheme": "prssd/DP", "ftl": {"map_cache": demand(table)}})

@@ -87,7 +87,10 @@ def test_prssd_map_budgets_are_shares_of_s_table_and_a_budget_holding_a_table_is
     for p in planned:
         assert p.config is not None
         assert p.config.get("ftl.op_ratio") == 0.08
-        own = p.config.mapping_table_bytes()
+        own = p.config.map_cache_table_bytes()
+        split = p.config.get("ftl.compression.split") is not None
+        # The split schemes' whole table is the packed map and the split table at capacity.
+        assert (own > p.config.mapping_table_bytes()) == split
         share = next(b for b in MAP_BUDGETS if budget_label(b) == p.spec.labels["variant"])
         budget = int(s_table * share)
         if budget >= own:

@@ -209,7 +209,7 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 p.array(
                     "ftl.map_cache",
                     bpp,
-                    crate::ftl::mapcache::table(cfg).entries,
+                    crate::ftl::mapcache::table(cfg).total_entries(),
                     crate::ftl::mapcache::BYTES_PER_ENTRY,
                     "map entries",
                 );

@@ -102,7 +102,8 @@ fn shorten_message(msg: &str) -> String {
 
 /// Bytes of the mapping table a resolved config keeps in DRAM (`summary.mapping_table_bytes`,
 /// counted as PR-SSD section 4.4.1 counts it; with `[stack]` the CCSD's chunk map, 8 bytes
-/// per logical block: the largest `ftl.map_cache.dram_bytes` either way).
+/// per logical block; the largest `ftl.map_cache.dram_bytes` but with the split FTL, whose
+/// split table is paged too: [`map_cache_table_bytes`]).
 #[pyfunction]
 fn mapping_table_bytes(py: Python<'_>, resolved_json: &str) -> PyResult<u64> {
     let v = parse_json(py, resolved_json, "resolved config")?;
@@ -113,8 +114,20 @@ fn mapping_table_bytes(py: Python<'_>, resolved_json: &str) -> PyResult<u64> {
     })
 }
 
+/// Bytes of the whole table a demand-paged map cache (`ftl.map_cache`) of a resolved config
+/// pages: the largest `ftl.map_cache.dram_bytes`. The mapping table of
+/// [`mapping_table_bytes`], with the split FTL (`ftl.compression.split`) and its split table
+/// at its capacity (`max_split_pages` entries, as `summary.split_table_bytes` counts them).
+#[pyfunction]
+fn map_cache_table_bytes(py: Python<'_>, resolved_json: &str) -> PyResult<u64> {
+    let v = parse_json(py, resolved_json, "resolved config")?;
+    let cfg = SimConfig::from_resolved_value(v, "resolved config", None).py_err(py)?;
+    Ok(flashpress_core::ftl::mapcache::table_bytes(&cfg))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mapping_table_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(map_cache_table_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(shorten_message, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;

@@ -1949,16 +1949,8 @@ impl SimConfig {
             )?;
         }
         if let MapCacheConfig::Demand { dram_bytes, .. } = f.map_cache {
-            check(
-                f.compression().is_none_or(|c| c.split.is_none()),
-                src,
-                "ftl.map_cache",
-                || {
-                    "type = \"demand\" pages the page map (with ftl.dedup: of its nodes), the packed map of ftl.compression and the CCSD's chunk map; it is not available with ftl.compression.split (the split mapping table): use type = \"full\"".into()
-                },
-            )?;
             let t = crate::ftl::mapcache::table(self);
-            let table = t.bytes;
+            let table = t.total_bytes();
             let tpage = n.page_size as u64;
             check(
                 dram_bytes >= tpage && dram_bytes <= table,
@@ -1976,8 +1968,15 @@ impl SimConfig {
                         };
                         format!("{each:.2} ({what})")
                     };
+                    let split = t.split.map_or(String::new(), |sp| {
+                        format!(
+                            " and {} split-table entries of {} bytes (summary.split_table_bytes per split page)",
+                            sp.entries,
+                            sp.bytes as f64 / sp.entries.max(1) as f64
+                        )
+                    });
                     format!(
-                        "expected from one translation page ({tpage} bytes) to the whole mapping table ({table} bytes: {} entries of {each} bytes), got {dram_bytes}",
+                        "expected from one translation page ({tpage} bytes) to the whole mapping table ({table} bytes: {} entries of {each} bytes{split}), got {dram_bytes}",
                         t.entries,
                     )
                 },

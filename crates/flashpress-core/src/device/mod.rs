@@ -134,6 +134,19 @@ enum MapNext {
     Done,
     /// A write-back: the merged translation page is programmed here.
     Program(Ppn),
+    /// The parent's reads waiting in [`MapGate`] `g` (the split FTL: a split page's pieces
+    /// wait for its packed-map entry, then for its split-table entry).
+    Gate(u32),
+}
+
+/// Reads waiting for translation reads chained one after the other (the split FTL: a split
+/// page's packed-map entry says which split-table entry holds its pieces' flash pages).
+#[derive(Debug, Clone, Default)]
+struct MapGate {
+    /// The translation page read next, once the one in flight is at the controller.
+    then: Option<Ppn>,
+    /// The data reads queued after the last one (`partial`: one unit of the page).
+    reads: Vec<(Ppn, bool)>,
 }
 
 /// A request in flight.
@@ -231,6 +244,9 @@ pub struct Device {
     map_writes: Vec<(Option<Ppn>, Ppn)>,
     /// Virtual pages GC moved and the logical pages in one (a paged packed map; reused).
     map_moved: (Vec<u32>, Vec<u32>),
+    /// Chained translation reads in flight ([`MapNext::Gate`]) and the free slots among them.
+    map_gates: Vec<MapGate>,
+    free_gates: Vec<u32>,
     /// Compression in the controller (`ftl.compression`).
     pub compression: Option<Compression>,
     page_writes: Vec<PageWrite>,
@@ -336,6 +352,8 @@ impl Device {
             old_reads: Vec::new(),
             map_writes: Vec::new(),
             map_moved: (Vec::new(), Vec::new()),
+            map_gates: Vec::new(),
+            free_gates: Vec::new(),
             compression,
             page_writes: Vec::new(),
             bytes_fp: cfg
@@ -894,6 +912,32 @@ impl Device {
         (arrived, slot)
     }
 
+    /// Queue the read of translation page `first`, then (if any) of `then`, then `reads`, for
+    /// request `parent` (their command at the controller at `cmd`). With no reads, the
+    /// parent's page is done once the translation reads are.
+    fn map_read_chain(
+        &mut self,
+        first: Ppn,
+        then: Option<Ppn>,
+        reads: &[(Ppn, bool)],
+        parent: u32,
+        base: Req,
+        cmd: SimTime,
+    ) {
+        let g = match self.free_gates.pop() {
+            Some(g) => g,
+            None => {
+                self.map_gates.push(MapGate::default());
+                self.map_gates.len() as u32 - 1
+            }
+        };
+        let gate = &mut self.map_gates[g as usize];
+        gate.then = then;
+        gate.reads.clear();
+        gate.reads.extend_from_slice(reads);
+        self.map_read(first, parent, MapNext::Gate(g), base, cmd);
+    }
+
     /// Queue the read of translation page `tp` (its command at the controller at `cmd`) for
     /// request `parent` ([`NO_REQ`]: none), with `next` to follow.
     fn map_read(&mut self, tp: Ppn, parent: u32, next: MapNext, base: Req, cmd: SimTime) {
@@ -931,6 +975,21 @@ impl Device {
             }
         }
         self.map_moved = (moved, lpns);
+    }
+
+    /// With a packed map paged by `ftl.map_cache`: the entries the packer's last call changed
+    /// besides the one looked up (a split group's members) change without a lookup.
+    pub(in crate::device) fn apply_remapped(&mut self) {
+        let Some(m) = self.ftl.map.as_mut() else {
+            return;
+        };
+        let Some(c) = self.compression.as_mut() else {
+            return;
+        };
+        for &l in &c.fx.remapped {
+            m.gc_update(l as u32);
+        }
+        c.fx.remapped.clear();
     }
 
     /// Write back the translation pages the map cache evicted or GC updated: each reads its
@@ -1134,6 +1193,36 @@ impl Device {
                         self.sched
                             .enqueue_program(ppn, w, false, now, &mut self.nand, q);
                     }
+                    MapNext::Gate(g) => match self.map_gates[g as usize].then.take() {
+                        Some(tp) => {
+                            let s2 = self.alloc(Req {
+                                kind: Kind::MapRead { parent, next },
+                                pages_left: 1,
+                                ..r
+                            });
+                            self.sched
+                                .enqueue_read(tp, false, s2, now, &mut self.nand, q);
+                        }
+                        None => {
+                            let reads = std::mem::take(&mut self.map_gates[g as usize].reads);
+                            if reads.is_empty() {
+                                self.page_done(parent, now, Split::default(), q);
+                            }
+                            for &(ppn, partial) in &reads {
+                                self.sched.enqueue_read(
+                                    ppn,
+                                    partial,
+                                    parent,
+                                    now,
+                                    &mut self.nand,
+                                    q,
+                                );
+                            }
+                            self.map_gates[g as usize].reads = reads;
+                            self.map_gates[g as usize].reads.clear();
+                            self.free_gates.push(g);
+                        }
+                    },
                 }
             }
             Kind::IndexRead {

@@ -54,25 +54,61 @@ const CLEAN: u32 = u32::MAX;
 ///   spread over the logical pages, so a scheme with a smaller table (DP against S) holds
 ///   more entries per translation page and per DRAM byte. A translation page stores its
 ///   entries' forward fields with their share of the per-flash-page fields.
+/// - With the split FTL (`ftl.compression.split`, PR-SSD section 4.3, Fig. 13) the table has
+///   a second part ([`SplitPart`]): the split mapping table, one entry per split page it can
+///   hold (`max_split_pages`), each as wide as `split_table_bytes` counts it (per piece a
+///   32-bit flash page and its partial index: 17 bytes for 4 pieces). Its entries are keyed
+///   after the packed map's (`entries + group x pieces + slot`) and stored in translation
+///   pages of their own after the packed map's; the one budget caches entries of both parts,
+///   each at its own width, in one replacement order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Table {
     /// Entries looked up (logical pages).
     pub entries: u64,
-    /// Bytes of the whole table in DRAM.
+    /// Bytes of the whole table in DRAM (the split table's excluded).
     pub bytes: u64,
     /// The logical pages those bytes are spread over (an entry costs `bytes / per`).
     pub per: u64,
+    /// The split mapping table, with `ftl.compression.split`.
+    pub split: Option<SplitPart>,
+}
+
+/// The split mapping table of the split FTL: `entries` entries of `bytes / entries` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitPart {
+    /// Split pages the table holds (`max_split_pages`).
+    pub entries: u64,
+    /// Bytes of the whole split table (`device::compress::split_table_bytes` of `entries`).
+    pub bytes: u64,
+}
+
+impl SplitPart {
+    /// Entries of one translation page of `page` bytes.
+    pub fn entries_per_tpage(&self, page: u64) -> u64 {
+        ((page as u128 * self.entries as u128 / self.bytes.max(1) as u128) as u64)
+            .clamp(1, self.entries.max(1))
+    }
 }
 
 impl Table {
-    /// Entries `dram` bytes hold (at most every entry).
+    /// Entries `dram` bytes hold (at most every entry), of the first part.
     pub fn entries_in(&self, dram: u64) -> u64 {
         ((dram as u128 * self.per as u128 / self.bytes.max(1) as u128) as u64).min(self.entries)
     }
 
-    /// Bytes of one entry (a fraction for the packed map).
+    /// Bytes of one entry (a fraction for the packed map), of the first part.
     pub fn entry_bytes(&self) -> f64 {
         self.bytes as f64 / self.per.max(1) as f64
+    }
+
+    /// Bytes of the whole table, every part.
+    pub fn total_bytes(&self) -> u64 {
+        self.bytes + self.split.map_or(0, |s| s.bytes)
+    }
+
+    /// Entries of the whole table, every part.
+    pub fn total_entries(&self) -> u64 {
+        self.entries + self.split.map_or(0, |s| s.entries)
     }
 }
 
@@ -85,6 +121,7 @@ pub fn table(cfg: &SimConfig) -> Table {
             entries,
             bytes: entries * super::packed::map::ENTRY_BYTES,
             per: entries,
+            split: None,
         };
     }
     if cfg.ftl.dedup().is_some() {
@@ -96,6 +133,7 @@ pub fn table(cfg: &SimConfig) -> Table {
             bytes: super::logical_pages(cfg) * super::dedup::LPN_ENTRY_BYTES
                 + nodes * (ENTRY_BYTES + super::dedup::NODE_ENTRY_BYTES),
             per: nodes,
+            split: None,
         };
     }
     match cfg.ftl.compression() {
@@ -105,19 +143,24 @@ pub fn table(cfg: &SimConfig) -> Table {
                 entries,
                 bytes: entries * ENTRY_BYTES,
                 per: entries,
+                split: None,
             }
         }
-        Some(_) => Table {
+        Some(c) => Table {
             entries: super::host_pages(cfg),
             bytes: crate::device::compress::mapping_table_bytes(cfg),
             per: super::logical_pages(cfg),
+            split: c.split.as_ref().map(|s| SplitPart {
+                entries: s.max_split_pages,
+                bytes: crate::device::compress::split_table_bytes(cfg, s.max_split_pages),
+            }),
         },
     }
 }
 
-/// Bytes the whole mapping table takes in DRAM.
+/// Bytes the whole mapping table takes in DRAM (with the split FTL, the split table too).
 pub fn table_bytes(cfg: &SimConfig) -> u64 {
-    table(cfg).bytes
+    table(cfg).total_bytes()
 }
 
 /// Entries of one translation page (a NAND page of them).
@@ -136,12 +179,47 @@ pub fn demand(cfg: &SimConfig) -> Option<(u64, MapCachePolicy)> {
     }
 }
 
-/// Translation pages on flash (0 without a demand cache).
+/// Translation pages on flash (0 without a demand cache): the first part's, then the split
+/// table's.
 pub fn translation_pages(cfg: &SimConfig) -> u64 {
     match demand(cfg) {
-        Some(_) => table(cfg).entries.div_ceil(entries_per_tpage(cfg)),
+        Some(_) => {
+            let t = table(cfg);
+            t.entries.div_ceil(entries_per_tpage(cfg))
+                + t.split.map_or(0, |s| {
+                    s.entries
+                        .div_ceil(s.entries_per_tpage(cfg.nand.page_size as u64))
+                })
+        }
         None => 0,
     }
+}
+
+/// The demand cache a config asks for, if it caches less than the whole table (the page map's,
+/// the packed map's, with the split FTL the packed map's and the split table's).
+pub fn build(cfg: &SimConfig) -> Option<MapCache> {
+    let (cap, policy) = demand(cfg)?;
+    let t = table(cfg);
+    let per = entries_per_tpage(cfg);
+    Some(match (t.split, &cfg.ftl.map_cache) {
+        (Some(sp), MapCacheConfig::Demand { dram_bytes, .. }) => {
+            // Widths as exact fractions over a common denominator: an entry of the first part
+            // costs bytes / per, one of the split table its bytes / entries.
+            let weights = [
+                t.bytes as u128 * sp.entries as u128,
+                sp.bytes as u128 * t.per as u128,
+            ];
+            let budget = *dram_bytes as u128 * t.per as u128 * sp.entries as u128;
+            MapCache::two_parts(
+                [t.entries, sp.entries],
+                [per, sp.entries_per_tpage(cfg.nand.page_size as u64)],
+                weights,
+                budget,
+                policy,
+            )
+        }
+        _ => MapCache::new(t.entries, cap, per, policy),
+    })
 }
 
 /// Counters owned by the map cache.
@@ -172,9 +250,10 @@ pub struct MapCacheCounters {
 /// Statistics of the demand-paged map cache (the summary's `map_cache`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MapCacheSummary {
-    /// Map entries the DRAM budget holds.
+    /// Map entries the DRAM budget holds (with the split FTL: entries of the packed map it
+    /// would hold without split-table entries).
     pub cached_entries: u64,
-    /// Map entries in the whole table.
+    /// Map entries in the whole table (with the split FTL, the split table's included).
     pub table_entries: u64,
     /// Translation pages of the table on flash.
     pub translation_pages: u64,
@@ -211,7 +290,7 @@ impl MapCacheSummary {
         MapCacheSummary {
             // The whole table when only the fingerprint index is demand-paged.
             cached_entries: demand(cfg).map_or(table(cfg).entries, |d| d.0),
-            table_entries: table(cfg).entries,
+            table_entries: table(cfg).total_entries(),
             translation_pages: translation_pages(cfg),
             counters: c,
             hit_ratio: if c.lookups == 0 {
@@ -299,16 +378,26 @@ pub const SPARSE_LEAF: u64 = 1 << 16;
 /// The cached mapping table: which entries are in DRAM (LRU or segmented LRU, intrusive lists
 /// over per-entry [`Slots`] indexed by logical page), which are dirty, and which translation
 /// pages wait to be written back.
+///
+/// The budget and the entries' sizes are in weight units: one per entry for a table of one
+/// part (the budget is then its entry count), the parts' widths over a common denominator for
+/// the split FTL's two (an entry of part `i` weighs `weight[i]`).
 pub struct MapCache<S: Slots = Vec<Slot>> {
-    cap: u32,
-    /// Entries the protected segment may hold (0: plain LRU).
-    protected_cap: u32,
-    per_tpage: u32,
+    budget: u64,
+    /// Weight the protected segment may hold (0: plain LRU).
+    protected_cap: u64,
+    /// Entries per translation page, per part.
+    per_tpage: [u32; 2],
+    /// First entry of the second part (`NIL`: one part) and its first translation page.
+    split_at: u32,
+    split_tpage: u32,
+    /// Weight of an entry, per part.
+    weight: [u64; 2],
     slots: S,
-    /// (head = most recent, tail, length) per segment: [probation, protected].
+    /// (head = most recent, tail, weight held) per segment: [probation, protected].
     head: [u32; 2],
     tail: [u32; 2],
-    len: [u32; 2],
+    len: [u64; 2],
     tp_epoch: Vec<u32>,
     tp_pending: Vec<bool>,
     pending: VecDeque<u32>,
@@ -325,14 +414,17 @@ impl<S: Slots> MapCache<S> {
     /// translation page.
     pub fn new(entries: u64, cap: u64, per_tpage: u64, policy: MapCachePolicy) -> MapCache<S> {
         let tpages = entries.div_ceil(per_tpage) as usize;
-        let cap = cap.min(entries) as u32;
+        let cap = cap.min(entries);
         MapCache {
-            cap,
+            budget: cap,
             protected_cap: match policy {
                 MapCachePolicy::Lru => 0,
-                MapCachePolicy::SegmentedLru => (cap as u64 * 4 / 5) as u32,
+                MapCachePolicy::SegmentedLru => cap * 4 / 5,
             },
-            per_tpage: per_tpage as u32,
+            per_tpage: [per_tpage as u32; 2],
+            split_at: NIL,
+            split_tpage: tpages as u32,
+            weight: [1; 2],
             slots: S::with_entries(entries),
             head: [NIL; 2],
             tail: [NIL; 2],
@@ -344,15 +436,69 @@ impl<S: Slots> MapCache<S> {
         }
     }
 
-    /// Entries the cache holds at most.
+    /// A cache of a table of two parts (the split FTL's packed map and split table):
+    /// `entries[i]` entries of part `i`, `per_tpage[i]` per translation page, each of
+    /// `weight[i]` units, `budget` units in all. Part 1's entries are keyed after part 0's and
+    /// its translation pages follow part 0's. The units are reduced to 64 bits: exactly (by
+    /// the weights' common divisor) for any table of realistic size, else in coarser units.
+    pub fn two_parts(
+        entries: [u64; 2],
+        per_tpage: [u64; 2],
+        weight: [u128; 2],
+        budget: u128,
+        policy: MapCachePolicy,
+    ) -> MapCache<S> {
+        let gcd = |mut a: u128, mut b: u128| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a.max(1)
+        };
+        let g = gcd(weight[0], weight[1]);
+        let (mut w, mut budget) = ([weight[0] / g, weight[1] / g], budget / g);
+        // An entry fits when the weights held add up to at most the budget, so flooring the
+        // budget is exact; beyond 2^62 units (never for a table in DRAM) the units coarsen.
+        let top = w[0].max(w[1]).max(budget);
+        let shift = (128 - top.leading_zeros()).saturating_sub(62);
+        w = [(w[0] >> shift).max(1), (w[1] >> shift).max(1)];
+        budget >>= shift;
+        let (weight, budget) = ([w[0] as u64, w[1] as u64], budget as u64);
+        let t0 = entries[0].div_ceil(per_tpage[0]);
+        let t1 = entries[1].div_ceil(per_tpage[1]);
+        let mut c = MapCache::new(entries[0] + entries[1], 1, per_tpage[0], policy);
+        c.budget = budget;
+        c.protected_cap = match policy {
+            MapCachePolicy::Lru => 0,
+            MapCachePolicy::SegmentedLru => budget * 4 / 5,
+        };
+        c.per_tpage = [per_tpage[0] as u32, per_tpage[1] as u32];
+        c.split_at = entries[0] as u32;
+        c.split_tpage = t0 as u32;
+        c.weight = weight;
+        c.tp_epoch = vec![0; (t0 + t1) as usize];
+        c.tp_pending = vec![false; (t0 + t1) as usize];
+        c
+    }
+
+    /// Entries the cache holds at most (of the first part, without entries of the second).
     pub fn capacity(&self) -> u64 {
-        self.cap as u64
+        self.budget / self.weight[0]
+    }
+
+    /// Weight of entry `e` (its part's).
+    #[inline]
+    fn weight_of(&self, e: u32) -> u64 {
+        self.weight[(e >= self.split_at) as usize]
     }
 
     /// Translation page holding entry `e`.
     #[inline]
     pub fn tpage_of(&self, e: u32) -> u32 {
-        e / self.per_tpage
+        if e < self.split_at {
+            e / self.per_tpage[0]
+        } else {
+            self.split_tpage + (e - self.split_at) / self.per_tpage[1]
+        }
     }
 
     /// Whether entry `e` is in DRAM.
@@ -374,7 +520,9 @@ impl<S: Slots> MapCache<S> {
         self.counters.lookups += 1;
         let hit = match self.slots.slot(e).seg {
             0 => {
-                if self.len[0] + self.len[1] >= self.cap {
+                let w = self.weight_of(e);
+                // A budget holds at least its widest entry (validation: one translation page).
+                while self.len[0] + self.len[1] + w > self.budget && self.tail[0] != NIL {
                     self.evict();
                 }
                 self.push_head(0, e);
@@ -461,7 +609,7 @@ impl<S: Slots> MapCache<S> {
     /// The protected segment over its share: its least recent entry goes back to probation.
     #[inline]
     fn rebalance(&mut self) {
-        if self.len[1] > self.protected_cap {
+        while self.len[1] > self.protected_cap {
             let d = self.tail[1];
             self.unlink(d);
             self.push_head(0, d);
@@ -483,7 +631,7 @@ impl<S: Slots> MapCache<S> {
             self.slots.slot_mut(h).prev = e;
         }
         self.head[s] = e;
-        self.len[s] += 1;
+        self.len[s] += self.weight_of(e);
     }
 
     #[inline]
@@ -501,7 +649,7 @@ impl<S: Slots> MapCache<S> {
         } else {
             self.slots.slot_mut(n).prev = p;
         }
-        self.len[s] -= 1;
+        self.len[s] -= self.weight_of(e);
     }
 
     /// Cached entries from most to least recent (segmented LRU: protected first; tests).
@@ -589,6 +737,58 @@ mod tests {
         let mut c = MapCache::<Sparse<Slot>>::new(n, 30, 512, MapCachePolicy::Lru);
         let hits = lru_trace.iter().filter(|&&e| c.access(e, false)).count() as u64;
         assert_eq!(hits, lru_hits(&lru_trace, 30));
+    }
+
+    /// Two parts of different widths: the cache is the longest run of most recent entries
+    /// whose weights fit the budget (an independent model over the recency stack), and the
+    /// second part's entries are in translation pages after the first part's.
+    #[test]
+    fn two_parts_hold_the_most_recent_entries_whose_widths_fit_the_budget() {
+        // Part 0: 100 entries of weight 5, 10 per translation page; part 1: 40 of weight 3,
+        // 16 per page (keys 100..140); 47 units of budget.
+        let mut c =
+            MapCache::<Vec<Slot>>::two_parts([100, 40], [10, 16], [5, 3], 47, MapCachePolicy::Lru);
+        assert_eq!(
+            (c.tpage_of(99), c.tpage_of(100), c.tpage_of(139)),
+            (9, 10, 12)
+        );
+        assert_eq!(c.tp_epoch.len(), 13);
+        assert_eq!(c.capacity(), 9);
+        let trace: Vec<u32> = pseudo(4000, 140, 3);
+        let mut stack: Vec<u32> = Vec::new();
+        let w = |e: u32| if e < 100 { 5 } else { 3 };
+        for &e in &trace {
+            let mut held = 0;
+            let mut want = false;
+            for &x in &stack {
+                if held + w(x) > 47 {
+                    break;
+                }
+                held += w(x);
+                if x == e {
+                    want = true;
+                    break;
+                }
+            }
+            assert_eq!(c.access(e, e % 3 == 0), want);
+            stack.retain(|&x| x != e);
+            stack.insert(0, e);
+            let order = c.order();
+            assert!(order.iter().map(|&x| w(x)).sum::<u32>() <= 47);
+            assert_eq!(order[..], stack[..order.len()]);
+        }
+        // Segmented LRU over weights keeps its protected share and never exceeds the budget.
+        let mut s = MapCache::<Vec<Slot>>::two_parts(
+            [100, 40],
+            [10, 16],
+            [5, 3],
+            47,
+            MapCachePolicy::SegmentedLru,
+        );
+        for &e in &trace {
+            s.access(e, false);
+            assert!(s.len[1] <= 47 * 4 / 5 && s.len[0] + s.len[1] <= 47);
+        }
     }
 
     #[test]

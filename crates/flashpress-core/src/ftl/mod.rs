@@ -406,14 +406,7 @@ impl Ftl {
             },
             gc_hash: dd.is_some_and(|d| d.mode == DedupMode::Gc),
             cold_threshold: dd.filter(|d| d.regions).map(|d| d.cold_threshold),
-            map: mapcache::demand(cfg).map(|(cap, policy)| {
-                mapcache::MapCache::new(
-                    mapcache::table(cfg).entries,
-                    cap,
-                    mapcache::entries_per_tpage(cfg),
-                    policy,
-                )
-            }),
+            map: mapcache::build(cfg),
             tbase: mapped_pages(cfg) as u32,
             tstream: streams - 1,
             cold_stream: placement::streams_of(cfg),

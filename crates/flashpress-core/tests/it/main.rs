@@ -21,6 +21,7 @@ mod mapping_unit;
 mod packed_units;
 mod partial_read;
 mod split;
+mod split_map_cache;
 mod time_limits;
 mod timeline;
 mod waiting_streams;

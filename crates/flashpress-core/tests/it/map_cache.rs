@@ -673,21 +673,7 @@ fn every_read_returns_the_last_write_through_a_paged_packed_map_and_gc() {
 }
 
 #[test]
-fn a_paged_split_map_is_refused_naming_the_key() {
-    let text = format!(
-        "{}\n[ftl]\nop_ratio = 0.25\nwrite_buffer_pages = 4\n{}\n[ftl.compression]\ncodec = \"dpc\"\nmin_saving = 0.1\nmax_chunks_per_page = 12\n\
-         compress_us = 0.34\ndecompress_us = 0.038\nzero_units = true\n\
-         split = {{ decision = \"bit\", max_split_pages = 64 }}\n[content]\nmode = \"model\"\n",
-        tlc_device!(4, 1, 32),
-        demand_of(100_000)
-    );
-    let e = SimConfig::from_toml_str(&text, "test")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("ftl.map_cache") && e.contains("ftl.compression.split"),
-        "{e}"
-    );
+fn a_budget_over_the_whole_packed_table_is_refused_naming_the_key() {
     let over = format!(
         "{}\n[ftl]\nop_ratio = 0.25\nwrite_buffer_pages = 4\n{}\n[ftl.compression]\ncodec = \"lz4\"\nmin_saving = 0.0\nmax_chunks_per_page = 20\n\
          compress_us = 12.0\ndecompress_us = 12.0\nzero_units = false\n[content]\nmode = \"model\"\n",

@@ -26,6 +26,7 @@ impl Device {
                 for &v in &c.fx.freed {
                     self.ftl.trim(Lpn(v), at);
                 }
+                self.apply_remapped();
             }
         }
     }
@@ -59,8 +60,12 @@ impl Device {
         // With a paged map: per flash read the translation page it waits for, and the
         // translation pages read for entries whose data needs no flash read of its own.
         let paged = self.ftl.map.is_some();
-        let mut read_tp: Vec<Option<Ppn>> = Vec::new();
+        let mut read_tp: Vec<Option<Wait>> = Vec::new();
         let mut other_tps: Vec<Ppn> = Vec::new();
+        // The split FTL's chained translation reads (packed-map entry, then split-table
+        // entry), each with the reads waiting for them.
+        let mut chains: Vec<(Ppn, Option<Ppn>)> = Vec::new();
+        let mut nowait_chains: Vec<usize> = Vec::new();
         let mut decompress = 0u32;
         for lpn in first..=last {
             c.record_read(lpn, req.len);
@@ -82,6 +87,23 @@ impl Device {
                     c.counters.dram_page_reads += 1;
                     continue;
                 }
+                // With a paged map the pieces' flash pages are in the split table: its entry
+                // is looked up too, once the packed-map entry (if it missed) is read.
+                let tp2 = if paged {
+                    self.ftl.map_lookup(c.packer().split_key(ch) as u32, false);
+                    self.ftl.take_map_read()
+                } else {
+                    None
+                };
+                let chain = match (tp, tp2) {
+                    (None, None) => None,
+                    (Some(a), b) => {
+                        other_tps.pop();
+                        Some((a, b))
+                    }
+                    (None, Some(b)) => Some((b, None)),
+                };
+                let mut waits = false;
                 // One partial read of each piece wanted, each on its own channel; pieces of
                 // several pages of the request in one flash page make it a full read.
                 let wanted = span(lo, hi, unit);
@@ -95,9 +117,30 @@ impl Device {
                         .lookup(Lpn(p.vpn))
                         .expect("a closed group's pages are mapped");
                     let bit = 1u64 << (p.offset as u64 / unit);
-                    match reads.iter_mut().find(|r| r.0 == ppn) {
-                        Some(r) => r.1 |= bit,
-                        None => reads.push((ppn, bit, true)),
+                    let i = match reads.iter().position(|r| r.0 == ppn) {
+                        Some(i) => {
+                            reads[i].1 |= bit;
+                            i
+                        }
+                        None => {
+                            reads.push((ppn, bit, true));
+                            reads.len() - 1
+                        }
+                    };
+                    if chain.is_some() {
+                        read_tp.resize(reads.len(), None);
+                        if read_tp[i].is_none() {
+                            read_tp[i] = Some(Wait::Chain(chains.len()));
+                            waits = true;
+                        }
+                    }
+                }
+                if let Some(ch) = chain {
+                    chains.push(ch);
+                    if !waits {
+                        // Every piece is read for an earlier page of the request: the chain
+                        // completes a page of its own.
+                        nowait_chains.push(chains.len() - 1);
                     }
                 }
                 continue;
@@ -138,7 +181,7 @@ impl Device {
             if paged {
                 read_tp.resize(reads.len(), None);
                 if let Some(tp) = tp.filter(|_| read_tp[i].is_none()) {
-                    read_tp[i] = Some(tp);
+                    read_tp[i] = Some(Wait::Tp(tp));
                     other_tps.pop();
                 }
             }
@@ -176,10 +219,14 @@ impl Device {
             }
         }
         let slot = self.alloc(Req { decompress, ..base });
+        let mut gated: Vec<Vec<(Ppn, bool)>> = vec![Vec::new(); chains.len()];
         for (i, &(ppn, units, _)) in reads.iter().enumerate() {
             let partial = unit != 0 && units.count_ones() == 1;
             match read_tp.get(i).copied().flatten() {
-                Some(tp) => self.map_read(tp, slot, MapNext::DataRead(ppn, partial), base, cmd),
+                Some(Wait::Tp(tp)) => {
+                    self.map_read(tp, slot, MapNext::DataRead(ppn, partial), base, cmd)
+                }
+                Some(Wait::Chain(k)) => gated[k].push((ppn, partial)),
                 None => self.arriving_reads.push_back(Arrival {
                     at: cmd,
                     ppn,
@@ -189,10 +236,13 @@ impl Device {
                 }),
             }
         }
+        for (&(first, then), reads) in chains.iter().zip(&gated) {
+            self.map_read_chain(first, then, reads, slot, base, cmd);
+        }
         for &tp in &other_tps {
             self.map_read(tp, slot, MapNext::Done, base, cmd);
         }
-        let pages = (reads.len() + other_tps.len()) as u32;
+        let pages = (reads.len() + other_tps.len() + nowait_chains.len()) as u32;
         let r = &mut self.reqs[slot as usize];
         r.pages_left = pages;
         r.done = cmd;
@@ -234,6 +284,25 @@ impl Device {
             if let Some(tp) = self.ftl.take_map_read() {
                 self.reqs[slot as usize].pages_left += 1;
                 self.map_read(tp, slot, MapNext::Done, base, cmd);
+            }
+            // A partial write of a split page reads the pieces it keeps: a paged map looks
+            // their split-table entry up, and the write completes once it is loaded too.
+            if partial && self.ftl.map.is_some() {
+                let p = self
+                    .compression
+                    .as_ref()
+                    .expect("compression is on")
+                    .packer();
+                if let Some(ch) = p
+                    .lookup(lpn)
+                    .filter(|ch| ch.split() && !p.split_pending(*ch))
+                {
+                    self.ftl.map_lookup(p.split_key(ch) as u32, false);
+                    if let Some(tp) = self.ftl.take_map_read() {
+                        self.reqs[slot as usize].pages_left += 1;
+                        self.map_read(tp, slot, MapNext::Done, base, cmd);
+                    }
+                }
             }
             let c = self.compression.as_mut().expect("compression is on");
             let (lo, hi) = (
@@ -290,7 +359,24 @@ impl Device {
             }
             let flushed = self.flush_page_writes(&mut writes, now, q);
             self.page_writes = writes;
-            flushed?;
+            if flushed? && self.ftl.map.is_some() {
+                // A split group went to flash: its members' split-table entries are written
+                // (looked up, dirty); the write completes once they are loaded.
+                let keys: Vec<u64> = self
+                    .compression
+                    .as_ref()
+                    .expect("compression is on")
+                    .packer()
+                    .closed_keys()
+                    .collect();
+                for k in keys {
+                    self.ftl.map_lookup(k as u32, true);
+                    if let Some(tp) = self.ftl.take_map_read() {
+                        self.reqs[slot as usize].pages_left += 1;
+                        self.map_read(tp, slot, MapNext::Done, base, cmd);
+                    }
+                }
+            }
             if olds.is_empty() {
                 self.arriving_chunks.push_back((ready, slot));
             } else {
@@ -311,13 +397,15 @@ impl Device {
     }
 
     /// Give the page FTL the virtual pages the packer closed (their programs reach the back
-    /// end when their data is all in DRAM) and discard the ones it freed.
+    /// end when their data is all in DRAM) and discard the ones it freed. Returns whether a
+    /// split group was written split.
     fn flush_page_writes(
         &mut self,
         writes: &mut [PageWrite],
         now: SimTime,
         q: &mut EventQueue,
-    ) -> Result<()> {
+    ) -> Result<bool> {
+        self.apply_remapped();
         // Discard first: a VPN freed by this write may also be the page it wrote.
         let c = self.compression.as_mut().expect("compression is on");
         let freed = std::mem::take(&mut c.fx.freed);
@@ -344,12 +432,17 @@ impl Device {
                 for (w, &ppn) in writes.iter().zip(&ppns) {
                     self.queue_page_program(ppn, NO_REQ, w.ready, now);
                 }
-                return Ok(());
+                return Ok(true);
             }
-            self.compression
-                .as_mut()
-                .expect("compression is on")
-                .unsplit(writes);
+            let c = self.compression.as_mut().expect("compression is on");
+            // Unsplit, the members' packed-map entries name whole pages now: they change
+            // without a lookup.
+            if let Some(m) = self.ftl.map.as_mut() {
+                for &l in c.packer().closed_members() {
+                    m.gc_update(l as u32);
+                }
+            }
+            c.unsplit(writes);
         }
         for w in writes.iter() {
             let ppn = {
@@ -358,7 +451,7 @@ impl Device {
             };
             self.queue_page_program(ppn, NO_REQ, w.ready, now);
         }
-        Ok(())
+        Ok(false)
     }
 
     /// A page of the compression buffer is mapped to `ppn`; its data is all in DRAM at
@@ -518,6 +611,14 @@ impl Device {
             (!ch.zero() && !ch.split() && !c.packer().is_open(ch.vpn)).then(|| flash_id(ch.vpn));
         c.read_id(lpn, ch, flash)
     }
+}
+
+/// What a flash read of a compressed read waits for with a paged map: one translation read,
+/// or chain `k` of the request's (the split FTL's packed-map entry, then split-table entry).
+#[derive(Debug, Clone, Copy)]
+enum Wait {
+    Tp(Ppn),
+    Chain(usize),
 }
 
 /// Bitmask of the partial units of size `unit` that bytes `[lo, hi)` of a page touch.

@@ -258,8 +258,9 @@ def fig19(scale: Scale) -> Figure:
 
 
 #: Our study, not the seed's: the schemes whose mapping tables differ, under DRAM budgets given
-#: as shares of S's table (the whole table is the share 1).
-MAP_SCHEMES = ("S", "SP", "DP")
+#: as shares of S's table (the whole table is the share 1). The split schemes page their split
+#: table with the packed map (each entry at its own width).
+MAP_SCHEMES = ("S", "SP", "DP", "PR", "PR_LRU", "PR_SplitAll")
 MAP_BUDGETS = (1.0, 0.25, 0.05)
 MAP_REFERENCE = "S"
 #: The study's device: the translation pages need an open block per plane of their own (a
@@ -274,11 +275,15 @@ def budget_label(share: float) -> str:
 
 
 def table_bytes(scheme: str, scale: Scale) -> int:
-    """The mapping table of ``scheme`` on the scaled device (``summary.mapping_table_bytes``)."""
+    """The table ``scheme``'s map cache pages on the scaled device: ``summary.mapping_table_bytes``,
+    with the split FTL its split table too (``Config.map_cache_table_bytes``)."""
     from flashpress.config import Config
 
-    device = {**_device(scale), "ftl.op_ratio": MAP_OP_RATIO}
-    return Config.from_dict({"scheme": f"prssd/{scheme}"}).with_overrides(device).mapping_table_bytes()
+    device: dict[str, Any] = {**_device(scale), "ftl.op_ratio": MAP_OP_RATIO}
+    if scheme.startswith("PR"):
+        # The split table as the runs size it (``run``).
+        device["ftl.compression.split.max_split_pages"] = split_pages(scale, SEED_CHANNELS)
+    return Config.from_dict({"scheme": f"prssd/{scheme}"}).with_overrides(device).map_cache_table_bytes()
 
 
 def map_run(scheme: str, name: str, scale: Scale, share: float, budget: int, own: int) -> RunSpec:
@@ -310,7 +315,9 @@ def mapcache(scale: Scale) -> Figure:
         "Our study, not a figure of the seed: PR-SSD counts DP's mapping table 37% smaller than S's "
         "(section 4.4.1) but keeps every table in DRAM. Here the table is demand-paged (ftl.map_cache, DFTL "
         "with LRU): a budget of 100%, 25% and 5% of S's table holds each scheme's entries at its own width "
-        f"(its table over its logical pages), and a miss reads a translation page from flash. Tables: {sizes}. "
+        "(its table over its logical pages; the split schemes' split-table entries at 17 bytes each, in the "
+        "same budget), and a miss reads a translation page from flash (a split page's read may wait for two: "
+        f"its packed-map entry, then its split-table entry). Tables: {sizes}. "
         "A budget at least a scheme's whole table holds it in full. Over-provisioning 8% (the preset's 7% "
         "leaves no room for the translation pages' open blocks), at every budget. Bars: each scheme's read "
         "response time against the same scheme with the whole table in DRAM, mean over the workloads.",

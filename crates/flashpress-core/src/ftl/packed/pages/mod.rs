@@ -61,6 +61,9 @@ pub struct Effects {
     pub write: Vec<u32>,
     /// VPNs no logical page maps into any more: discard each.
     pub freed: Vec<u32>,
+    /// Logical pages whose map entry this call changed besides the one it wrote or trimmed
+    /// (a member of the split group being filled moved to the slot of one that left).
+    pub remapped: Vec<u64>,
     /// A group of split pages closed: the last `pieces` VPNs of `write` are its flash pages,
     /// piece `i` of every member in the `i`-th (write them on different channels, or call
     /// [`PagePacker::unsplit`]).
@@ -72,6 +75,7 @@ impl Effects {
     pub fn clear(&mut self) {
         self.write.clear();
         self.freed.clear();
+        self.remapped.clear();
         self.group = None;
     }
 }
@@ -116,11 +120,16 @@ impl Chunk {
     }
 }
 
-/// Per VPN the logical pages placed in it since it was taken.
+/// Per VPN the logical pages placed in it since it was taken, and the split group it is a
+/// page of (`NO_GROUP`: none).
 struct Residents {
     slots: Vec<u32>,
     len: Vec<u8>,
+    group: Vec<u32>,
 }
+
+/// A VPN that is no split group's page.
+const NO_GROUP: u32 = u32::MAX;
 
 /// The packer.
 pub struct PagePacker {
@@ -134,7 +143,8 @@ pub struct PagePacker {
     logical: u64,
     /// With a demand-paged map (`ftl.map_cache`): per VPN the logical pages placed in it
     /// since it was taken (`max_chunks` slots each, stale ones included), as PR-SSD's reverse
-    /// map per flash page, so that GC moving a VPN can update their map entries.
+    /// map per flash page, and the split group it belongs to, so that GC moving a VPN can
+    /// update their map entries (a split group's: its members' split-table entries).
     rev: Option<Residents>,
     /// Logical pages mapped.
     pub mapped: u64,
@@ -168,32 +178,42 @@ impl PagePacker {
     }
 
     /// Keep per VPN the logical pages placed in it ([`PagePacker::residents`]): a packed
-    /// map paged by `ftl.map_cache` needs them when GC moves a VPN. Not with split pages.
+    /// map paged by `ftl.map_cache` needs them when GC moves a VPN.
     pub fn with_residents(mut self) -> PagePacker {
-        assert!(
-            self.groups.is_none(),
-            "validation refuses a paged split map"
-        );
         let vpns = self.live.len();
         self.rev = Some(Residents {
             slots: vec![0; vpns * self.max_chunks as usize],
             len: vec![0; vpns],
+            group: vec![NO_GROUP; vpns],
         });
         self
     }
 
-    /// Simulator bytes per VPN of [`PagePacker::with_residents`]: `max_chunks` slots and a
-    /// count.
+    /// Simulator bytes per VPN of [`PagePacker::with_residents`]: `max_chunks` slots, a
+    /// count and a split group.
     pub fn residents_bytes_per_vpn(max_chunks: u32) -> usize {
-        max_chunks as usize * std::mem::size_of::<u32>() + 1
+        max_chunks as usize * std::mem::size_of::<u32>() + 1 + std::mem::size_of::<u32>()
     }
 
-    /// The logical pages whose chunks are in `vpn` now, each once, into `out`.
+    /// The map-cache entries whose flash page field GC moving `vpn` changes, each once, into
+    /// `out`: the logical pages whose chunks are in it, or for a page of a split group the
+    /// split-table entries of the group's members still mapped ([`PagePacker::split_key`]).
     pub fn residents(&self, vpn: u32, out: &mut Vec<u32>) {
         out.clear();
         let Some(r) = self.rev.as_ref() else {
             return;
         };
+        let g = r.group[vpn as usize];
+        if g != NO_GROUP {
+            let gr = self.groups.as_ref().expect("split groups");
+            let mask = gr.slots[g as usize];
+            for slot in 0..gr.pieces {
+                if mask >> slot & 1 == 1 {
+                    out.push(self.split_key_of(g, slot) as u32);
+                }
+            }
+            return;
+        }
         let k = self.max_chunks as usize;
         let base = vpn as usize * k;
         for &l in &r.slots[base..base + r.len[vpn as usize] as usize] {
@@ -361,6 +381,7 @@ impl PagePacker {
         })?;
         if let Some(r) = self.rev.as_mut() {
             r.len[vpn as usize] = 0;
+            r.group[vpn as usize] = NO_GROUP;
         }
         Ok(vpn)
     }

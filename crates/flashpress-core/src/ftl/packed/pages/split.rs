@@ -27,6 +27,8 @@ pub(super) struct Groups {
     pub(super) closed: Option<(u32, Vec<u64>)>,
     /// Logical pages mapped split (closed groups and the pending one).
     pub(super) split_live: u64,
+    /// Per closed group, the slots of its members still mapped (a bit each).
+    pub(super) slots: Vec<u8>,
 }
 
 impl PagePacker {
@@ -51,8 +53,32 @@ impl PagePacker {
             members: Vec::with_capacity(pieces as usize),
             closed: None,
             split_live: 0,
+            slots: vec![0; capacity as usize],
         });
         self
+    }
+
+    /// The split-table entry of slot `slot` of group `g`, as the map cache keys it: after the
+    /// logical pages' entries, `pieces` per group.
+    #[inline]
+    pub(super) fn split_key_of(&self, g: u32, slot: u32) -> u64 {
+        self.logical + g as u64 * self.pieces() as u64 + slot as u64
+    }
+
+    /// The split-table entry of split chunk `c` (its group and slot), as the map cache keys
+    /// it (a demand-paged map, `ftl.map_cache`).
+    #[inline]
+    pub fn split_key(&self, c: Chunk) -> u64 {
+        debug_assert!(c.split());
+        self.split_key_of(c.vpn, c.offset)
+    }
+
+    /// The split-table entries of the group closed last (one per member).
+    pub fn closed_keys(&self) -> impl Iterator<Item = u64> + '_ {
+        let g = self.groups.as_ref().and_then(|g| g.closed.as_ref());
+        let n = g.map_or(0, |c| c.1.len() as u32);
+        let g = g.map_or(0, |c| c.0);
+        (0..n).map(move |slot| self.split_key_of(g, slot))
     }
 
     fn map_len(&self) -> u64 {
@@ -73,6 +99,7 @@ impl PagePacker {
             gr.members.swap_remove(slot);
             if let Some(&moved) = gr.members.get(slot) {
                 self.map.set(moved, map::pack(g, slot as u32, SPLIT_LEN));
+                fx.remapped.push(moved);
             }
             if gr.members.is_empty() {
                 gr.pending = None;
@@ -81,6 +108,7 @@ impl PagePacker {
             return;
         }
         let k = gr.pieces as usize;
+        gr.slots[g as usize] &= !(1u8 << slot);
         let mut vpns = [0u32; 8];
         vpns[..k].copy_from_slice(&gr.vpns[g as usize * k..][..k]);
         if gr.live[g as usize] == 0 {
@@ -173,8 +201,12 @@ impl PagePacker {
                 fx.write.push(vpn);
                 let gr = self.groups.as_mut().expect("split is on");
                 gr.vpns[(g * k + i) as usize] = vpn;
+                if let Some(r) = self.rev.as_mut() {
+                    r.group[vpn as usize] = g;
+                }
             }
             let gr = self.groups.as_mut().expect("split is on");
+            gr.slots[g as usize] = ((1u16 << k) - 1) as u8;
             gr.pending = None;
             gr.closed = Some((g, std::mem::take(&mut gr.members)));
             fx.group = Some(g);
@@ -203,11 +235,16 @@ impl PagePacker {
         vpns[..k].copy_from_slice(&gr.vpns[g as usize * k..][..k]);
         gr.vpns[g as usize * k..][..k].fill(UNMAPPED as u32);
         gr.live[g as usize] = 0;
+        gr.slots[g as usize] = 0;
         gr.free.push(g);
         gr.split_live -= k as u64;
         for (&lpn, &vpn) in members.iter().zip(&vpns[..k]) {
             self.live[vpn as usize] = 1;
             self.map.set(lpn, map::pack(vpn, 0, self.page));
+            if let Some(r) = self.rev.as_mut() {
+                r.group[vpn as usize] = super::NO_GROUP;
+            }
+            self.record(vpn, lpn);
         }
         // Keep the vector for the next group.
         let gr = self.groups.as_mut().expect("split is on");

@@ -8,7 +8,9 @@
 //! from `from`, whose load is least" in O(log n) after bringing the dirty planes' leaves up to
 //! date. Smaller orders are scanned: a simulated write changes the loads of about five
 //! planes before the next search, so at 32 planes keeping a tree up to date costs more than
-//! the scan it saves (measured with callgrind on the `make bench` trace: docs/performance.md).
+//! the scan it saves (measured with callgrind on the `make bench` trace), and in a synthetic
+//! loop (five changes a search, every plane busy) the two break even between 128 and 512
+//! planes (docs/performance.md).
 //!
 //! The load depends on `now` only for planes whose work ended (`until <= now`): each leaf
 //! is classified against the tree's time `t` as *busy* (`until > t`, load `until + queued`)
@@ -20,7 +22,7 @@
 use crate::units::{PlaneId, SimTime};
 
 /// Orders of at most this many planes are scanned rather than searched in a tree.
-pub(super) const SCAN_MAX: usize = 64;
+pub(super) const SCAN_MAX: usize = 256;
 
 const INF: u64 = u64::MAX;
 const ABSENT: u32 = u32::MAX;

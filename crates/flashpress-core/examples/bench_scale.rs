@@ -10,8 +10,8 @@
 //! of 10% of the units (from [`Simulation::aging_windows`]' 1% windows), and the timed run's
 //! per `WINDOWS` equal windows of requests (NAND bytes programmed / 4 KiB x requests
 //! completed in the window), are both printed. The aged device counts as in steady state
-//! (`"steady": true`) when the last three aging windows' WAF are within `TOL` (3%) of their
-//! mean. The timed run's WAF divided by the read-modify-write factor (unit / 4 KiB, at least
+//! (`"steady": true`) when there are at least three aging windows and the last three's WAF
+//! are within `TOL` (3%) of their mean ([`flashpress_core::sim::steady`]). The timed run's WAF divided by the read-modify-write factor (unit / 4 KiB, at least
 //! 1) is printed beside them as `run_gc_waf`: in steady state it matches the aging windows'.
 //!
 //! Shape: 8 channels x 8 chips x 4 dies x 2 planes (512 planes), 1,024 pages per block,
@@ -23,7 +23,7 @@
 //!     cargo run --release -p flashpress-core --example bench_scale -- TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL] [WINDOWS]
 
 use flashpress_core::config::SimConfig;
-use flashpress_core::sim::Simulation;
+use flashpress_core::sim::{aging_waf_by, spread, steady, Simulation};
 use std::time::Instant;
 
 mod common;
@@ -130,16 +130,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // swing (a damped oscillation a few % of the units long), so steady state is judged on
     // windows of 10% of the units (the last one may be shorter).
     let ratio = page as f64 / unit as f64;
-    let aging: Vec<f64> = sim
-        .aging_windows()
-        .chunks(10)
-        .map(|c| {
-            let (p, w) = c
-                .iter()
-                .fold((0, 0), |(p, w), x| (p + x.programs, w + x.writes));
-            p as f64 * ratio / w as f64
-        })
-        .collect();
+    let aging = aging_waf_by(sim.aging_windows(), 10, ratio);
     let programs = |sim: &Simulation| sim.device().map_or(0, |d| d.nand.counters.programs);
     let t1 = Instant::now();
     let mut run_windows = Vec::new();
@@ -163,22 +154,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Within TOL of the mean: the last three aging windows (the timed windows' spread, but the
     // first's, is printed, not judged: a short run sees a swing of GC, not a level).
     const TOL: f64 = 0.03;
-    let spread = |w: &[f64]| {
-        let mean = w.iter().sum::<f64>() / w.len() as f64;
-        w.iter().map(|x| (x / mean - 1.0).abs()).fold(0.0, f64::max)
-    };
     let tail = &aging[aging.len().saturating_sub(3)..];
     let timed = if run_windows.len() > 3 {
         &run_windows[1..]
     } else {
         &run_windows[..]
     };
-    let aging_spread = (!tail.is_empty()).then(|| spread(tail));
     out["aging_windows_waf"] = aging.clone().into();
-    out["aging_last3_spread"] = aging_spread.into();
+    out["aging_last3_spread"] = spread(tail).into();
     out["run_windows_waf"] = run_windows.clone().into();
-    out["run_windows_spread"] = (!timed.is_empty()).then(|| spread(timed)).into();
-    out["steady"] = aging_spread.is_some_and(|s| s <= TOL).into();
+    out["run_windows_spread"] = spread(timed).into();
+    out["steady"] = steady(&aging, 3, TOL).into();
     let rep = sim.finish()?;
     let s = &rep.summary;
     out["precondition_s"] = setup_s.into();

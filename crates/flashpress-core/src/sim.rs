@@ -89,6 +89,42 @@ pub struct AgingWindow {
     pub waf: f64,
 }
 
+/// The aging's WAF over groups of `per` consecutive windows (the last group may be shorter):
+/// NAND bytes programmed / unit bytes overwritten in each group, for NAND pages of
+/// `page_per_unit` mapping units. Coarser than the 1% windows: greedy GC on planes filled in
+/// lockstep makes the WAF swing over a few % of the units.
+pub fn aging_waf_by(windows: &[AgingWindow], per: usize, page_per_unit: f64) -> Vec<f64> {
+    windows
+        .chunks(per.max(1))
+        .map(|c| {
+            let (p, w) = c
+                .iter()
+                .fold((0, 0), |(p, w), x| (p + x.programs, w + x.writes));
+            p as f64 * page_per_unit / w as f64
+        })
+        .collect()
+}
+
+/// The largest relative deviation of `values` from their mean (`None`: no values).
+pub fn spread(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    Some(
+        values
+            .iter()
+            .map(|x| (x / mean - 1.0).abs())
+            .fold(0.0, f64::max),
+    )
+}
+
+/// The steady-state test of an aged device (`make bench-scale`): there are at least `last`
+/// windows and the last `last` WAF values are all within `tol` (relative) of their mean.
+pub fn steady(waf: &[f64], last: usize, tol: f64) -> bool {
+    last > 0 && waf.len() >= last && spread(&waf[waf.len() - last..]).is_some_and(|s| s <= tol)
+}
+
 /// Aging windows per full overwrite of the filled units ([`AgingWindow`]): one per 1%.
 const AGING_WINDOWS_PER_OVERWRITE: u64 = 100;
 

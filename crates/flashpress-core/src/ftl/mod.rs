@@ -159,8 +159,10 @@ pub enum GcKind {
 /// The flash below the FTL: where GC work goes and how busy planes are.
 pub trait FlashBackend {
     /// Least-busy allocation: of the planes `order` walked round from index `from`, the index
-    /// of the one whose queued and running work ends first (the first met of equals).
-    fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize;
+    /// of the one whose queued and running work ends first (the first met of equals). `id`
+    /// numbers the FTL's plane orders (the back end keeps a search structure per order): one
+    /// number always comes with the same order.
+    fn least_loaded(&mut self, id: usize, order: &[PlaneId], from: usize) -> usize;
     /// Migrate `moves` (source, destination; same plane) and then erase `victim`. The FTL has
     /// already remapped the pages and put `victim` on its plane's free list. A destination of
     /// [`Ppn::NONE`] is a page read out only (deduplication in GC hashed it and found it
@@ -178,7 +180,7 @@ pub trait FlashBackend {
 /// Untimed flash: every operation is booked (counts, energy, wear) at once. Preconditioning
 /// uses it.
 impl FlashBackend for Nand {
-    fn least_loaded(&self, _order: &[PlaneId], from: usize) -> usize {
+    fn least_loaded(&mut self, _id: usize, _order: &[PlaneId], from: usize) -> usize {
         from
     }
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, _: GcKind) {
@@ -1125,7 +1127,7 @@ impl Ftl {
     ) -> Result<PlaneId> {
         if self.least_busy {
             // Start the round-robin walk at the plane whose queued work ends first.
-            self.cursor = flash.least_loaded(&self.stripe_order, self.cursor);
+            self.cursor = flash.least_loaded(0, &self.stripe_order, self.cursor);
         }
         for _ in 0..self.stripe_order.len() {
             let plane = self.stripe_order[self.cursor];
@@ -1169,7 +1171,8 @@ impl Ftl {
             .len();
         if self.least_busy {
             let (order, cursor) = &mut self.group_stripes.as_mut().expect("reclaim groups")[g];
-            *cursor = flash.least_loaded(order, *cursor);
+            // Order 0 is the whole stripe order; group `g`'s is order `1 + g`.
+            *cursor = flash.least_loaded(1 + g, order, *cursor);
         }
         for _ in 0..n {
             let (order, cursor) = &mut self.group_stripes.as_mut().expect("reclaim groups")[g];

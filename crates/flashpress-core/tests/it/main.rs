@@ -3,6 +3,7 @@
 #[macro_use]
 mod support;
 
+mod aging;
 mod ccsd;
 mod ccsd_map_cache;
 mod compression;

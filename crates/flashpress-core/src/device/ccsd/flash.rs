@@ -205,8 +205,8 @@ impl Flash {
 
 impl FlashBackend for Flash {
     #[inline]
-    fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize {
-        self.sched.least_loaded(order, from)
+    fn least_loaded(&mut self, id: usize, order: &[PlaneId], from: usize) -> usize {
+        self.sched.least_loaded(id, order, from)
     }
 
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind) {

@@ -35,6 +35,7 @@
 //! and GC migrations share an open block and the policy reorders them.
 
 mod hash;
+mod load;
 mod plane;
 
 pub use hash::HashEngine;
@@ -45,6 +46,7 @@ use crate::error::Result;
 use crate::ftl::{FlashBackend, Ftl, GcKind};
 use crate::nand::{Geometry, Nand};
 use crate::units::{duration_ns, BlockId, PlaneId, Ppn, SimTime, MAX_OP_NS, MAX_PERIOD_NS};
+use load::Loads;
 use plane::{Act, GcOp, HostCmd, Plane, Suspended, NEVER, NONE};
 
 pub use plane::Split;
@@ -152,6 +154,8 @@ pub struct Scheduler {
     p: Params,
     geo: Geometry,
     planes: Vec<Plane>,
+    /// Each plane's activity end and queued time, with the least-busy search over them.
+    loads: Loads,
     chan_free: Vec<SimTime>,
     /// Per channel, when channel requests may come out of time order (a back end advanced
     /// lazily, the CCSD's): its recent transfers (start, end), sorted, so that a transfer
@@ -231,6 +235,7 @@ impl Scheduler {
                 background: g.background,
             },
             planes: (0..geo.planes).map(|_| Plane::new()).collect(),
+            loads: Loads::new(geo.planes as usize),
             chan_free: vec![SimTime::ZERO; geo.channels as usize],
             chan_busy: None,
             decided: Vec::new(),
@@ -274,6 +279,7 @@ impl Scheduler {
             pl.gen = gen.wrapping_add(1);
             pl.erased_free = free(PlaneId(i as u32)) as u32;
         }
+        self.loads.reset();
         self.chan_free.iter_mut().for_each(|t| *t = SimTime::ZERO);
         if let Some(b) = self.chan_busy.as_mut() {
             b.iter_mut().for_each(|c| c.clear());
@@ -331,11 +337,7 @@ impl Scheduler {
 
     /// When the last flash operation ended (at the end of a run: when the flash went quiet).
     pub fn last_activity(&self) -> SimTime {
-        self.planes
-            .iter()
-            .map(|p| p.until)
-            .max()
-            .unwrap_or(SimTime::ZERO)
+        self.loads.last_until()
     }
 
     /// Whether every queue is empty and every plane idle (end of run).
@@ -431,7 +433,7 @@ impl Scheduler {
         }
         let pl = &mut self.planes[pi];
         pl.reads.push_back(cmd);
-        pl.queued_ns += nand.read_ns_as(ppn, partial);
+        self.loads.add_queued(pi, nand.read_ns_as(ppn, partial));
         self.maybe_suspend(pi, now, q);
         self.kick(pi, now, nand, q);
     }
@@ -440,7 +442,7 @@ impl Scheduler {
     #[inline]
     fn free_now(&self, pi: usize, now: SimTime) -> bool {
         let pl = &self.planes[pi];
-        pl.act == Act::Idle && pl.timer == NEVER && pl.until <= now && pl.queues_empty()
+        pl.act == Act::Idle && pl.timer == NEVER && self.loads.until(pi) <= now && pl.queues_empty()
     }
 
     /// Queue a host program of `ppn` (data at the controller at `now`) for request `req`;
@@ -466,7 +468,7 @@ impl Scheduler {
         }
         let pl = &mut self.planes[pi];
         pl.writes.push_back(cmd);
-        pl.queued_ns += nand.program_ns(ppn);
+        self.loads.add_queued(pi, nand.program_ns(ppn));
         self.kick(pi, now, nand, q);
     }
 
@@ -505,7 +507,7 @@ impl Scheduler {
                 nand.count_read_transfer(partial);
                 let pl = &mut self.planes[pi];
                 pl.act = Act::ReadOut;
-                pl.until = end;
+                self.loads.set_until(pi, end);
                 let cmd = pl.cur;
                 let split = pl.cur_split;
                 self.done.push(PageDone {
@@ -525,7 +527,7 @@ impl Scheduler {
                 let cmd = pl.cur;
                 let split = pl.cur_split;
                 pl.act = Act::Idle;
-                pl.until = now;
+                self.loads.set_until(pi, now);
                 self.done.push(PageDone {
                     req: cmd.req,
                     done: now,
@@ -552,7 +554,7 @@ impl Scheduler {
                 }
                 let pl = &mut self.planes[pi];
                 pl.act = Act::GcOut { dst };
-                pl.until = end;
+                self.loads.set_until(pi, end);
                 pl.gc_end = end;
                 self.arm(pi, end, q);
                 return;
@@ -560,7 +562,7 @@ impl Scheduler {
             Act::GcOut { dst } if dst == Ppn::NONE => {
                 let pl = &mut self.planes[pi];
                 pl.act = Act::Idle;
-                pl.until = now;
+                self.loads.set_until(pi, now);
                 pl.gc_since = now;
                 if matches!(pl.gc.front(), Some(e) if matches!(e.op, GcOp::Erase(_))) {
                     pl.step_left = 0;
@@ -581,7 +583,7 @@ impl Scheduler {
                     suspendable: self.p.suspend,
                     is_erase: false,
                 };
-                pl.until = until;
+                self.loads.set_until(pi, until);
                 pl.gc_end = until;
                 self.arm(pi, until, q);
                 if !self.planes[pi].reads.is_empty() {
@@ -592,7 +594,7 @@ impl Scheduler {
             Act::GcArray { erase, .. } => {
                 let pl = &mut self.planes[pi];
                 pl.act = Act::Idle;
-                pl.until = now;
+                self.loads.set_until(pi, now);
                 pl.gc_since = now;
                 if erase != NONE {
                     let b = erase as usize;
@@ -670,7 +672,7 @@ impl Scheduler {
     fn free_at(&mut self, pi: usize, t: SimTime, q: &mut EventQueue) {
         let pl = &mut self.planes[pi];
         pl.act = Act::Idle;
-        pl.until = t;
+        self.loads.set_until(pi, t);
         if !pl.queues_empty() || self.p.background {
             self.arm(pi, t, q);
         }
@@ -683,8 +685,8 @@ impl Scheduler {
         if pl.act != Act::Idle || pl.timer != NEVER {
             return; // its timer will look at the queues
         }
-        if pl.until > now {
-            let t = pl.until;
+        if self.loads.until(pi) > now {
+            let t = self.loads.until(pi);
             self.arm(pi, t, q);
         } else {
             self.dispatch(pi, now, nand, q);
@@ -718,7 +720,7 @@ impl Scheduler {
             self.p.program_suspend_ns
         };
         let at = now.max(array_start) + lat;
-        if at >= pl.until {
+        if at >= self.loads.until(pi) {
             return; // it finishes before it could be suspended
         }
         let pl = &mut self.planes[pi];
@@ -737,7 +739,7 @@ impl Scheduler {
         let is_erase = matches!(pl.act, Act::GcArray { is_erase: true, .. });
         pl.suspended = Some(Suspended {
             act: pl.act,
-            remaining_ns: pl.until.0 - now.0,
+            remaining_ns: self.loads.until(pi).0 - now.0,
             is_erase,
             cur: pl.cur,
             cur_split: pl.cur_split,
@@ -746,7 +748,7 @@ impl Scheduler {
             pl.gc_end = now;
         }
         pl.act = Act::Idle;
-        pl.until = now;
+        self.loads.set_until(pi, now);
         pl.suspend_at = NEVER;
     }
 
@@ -754,7 +756,8 @@ impl Scheduler {
     fn dispatch(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
         if let Some(s) = self.planes[pi].suspended {
             if let Some(cmd) = self.planes[pi].reads.pop_front() {
-                self.planes[pi].queued_ns -= nand.read_ns_as(cmd.ppn, cmd.partial);
+                self.loads
+                    .sub_queued(pi, nand.read_ns_as(cmd.ppn, cmd.partial));
                 self.counters.reads_during_suspension += 1;
                 self.start_read(pi, cmd, now, nand, q);
                 return;
@@ -783,7 +786,7 @@ impl Scheduler {
                 },
                 other => other,
             };
-            pl.until = until;
+            self.loads.set_until(pi, until);
             if gc {
                 pl.gc_interval(now, until);
             }
@@ -793,19 +796,20 @@ impl Scheduler {
         match self.choose(pi, now) {
             Pick::Read => {
                 let cmd = self.planes[pi].reads.pop_front().expect("picked a read");
-                self.planes[pi].queued_ns -= nand.read_ns_as(cmd.ppn, cmd.partial);
+                self.loads
+                    .sub_queued(pi, nand.read_ns_as(cmd.ppn, cmd.partial));
                 self.start_read(pi, cmd, now, nand, q);
             }
             Pick::Write => {
                 let cmd = self.planes[pi].writes.pop_front().expect("picked a write");
-                self.planes[pi].queued_ns -= nand.program_ns(cmd.ppn);
+                self.loads.sub_queued(pi, nand.program_ns(cmd.ppn));
                 self.start_program(pi, cmd, now, nand, q);
             }
             Pick::Gc => self.start_gc(pi, now, nand, q),
             Pick::Nothing => {
                 let pl = &mut self.planes[pi];
                 pl.act = Act::Idle;
-                pl.until = now;
+                self.loads.set_until(pi, now);
                 assert!(
                     pl.writes.is_empty(),
                     "plane {pi}: a host program waits for an erase that no GC job owns"
@@ -939,7 +943,7 @@ impl Scheduler {
         pl.cur = cmd;
         pl.cur_split = split;
         pl.act = Act::ReadSense;
-        pl.until = now + t;
+        self.loads.set_until(pi, now + t);
         if pl.suspended.is_none() {
             pl.op_suspends = 0;
         }
@@ -982,7 +986,7 @@ impl Scheduler {
         pl.act = Act::Program {
             array_start: loaded,
         };
-        pl.until = until;
+        self.loads.set_until(pi, until);
         self.arm(pi, until, q);
         // Reads that queued while it waited its turn may suspend it.
         if !self.planes[pi].reads.is_empty() {
@@ -1011,7 +1015,7 @@ impl Scheduler {
                 nand.count_copyback_batch(&batch, true);
                 nand.count_erase(b, true);
                 let d = batch.ns + nand.erase_ns();
-                pl.queued_ns -= d;
+                self.loads.sub_queued(pi, d);
                 until = now + d;
                 pl.act = Act::GcArray {
                     array_start: now,
@@ -1024,7 +1028,7 @@ impl Scheduler {
             GcOp::Erase(b) => {
                 pl.gc.pop_front();
                 nand.count_erase(b, true);
-                pl.queued_ns -= nand.erase_ns();
+                self.loads.sub_queued(pi, nand.erase_ns());
                 // Dedup in GC: not before the victim's pages are all hashed.
                 let start = now.max(pl.hash_ready);
                 until = start + nand.erase_ns();
@@ -1040,7 +1044,7 @@ impl Scheduler {
                 // Its data is already in controller memory: straight to the transfer in.
                 pl.gc.pop_front();
                 pl.step_left -= 1;
-                pl.queued_ns -= program_ns(nand, dst);
+                self.loads.sub_queued(pi, program_ns(nand, dst));
                 until = now;
                 pl.act = Act::GcOut { dst };
             }
@@ -1049,7 +1053,7 @@ impl Scheduler {
                 pl.step_left -= 1;
                 let t = nand.read_ns(src);
                 nand.count_read(src, true);
-                pl.queued_ns -= t + program_ns(nand, dst);
+                self.loads.sub_queued(pi, t + program_ns(nand, dst));
                 until = now + t;
                 pl.act = Act::GcSense { dst };
             }
@@ -1073,14 +1077,14 @@ impl Scheduler {
                             self.lives.programs(dst, self.geo.block_of(dst).0 as usize);
                             let d = nand.read_ns(src) + nand.program_ns(dst);
                             nand.count_copyback(src, dst, true);
-                            pl.queued_ns -= d;
+                            self.loads.sub_queued(pi, d);
                             t = t + d;
                             ops += 1;
                         }
                         GcOp::Erase(b) if !yields && !one && e.seq == head.seq => {
                             pl.gc.pop_front();
                             nand.count_erase(b, true);
-                            pl.queued_ns -= nand.erase_ns();
+                            self.loads.sub_queued(pi, nand.erase_ns());
                             t = t + nand.erase_ns();
                             ops += 1;
                             erase = b.0;
@@ -1102,7 +1106,7 @@ impl Scheduler {
                 };
             }
         }
-        pl.until = until;
+        self.loads.set_until(pi, until);
         pl.op_suspends = 0;
         pl.gc_interval(now, until);
         self.arm(pi, until, q);
@@ -1111,33 +1115,11 @@ impl Scheduler {
         }
     }
 
-    /// Of the planes `order` walked round from index `from`, the index of the one whose
-    /// running and queued work ends first by nominal durations (the first met of equals).
-    /// Every plane's work ends at `now` or later, so a plane with none left ends the walk.
-    pub fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize {
-        let now = self.now;
-        let load = |p: PlaneId| {
-            let pl = &self.planes[p.0 as usize];
-            pl.until.max(now) + pl.queued_ns
-        };
-        let mut best = from;
-        let mut best_t = load(order[from]);
-        if best_t == now {
-            return best;
-        }
-        for range in [from + 1..order.len(), 0..from] {
-            for (i, &p) in order[range.clone()].iter().enumerate() {
-                let t = load(p);
-                if t < best_t {
-                    best = range.start + i;
-                    best_t = t;
-                    if t == now {
-                        return best;
-                    }
-                }
-            }
-        }
-        best
+    /// Of the planes `order` (the FTL's order number `id`: always the same planes for one
+    /// number) walked round from index `from`, the index of the one whose running and queued
+    /// work ends first by nominal durations (the first met of equals); O(log planes).
+    pub fn least_loaded(&mut self, id: usize, order: &[PlaneId], from: usize) -> usize {
+        self.loads.least_loaded(id, order, from, self.now)
     }
 }
 
@@ -1221,8 +1203,8 @@ pub struct Backend<'a> {
 
 impl FlashBackend for Backend<'_> {
     #[inline]
-    fn least_loaded(&self, order: &[PlaneId], from: usize) -> usize {
-        self.s.least_loaded(order, from)
+    fn least_loaded(&mut self, id: usize, order: &[PlaneId], from: usize) -> usize {
+        self.s.least_loaded(id, order, from)
     }
 
     fn gc_job(&mut self, victim: BlockId, moves: &[(Ppn, Ppn)], copyback: bool, kind: GcKind) {
@@ -1250,14 +1232,14 @@ impl FlashBackend for Backend<'_> {
                 // Nothing can cut into it: one entry, its durations summed once.
                 let batch = self.nand.copyback_batch(moves);
                 pl.whole.push_back(batch);
-                pl.queued_ns += batch.ns + self.nand.erase_ns();
+                s.loads.add_queued(pi, batch.ns + self.nand.erase_ns());
             } else {
                 let mut queued = 0;
                 for &(src, dst) in moves {
                     queued += read_ns(self.nand, src) + program_ns(self.nand, dst);
                 }
                 queued += self.nand.erase_ns();
-                pl.queued_ns += queued;
+                s.loads.add_queued(pi, queued);
             }
             pl.gc
                 .push_job(victim, moves, whole, seq, background, copyback);

@@ -215,8 +215,6 @@ pub(super) struct Plane {
     /// The host command of a read or program activity, with its wait split at dispatch.
     pub cur: HostCmd,
     pub cur_split: Split,
-    /// End of the current activity; for an idle plane, when it became free.
-    pub until: SimTime,
     /// Time of the armed timer event (`SimTime(u64::MAX)`: none) and its generation.
     pub timer: SimTime,
     pub gen: u32,
@@ -244,8 +242,6 @@ pub(super) struct Plane {
     pub hash_ready: SimTime,
     /// Free blocks whose erase has run (programs may go there at once).
     pub erased_free: u32,
-    /// Nominal time of the queued commands (ns), for least-busy allocation.
-    pub queued_ns: u64,
 }
 
 pub(super) const NEVER: SimTime = SimTime(u64::MAX);
@@ -270,7 +266,6 @@ impl Plane {
                 partial: false,
             },
             cur_split: Split::default(),
-            until: SimTime::ZERO,
             timer: NEVER,
             gen: 0,
             suspended: None,
@@ -285,7 +280,6 @@ impl Plane {
             gc_end: SimTime::ZERO,
             hash_ready: SimTime::ZERO,
             erased_free: 0,
-            queued_ns: 0,
         }
     }
 

@@ -611,7 +611,7 @@ impl Packed {
         let n = self.stripe.len();
         if self.least_busy {
             // Start the round-robin walk at the plane whose queued work ends first.
-            self.cursor = flash.least_loaded(&self.stripe, self.cursor);
+            self.cursor = flash.least_loaded(0, &self.stripe, self.cursor);
         }
         for _ in 0..n {
             let plane = self.stripe[self.cursor];

@@ -75,6 +75,9 @@ pub(super) struct Ru {
     pub next: usize,
     /// Striping cursor over `planes`.
     pub cursor: usize,
+    /// The number of the plane order `planes` for least-busy allocation (one number per
+    /// group and window start, after the stripe's and the groups' orders).
+    pub order_id: usize,
     /// Pages the handle may still write into it (Reclaim Unit Available Media Writes).
     pub left: u64,
 }
@@ -111,7 +114,7 @@ pub struct FdpState {
     /// Streams per handle; the handles' streams come first.
     per: usize,
     /// Reclaim groups.
-    groups: u32,
+    pub(super) groups: u32,
     planes_per_die: u32,
     /// Pages in one reclaim unit.
     pub(super) ru_pages: u64,
@@ -147,6 +150,7 @@ impl FdpState {
                     planes: Vec::new(),
                     next: 0,
                     cursor: 0,
+                    order_id: 0,
                     left: ru_pages,
                 })
                 .collect(),

@@ -866,8 +866,12 @@ impl Ftl {
             return;
         };
         let (k, pg, next) = (f.ru_planes, f.planes_per_group, f.rus[pid].next);
+        let g = f.group_of_pid(pid as u8) as usize;
+        // Orders 0 and 1 + group are the stripe's and the groups'; a window of a group's
+        // order is numbered by its group and its start.
+        let order_id = 1 + f.groups as usize + g * pg + next;
         let planes: Vec<PlaneId> = if f.partial_rus() {
-            let order = self.group_order(f.group_of_pid(pid as u8) as usize);
+            let order = self.group_order(g);
             (0..k).map(|i| order[(next + i) % pg]).collect()
         } else {
             Vec::new()
@@ -876,6 +880,7 @@ impl Ftl {
         let full = f.ru_pages;
         let ru = &mut f.rus[pid];
         ru.planes = planes;
+        ru.order_id = order_id;
         ru.cursor = 0;
         ru.left = full;
         ru.next = (next + k) % pg;
@@ -936,7 +941,7 @@ impl Ftl {
         let ru = &mut self.fdp.as_mut().expect("FDP").rus[pid];
         let n = ru.planes.len();
         if self.least_busy {
-            ru.cursor = flash.least_loaded(&ru.planes, ru.cursor);
+            ru.cursor = flash.least_loaded(ru.order_id, &ru.planes, ru.cursor);
         }
         for _ in 0..n {
             let ru = &mut self.fdp.as_mut().expect("FDP").rus[pid];

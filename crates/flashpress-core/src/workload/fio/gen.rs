@@ -345,6 +345,9 @@ pub(super) struct SourceSpec {
     pub dist: Dist,
     /// fio's random map: uniform random visits every block once per pass.
     pub randommap: bool,
+    /// fio has a random map for the job's files (`file_randommap`), so `verify` reads back
+    /// in the order written (see [`FioSource::hist_list`]).
+    pub verify_write_order: bool,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
     /// `dedupe_working_set_percentage` under `dedupe_mode=working_set`.
@@ -794,12 +797,12 @@ impl FioSource {
     /// Whether the writes awaiting verification are kept in issue order (fio's history
     /// list) rather than by offset (fio's history tree). fio's `log_io_piece` (iolog.c)
     /// appends each write to a list when the file has a random map (`file_randommap`: a
-    /// random job without `norandommap`), since the map keeps a block from being written
+    /// random job without `norandommap` or the LFSR generator), since the map keeps a block from being written
     /// twice in a pass; otherwise it sorts the write into a tree by file and offset,
     /// dropping an older write it overlaps. `verify_backlog` reads the oldest writes back,
     /// so it uses the list too. The list costs 16 bytes per write awaiting its read.
     fn hist_list(spec: &SourceSpec) -> bool {
-        spec.verify_backlog > 0 || (spec.random && spec.randommap)
+        spec.verify_backlog > 0 || spec.verify_write_order
     }
 
     pub(super) fn new(

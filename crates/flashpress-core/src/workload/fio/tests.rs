@@ -1866,6 +1866,17 @@ fn verify_runs_after_every_loop_as_fio_does() {
             "norandommap loops={loops}"
         );
 
+        // random_generator=lfsr: fio has no random map with it, so it reads back by
+        // offset (its history tree), whatever order the blocks were written in.
+        let job = format!(
+            "[v]\nrw=randwrite\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\nrandom_generator=lfsr\n"
+        );
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        assert_eq!(got.len(), 32 * loops);
+        let per: Vec<Vec<(Op, u64)>> = got.chunks(32).map(|c| c[..16].to_vec()).collect();
+        assert_eq!(got, fio_verify_rule(&per, false), "lfsr loops={loops}");
+
         // do_verify=0: the writes only.
         let job =
             format!("[v]\nrw=write\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\ndo_verify=0\n");

@@ -84,14 +84,15 @@ def test_fio_zbd_random_writes_keep_to_the_open_zone_limit_on_the_device() -> No
 
 
 def test_a_fio_zbd_job_with_verify_reads_back_and_checks_what_the_zones_hold() -> None:
-    # 4 zones of 384 KiB capacity written twice over in 128 KiB blocks: the second pass resets
-    # the 4 zones first (fio's zbd_file_reset with verify), then the job reads back and checks
-    # every block the zones hold (96 per zone).
+    # 4 zones of 384 KiB capacity written twice over in 128 KiB blocks; after each pass the
+    # job reads back and checks every block the zones hold (96 per zone), as fio verifies
+    # after every loop; the second pass resets the 4 zones first (fio's zbd_file_reset with
+    # verify).
     s = _zbd_run({"rw": "write", "bs": "128k", "size": "2m", "loops": 2, "verify": "crc32c"})
     z = s["zns"]
     assert (z["writes"], z["resets"], z["failed_commands"]) == (24, 4, 0)
-    assert s["verified_page_reads"] == 4 * 96
-    assert s["read"]["bytes"] == 4 * 384 * 1024
+    assert s["verified_page_reads"] == 2 * 4 * 96
+    assert s["read"]["bytes"] == 2 * 4 * 384 * 1024
 
 
 def test_a_fio_zbd_job_on_a_device_without_zones_is_refused() -> None:

@@ -345,6 +345,9 @@ pub(super) struct SourceSpec {
     pub dist: Dist,
     /// fio's random map: uniform random visits every block once per pass.
     pub randommap: bool,
+    /// fio has a random map for the job's files (`file_randommap`), so `verify` reads back
+    /// in the order written (see [`FioSource::hist_list`]).
+    pub verify_write_order: bool,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
     /// `dedupe_working_set_percentage` under `dedupe_mode=working_set`.
@@ -386,9 +389,10 @@ pub(super) struct SourceSpec {
     pub iodepth: u32,
     /// `flow_sleep` ns (0: wait until another job of the group issues).
     pub flow_sleep_ns: u64,
-    /// `verify`: after the write phase, read back everything written (in offset order).
+    /// `verify`: after each loop's writes, read back what the loop wrote (see
+    /// [`FioSource::hist_list`] for the order).
     pub verify: bool,
-    /// `verify_backlog`: instead, read back every this many written blocks as the job goes
+    /// `verify_backlog`: besides, read back every this many written blocks as the job goes
     /// (0: off), `verify_batch` of them at a time.
     pub verify_backlog: u64,
     pub verify_batch: u64,
@@ -744,12 +748,18 @@ pub(super) struct FioSource {
     pending_write: Option<(u64, u64)>,
     /// `fdp=1`: the placement identifiers writes are tagged with.
     placement: Option<super::fdp::Picker>,
-    /// Units of 512 bytes of each file's region written (for `verify`), one bit each.
+    /// Units of 512 bytes of each file's region written and not yet verified, one bit each
+    /// (fio's history tree, read back in offset order).
     written: Vec<u64>,
-    /// `verify_backlog`: writes not yet read back (address, length), and how many of them
-    /// to read back before writing again.
+    /// Writes not yet read back (address, length), in the order they were issued (fio's
+    /// history list: see [`FioSource::hist_list`]), and how many of them `verify_backlog`
+    /// reads back before writing again.
     backlog: std::collections::VecDeque<(u64, u64)>,
     backlog_reads: u64,
+    /// A loop ended: its verify pass is due before the next loop's I/O.
+    verify_due: bool,
+    /// The current verify pass is a loop's, after which the job runs on (not the last).
+    verify_resume: bool,
     /// The I/O counters were reset at the end of the ramp.
     ramp_reset: bool,
     phase: Phase,
@@ -787,6 +797,17 @@ const CONTENT_MASK: u64 = (1 << 40) - 1;
 const VUNIT: u64 = 512;
 
 impl FioSource {
+    /// Whether the writes awaiting verification are kept in issue order (fio's history
+    /// list) rather than by offset (fio's history tree). fio's `log_io_piece` (iolog.c)
+    /// appends each write to a list when the file has a random map (`file_randommap`: a
+    /// random job without `norandommap` or the LFSR generator), since the map keeps a block from being written
+    /// twice in a pass; otherwise it sorts the write into a tree by file and offset,
+    /// dropping an older write it overlaps. `verify_backlog` reads the oldest writes back,
+    /// so it uses the list too. The list costs 16 bytes per write awaiting its read.
+    fn hist_list(spec: &SourceSpec) -> bool {
+        spec.verify_backlog > 0 || spec.verify_write_order
+    }
+
     pub(super) fn new(
         spec: &SourceSpec,
         seed: u64,
@@ -833,7 +854,7 @@ impl FioSource {
             }
         };
         let nfiles = spec.files.len().max(1);
-        let written = if spec.verify && spec.verify_backlog == 0 {
+        let written = if spec.verify && !FioSource::hist_list(spec) {
             vec![0u64; (spec.region_len.div_ceil(VUNIT) as usize * nfiles).div_ceil(64)]
         } else {
             Vec::new()
@@ -881,6 +902,8 @@ impl FioSource {
             written,
             backlog: std::collections::VecDeque::new(),
             backlog_reads: 0,
+            verify_due: false,
+            verify_resume: false,
             ramp_reset: false,
             phase: Phase::Run,
             ss_samples: std::collections::VecDeque::new(),
@@ -1645,15 +1668,33 @@ impl FioSource {
         self.exit_trigger = trigger;
     }
 
-    /// Leave the run phase: verify, then the final flush, then done.
-    fn end_run(&mut self) {
+    /// Leave the run phase: the last loop's verify pass (unless the job was cut short:
+    /// `verify` false), then the final flush, then done.
+    fn end_run(&mut self, verify: bool) {
         if let Some(f) = &self.flow {
             let mut g = lock(&f.group);
             g.total_weight = g.total_weight.saturating_sub(f.weight);
             self.woken.append(&mut g.waiting);
         }
-        self.phase = if self.spec.verify {
+        self.verify_due = false;
+        self.verify_resume = false;
+        self.phase = if self.spec.verify && verify {
             Phase::Verify(0)
+        } else if self.spec.end_fsync {
+            Phase::EndSync
+        } else {
+            Phase::Done
+        };
+    }
+
+    /// A verify pass is over: what it read is verified (fio's `do_verify` consumes the
+    /// history); the job runs its next loop, or flushes and ends.
+    fn end_verify(&mut self) {
+        self.written.fill(0);
+        // The backlog's pending batch was read in the pass.
+        self.backlog_reads = 0;
+        self.phase = if std::mem::take(&mut self.verify_resume) {
+            Phase::Run
         } else if self.spec.end_fsync {
             Phase::EndSync
         } else {
@@ -1717,7 +1758,7 @@ impl FioSource {
             let drained = std::mem::take(&mut self.drained);
             if self.phase == Phase::Run {
                 if l.done {
-                    self.end_run();
+                    self.end_run(true);
                 } else if l.quiesce {
                     if !drained {
                         self.drained = true;
@@ -1739,18 +1780,12 @@ impl FioSource {
                     self.phase = Phase::Done;
                     return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
                 }
-                Phase::Verify(_) if self.spec.verify_backlog > 0 => {
+                Phase::Verify(_) if FioSource::hist_list(&self.spec) => {
                     match self.backlog.pop_front() {
                         Some((addr, len)) => {
                             return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)))
                         }
-                        None => {
-                            self.phase = if self.spec.end_fsync {
-                                Phase::EndSync
-                            } else {
-                                Phase::Done
-                            };
-                        }
+                        None => self.end_verify(),
                     }
                 }
                 Phase::Verify(from) => match self.next_verify(from, now) {
@@ -1758,13 +1793,7 @@ impl FioSource {
                         self.phase = Phase::Verify(next);
                         return Ok(Next::Issue(r));
                     }
-                    None => {
-                        self.phase = if self.spec.end_fsync {
-                            Phase::EndSync
-                        } else {
-                            Phase::Done
-                        };
-                    }
+                    None => self.end_verify(),
                 },
                 Phase::Run => break,
             }
@@ -1777,11 +1806,27 @@ impl FioSource {
             return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
         }
         if self.io_done(now, begin) && self.pending_write.is_none() {
-            self.end_run();
+            // fio's thread_main: a job whose runtime ran out before its loops were done
+            // is terminated (`td->terminate`) and leaves the loop before `do_verify`.
+            let cut = self.loops_done < self.spec.loops
+                && self
+                    .spec
+                    .number_ios
+                    .is_none_or(|n| self.ios < n.saturating_mul(self.spec.loops));
+            self.end_run(!cut);
             return self.step(now);
         }
         if self.steady_reached(now, begin) {
-            self.end_run();
+            // fio's steady state, once attained, terminates the job (no verify pass).
+            self.end_run(false);
+            return self.step(now);
+        }
+        if self.pending_write.is_none() && std::mem::take(&mut self.verify_due) {
+            // A loop is over and the job runs on: its verify pass first (fio's
+            // thread_main: `while (keep_running(td)) { do_io(td); ... do_verify(td); }`,
+            // verifying after every loop when `do_verify` and `verify` are set).
+            self.verify_resume = true;
+            self.phase = Phase::Verify(0);
             return self.step(now);
         }
         if self.spec.ramp_ns > 0
@@ -1806,17 +1851,17 @@ impl FioSource {
                 now.0.saturating_add(self.spec.thinktime_ns),
             )));
         }
-        if self.backlog_reads > 0 {
-            self.backlog_reads -= 1;
-            if let Some((addr, len)) = self.backlog.pop_front() {
-                return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)));
-            }
-        }
         if let Some((addr, len)) = self.pending_write {
             self.pending_write = None;
             let r = self.issue(now, 1, addr, len);
             self.check_rate_min(now, begin)?;
             return Ok(Next::Issue(r));
+        }
+        if self.backlog_reads > 0 {
+            self.backlog_reads -= 1;
+            if let Some((addr, len)) = self.backlog.pop_front() {
+                return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)));
+            }
         }
         let mut d = match self.held.take() {
             Some(d) => d,
@@ -1882,7 +1927,7 @@ impl FioSource {
             }
             if empty || self.io_done(now, begin) {
                 self.held = None;
-                self.end_run();
+                self.end_run(true);
             } else {
                 self.held = Some(d);
             }
@@ -1896,13 +1941,18 @@ impl FioSource {
             + self.spec.region_start
             + rel;
         let f = self.file;
-        if self.spec.verify_backlog > 0 && d == 1 {
-            self.backlog.push_back((addr, len));
-            if self.backlog.len() as u64 >= self.spec.verify_backlog {
-                self.backlog_reads = self.spec.verify_batch;
+        // trimwrite: the write that follows the trim is logged with it.
+        if self.spec.verify && (d == 1 || (d == 2 && self.spec.mix == Mix::TrimWrite)) {
+            if FioSource::hist_list(&self.spec) {
+                self.backlog.push_back((addr, len));
+                if self.spec.verify_backlog > 0
+                    && self.backlog.len() as u64 >= self.spec.verify_backlog
+                {
+                    self.backlog_reads = self.spec.verify_batch;
+                }
+            } else {
+                self.mark_written(f, rel, len);
             }
-        } else if d == 1 || (d == 2 && self.spec.mix == Mix::TrimWrite) {
-            self.mark_written(f, rel, len);
         }
         if d == 2 && self.spec.mix == Mix::TrimWrite {
             self.pending_write = Some((addr, len));
@@ -1935,6 +1985,7 @@ impl FioSource {
     /// from the files' starts (fio's `clear_io_state` between loops).
     fn end_loop(&mut self) {
         self.loops_done += 1;
+        self.verify_due = self.spec.verify;
         self.loop_base = self.bytes;
         self.reset_positions();
     }
@@ -2046,7 +2097,7 @@ impl RequestSource for FioSource {
         if let (Some(rt), Some(start)) = (self.spec.runtime_ns, self.begin) {
             p = p.max(now.0.saturating_sub(start.0) as f64 / rt as f64);
         }
-        if self.phase != Phase::Run {
+        if self.phase != Phase::Run && !self.verify_resume {
             p = 1.0;
         }
         Some(p.min(1.0))

@@ -518,6 +518,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             ));
         }
     }
+    let mut lfsr = false;
     let mut randommap = match get("norandommap") {
         None => true,
         Some(o) => !o.flag()?,
@@ -527,7 +528,10 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             "tausworthe" | "tausworthe64" => {}
             // fio's LFSR visits every block once per pass without a map: so does the
             // permutation flashpress uses for its random map.
-            "lfsr" => randommap = true,
+            "lfsr" => {
+                randommap = true;
+                lfsr = true;
+            }
             _ => return Err(o.err("expected tausworthe, lfsr or tausworthe64")),
         }
     }
@@ -926,6 +930,9 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             time_based,
             dist,
             randommap,
+            // fio keeps a random map (and so its write-ordered verify list) only for
+            // random jobs without norandommap; the LFSR generator has none.
+            verify_write_order: random && randommap && !lfsr,
             dedupe_pct,
             dedupe_ws_pct,
             dedupe_global,

@@ -947,13 +947,28 @@ fn wait_for_starts_a_job_after_the_one_it_names() {
 
 #[test]
 fn verify_reads_back_what_was_written() {
-    // After the write phase, every written block is read back once, in offset order.
+    // After the write phase, every written block is read back once, in the order written
+    // (a random job with its random map: fio's history list).
     let mut st = load_text("[v]\nrw=randwrite\nbs=4k\nsize=64k\nverify=md5\n", GIB, 1).unwrap();
     let r = take(&mut st[0], 100);
     let (w, rd): (Vec<&Request>, Vec<&Request>) = r.iter().partition(|r| r.op == Op::Write);
     assert_eq!(w.len(), 16);
+    let written: Vec<(u64, u64)> = w.iter().map(|r| (r.offset, r.len)).collect();
+    let read: Vec<(u64, u64)> = rd.iter().map(|r| (r.offset, r.len)).collect();
+    assert_eq!(read, written);
+    // Without the map (norandommap, fio's history tree): in offset order, each block once.
+    let mut st = load_text(
+        "[v]\nrw=randwrite\nbs=4k\nsize=64k\nverify=md5\nnorandommap\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let r = take(&mut st[0], 100);
+    let (w, rd): (Vec<&Request>, Vec<&Request>) = r.iter().partition(|r| r.op == Op::Write);
     let mut written: Vec<u64> = w.iter().map(|r| r.offset).collect();
     written.sort_unstable();
+    written.dedup();
+    assert!(written.len() < 16, "norandommap rewrites some blocks");
     let read: Vec<(u64, u64)> = rd.iter().map(|r| (r.offset, r.len)).collect();
     // Adjacent written blocks are read back in runs of up to the write block size.
     assert_eq!(read, written.iter().map(|&o| (o, 4096)).collect::<Vec<_>>());
@@ -1871,4 +1886,182 @@ fn bad_patterns_name_the_option_and_line() {
             Ok(_) => panic!("{text:?}: expected Error::JobFile, got Ok"),
         }
     }
+}
+
+/// Direction and block (4 KiB units) of each request, in order.
+fn ops(r: &[Request]) -> Vec<(Op, u64)> {
+    r.iter().map(|r| (r.op, r.offset / 4096)).collect()
+}
+
+/// The stream fio's rule gives for a verifying job whose loop `k` issues `loop_ios[k]`
+/// (fio's backend.c `thread_main`: `do_io` then `do_verify` each time round the
+/// `keep_running` loop): each loop's I/O, then its writes read back, in the order written
+/// when the job has a random map (`list`), else by offset with each block once.
+fn fio_verify_rule(loop_ios: &[Vec<(Op, u64)>], list: bool) -> Vec<(Op, u64)> {
+    let mut out = Vec::new();
+    for ios in loop_ios {
+        out.extend_from_slice(ios);
+        let mut w: Vec<u64> = ios
+            .iter()
+            .filter(|(op, _)| *op == Op::Write)
+            .map(|&(_, b)| b)
+            .collect();
+        if !list {
+            w.sort_unstable();
+            w.dedup();
+        }
+        out.extend(w.into_iter().map(|b| (Op::Read, b)));
+    }
+    out
+}
+
+#[test]
+fn verify_runs_after_every_loop_as_fio_does() {
+    for loops in 1..=3usize {
+        // Sequential: exactly blocks 0..16 written, then read, once per loop.
+        let job = format!("[v]\nrw=write\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\n");
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        let one: Vec<(Op, u64)> = (0..16).map(|b| (Op::Write, b)).collect();
+        let want = fio_verify_rule(&vec![one; loops], true);
+        assert_eq!(got, want, "rw=write loops={loops}");
+
+        // Random with the random map: each loop writes every block once in some order,
+        // then reads them back in that order.
+        let job = format!("[v]\nrw=randwrite\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\n");
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        assert_eq!(got.len(), 32 * loops, "rw=randwrite loops={loops}");
+        let per: Vec<Vec<(Op, u64)>> = got.chunks(32).map(|c| c[..16].to_vec()).collect();
+        for ios in &per {
+            let mut b: Vec<u64> = ios.iter().map(|x| x.1).collect();
+            b.sort_unstable();
+            assert_eq!(
+                b,
+                (0..16).collect::<Vec<_>>(),
+                "each loop writes every block once"
+            );
+            assert!(ios.iter().all(|x| x.0 == Op::Write));
+        }
+        assert_eq!(
+            got,
+            fio_verify_rule(&per, true),
+            "rw=randwrite loops={loops}"
+        );
+
+        // randrw: the loop's 16 I/Os mix reads and writes; the verify pass reads the
+        // writes, in the order written.
+        let job = format!("[v]\nrw=randrw\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\n");
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        let mut per = Vec::new();
+        let mut i = 0;
+        for _ in 0..loops {
+            let ios = got[i..i + 16].to_vec();
+            let writes = ios.iter().filter(|x| x.0 == Op::Write).count();
+            assert!(writes > 0 && writes < 16, "a mix: {writes} writes");
+            i += 16 + writes;
+            per.push(ios);
+        }
+        assert_eq!(got, fio_verify_rule(&per, true), "rw=randrw loops={loops}");
+
+        // norandommap: blocks may repeat; the verify pass reads each written block once,
+        // by offset (fio's history tree drops the older of two overlapping writes).
+        let job = format!(
+            "[v]\nrw=randwrite\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\nnorandommap\n"
+        );
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        let mut per = Vec::new();
+        let mut i = 0;
+        for _ in 0..loops {
+            let ios = got[i..i + 16].to_vec();
+            assert!(ios.iter().all(|x| x.0 == Op::Write));
+            let mut b: Vec<u64> = ios.iter().map(|x| x.1).collect();
+            b.sort_unstable();
+            b.dedup();
+            i += 16 + b.len();
+            per.push(ios);
+        }
+        assert_eq!(
+            got,
+            fio_verify_rule(&per, false),
+            "norandommap loops={loops}"
+        );
+
+        // random_generator=lfsr: fio has no random map with it, so it reads back by
+        // offset (its history tree), whatever order the blocks were written in.
+        let job = format!(
+            "[v]\nrw=randwrite\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\nrandom_generator=lfsr\n"
+        );
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        assert_eq!(got.len(), 32 * loops);
+        let per: Vec<Vec<(Op, u64)>> = got.chunks(32).map(|c| c[..16].to_vec()).collect();
+        assert_eq!(got, fio_verify_rule(&per, false), "lfsr loops={loops}");
+
+        // do_verify=0: the writes only.
+        let job =
+            format!("[v]\nrw=write\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\ndo_verify=0\n");
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        let want: Vec<(Op, u64)> = (0..loops)
+            .flat_map(|_| (0..16).map(|b| (Op::Write, b)))
+            .collect();
+        assert_eq!(got, want, "do_verify=0 loops={loops}");
+    }
+}
+
+/// fio's `verify_backlog=N` reads back the oldest writes, `verify_backlog_batch` of them,
+/// whenever N are waiting; what is left when a loop ends is read in that loop's verify
+/// pass, before the next loop writes.
+#[test]
+fn verify_backlog_drains_at_every_loop_end() {
+    for loops in 1..=3usize {
+        for (seq, batch) in [(true, 4u64), (false, 2)] {
+            let rw = if seq { "write" } else { "randwrite" };
+            let job = format!(
+                "[v]\nrw={rw}\nbs=4k\nsize=64k\nloops={loops}\nverify=crc32c\nverify_backlog=4\nverify_backlog_batch={batch}\n"
+            );
+            let mut st = load_text(&job, GIB, 1).unwrap();
+            let got = ops(&take(&mut st[0], 1000));
+            let writes: Vec<u64> = got
+                .iter()
+                .filter(|x| x.0 == Op::Write)
+                .map(|x| x.1)
+                .collect();
+            assert_eq!(writes.len(), 16 * loops);
+            // The rule, from the writes alone.
+            let mut want = Vec::new();
+            for w in writes.chunks(16) {
+                let mut pending = std::collections::VecDeque::new();
+                for &b in w {
+                    want.push((Op::Write, b));
+                    pending.push_back(b);
+                    if pending.len() >= 4 {
+                        for _ in 0..batch {
+                            want.push((Op::Read, pending.pop_front().unwrap()));
+                        }
+                    }
+                }
+                want.extend(pending.drain(..).map(|b| (Op::Read, b)));
+            }
+            assert_eq!(got, want, "rw={rw} batch={batch} loops={loops}");
+        }
+    }
+}
+
+/// fio terminates a job whose runtime ends before its loops are done: it leaves
+/// thread_main's loop before `do_verify`, so nothing is read back.
+#[test]
+fn a_job_cut_by_its_runtime_does_not_verify() {
+    let mut st = load_text(
+        "[v]\nrw=write\nbs=4k\nsize=64k\ntime_based\nruntime=1ms\nverify=crc32c\nrate_iops=100000\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let got = take(&mut st[0], 10_000);
+    assert!(!got.is_empty());
+    assert!(got.iter().all(|r| r.op == Op::Write), "no verify reads");
 }

@@ -77,6 +77,24 @@ pub struct Completed {
     pub map_ns: u64,
 }
 
+impl Completed {
+    /// A command of `len` bytes submitted at `issued` and done at `done` that waited for
+    /// nothing (no queue, no GC, no translation read).
+    pub fn unqueued(stream: u32, op: Op, len: u64, issued: SimTime, done: SimTime) -> Completed {
+        Completed {
+            stream,
+            op,
+            len,
+            issued,
+            done,
+            queue_ns: 0,
+            gc_ns: 0,
+            during_gc: false,
+            map_ns: 0,
+        }
+    }
+}
+
 /// What verify mode remembers: the content id last written to each logical page (0 = none).
 struct Shadow {
     expected: Vec<u64>,
@@ -667,17 +685,8 @@ impl Device {
                     self.flush_map(base, cmd, now, q)?;
                     self.after_backend(now, q);
                 }
-                self.completed.push(Completed {
-                    stream,
-                    op: req.op,
-                    len: req.len,
-                    issued: now,
-                    done: cmd,
-                    queue_ns: 0,
-                    gc_ns: 0,
-                    during_gc: false,
-                    map_ns: 0,
-                });
+                self.completed
+                    .push(Completed::unqueued(stream, req.op, req.len, now, cmd));
                 Ok(())
             }
         }
@@ -729,17 +738,8 @@ impl Device {
             }
         };
         self.ftl.ruh_update(pid, now);
-        self.completed.push(Completed {
-            stream,
-            op: Op::RuhUpdate,
-            len: 0,
-            issued: now,
-            done: cmd,
-            queue_ns: 0,
-            gc_ns: 0,
-            during_gc: false,
-            map_ns: 0,
-        });
+        self.completed
+            .push(Completed::unqueued(stream, Op::RuhUpdate, 0, now, cmd));
         Ok(())
     }
 
@@ -1308,17 +1308,7 @@ impl Device {
                 "a flush (fio's fsync/fdatasync/end_fsync) on a compressing device is not modelled: its compression buffer has no flush".into(),
             ));
         }
-        let c = Completed {
-            stream,
-            op: Op::Sync,
-            len: 0,
-            issued: now,
-            done: cmd,
-            queue_ns: 0,
-            gc_ns: 0,
-            during_gc: false,
-            map_ns: 0,
-        };
+        let c = Completed::unqueued(stream, Op::Sync, 0, now, cmd);
         if self.packing.is_some() {
             // The pages being filled are programmed now, padded.
             self.ftl.pad_host();

@@ -530,17 +530,8 @@ impl Device {
         }
         // The command completes once the controller has it; a reset's erases run on their
         // planes after it (a later program of the zone waits for them).
-        self.completed.push(Completed {
-            stream,
-            op: req.op,
-            len: 0,
-            issued: now,
-            done: cmd,
-            queue_ns: 0,
-            gc_ns: 0,
-            during_gc: false,
-            map_ns: 0,
-        });
+        self.completed
+            .push(Completed::unqueued(stream, req.op, 0, now, cmd));
         self.after_backend(now, q);
         Ok(Ok(()))
     }

@@ -187,6 +187,23 @@ pub struct Request {
     pub placement: Option<u16>,
 }
 
+impl Request {
+    /// A block request of `len` bytes at byte `offset` arriving at `time`, with no content id,
+    /// file or placement identifier (reads, zone management, content-less writes).
+    pub fn new(time: SimTime, op: Op, offset: u64, len: u64) -> Request {
+        Request {
+            time,
+            op,
+            offset,
+            len,
+            content: 0,
+            file: NO_FILE,
+            attrs: FileAttrs::default(),
+            placement: None,
+        }
+    }
+}
+
 /// What a closed-loop stream does next (see [`RequestSource::next`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Next {

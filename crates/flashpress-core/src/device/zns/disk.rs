@@ -30,7 +30,7 @@ use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::stack::bio::{Bio, BioDone, BioOp, Disk, Smart, SpaceReport, BLOCK};
 use crate::units::{BlockId, SimTime};
-use crate::workload::{Op, Request, NO_FILE};
+use crate::workload::{Op, Request};
 
 /// A zoned device serving a storage stack.
 pub struct ZonedDisk {
@@ -172,19 +172,6 @@ impl ZonedDisk {
         Ok(done)
     }
 
-    fn request(op: Op, offset: u64, len: u64, now: SimTime) -> Request {
-        Request {
-            time: now,
-            op,
-            offset,
-            len,
-            content: 0,
-            file: NO_FILE,
-            attrs: Default::default(),
-            placement: None,
-        }
-    }
-
     /// Zone and block in it of file-system LBA `lba`.
     fn locate(&self, lba: u64) -> (u64, u64) {
         (lba / self.cap, lba % self.cap)
@@ -260,7 +247,7 @@ impl Disk for ZonedDisk {
                 )))
             }
         };
-        let req = Self::request(op, offset, n * BLOCK, now);
+        let req = Request::new(now, op, offset, n * BLOCK);
         let content = bio.content.first().copied().unwrap_or(0);
         let done = self.command(&req, content, now)?;
         Ok(BioDone {
@@ -326,7 +313,7 @@ impl Disk for ZonedDisk {
                 "the file system reset zone {zone}, which holds no data"
             )));
         }
-        let req = Self::request(Op::ZoneReset, zone * self.size * BLOCK, 0, now);
+        let req = Request::new(now, Op::ZoneReset, zone * self.size * BLOCK, 0);
         let done = self.command(&req, 0, now)?;
         Ok(BioDone {
             done,

@@ -6,7 +6,7 @@ use super::state::{ZoneAction, ZoneError, ZoneState, Zones};
 use crate::config::SimConfig;
 use crate::sim::Simulation;
 use crate::units::SimTime;
-use crate::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream, NO_FILE};
+use crate::workload::{ContentHints, Drive, Op, Request, RequestSource, Stream};
 use rand::{Rng, SeedableRng};
 use ZoneAction::*;
 use ZoneState::*;
@@ -365,16 +365,7 @@ impl RequestSource for List {
 }
 
 pub(super) fn req(op: Op, offset: u64, len: u64) -> Request {
-    Request {
-        time: SimTime::ZERO,
-        op,
-        offset,
-        len,
-        content: 0,
-        file: NO_FILE,
-        attrs: Default::default(),
-        placement: None,
-    }
+    Request::new(SimTime::ZERO, op, offset, len)
 }
 
 pub(super) fn run(cfg: SimConfig, reqs: Vec<Request>) -> crate::stats::Summary {

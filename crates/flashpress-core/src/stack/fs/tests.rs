@@ -732,16 +732,7 @@ fn timing_ns_per_written_block() {
 
 impl H {
     fn trim(&mut self, block: u64, t: u64) {
-        let req = Request {
-            time: SimTime(t),
-            op: Op::Trim,
-            offset: block * BLOCK,
-            len: BLOCK,
-            content: 0,
-            file: NO_FILE,
-            attrs: FileAttrs::default(),
-            placement: None,
-        };
+        let req = Request::new(SimTime(t), Op::Trim, block * BLOCK, BLOCK);
         assert!(!self.submit(0, &req).failed);
     }
 

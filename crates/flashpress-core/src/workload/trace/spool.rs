@@ -405,16 +405,7 @@ mod tests {
     #[test]
     fn corrupt_spool_is_an_error() {
         let mut spool = Spool::new(Path::new("bad.trace")).unwrap();
-        let r = Request {
-            time: SimTime(1),
-            op: Op::Write,
-            offset: 4096,
-            len: 4096,
-            content: 0,
-            file: NO_FILE,
-            attrs: Default::default(),
-            placement: None,
-        };
+        let r = Request::new(SimTime(1), Op::Write, 4096, 4096);
         for _ in 0..100 {
             spool.push(&r).unwrap();
         }
@@ -434,16 +425,7 @@ mod tests {
     fn truncated_spool_is_an_error() {
         let mut spool = Spool::new(Path::new("cut.trace")).unwrap();
         for i in 0..10u64 {
-            let r = Request {
-                time: SimTime(i),
-                op: Op::Write,
-                offset: i * 4096,
-                len: 4096,
-                content: 0,
-                file: NO_FILE,
-                attrs: Default::default(),
-                placement: None,
-            };
+            let r = Request::new(SimTime(i), Op::Write, i * 4096, 4096);
             spool.push(&r).unwrap();
         }
         let mut src = spool.finish().unwrap();

@@ -173,6 +173,14 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 // Compressed zones refuse check.verify (see ZnsConfig::validate).
                 checks_content: z.compression().is_none(),
                 compressed_zones: z.compression().is_some(),
+                written: crate::device::zns::fill_plan(
+                    z,
+                    &cfg.nand,
+                    cfg.precondition.fill_fraction,
+                )
+                .into_iter()
+                .map(|n| n * cfg.nand.page_size as u64)
+                .collect(),
             });
             let l = workload::fio::load_placed(
                 f,
@@ -1189,7 +1197,8 @@ impl Simulation {
     }
 }
 
-/// Untimed steady-state fill: sequential writes over `fill_fraction` of the logical space,
+/// Untimed steady-state fill: sequential writes over `fill_fraction` of the logical space (on
+/// a zoned device: of its writable zones, zone by zone, see [`crate::device::zns::fill_plan`]),
 /// then `aging_fraction` x that many random single-page overwrites inside it, then the
 /// workload's layout (`layout`: byte ranges a fio job's files occupy that fio writes before
 /// the job starts), page by page in order, skipping pages the fill already wrote. GC runs as
@@ -1205,14 +1214,33 @@ fn precondition(
     windows: &mut Vec<AgingWindow>,
 ) -> Result<PreconditionSummary> {
     let p = &cfg.precondition;
-    let pages = (p.fill_fraction * dev.logical_pages() as f64).floor() as u64;
+    // The logical pages the fill writes, in order: the first of the logical space, or on a
+    // zoned device the zones a sequential host fills ([`crate::device::zns::fill_plan`]).
+    let fill: Vec<(u64, u64)> = match &cfg.zns {
+        None => vec![(
+            0,
+            (p.fill_fraction * dev.logical_pages() as f64).floor() as u64,
+        )],
+        Some(z) => {
+            let zone_pages = z.zone_size_bytes(&cfg.nand) / cfg.nand.page_size as u64;
+            crate::device::zns::fill_plan(z, &cfg.nand, p.fill_fraction)
+                .into_iter()
+                .enumerate()
+                .map(|(i, n)| (i as u64 * zone_pages, n))
+                .collect()
+        }
+    };
+    let pages: u64 = fill.iter().map(|&(_, n)| n).sum();
     let aging = (p.aging_fraction * pages as f64).round() as u64;
     let mut content = PRECONDITION_CONTENT_BASE;
-    for lpn in 0..pages {
-        content += 1;
-        dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
-        stop.poll()?;
+    for &(first, n) in &fill {
+        for lpn in first..first + n {
+            content += 1;
+            dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+            stop.poll()?;
+        }
     }
+    dev.close_zones_after_fill();
     if pages > 0 {
         let mut rng = Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x7072_6563_6f6e_6469);
         let window = pages.div_ceil(AGING_WINDOWS_PER_OVERWRITE);

@@ -212,7 +212,17 @@ impl ZnsConfig {
             "ftl.dedup",
             "has no page map to deduplicate in",
         )?;
-        refuse(cfg.precondition.fill_fraction == 0.0, "precondition.fill_fraction", "is not preconditioned by the page FTL's fill: set precondition.fill_fraction = 0 (zones start empty)")?;
+        let filled = cfg.precondition.fill_fraction > 0.0;
+        refuse(
+            !filled || self.compression().is_none(),
+            "precondition.fill_fraction",
+            "with zns.compression is not preconditioned yet (its zones start empty): set precondition.fill_fraction = 0, or write the zones with the workload",
+        )?;
+        refuse(
+            !filled || cfg.precondition.aging_fraction == 0.0,
+            "precondition.aging_fraction",
+            "is preconditioned by writing its zones in order (precondition.fill_fraction), and a zone is never overwritten in place, so random overwrites cannot age it: set precondition.aging_fraction = 0",
+        )?;
         refuse(
             !cfg.check.verify || self.compression().is_none(),
             "check.verify",

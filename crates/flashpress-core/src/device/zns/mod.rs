@@ -334,6 +334,82 @@ impl Zns {
     }
 }
 
+/// What `precondition.fill_fraction` writes on a zoned device, as a sequential host writes a
+/// drive: `floor(fill_fraction x writable zones x zone capacity)` logical blocks, zone by zone
+/// from zone 0, each zone to its capacity and the last one partly (read-only and offline
+/// zones are skipped: nothing can be written there). Returns the blocks written per zone; the
+/// zones it fills end full, a partly written one closed (the fill keeps no zone open). Both
+/// the device's fill and the zone report fio reads at a `zonemode=zbd` job's start come from
+/// here.
+pub fn fill_plan(z: &ZnsConfig, nand: &crate::config::NandConfig, fill_fraction: f64) -> Vec<u64> {
+    let zones = z.zones(nand) as usize;
+    let cap = z.zone_capacity_bytes(nand) / nand.page_size as u64;
+    let writable = |i: usize| {
+        let i = i as u32;
+        !z.read_only_zones.contains(&i) && !z.offline_zones.contains(&i)
+    };
+    let n = (0..zones).filter(|&i| writable(i)).count() as u64;
+    let mut left = (fill_fraction * (n * cap) as f64).floor() as u64;
+    (0..zones)
+        .map(|i| {
+            if !writable(i) {
+                return 0;
+            }
+            let k = left.min(cap);
+            left -= k;
+            k
+        })
+        .collect()
+}
+
+impl Zns {
+    /// Preconditioning: block `k` of zone `z` (at its write pointer) now holds content id `id`,
+    /// written without timing; returns its flash page.
+    fn write_untimed(&mut self, z: u32, k: u64, id: u64) -> Ppn {
+        if let Err(e) = self.zones.write(z, k, 1) {
+            panic!("the fill writes zone {z} at its write pointer: block {k} refused ({e:?})");
+        }
+        let ppn = self.map.ppn(z, k);
+        self.store(ppn, id);
+        ppn
+    }
+
+    /// After the fill: a zone it left open (the last, partly written) closes, so the run
+    /// starts with no zone open, as after a host that wrote the drive and closed it.
+    fn close_after_fill(&mut self) {
+        for z in 0..self.zones.len() {
+            if self.zones.zone(z).state.is_open() {
+                self.zones
+                    .manage(z, ZoneAction::Close)
+                    .expect("an open zone closes");
+            }
+        }
+    }
+}
+
+impl Device {
+    /// Preconditioning on a zoned device: logical page `lpn` (zone x zone size + block, at the
+    /// zone's write pointer) holds `content`, written without timing as the page FTL's fill
+    /// writes ([`Device::write_untimed`]).
+    pub(super) fn write_zoned_untimed(&mut self, lpn: Lpn, content: u64) {
+        let zns = self.zns.as_mut().expect("zoned device");
+        let (z, k) = (lpn.0 as u64 / zns.zone_pages, lpn.0 as u64 % zns.zone_pages);
+        let ppn = zns.write_untimed(z as u32, k, content);
+        if let Some(s) = self.shadow.as_mut() {
+            s.expected[lpn.0 as usize] = content;
+        }
+        self.nand.count_transfer();
+        self.nand.count_program(ppn, false);
+    }
+
+    /// The end of a zoned device's fill (see [`fill_plan`]): no zone stays open.
+    pub fn close_zones_after_fill(&mut self) {
+        if let Some(z) = self.zns.as_mut() {
+            z.close_after_fill();
+        }
+    }
+}
+
 impl Device {
     /// Submit a request to the zoned device (`now`: arrival; `cmd`: its command at the
     /// controller). A refused command completes at `cmd` as failed ([`Device::failed`]).
@@ -714,5 +790,7 @@ impl Device {
 
 #[cfg(test)]
 mod compressed_tests;
+#[cfg(test)]
+mod precondition_tests;
 #[cfg(test)]
 mod tests;

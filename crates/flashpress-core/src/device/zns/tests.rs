@@ -525,9 +525,12 @@ fn bad_zone_configs_are_refused() {
             "at most zns.max_active_zones",
         ),
         (
-            |c| c.precondition.fill_fraction = 0.5,
-            "precondition.fill_fraction",
-            "zones start empty",
+            |c| {
+                c.precondition.fill_fraction = 0.5;
+                c.precondition.aging_fraction = 1.0;
+            },
+            "precondition.aging_fraction",
+            "never overwritten in place",
         ),
     ];
     for (edit, key, msg) in cases {

@@ -234,7 +234,7 @@ pub fn load_placed(
     } = layout::place(&mut specs, capacity_bytes, stacked)?;
     let zone_opts: Vec<zoned::ZoneOpts> = specs.iter().map(|s| s.source.zone.clone()).collect();
     let zone_refs: Vec<&zoned::ZoneOpts> = zone_opts.iter().collect();
-    let zbd_views = zoned::place(&zone_refs, &mut placed, zoned)?;
+    let zbd_views = zoned::place(&zone_refs, &mut placed, zoned.as_ref())?;
 
     let mut notes = Vec::new();
     // One ramp shared by every job from the run's start is the run's warm-up

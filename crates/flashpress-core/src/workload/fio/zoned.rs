@@ -8,7 +8,8 @@
 //! `zonerange` bytes.
 //!
 //! `zbd` (fio's zbd.c, 3.33): the zones are the device's; fio reads their write pointers at the
-//! start (a zoned device starts with every zone empty here) and tracks them itself. The job's
+//! start (`parse_zone_info`: a full zone's at its capacity; here a zoned device starts with
+//! the zones `precondition.fill_fraction` wrote, else every zone empty) and tracks them itself. The job's
 //! region is rounded to whole zones (offset up, end down). A write goes to the write pointer of
 //! the zone its offset falls in, when that zone is open or can be opened under
 //! `max_open_zones` / `job_max_open_zones`; otherwise to one of the open zones, picked from the
@@ -86,7 +87,7 @@ impl Default for ZoneOpts {
 }
 
 /// The zoned device's zones, as fio learns them from the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZonedDevice {
     /// Logical span of a zone (bytes).
     pub zone_size: u64,
@@ -102,6 +103,10 @@ pub struct ZonedDevice {
     /// The device compresses its zones (`zns.compression`): a zone takes as many blocks as
     /// its flash holds compressed, so its capacity is not known before it is written.
     pub compressed_zones: bool,
+    /// Bytes below each zone's write pointer when the run starts, by zone (a preconditioned
+    /// device's fill: full zones at their capacity, a closed one partly; empty: every zone
+    /// empty). fio reads them from the device's zone report.
+    pub written: Vec<u64>,
 }
 
 fn float01(o: &Opt) -> Result<f64> {
@@ -588,7 +593,7 @@ fn write_cnt(freq: f64) -> u64 {
 pub(super) fn place(
     zones: &[&ZoneOpts],
     placed: &mut [Vec<SourceSpec>],
-    device: Option<ZonedDevice>,
+    device: Option<&ZonedDevice>,
 ) -> Result<Vec<Vec<Option<ZbdJob>>>> {
     let mut out = Vec::new();
     let mut shared: Option<SharedZbd> = None;
@@ -603,9 +608,7 @@ pub(super) fn place(
         let writes = clones
             .iter()
             .any(|s| !matches!(s.mix, Mix::Rw { read_pct: 100 }));
-        if !writes && !written && device.is_some() {
-            return Err(at.err("this zbd job only reads, and fio reads only below the zones' write pointers: the zoned device starts with every zone empty and no earlier zbd job writes, so it would read nothing (add a writing job before it, in an earlier stonewall group)"));
-        }
+        let read_only = !writes && !written;
         written |= writes;
         if device.is_some_and(|d| !d.checks_content) && clones.iter().any(|s| s.verify) {
             return Err(at.err("this zbd job verifies what it writes (`verify`), and the zoned device does not check read content yet"));
@@ -648,12 +651,18 @@ pub(super) fn place(
             .or_insert_with(|| zo.max_open_at.clone().unwrap_or_else(|| at.clone()));
         let info = shared
             .get_or_insert_with(|| {
+                let zones: Vec<Zone> = (0..dev.zones as usize)
+                    .map(|i| Zone {
+                        wp: dev.written.get(i).copied().unwrap_or(0),
+                        open: false,
+                    })
+                    .collect();
                 Arc::new(Mutex::new(ZbdInfo {
-                    dev,
-                    zones: vec![Zone::default(); dev.zones as usize],
+                    dev: dev.clone(),
+                    valid_bytes: zones.iter().map(|z| z.wp).sum(),
+                    zones,
                     open: Vec::new(),
                     max_open,
-                    valid_bytes: 0,
                     write_cnt: 0,
                     resets: 0,
                 }))
@@ -675,6 +684,12 @@ pub(super) fn place(
                     s.region_len,
                     base + s.region_start
                 )));
+            }
+            if read_only
+                && (start / zs..end / zs)
+                    .all(|z| dev.written.get(z as usize).is_none_or(|&w| w == 0))
+            {
+                return Err(at.err(format!("this zbd job only reads, and fio reads only below the zones' write pointers: the device's zones {} to {} hold no data (precondition.fill_fraction writes zones in order from zone 0) and no earlier zbd job writes, so it would read nothing (precondition the device, or add a writing job before it, in an earlier stonewall group)", start / zs, end / zs - 1)));
             }
             s.region_start = start - base;
             s.region_len = end - start;

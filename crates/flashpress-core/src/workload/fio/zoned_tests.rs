@@ -20,6 +20,7 @@ fn dev(zone_size: u64, capacity: u64, zones: u64, max_open: u32) -> ZonedDevice 
         max_open_zones: max_open,
         checks_content: true,
         compressed_zones: false,
+        written: Vec::new(),
     }
 }
 
@@ -342,52 +343,52 @@ fn bad_zone_options_are_refused_by_name() {
         ),
         (
             "zonemode=zbd\nzonesize=4m\nrw=write\n",
-            zoned,
+            zoned.clone(),
             "`zonesize=4m`: zonesize 4194304 does not match the device's zone size 8388608",
         ),
         (
             "zonemode=zbd\nmax_open_zones=32\nrw=randwrite\n",
-            zoned,
+            zoned.clone(),
             "`max_open_zones=32`: max_open_zones 32 is larger than the device's limit of 14",
         ),
         (
             "zonemode=zbd\njob_max_open_zones=2\nrw=randwrite\n",
-            zoned,
+            zoned.clone(),
             "`job_max_open_zones=2`: job_max_open_zones cannot be used without",
         ),
         (
             "zonemode=zbd\nmax_open_zones=5000\nrw=randwrite\n",
-            zoned,
+            zoned.clone(),
             "`max_open_zones=5000`: expected at most 4096",
         ),
         (
             "zonemode=zbd\nzone_reset_threshold=2\nrw=write\n",
-            zoned,
+            zoned.clone(),
             "`zone_reset_threshold=2`: expected a number between 0 and 1",
         ),
         (
             "zonemode=zbd\nzone_reset_frequency=x\nrw=write\n",
-            zoned,
+            zoned.clone(),
             "`zone_reset_frequency=x`: expected a number between 0 and 1",
         ),
         (
             "zonemode=zbd\nzonesize=8m\nzonerange=4m\nrw=write\n",
-            zoned,
+            zoned.clone(),
             "`zonerange=4m`: with zonemode=zbd, zonerange and zonesize must be identical",
         ),
         (
             "zonemode=zbd\nzonesize=8m\nbs=16m\nrw=write\n",
-            zoned,
+            zoned.clone(),
             "`bs=16m`: a block of 16777216 bytes exceeds the zone size",
         ),
         (
             "zonemode=zbd\nzoneskip=8m\nrw=write\n",
-            zoned,
+            zoned.clone(),
             "`zoneskip=8m`: zoneskip with zonemode=zbd is not supported",
         ),
         (
             "zonemode=zbd\nrw=trim\n",
-            zoned,
+            zoned.clone(),
             "`rw=trim`: trims with zonemode=zbd",
         ),
         (
@@ -407,12 +408,12 @@ fn bad_zone_options_are_refused_by_name() {
         ),
         (
             "zonemode=zbd\nrw=write\nsize=4m\n",
-            zoned,
+            zoned.clone(),
             "holds no whole zone of 8388608 bytes",
         ),
         (
             "zonemode=zbd\nrw=read\n",
-            zoned,
+            zoned.clone(),
             "`zonemode=zbd`: this zbd job only reads",
         ),
         (
@@ -427,7 +428,7 @@ fn bad_zone_options_are_refused_by_name() {
     ];
     for (opts, device, want) in cases {
         let text = format!("[j]\nfilename=/dev/nvme0n1\n{opts}");
-        let msg = problem(run(&text, 64 * MIB, *device));
+        let msg = problem(run(&text, 64 * MIB, device.clone()));
         assert!(msg.contains(want), "{opts:?}: got {msg}");
         assert!(
             msg.contains("job.fio"),
@@ -452,4 +453,78 @@ fn zbd_verify_resets_the_region_at_each_pass() {
     want.extend((0..4).map(|z| (Op::ZoneReset, z * 4)));
     want.extend((0..16).map(|b| (Op::Write, b)));
     assert_eq!(got, want);
+}
+
+/// A device `precondition.fill_fraction` filled, as fio sees it: the zones the fill writes
+/// are those fio's own sequential writer fills with as many bytes (each zone to its capacity
+/// from zone 0, the last partly: fio 3.33's iolog `zbd-fill.txt`), and a read-only job shaped
+/// like fio's `examples/zbd-seq-read.fio` then reads exactly what fio read after that writer
+/// (`zbd-read-filled.txt`): whole 1 MiB blocks below each write pointer, zone 4's last
+/// 320 KiB left unread, nothing past it.
+#[test]
+fn a_read_only_zbd_job_on_a_filled_device_reads_what_fio_reads() {
+    // 8 zones of 8 MiB, each 6 MiB of flash (4 planes x 3 blocks x 128 pages of 4 KiB).
+    let mut cfg = crate::config::SimConfig::preset("tiny").unwrap();
+    cfg.nand.blocks_per_plane = 24;
+    cfg.nand.pages_per_block = 128;
+    let z = crate::config::ZnsConfig {
+        channels_per_zone: 2,
+        chips_per_zone: 1,
+        blocks_per_plane: 3,
+        zone_size: Some(8 * MIB),
+        max_open_zones: 0,
+        max_active_zones: 0,
+        read_only_zones: Vec::new(),
+        offline_zones: Vec::new(),
+        compression: None,
+    };
+    assert_eq!(
+        (z.zones(&cfg.nand), z.zone_capacity_bytes(&cfg.nand)),
+        (8, 6 * MIB)
+    );
+    // fio's writer wrote 27 MiB + 320 KiB = 6992 blocks of the 12288 (0.56905 x 12288 =
+    // 6992.5, rounded down).
+    let plan: Vec<u64> = crate::device::zns::fill_plan(&z, &cfg.nand, 0.56905)
+        .into_iter()
+        .map(|n| n * 4096)
+        .collect();
+    let mut fio_fill = vec![0u64; 8];
+    for (op, off, len) in iolog("zbd-fill.txt") {
+        assert_eq!(op, Op::Write);
+        let zone = (off / (8 * MIB)) as usize;
+        // Each write at the zone's write pointer: the zone is filled from its start.
+        assert_eq!(off % (8 * MIB), fio_fill[zone], "write at {off}");
+        fio_fill[zone] += len;
+    }
+    assert_eq!(plan, fio_fill);
+    assert_eq!(
+        plan,
+        [6, 6, 6, 6, 3, 0, 0, 0]
+            .iter()
+            .map(|m| m * MIB)
+            .zip([0, 0, 0, 0, 320 * KIB, 0, 0, 0])
+            .map(|(a, b)| a + b)
+            .collect::<Vec<u64>>()
+    );
+
+    let filled = ZonedDevice {
+        written: plan,
+        ..dev(8 * MIB, 6 * MIB, 8, 0)
+    };
+    let text = "[seqread]\nfilename=/dev/nvme0n1\nzonemode=zbd\nzonesize=8m\nrw=read\nbs=1m\noffset=16m\nsize=40m\nread_beyond_wp=0\n";
+    let mut l = run(text, 64 * MIB, Some(filled)).unwrap();
+    let got = all(&mut l.streams[0]);
+    assert_eq!(data_ops(&got), iolog("zbd-read-filled.txt"));
+    // By hand: zones 2 and 3 give 6 reads each, zone 4 three (its fourth 1 MiB block would
+    // end past the write pointer at 3 MiB + 320 KiB), zones 5 to 6 are empty.
+    let want: Vec<u64> = (0..6)
+        .map(|b| 16 * MIB + b * MIB)
+        .chain((0..6).map(|b| 24 * MIB + b * MIB))
+        .chain((0..3).map(|b| 32 * MIB + b * MIB))
+        .collect();
+    assert_eq!(got.iter().map(|r| r.offset).collect::<Vec<_>>(), want);
+
+    // The same job with the device empty in its zones: refused in one line.
+    let e = problem(run(text, 64 * MIB, Some(dev(8 * MIB, 6 * MIB, 8, 0))));
+    assert!(e.contains("zones 2 to 6 hold no data"), "{e}");
 }

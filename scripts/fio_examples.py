@@ -11,7 +11,10 @@ Each file runs as written on the ``default`` preset grown to 256 GiB of logical 
 lay out 100-256 GiB of files) and not preconditioned (the survey asks whether a job runs, not
 how fast; a file a job reads is laid out first, untimed, as fio lays it out); a file with
 ``zonemode=zbd`` runs instead on the ``zns`` preset reshaped to the 256 MiB zones those examples
-ask for (``ZONED``: 576 zones, 144 GiB, no open-zone limit). One addition to every file: a
+ask for (``ZONED``: 576 zones, 144 GiB, no open-zone limit), and a zbd file whose jobs only read
+(``zbd-seq-read.fio``, ``libzbc-seq-read.fio``: fio reads only below the write pointers) on that
+device preconditioned full (``FILLED``: every zone written to its capacity, as a drive a host
+has written; see ``config_for``). One addition to every file: a
 runtime cap
 (``workload.global.runtime``, default 20 ms of simulated time) so the survey takes minutes
 instead of the hours of device time the examples ask for. A job that parses, resolves and runs
@@ -53,6 +56,43 @@ ZONED: dict[str, object] = {
 }
 
 
+#: A read-only zbd file's device: every zone full (``precondition.fill_fraction = 1``, zone by
+#: zone), so its reads find data wherever its region is (zbd-seq-read.fio reads zones 524-563).
+FILLED: dict[str, object] = {"precondition.fill_fraction": 1.0, "precondition.aging_fraction": 0.0}
+
+#: fio's ``rw`` values that only read.
+READS = {"read", "randread"}
+
+
+def only_reads(path: Path) -> bool:
+    """Whether every ``rw`` (or ``readwrite``) a job file sets only reads (fio's default, ``read``, too)."""
+    modes = [
+        line.split("=", 1)[1].strip().split(":")[0]
+        for line in path.read_text(errors="replace").splitlines()
+        if line.strip().split("=", 1)[0].strip() in ("rw", "readwrite") and "=" in line
+    ]
+    return all(m in READS for m in modes)
+
+
+def config_for(path: Path, workload: dict[str, object]) -> flashpress.Config:
+    """The device a job file runs on: the grown ``default`` preset; a zbd file on ``ZONED``,
+    preconditioned full (``FILLED``) when its jobs only read."""
+    if zoned(path):
+        extra = FILLED if only_reads(path) else {}
+        return flashpress.Config.preset("zns").with_overrides(
+            {**workload, **ZONED, **extra}, source_name="fio_examples.py"
+        )
+    return flashpress.Config.preset("default").with_overrides(
+        {
+            **workload,
+            "nand.blocks_per_plane": BLOCKS_PER_PLANE,
+            "precondition.fill_fraction": 0.0,
+            "precondition.aging_fraction": 0.0,
+        },
+        source_name="fio_examples.py",
+    )
+
+
 def zoned(path: Path) -> bool:
     """Whether a job file asks for ``zonemode=zbd`` (a zoned device)."""
     return any(
@@ -63,19 +103,8 @@ def zoned(path: Path) -> bool:
 
 
 def survey_one(path: Path, runtime: str) -> dict[str, object]:
-    workload = {"workload": {"type": "fio", "path": str(path), "global": {"runtime": runtime}}}
-    if zoned(path):
-        cfg = flashpress.Config.preset("zns").with_overrides({**workload, **ZONED}, source_name="fio_examples.py")
-    else:
-        cfg = flashpress.Config.preset("default").with_overrides(
-            {
-                **workload,
-                "nand.blocks_per_plane": BLOCKS_PER_PLANE,
-                "precondition.fill_fraction": 0.0,
-                "precondition.aging_fraction": 0.0,
-            },
-            source_name="fio_examples.py",
-        )
+    workload: dict[str, object] = {"workload": {"type": "fio", "path": str(path), "global": {"runtime": runtime}}}
+    cfg = config_for(path, workload)
     t0 = time.perf_counter()
     try:
         result = flashpress.simulate(cfg, progress=False)
@@ -103,7 +132,9 @@ def markdown(rows: list[dict[str, object]]) -> str:
         "(`make testdata` fetches them), each run as written with a 20 ms runtime cap on the `default` "
         "preset grown to 256 GiB of logical space (`nand.blocks_per_plane = 17664`), not preconditioned; "
         "files with `zonemode=zbd` run on a zoned device (the `zns` preset with 256 MiB zones, "
-        "`ZONED` in the script).",
+        "`ZONED` in the script), preconditioned full (`precondition.fill_fraction = 1`, every zone "
+        "written to its capacity: `FILLED`) when their jobs only read, as fio reads only below the "
+        "write pointers.",
         "",
         f"{runs} of {len(rows)} run as written; {len(rows) - runs} are refused.",
         "",

@@ -33,7 +33,11 @@ def test_the_zns_example_fills_two_zones_with_waf_one() -> None:
     [
         ({"zns.chips_per_zone": 3}, "zns.chips_per_zone", "expected a divisor of nand.chips_per_channel = 4"),
         ({"zns.offline_zones": [32]}, "zns.offline_zones", "zone 32 does not exist: the device has 32 zones"),
-        ({"precondition.fill_fraction": 0.5}, "precondition.fill_fraction", "zones start empty"),
+        (
+            {"precondition.fill_fraction": 0.5, "precondition.aging_fraction": 1.0},
+            "precondition.aging_fraction",
+            "never overwritten in place",
+        ),
     ],
 )
 def test_bad_zone_configs_name_the_key(overrides: dict[str, object], key: str, message: str) -> None:
@@ -71,6 +75,36 @@ def test_a_fio_zbd_sequential_job_resets_each_full_zone_on_the_device() -> None:
     assert z["failed_commands"] == 0
     assert s["host_write_bytes"] == 36 * 128 * 1024 == s["nand_program_bytes"]
     assert (z["zones_full"], z["zones_empty"]) == (4, z["zones"] - 4)
+
+
+def test_a_read_only_zbd_job_reads_the_zones_the_preconditioning_filled() -> None:
+    # Half the zones filled zone by zone (each 384 KiB = 96 blocks), the rest empty; a
+    # sequential 128 KiB reader over the whole device reads 3 blocks in each filled zone and
+    # stops at the first empty one; verify mode checks every page against the fill.
+    cfg = Config.preset("zns").with_overrides(
+        {
+            **SMALL_ZONES,
+            "precondition.fill_fraction": 0.5,
+            "check.verify": True,
+            "workload": {
+                "type": "fio",
+                "jobs": [{"filename": "/dev/nvme0n1", "zonemode": "zbd", "rw": "read", "bs": "128k"}],
+            },
+        }
+    )
+    s = flashpress.simulate(cfg, progress=False).summary
+    z = s["zns"]
+    filled = z["zones"] // 2
+    assert z["zones"] % 2 == 0
+    assert s["precondition"]["fill_pages"] == filled * 96
+    assert (z["zones_full"], z["zones_closed"], z["zones_empty"]) == (filled, 0, z["zones"] - filled)
+    assert s["read"]["requests"] == 3 * filled
+    assert s["verified_page_reads"] == filled * 96
+    assert (s["unmapped_page_reads"], z["failed_commands"], s["nand_programs"]) == (0, 0, 0)
+    # The same job on the empty device is refused in one line.
+    with pytest.raises(errors.FlashpressError, match="this zbd job only reads") as e:
+        flashpress.simulate(cfg.with_overrides({"precondition.fill_fraction": 0.0}), progress=False)
+    assert "\n" not in str(e.value)
 
 
 def test_fio_zbd_random_writes_keep_to_the_open_zone_limit_on_the_device() -> None:

@@ -1051,7 +1051,8 @@ pub struct HostConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionConfig {
-    /// Fraction of the logical space written sequentially from address 0, in [0, 1].
+    /// Fraction of the logical space written sequentially from address 0, in [0, 1] (a zoned
+    /// device: of its writable zones' capacity, zone by zone, see `device::zns::fill_plan`).
     pub fill_fraction: f64,
     /// Request size of the sequential fill in bytes (multiple of the page size).
     pub fill_block_size: u64,

@@ -214,11 +214,6 @@ impl ZnsConfig {
         )?;
         refuse(cfg.precondition.fill_fraction == 0.0, "precondition.fill_fraction", "is not preconditioned by the page FTL's fill: set precondition.fill_fraction = 0 (zones start empty)")?;
         refuse(
-            !cfg.check.verify || self.compression().is_none(),
-            "check.verify",
-            "with zns.compression does not check read content (verify mode) yet",
-        )?;
-        refuse(
             n.partial_read.as_ref().is_none_or(|p| !p.enabled),
             "nand.partial_read",
             "reads whole pages (partial reads are not modelled on zones)",

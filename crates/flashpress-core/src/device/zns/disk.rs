@@ -124,7 +124,7 @@ impl ZonedDisk {
 
     /// Submit `req` at `now` and run the device until it completes; its completion time. A
     /// command the device refuses is an error naming it.
-    fn command(&mut self, req: &Request, content: u64, now: SimTime) -> Result<SimTime> {
+    fn command(&mut self, req: &Request, ids: &[u64], now: SimTime) -> Result<SimTime> {
         self.run_to(Some(now));
         // Page commands of earlier commands still on their way to the controller go first:
         // the device hands page commands over in arrival order.
@@ -134,7 +134,8 @@ impl ZonedDisk {
         let at = now;
         self.dev.completed.clear();
         let before = self.dev.zns.as_ref().expect("zoned").counters;
-        self.dev.submit(req, content, at, 0, &mut self.q, None)?;
+        self.dev
+            .submit_zoned_pages(req, ids, at, 0, &mut self.q, None)?;
         if !self.dev.failed.is_empty() {
             self.dev.failed.clear();
             let after = self.dev.zns.as_ref().expect("zoned").counters;
@@ -248,8 +249,8 @@ impl Disk for ZonedDisk {
             }
         };
         let req = Request::new(now, op, offset, n * BLOCK);
-        let content = bio.content.first().copied().unwrap_or(0);
-        let done = self.command(&req, content, now)?;
+        // Each block's own content id goes to the device (reads and trims carry none).
+        let done = self.command(&req, bio.content, now)?;
         Ok(BioDone {
             done,
             ..BioDone::default()
@@ -314,7 +315,7 @@ impl Disk for ZonedDisk {
             )));
         }
         let req = Request::new(now, Op::ZoneReset, zone * self.size * BLOCK, 0);
-        let done = self.command(&req, 0, now)?;
+        let done = self.command(&req, &[], now)?;
         Ok(BioDone {
             done,
             ..BioDone::default()
@@ -403,6 +404,63 @@ blocks_per_plane = 1
         assert_eq!((c.writes, c.failed()), (2, 0));
         assert_eq!(d.device().zns.as_ref().unwrap().zones.zone(0).wp, 4);
         assert_eq!(d.space().logical_bytes, 6 * BLOCK);
+    }
+
+    /// Each block of a multi-block write reaches the device with its own content id (a
+    /// file's blocks hold unrelated data): with verify on, the zoned device holds block `i`'s
+    /// id at block `i` of the zone, and reads of every block pass verify.
+    #[test]
+    fn each_block_of_a_write_keeps_its_own_content_id() {
+        let toml = r#"
+preset = "zns"
+[nand]
+channels = 2
+chips_per_channel = 1
+dies_per_chip = 1
+planes_per_die = 1
+blocks_per_plane = 8
+pages_per_block = 16
+[zns]
+channels_per_zone = 2
+chips_per_zone = 1
+blocks_per_plane = 1
+[check]
+verify = true
+"#;
+        let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
+        let mut d = ZonedDisk::new(&cfg).unwrap();
+        let ids = [9_001u64, 17, 4_242, 3, 77_777, 5, 600, 12];
+        let bio = Bio {
+            op: BioOp::Write,
+            lba: 32,
+            blocks: ids.len() as u32,
+            flags: crate::stack::bio::BioFlags::NONE,
+            stream: 0,
+            content: &ids,
+        };
+        d.submit(&bio, SimTime(0), None).unwrap();
+        let zns = d.device().zns.as_ref().unwrap();
+        // Zone 1 (zone size 32 blocks) holds them from its block 0.
+        let held: Vec<u64> = (0..8).map(|k| zns.content_of(32 + k)).collect();
+        assert_eq!(held, ids);
+        let read = Bio {
+            op: BioOp::Read,
+            lba: 32,
+            blocks: 8,
+            flags: crate::stack::bio::BioFlags::NONE,
+            stream: 0,
+            content: &[],
+        };
+        d.submit(&read, SimTime(0), None).unwrap();
+        assert_eq!(d.device().counters.verified_page_reads, 8);
+        // A write with fewer ids than blocks is the caller's bug, refused by name.
+        let bad = Bio {
+            content: &ids[..3],
+            lba: 40,
+            ..bio
+        };
+        let e = err(d.submit(&bad, SimTime(0), None));
+        assert!(e.contains("came with 3 content ids"), "{e}");
     }
 
     #[test]

@@ -190,6 +190,11 @@ impl ZonePacker {
         f.open && f.taken == p + 1
     }
 
+    /// Zone `z`'s page `p` numbered among all zones' pages (zone x flash pages + page).
+    pub fn page_index(&self, z: u32, p: u32) -> u32 {
+        z * self.flash_pages + p
+    }
+
     /// Where block `k` of zone `z` is, if written since the zone's last reset.
     pub fn lookup(&self, z: u32, k: u64) -> Option<Chunk> {
         let e = self.map.get(z as u64 * self.zone_blocks + k);

@@ -420,3 +420,143 @@ fn verify_checks_compressed_zone_reads_and_a_reset_discards() {
         );
     }
 }
+
+/// The Waltz example (`examples/zns_f2fs.toml`: the F2FS-like file system on zones, the
+/// Waltz FIO patterns on a partition filled to 90%) with the zones compressed in the device
+/// instead of clusters on the host, zones twice their flash (24 MiB over 12 MiB), sections a
+/// zone's size.
+fn waltz_on_compressed_zones(ratio_pct: u32) -> SimConfig {
+    let text = include_str!("../../../../../examples/zns_f2fs.toml")
+        .replace("partition_bytes = 603979776", "partition_bytes = 1207959552")
+        .replace("segment_blocks = 3072", "segment_blocks = 6144")
+        .replace(
+            "buffer_compress_percentage = 50",
+            &format!("buffer_compress_percentage = {ratio_pct}"),
+        )
+        .replace(
+            "max_active_zones = 14\n",
+            "max_active_zones = 14\nzone_size = 25165824\n\n[zns.compression]\ncodec = \"lz4\"\nmin_saving = 0.1\nmax_chunks_per_page = 8\ncompress_us = 2.0\ndecompress_us = 1.0\n\n[ftl]\nwrite_buffer_pages = 256\n",
+        );
+    SimConfig::from_toml_str(&text, "zns_f2fs.toml").unwrap()
+}
+
+/// The Waltz FIO patterns (2:1 data) run end to end on compressed zones: the device has no
+/// GC and refuses no command, the file system cleans (sections cleaned, blocks moved, zones
+/// reset), every section it closed early was finished, and the flash holds the blocks in
+/// fewer pages than the file system wrote.
+#[test]
+fn waltz_runs_on_compressed_zones_with_host_cleaning_only() {
+    let s = crate::sim::Simulation::new(waltz_on_compressed_zones(50))
+        .unwrap()
+        .run()
+        .unwrap()
+        .summary;
+    let st = s.stack.as_ref().unwrap();
+    let z = s.zns.as_ref().unwrap();
+    let f = &st.fs.counters;
+    assert_eq!(s.gc_invocations, 0);
+    assert_eq!(z.failed_commands, 0);
+    assert_eq!(s.requests_failed, 0);
+    let zoned = st.zoned.as_ref().unwrap();
+    assert_eq!(zoned.zone_blocks, 6144);
+    assert!(zoned.sections_cleaned > 0 && zoned.blocks_moved > 0);
+    assert!(zoned.zones_reset == z.counters.resets && z.counters.resets > 0);
+    assert_eq!(s.erases, z.counters.reset_blocks_erased);
+    assert_eq!(z.counters.finishes, f.zone_sections_closed_early);
+    assert!(
+        s.nand_programs < st.fs.fs_blocks_written,
+        "{} programs",
+        s.nand_programs
+    );
+    assert!(s.read.requests > 0 && s.write.requests > 0);
+}
+
+/// The file system on compressed zones of 64 blocks over 32 flash pages (2 channels x one
+/// 16-page block), 32 zones, sections of 64 blocks: one job writing a 512 KiB file in
+/// 128 KiB blocks (laid out first, then written again: 256 blocks), data incompressible or
+/// 2:1.
+fn small_stack_on_compressed_zones(pct: u32) -> crate::stats::Summary {
+    let text = format!(
+        r#"
+preset = "zns"
+[nand]
+channels = 2
+chips_per_channel = 1
+dies_per_chip = 1
+planes_per_die = 1
+blocks_per_plane = 32
+pages_per_block = 16
+[zns]
+channels_per_zone = 2
+chips_per_zone = 1
+blocks_per_plane = 1
+max_open_zones = 14
+max_active_zones = 14
+zone_size = 262144
+[zns.compression]
+codec = "lz4"
+min_saving = 0.1
+max_chunks_per_page = 8
+compress_us = 2.0
+decompress_us = 1.0
+[ftl]
+write_buffer_pages = 16
+[content]
+mode = "model"
+[stack]
+policy = "f2fsc"
+[stack.fs]
+partition_bytes = 7340032
+segment_blocks = 64
+mode = "lfs"
+[stack.fs.meta]
+node_writes = false
+[workload]
+type = "fio"
+[workload.global]
+direct = 1
+size = "512k"
+buffer_compress_percentage = {pct}
+[[workload.jobs]]
+name = "w"
+rw = "write"
+bs = "128k"
+"#
+    );
+    let cfg = SimConfig::from_toml_str(&text, "t.toml").unwrap();
+    crate::sim::Simulation::new(cfg)
+        .unwrap()
+        .run()
+        .unwrap()
+        .summary
+}
+
+/// Where a compressed zone fills decides a section's length: with incompressible data a
+/// zone takes 32 blocks (its flash), so the file system closes each section after 32 of its
+/// 64 blocks, finishes the zone and goes on in the next: the 128 blocks the measured pass
+/// writes take 4 zones, each full, 4 sections closed early with 32 blocks unused each (the
+/// pass before, the layout, took 4 others, reset once their blocks were overwritten). With
+/// data the host compresses 2:1 (64 blocks a pass) that the device stores 2 to a page, a
+/// section takes its whole 64 blocks in the zone's 32 pages: one zone, nothing closed early.
+#[test]
+fn sections_close_where_their_compressed_zone_fills() {
+    for (pct, written, programs, zones, early) in [(0u32, 128, 128, 4, 4), (50, 64, 32, 1, 0)] {
+        let s = small_stack_on_compressed_zones(pct);
+        let st = s.stack.as_ref().unwrap();
+        let f = &st.fs.counters;
+        let z = s.zns.as_ref().unwrap();
+        let label = format!("{pct}% compressible");
+        assert_eq!(st.fs.fs_blocks_written, written, "{label}");
+        assert_eq!(s.nand_programs, programs, "{label}");
+        assert_eq!(z.zones - z.zones_empty, zones, "{label}: zones used");
+        assert_eq!(z.zones_full, zones, "{label}");
+        assert_eq!(f.zone_sections_closed_early, early, "{label}");
+        assert_eq!(z.counters.finishes, early, "{label}");
+        assert_eq!(f.zone_blocks_unused, early * 32, "{label}");
+        assert_eq!(
+            z.counters.resets, zones as u64,
+            "{label}: the layout's zones"
+        );
+        assert_eq!((s.gc_invocations, z.failed_commands), (0, 0), "{label}");
+    }
+}

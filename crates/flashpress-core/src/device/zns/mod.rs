@@ -290,7 +290,7 @@ impl Zns {
 
     /// Flash pages of zone `z` holding data or queued to (with compression, its packer's
     /// pages but the one being filled in DRAM).
-    fn flash_pages(&self, z: u32, comp: Option<&Compression>) -> u64 {
+    pub fn flash_pages(&self, z: u32, comp: Option<&Compression>) -> u64 {
         match comp {
             None => self.zones.zone(z).written,
             Some(c) => {
@@ -591,6 +591,36 @@ impl Device {
 }
 
 impl Device {
+    /// Whether compressed zone `z`'s flash is full (the device made the zone full before its
+    /// write pointer reached the zone size); false on plain zones.
+    pub fn zone_flash_full(&self, z: u32) -> bool {
+        self.compression
+            .as_ref()
+            .is_some_and(|c| c.zones().flash_full(z))
+    }
+
+    /// A host about to write a block holding content `id` (workload stream `stream`) as the
+    /// next block of zone `z`, after the blocks it admitted before: whether the zone takes
+    /// it, its data stored as the controller will store it (then it is admitted). Always on
+    /// plain zones, whose capacity is fixed; on compressed zones, as long as the zone's flash
+    /// holds the blocks compressed.
+    pub fn zone_admit(
+        &mut self,
+        z: u32,
+        stream: usize,
+        id: u64,
+        cm: Option<&mut ContentModel>,
+    ) -> bool {
+        let Some(c) = self.compression.as_mut() else {
+            return true;
+        };
+        let cm = cm.expect("validation: compressed zones have the content model");
+        let bpp = self.page_size / 4096;
+        let all = ((1u32 << bpp) - 1) as u16;
+        let st = c.size(cm, stream, id, all, 0);
+        c.zones_mut().admit(z, st.len)
+    }
+
     /// A read of blocks `at..at + n` of compressed zone `z` (all below its write pointer):
     /// one flash read per zone page holding them, none for zeros or the page being filled in
     /// DRAM; the compressed blocks are decompressed before the data goes to the host.

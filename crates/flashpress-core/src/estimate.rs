@@ -157,6 +157,18 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     (pages + logical) * size_of::<u64>() as u64,
                     format!("({pages} flash + {logical} zone pages) x 8 B"),
                 );
+                if z.compression().is_some() {
+                    // Per zone flash page its chunks' list and page id; per zone block its
+                    // chunk (at most one each) and a zero-block content id.
+                    let per_page = size_of::<Vec<(u64, u32, u64)>>() + size_of::<u64>();
+                    let per_block = size_of::<(u64, u32, u64)>() + size_of::<u64>();
+                    p.add(
+                        "verify.zones",
+                        "check.verify",
+                        pages * per_page as u64 + logical * per_block as u64,
+                        format!("{pages} flash pages x {per_page} B + {logical} zone blocks x {per_block} B"),
+                    );
+                }
             }
         }
         None => {

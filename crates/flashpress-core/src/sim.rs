@@ -170,8 +170,6 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 zone_capacity: z.zone_capacity_bytes(&cfg.nand),
                 zones: u64::from(z.zones(&cfg.nand)),
                 max_open_zones: z.max_open_zones,
-                // Compressed zones refuse check.verify (see ZnsConfig::validate).
-                checks_content: z.compression().is_none(),
                 compressed_zones: z.compression().is_some(),
                 written: crate::device::zns::fill_plan(
                     z,

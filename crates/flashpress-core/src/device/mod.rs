@@ -493,6 +493,21 @@ impl Device {
         self.reqs.len() - self.free_reqs.len()
     }
 
+    /// Submit a command to the zoned device whose written pages hold `ids`, one a page (the
+    /// file system's block I/O); otherwise as [`Device::submit`].
+    pub fn submit_zoned_pages(
+        &mut self,
+        req: &Request,
+        ids: &[u64],
+        now: SimTime,
+        stream: u32,
+        q: &mut EventQueue,
+        cm: Option<&mut ContentModel>,
+    ) -> Result<()> {
+        let cmd = now + self.overhead_ns;
+        self.submit_zoned(req, zns::PageIds::Each(ids), now, cmd, stream, q, cm)
+    }
+
     /// Submit a request of host stream `stream` arriving at `now`. `content` is the id of the
     /// request's first written page (page `i` holds [`crate::content::nth_id`]`(content, i)`). The caller guarantees the
     /// byte range lies inside the logical capacity. Its completion appears in
@@ -515,7 +530,7 @@ impl Device {
             return self.ruh_update(req, now, cmd, stream);
         }
         if self.zns.is_some() {
-            return self.submit_zoned(req, content, now, cmd, stream, q, cm);
+            return self.submit_zoned(req, zns::PageIds::From(content), now, cmd, stream, q, cm);
         }
         let first = req.offset / self.div_page;
         let last = (req.offset + req.len - 1) / self.div_page;
@@ -1446,7 +1461,8 @@ impl Device {
     fn verify_read(&mut self, lpn: Lpn) -> Result<()> {
         if let Some(s) = self.shadow.as_ref() {
             let got = match (self.zns.as_ref(), self.compression.as_ref()) {
-                (Some(z), _) => z.content_of(lpn.0 as u64),
+                (Some(z), Some(c)) => z.compressed_content_of(lpn.0 as u64, c)?,
+                (Some(z), None) => z.content_of(lpn.0 as u64),
                 (None, Some(_)) => self.compressed_read_id(lpn.0 as u64)?,
                 (None, None) => self.ftl.content_of(lpn),
             };

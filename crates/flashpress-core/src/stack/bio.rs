@@ -143,6 +143,32 @@ pub trait Disk {
         None
     }
 
+    /// Whether zone `zone` takes one more block holding content `id` (of workload stream
+    /// `stream`) after the blocks admitted to it before, as the next block at its write
+    /// pointer; admitted when it does. A zone whose capacity follows what its data
+    /// compresses to (a compressing zoned device) fills before its zone size when the data
+    /// does not compress enough: the host then finishes the zone ([`Disk::finish_zone`]) and
+    /// goes on in another. The default: every zone takes its whole capacity.
+    fn zone_admit(
+        &mut self,
+        zone: u64,
+        stream: u32,
+        id: u64,
+        content: Option<&mut ContentModel>,
+    ) -> Result<bool> {
+        let _ = (zone, stream, id, content);
+        Ok(true)
+    }
+
+    /// Finish zone `zone` at `now` (it becomes full, taking no more writes until a reset):
+    /// the host closes a section whose zone filled before its end.
+    fn finish_zone(&mut self, zone: u64, now: SimTime) -> Result<BioDone> {
+        let _ = now;
+        Err(crate::error::Error::State(format!(
+            "zone {zone} finished on a disk without zones"
+        )))
+    }
+
     /// Reset zone `zone` (its write pointer back to the start, its flash erased) at `now`.
     fn reset_zone(&mut self, zone: u64, now: SimTime) -> Result<BioDone> {
         let _ = now;

@@ -213,7 +213,7 @@ impl Stack {
             .collect();
         let host_managed = policies.iter().any(Policy::host_managed_thermal);
         let mut ccsd = if cfg.zns.is_some() {
-            StackDisk::Zoned(Box::new(ZonedDisk::new(cfg)?))
+            StackDisk::Zoned(Box::new(ZonedDisk::new(cfg, content.as_deref_mut())?))
         } else {
             let mut ccsd = Ccsd::new(cfg, st, content.as_deref_mut(), !host_managed)?;
             ccsd.begin_untimed_fill();
@@ -674,7 +674,11 @@ impl Stack {
             want.resize(zones.len() as usize, 0);
             for (z, want) in want.into_iter().enumerate() {
                 let zone = zones.zone(z as u32);
-                if zone.wp != want {
+                // A compressed zone whose flash filled is full (write pointer at its end)
+                // while its section is still the log's, closed at its next block.
+                let filled = zone.state == crate::device::zns::ZoneState::Full
+                    && d.zone_flash_full(z as u32);
+                if zone.wp != want && !filled {
                     return Err(Error::Invariant(format!(
                         "zone {z} has its write pointer at block {} ({:?}), but the file \
                          system's section {z} expects it at {want}",

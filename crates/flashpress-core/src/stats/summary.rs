@@ -961,6 +961,8 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         ("stack.fs.counters.files_deleted", "count", "files deleted"),
         ("stack.fs.counters.enospc", "count", "write requests refused for lack of space (or beyond the largest file)"),
         ("stack.fs.counters.zone_resets", "count", "zones reset because their section became free (zoned device only)"),
+        ("stack.fs.counters.zone_sections_closed_early", "count", "sections closed before their end because their compressed zone filled (its data did not compress enough); their zones were finished"),
+        ("stack.fs.counters.zone_blocks_unused", "blocks", "blocks of the sections closed early left unwritten, unusable until their zone's reset"),
         ("stack.zoned.zone_blocks", "blocks", "blocks per section on a zoned device: the zone capacity"),
         ("stack.zoned.sections_cleaned", "count", "sections (zones) the file system cleaned, foreground and background"),
         ("stack.zoned.blocks_moved", "blocks", "valid blocks the file system's cleaning moved, foreground and background"),

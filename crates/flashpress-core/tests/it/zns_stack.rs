@@ -319,7 +319,8 @@ fn refused_combinations_name_their_key() {
         ("[zns]\noffline_zones = [3]", "zns.offline_zones", "does not skip worn"),
         ("[stack.ccsd]\nengine = false", "stack.ccsd", "remove [stack.ccsd]"),
         ("[nand]\npage_size = 8192", "nand.page_size", "4096-byte blocks"),
-        ("[zns.compression]\ncodec = \"lz4\"\nmin_saving = 0.1\nmax_chunks_per_page = 8\ncompress_us = 2.0\ndecompress_us = 1.0", "zns.compression", "remove [zns.compression]"),
+        // Compressed zones report their zone size (256 blocks here) as their capacity.
+        ("[zns]\nzone_size = 1048576\n[zns.compression]\ncodec = \"lz4\"\nmin_saving = 0.1\nmax_chunks_per_page = 8\ncompress_us = 2.0\ndecompress_us = 1.0\n[ftl]\nwrite_buffer_pages = 16", "stack.fs.segment_blocks", "expected the capacity a compressed zone reports, its zone size, 256 blocks, got 128"),
     ];
     for (extra, key, message) in cases {
         // TOML tables may not repeat: merge the override into the base config's value.

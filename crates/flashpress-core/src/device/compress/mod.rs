@@ -268,14 +268,24 @@ impl Compression {
             zone_blocks,
             flash_pages,
         );
-        Compression::build(
+        let mut out = Compression::build(
             cfg,
             c,
             "zns.compression",
             zones as u64 * zone_blocks,
             Packing::Zones(packer),
             content,
-        )
+        )?;
+        // Verify mode: a zone page's chunks are kept under its index among all zones' pages
+        // (zone x flash pages + page), as a plain SSD's under its virtual page.
+        let pages = zones as usize * flash_pages as usize;
+        out.residents = cfg.check.verify.then(|| Residents {
+            chunks: vec![Vec::new(); pages],
+            page_id: vec![0; pages],
+            zero: vec![0; zones as usize * zone_blocks as usize],
+            split: Vec::new(),
+        });
+        Ok(out)
     }
 
     /// What both packings share: the codec's measure, the engines, the buffer pages.
@@ -343,6 +353,90 @@ impl Compression {
             Packing::Zones(p) => p,
             Packing::Pages(_) => panic!("a plain SSD's compression packs pages, not zones"),
         }
+    }
+
+    /// Place block `k` of compressed zone `z` (logical page `lpn`) as `len` bytes holding
+    /// content `id` ([`ZonePacker::write`]); the zone pages this closed are pushed to
+    /// `closed`, each named by a new page id ([`Compression::zone_page_id`]).
+    pub fn place_zoned(
+        &mut self,
+        z: u32,
+        k: u64,
+        lpn: u64,
+        len: u32,
+        id: u64,
+        closed: &mut Vec<u32>,
+    ) -> Chunk {
+        let from = closed.len();
+        let c = self.zones_mut().write(z, k, len, closed);
+        let at = self.zones().page_index(z, c.vpn);
+        if let Some(r) = self.residents.as_mut() {
+            if c.zero() {
+                r.zero[lpn as usize] = id;
+            } else {
+                // A zone's pages fill in order: the chunk at offset 0 opened its page.
+                if c.offset == 0 {
+                    r.chunks[at as usize].clear();
+                }
+                r.chunks[at as usize].push((lpn, c.offset, id));
+            }
+        }
+        self.name_zone_pages(z, &closed[from..]);
+        c
+    }
+
+    /// Close compressed zone `z`'s open page, if any (pushed to `closed`, named as by
+    /// [`Compression::place_zoned`]).
+    pub fn flush_zoned(&mut self, z: u32, closed: &mut Vec<u32>) {
+        let from = closed.len();
+        self.zones_mut().flush(z, closed);
+        self.name_zone_pages(z, &closed[from..]);
+    }
+
+    /// Verify mode: give the zone pages just closed the ids their flash pages store.
+    fn name_zone_pages(&mut self, z: u32, closed: &[u32]) {
+        if self.residents.is_none() {
+            return;
+        }
+        for &p in closed {
+            self.next_page_id += 1;
+            let at = self.zones().page_index(z, p) as usize;
+            let r = self.residents.as_mut().expect("checked");
+            r.page_id[at] = self.next_page_id;
+        }
+    }
+
+    /// Verify mode: the id compressed zone `z`'s page `p` is stored under once closed (the
+    /// flash page holds it); 0 without verify mode.
+    pub fn zone_page_id(&self, z: u32, p: u32) -> u64 {
+        self.residents
+            .as_ref()
+            .map_or(0, |r| r.page_id[self.zones().page_index(z, p) as usize])
+    }
+
+    /// The content id a read of block `k` of compressed zone `z` (logical page `lpn`) finds,
+    /// checked against the id its flash page holds (`flash_id(p)` for zone page `p`): 0 for
+    /// a block not written since the zone's reset. Verify mode only.
+    pub fn zoned_read_id(
+        &self,
+        z: u32,
+        k: u64,
+        lpn: u64,
+        flash_id: impl Fn(u32) -> u64,
+    ) -> Result<u64> {
+        let p = self.zones();
+        let Some(ch) = p.lookup(z, k) else {
+            return Ok(0);
+        };
+        if ch.zero() {
+            return self.read_id(lpn, ch, None);
+        }
+        let flash = (!p.is_open(z, ch.vpn)).then(|| flash_id(ch.vpn));
+        let at = Chunk {
+            vpn: p.page_index(z, ch.vpn),
+            ..ch
+        };
+        self.read_id(lpn, at, flash)
     }
 
     /// Logical pages exposed to the host: one fewer than the page FTL's logical pages (the

@@ -47,12 +47,13 @@ pub struct ZonedDisk {
 }
 
 impl ZonedDisk {
-    /// The zoned device of a validated config (`cfg.zns` set, 4 KiB pages).
-    pub fn new(cfg: &SimConfig) -> Result<ZonedDisk> {
+    /// The zoned device of a validated config (`cfg.zns` set, 4 KiB pages); `content`: the
+    /// run's content model, which compressed zones size their blocks by.
+    pub fn new(cfg: &SimConfig, content: Option<&mut ContentModel>) -> Result<ZonedDisk> {
         let z = cfg.zns.as_ref().ok_or_else(|| {
             Error::State("a zoned disk needs a [zns] device in the config".into())
         })?;
-        let mut dev = Device::new(cfg, None)?;
+        let mut dev = Device::new(cfg, content)?;
         dev.sched.allow_out_of_order();
         if dev.page_size() != BLOCK {
             return Err(Error::config(
@@ -124,7 +125,14 @@ impl ZonedDisk {
 
     /// Submit `req` at `now` and run the device until it completes; its completion time. A
     /// command the device refuses is an error naming it.
-    fn command(&mut self, req: &Request, content: u64, now: SimTime) -> Result<SimTime> {
+    fn command(
+        &mut self,
+        req: &Request,
+        ids: &[u64],
+        now: SimTime,
+        stream: u32,
+        content: Option<&mut ContentModel>,
+    ) -> Result<SimTime> {
         self.run_to(Some(now));
         // Page commands of earlier commands still on their way to the controller go first:
         // the device hands page commands over in arrival order.
@@ -134,7 +142,8 @@ impl ZonedDisk {
         let at = now;
         self.dev.completed.clear();
         let before = self.dev.zns.as_ref().expect("zoned").counters;
-        self.dev.submit(req, content, at, 0, &mut self.q, None)?;
+        self.dev
+            .submit_zoned_pages(req, ids, at, stream, &mut self.q, content)?;
         if !self.dev.failed.is_empty() {
             self.dev.failed.clear();
             let after = self.dev.zns.as_ref().expect("zoned").counters;
@@ -202,7 +211,7 @@ impl Disk for ZonedDisk {
         &mut self,
         bio: &Bio<'_>,
         now: SimTime,
-        _content: Option<&mut ContentModel>,
+        content: Option<&mut ContentModel>,
     ) -> Result<BioDone> {
         let end = bio.lba.checked_add(bio.blocks as u64);
         if bio.blocks == 0 || end.is_none_or(|e| e > self.logical_blocks()) {
@@ -248,8 +257,8 @@ impl Disk for ZonedDisk {
             }
         };
         let req = Request::new(now, op, offset, n * BLOCK);
-        let content = bio.content.first().copied().unwrap_or(0);
-        let done = self.command(&req, content, now)?;
+        // Each block's own content id goes to the device (reads and trims carry none).
+        let done = self.command(&req, bio.content, now, bio.stream, content)?;
         Ok(BioDone {
             done,
             ..BioDone::default()
@@ -265,9 +274,13 @@ impl Disk for ZonedDisk {
         let written: u64 = (0..zns.zones.len())
             .map(|z| zns.zones.zone(z).written)
             .sum();
+        // Compressed zones hold their blocks in fewer flash pages.
+        let flash: u64 = (0..zns.zones.len())
+            .map(|z| zns.flash_pages(z, self.dev.compression.as_ref()))
+            .sum();
         SpaceReport {
             logical_bytes: written * BLOCK,
-            physical_bytes: written * BLOCK,
+            physical_bytes: flash * BLOCK,
             physical_capacity_bytes: self.logical_blocks() * BLOCK,
         }
     }
@@ -290,6 +303,39 @@ impl Disk for ZonedDisk {
         Some(self.cap)
     }
 
+    fn zone_admit(
+        &mut self,
+        zone: u64,
+        stream: u32,
+        id: u64,
+        content: Option<&mut ContentModel>,
+    ) -> Result<bool> {
+        if zone >= self.zones {
+            return Err(Error::State(format!(
+                "zone {zone} asked to take a block, but the device has {} zones",
+                self.zones
+            )));
+        }
+        Ok(self
+            .dev
+            .zone_admit(zone as u32, stream as usize, id, content))
+    }
+
+    fn finish_zone(&mut self, zone: u64, now: SimTime) -> Result<BioDone> {
+        if zone >= self.zones {
+            return Err(Error::State(format!(
+                "zone {zone} finished, but the device has {} zones",
+                self.zones
+            )));
+        }
+        let req = Request::new(now, Op::ZoneFinish, zone * self.size * BLOCK, 0);
+        let done = self.command(&req, &[], now, 0, None)?;
+        Ok(BioDone {
+            done,
+            ..BioDone::default()
+        })
+    }
+
     fn reset_zone(&mut self, zone: u64, now: SimTime) -> Result<BioDone> {
         if zone >= self.zones {
             return Err(Error::State(format!(
@@ -299,9 +345,9 @@ impl Disk for ZonedDisk {
         }
         // A host waits for its writes to a zone to reach the flash before resetting it.
         let zns = self.dev.zns.as_ref().expect("zoned");
-        let written = zns.zones.zone(zone as u32).written;
+        let pages = zns.flash_pages(zone as u32, self.dev.compression.as_ref());
         let mut blocks = std::mem::take(&mut self.blocks);
-        zns.map().blocks_holding(zone as u32, written, &mut blocks);
+        zns.map().blocks_holding(zone as u32, pages, &mut blocks);
         while blocks.iter().any(|&b| self.dev.sched.programs_pending(b))
             && self.next_event().is_some()
         {
@@ -314,7 +360,7 @@ impl Disk for ZonedDisk {
             )));
         }
         let req = Request::new(now, Op::ZoneReset, zone * self.size * BLOCK, 0);
-        let done = self.command(&req, 0, now)?;
+        let done = self.command(&req, &[], now, 0, None)?;
         Ok(BioDone {
             done,
             ..BioDone::default()
@@ -353,7 +399,7 @@ chips_per_zone = 1
 blocks_per_plane = 1
 "#;
         let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
-        ZonedDisk::new(&cfg).unwrap()
+        ZonedDisk::new(&cfg, None).unwrap()
     }
 
     fn write(d: &mut ZonedDisk, lba: u64, n: u32, now: u64) -> Result<BioDone> {
@@ -405,6 +451,63 @@ blocks_per_plane = 1
         assert_eq!(d.space().logical_bytes, 6 * BLOCK);
     }
 
+    /// Each block of a multi-block write reaches the device with its own content id (a
+    /// file's blocks hold unrelated data): with verify on, the zoned device holds block `i`'s
+    /// id at block `i` of the zone, and reads of every block pass verify.
+    #[test]
+    fn each_block_of_a_write_keeps_its_own_content_id() {
+        let toml = r#"
+preset = "zns"
+[nand]
+channels = 2
+chips_per_channel = 1
+dies_per_chip = 1
+planes_per_die = 1
+blocks_per_plane = 8
+pages_per_block = 16
+[zns]
+channels_per_zone = 2
+chips_per_zone = 1
+blocks_per_plane = 1
+[check]
+verify = true
+"#;
+        let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
+        let mut d = ZonedDisk::new(&cfg, None).unwrap();
+        let ids = [9_001u64, 17, 4_242, 3, 77_777, 5, 600, 12];
+        let bio = Bio {
+            op: BioOp::Write,
+            lba: 32,
+            blocks: ids.len() as u32,
+            flags: crate::stack::bio::BioFlags::NONE,
+            stream: 0,
+            content: &ids,
+        };
+        d.submit(&bio, SimTime(0), None).unwrap();
+        let zns = d.device().zns.as_ref().unwrap();
+        // Zone 1 (zone size 32 blocks) holds them from its block 0.
+        let held: Vec<u64> = (0..8).map(|k| zns.content_of(32 + k)).collect();
+        assert_eq!(held, ids);
+        let read = Bio {
+            op: BioOp::Read,
+            lba: 32,
+            blocks: 8,
+            flags: crate::stack::bio::BioFlags::NONE,
+            stream: 0,
+            content: &[],
+        };
+        d.submit(&read, SimTime(0), None).unwrap();
+        assert_eq!(d.device().counters.verified_page_reads, 8);
+        // A write with fewer ids than blocks is the caller's bug, refused by name.
+        let bad = Bio {
+            content: &ids[..3],
+            lba: 40,
+            ..bio
+        };
+        let e = err(d.submit(&bad, SimTime(0), None));
+        assert!(e.contains("came with 3 content ids"), "{e}");
+    }
+
     #[test]
     fn a_reset_erases_the_zone_through_the_controller() {
         let mut d = disk();
@@ -453,7 +556,7 @@ chips_per_zone = 1
 blocks_per_plane = 1
 "#;
         let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
-        let mut d = ZonedDisk::new(&cfg).unwrap();
+        let mut d = ZonedDisk::new(&cfg, None).unwrap();
         for z in 0..4 {
             write(&mut d, z * 16, 16, 0).unwrap();
         }

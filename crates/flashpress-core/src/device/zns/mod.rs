@@ -150,6 +150,37 @@ pub struct ZoneCompressionSummary {
     pub zones_full_by_flash: u32,
 }
 
+/// The content of a zoned write's pages, for the content model and verify mode: numbered
+/// from the first page's id (a workload's command), or given page by page (the file system's
+/// block I/O, whose blocks hold whatever each file block holds).
+#[derive(Debug, Clone, Copy)]
+pub enum PageIds<'a> {
+    /// Page `i` holds `nth_id(first, i)`, its 4 KiB block `j` `nth_id(first, i x blocks
+    /// per page + j)` (as on the plain SSD).
+    From(u64),
+    /// Page `i` holds `ids[i]` (one per page), its block `j` `nth_id(ids[i], j)`.
+    Each(&'a [u64]),
+}
+
+impl PageIds<'_> {
+    /// The content id of page `i` (never 0, which verify mode keeps for "nothing written").
+    pub fn page(&self, i: u64) -> u64 {
+        match self {
+            PageIds::From(first) => nth_id(*first, i),
+            PageIds::Each(ids) => ids[i as usize],
+        }
+        .max(1)
+    }
+
+    /// The content id of page `i`'s first 4 KiB block (`bpp` blocks a page), which sizes it.
+    pub fn first_block(&self, i: u64, bpp: u64) -> u64 {
+        match self {
+            PageIds::From(first) => nth_id(*first, i * bpp),
+            PageIds::Each(ids) => ids[i as usize],
+        }
+    }
+}
+
 /// The zoned device's state beside the controller.
 pub struct Zns {
     /// The zones' states and write pointers.
@@ -225,6 +256,18 @@ impl Zns {
         c[self.map.ppn(z, k).0 as usize]
     }
 
+    /// Verify mode: the content id a read of zone page `lpn` finds on compressed zones,
+    /// through the zone packer's entry and the flash page it names.
+    pub(in crate::device) fn compressed_content_of(
+        &self,
+        lpn: u64,
+        c: &Compression,
+    ) -> Result<u64> {
+        let content = self.content.as_ref().expect("verify mode");
+        let (z, k) = ((lpn / self.zone_pages) as u32, lpn % self.zone_pages);
+        c.zoned_read_id(z, k, lpn, |p| content[self.map.ppn(z, p as u64).0 as usize])
+    }
+
     /// Change what zone `z`'s page `k` holds on flash (verify-mode tests).
     #[cfg(test)]
     pub(crate) fn corrupt_page_for_test(&mut self, z: u32, k: u64) {
@@ -247,7 +290,7 @@ impl Zns {
 
     /// Flash pages of zone `z` holding data or queued to (with compression, its packer's
     /// pages but the one being filled in DRAM).
-    fn flash_pages(&self, z: u32, comp: Option<&Compression>) -> u64 {
+    pub fn flash_pages(&self, z: u32, comp: Option<&Compression>) -> u64 {
         match comp {
             None => self.zones.zone(z).written,
             Some(c) => {
@@ -417,7 +460,7 @@ impl Device {
     pub(super) fn submit_zoned(
         &mut self,
         req: &Request,
-        content: u64,
+        content: PageIds<'_>,
         now: SimTime,
         cmd: SimTime,
         stream: u32,
@@ -438,7 +481,7 @@ impl Device {
     fn zoned_command(
         &mut self,
         req: &Request,
-        content: u64,
+        content: PageIds<'_>,
         now: SimTime,
         cmd: SimTime,
         stream: u32,
@@ -450,6 +493,16 @@ impl Device {
             Ok(l) => l,
             Err(e) => return Ok(Err(e)),
         };
+        if let PageIds::Each(ids) = content {
+            if matches!(req.op, Op::Write | Op::Append) && ids.len() as u64 != n {
+                return Err(Error::State(format!(
+                    "a zoned {:?} of {n} pages at offset {} came with {} content ids, one a page expected",
+                    req.op,
+                    req.offset,
+                    ids.len()
+                )));
+            }
+        }
         let base = Req::new(Kind::Read, stream, req.op, req.len, now);
         let action = match req.op {
             Op::Read => {
@@ -518,10 +571,9 @@ impl Device {
                 for k in first..first + n {
                     let zns = self.zns.as_mut().expect("zoned");
                     let ppn = zns.map.ppn(z, k);
-                    // Page `i` of the command holds `content + i` (as on the plain SSD); the
-                    // host expects it where the page landed (an append's too: its completion
-                    // tells the host where).
-                    let id = content.wrapping_add(k - first).max(1);
+                    // The host expects page `i` of the command where it landed (an append's
+                    // too: its completion tells the host where).
+                    let id = content.page(k - first);
                     zns.store(ppn, id);
                     if let Some(s) = self.shadow.as_mut() {
                         s.expected[(z as u64 * zone_pages + k) as usize] = id;
@@ -543,9 +595,10 @@ impl Device {
                 )))
             }
         };
+        // Flash pages the zone holds (what a reset erases).
+        let pages = zns.flash_pages(z, self.compression.as_ref());
         if action == ZoneAction::Reset {
             // The erase must not overtake a program of the zone not yet started.
-            let pages = zns.flash_pages(z, self.compression.as_ref());
             let mut blocks = std::mem::take(&mut zns.blocks);
             zns.map.blocks_holding(z, pages, &mut blocks);
             if let Some(b) = blocks.iter().find(|b| self.sched.programs_pending(**b)) {
@@ -564,7 +617,7 @@ impl Device {
         if action == ZoneAction::Reset && zns.content.is_some() {
             // The zone's data is gone: its flash is erased and the host expects nothing
             // there any more (fio forgets a reset zone's writes: its verify_block is 0).
-            for k in 0..written {
+            for k in 0..pages {
                 let ppn = zns.map.ppn(z, k);
                 zns.store(ppn, 0);
             }
@@ -614,6 +667,36 @@ impl Device {
 }
 
 impl Device {
+    /// Whether compressed zone `z`'s flash is full (the device made the zone full before its
+    /// write pointer reached the zone size); false on plain zones.
+    pub fn zone_flash_full(&self, z: u32) -> bool {
+        self.compression
+            .as_ref()
+            .is_some_and(|c| c.zones().flash_full(z))
+    }
+
+    /// A host about to write a block holding content `id` (workload stream `stream`) as the
+    /// next block of zone `z`, after the blocks it admitted before: whether the zone takes
+    /// it, its data stored as the controller will store it (then it is admitted). Always on
+    /// plain zones, whose capacity is fixed; on compressed zones, as long as the zone's flash
+    /// holds the blocks compressed.
+    pub fn zone_admit(
+        &mut self,
+        z: u32,
+        stream: usize,
+        id: u64,
+        cm: Option<&mut ContentModel>,
+    ) -> bool {
+        let Some(c) = self.compression.as_mut() else {
+            return true;
+        };
+        let cm = cm.expect("validation: compressed zones have the content model");
+        let bpp = self.page_size / 4096;
+        let all = ((1u32 << bpp) - 1) as u16;
+        let st = c.size(cm, stream, id, all, 0);
+        c.zones_mut().admit(z, st.len)
+    }
+
     /// A read of blocks `at..at + n` of compressed zone `z` (all below its write pointer):
     /// one flash read per zone page holding them, none for zeros or the page being filled in
     /// DRAM; the compressed blocks are decompressed before the data goes to the host.
@@ -684,7 +767,7 @@ impl Device {
         z: u32,
         at: u64,
         n: u64,
-        content: u64,
+        content: PageIds<'_>,
         base: Req,
         now: SimTime,
         cmd: SimTime,
@@ -707,7 +790,7 @@ impl Device {
         let mut stored = std::mem::take(&mut zns.stored);
         stored.clear();
         for i in 0..n {
-            stored.push(c.size(cm, stream, nth_id(content, i * bpp), all, 0));
+            stored.push(c.size(cm, stream, content.first_block(i, bpp), all, 0));
         }
         let fits = c.zones().fits_write(z, stored.iter().map(|s| s.len));
         let placed = if !fits {
@@ -734,11 +817,16 @@ impl Device {
         for (i, st) in stored.iter().enumerate() {
             let zns = self.zns.as_mut().expect("zoned device");
             let k = first + i as u64;
+            let lpn = z as u64 * zns.zone_pages + k;
+            let id = content.page(i as u64);
+            if let Some(s) = self.shadow.as_mut() {
+                s.expected[lpn as usize] = id;
+            }
             let c = self.compression.as_mut().expect("compressed zones");
-            c.commit(z as u64 * zns.zone_pages + k, *st);
+            c.commit(lpn, *st);
             let ready = c.compress(arrived);
             closed.clear();
-            let ch = c.zones_mut().write(z, k, st.len, &mut closed);
+            let ch = c.place_zoned(z, k, lpn, st.len, id, &mut closed);
             // A closed page's data is in once its last chunk is: this block's when it is in
             // the page, else the chunk before it.
             let prev = zns.open_ready[z as usize];
@@ -750,7 +838,14 @@ impl Device {
             let mut acked = false;
             for &p in &closed {
                 let own = !ch.zero() && p == ch.vpn;
-                let ppn = self.zns.as_ref().expect("zoned").map.ppn(z, p as u64);
+                let page_id = self
+                    .compression
+                    .as_ref()
+                    .expect("compressed zones")
+                    .zone_page_id(z, p);
+                let zns = self.zns.as_mut().expect("zoned");
+                let ppn = zns.map.ppn(z, p as u64);
+                zns.store(ppn, page_id);
                 let (r, w) = if own { (ready, slot) } else { (prev, NO_REQ) };
                 acked |= own;
                 self.queue_page_program(ppn, w, r, now);
@@ -778,10 +873,11 @@ impl Device {
         let c = self.compression.as_mut().expect("compressed zones");
         let mut closed = std::mem::take(&mut zns.closed);
         closed.clear();
-        c.zones_mut().flush(z, &mut closed);
+        c.flush_zoned(z, &mut closed);
         let ready = zns.open_ready[z as usize];
         if let Some(&p) = closed.first() {
             let ppn = zns.map.ppn(z, p as u64);
+            zns.store(ppn, c.zone_page_id(z, p));
             self.queue_page_program(ppn, NO_REQ, ready, now);
         }
         self.zns.as_mut().expect("zoned").closed = closed;

@@ -42,6 +42,9 @@ pub struct ZonePacker {
     flash_pages: u32,
     map: Map,
     zones: Vec<ZoneFill>,
+    /// Per zone, the fill its blocks admitted by [`ZonePacker::admit`] give (a host that
+    /// asks before it writes; equal to `zones` once they are written).
+    planned: Vec<ZoneFill>,
     /// Counters since the last reset.
     pub counters: PackerCounters,
 }
@@ -67,6 +70,7 @@ impl ZonePacker {
             flash_pages: flash_pages as u32,
             map: Map::new(zones as u64 * zone_blocks),
             zones: vec![ZoneFill::default(); zones as usize],
+            planned: vec![ZoneFill::default(); zones as usize],
             counters: PackerCounters::default(),
         }
     }
@@ -75,28 +79,55 @@ impl ZonePacker {
     pub fn fits_write(&self, z: u32, lens: impl Iterator<Item = u32>) -> bool {
         let mut f = self.zones[z as usize];
         for len in lens {
-            if len == 0 {
-                continue;
-            }
-            if f.open && fits(f.fill, f.chunks, len, self.page, self.max_chunks) {
-                f.fill += len;
-                f.chunks += 1;
-            } else {
-                if f.taken == self.flash_pages {
-                    return false;
-                }
-                f = ZoneFill {
-                    taken: f.taken + 1,
-                    fill: len,
-                    chunks: 1,
-                    open: true,
-                };
-            }
-            if f.fill == self.page || f.chunks == self.max_chunks {
-                f.open = false;
+            match self.step(f, len) {
+                Some(n) => f = n,
+                None => return false,
             }
         }
         true
+    }
+
+    /// A zone's fill after a chunk of `len` bytes joins it, `None` if it does not fit.
+    fn step(&self, mut f: ZoneFill, len: u32) -> Option<ZoneFill> {
+        if len == 0 {
+            return Some(f);
+        }
+        if f.open && fits(f.fill, f.chunks, len, self.page, self.max_chunks) {
+            f.fill += len;
+            f.chunks += 1;
+        } else {
+            if f.taken == self.flash_pages {
+                return None;
+            }
+            f = ZoneFill {
+                taken: f.taken + 1,
+                fill: len,
+                chunks: 1,
+                open: true,
+            };
+        }
+        if f.fill == self.page || f.chunks == self.max_chunks {
+            f.open = false;
+        }
+        Some(f)
+    }
+
+    /// A host about to write the next block of zone `z` (after those it admitted before),
+    /// `len` bytes stored: whether the zone takes it (then it is admitted). A zone whose
+    /// flash the admitted blocks fill takes nothing more, zeros neither (the device makes it
+    /// full).
+    pub fn admit(&mut self, z: u32, len: u32) -> bool {
+        let f = self.planned[z as usize];
+        if f.taken == self.flash_pages && !f.open {
+            return false;
+        }
+        match self.step(f, len) {
+            Some(n) => {
+                self.planned[z as usize] = n;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Place block `k` of zone `z` as `len` bytes (0: zeros only, nothing stored; the page
@@ -170,6 +201,10 @@ impl ZonePacker {
     pub fn flush(&mut self, z: u32, closed: &mut Vec<u32>) {
         if self.zones[z as usize].open {
             self.close(z, closed);
+            let (f, p) = (self.zones[z as usize], &mut self.planned[z as usize]);
+            if p.taken == f.taken {
+                p.open = false;
+            }
         }
     }
 
@@ -190,6 +225,11 @@ impl ZonePacker {
         f.open && f.taken == p + 1
     }
 
+    /// Zone `z`'s page `p` numbered among all zones' pages (zone x flash pages + page).
+    pub fn page_index(&self, z: u32, p: u32) -> u32 {
+        z * self.flash_pages + p
+    }
+
     /// Where block `k` of zone `z` is, if written since the zone's last reset.
     pub fn lookup(&self, z: u32, k: u64) -> Option<Chunk> {
         let e = self.map.get(z as u64 * self.zone_blocks + k);
@@ -207,6 +247,7 @@ impl ZonePacker {
             self.map.unmap(base + k);
         }
         self.zones[z as usize] = ZoneFill::default();
+        self.planned[z as usize] = ZoneFill::default();
     }
 
     /// Forget counters (after preconditioning).

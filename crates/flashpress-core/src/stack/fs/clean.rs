@@ -96,19 +96,7 @@ impl Fs {
         for &lba in &victim {
             let owner = self.seg.owner_of(lba);
             let (fi, idx) = unpack(owner);
-            let Some(new) = self.alloc(ctx, COLD)? else {
-                stopped = true;
-                break;
-            };
-            self.seg.set_valid(new, owner);
-            self.seg.invalidate(lba);
-            if fi == self.nodes.file {
-                self.node_moved(idx);
-            } else {
-                self.node_dirty(fi, idx);
-            }
-            let f = &mut self.files[fi as usize];
-            f.addr[idx as usize] = new;
+            let f = &self.files[fi as usize];
             let k = f.kind[idx as usize] & KIND;
             let (flags, id) = match k {
                 K_STORED => {
@@ -119,6 +107,18 @@ impl Fs {
                 _ => (BioFlags::NONE, f.content[idx as usize]),
             };
             let stream = f.stream;
+            let Some(new) = self.alloc(ctx, COLD, id, stream)? else {
+                stopped = true;
+                break;
+            };
+            self.seg.set_valid(new, owner);
+            self.seg.invalidate(lba);
+            if fi == self.nodes.file {
+                self.node_moved(idx);
+            } else {
+                self.node_dirty(fi, idx);
+            }
+            self.files[fi as usize].addr[idx as usize] = new;
             if k == K_DEV {
                 self.counters.compress_blocks_device += 1;
             }

@@ -128,6 +128,11 @@ pub struct FsCounters {
     pub enospc: u64,
     /// Zones reset because their section became free (on a zoned device only).
     pub zone_resets: u64,
+    /// Sections closed before their end because their zone filled (a compressing zoned
+    /// device: the data did not compress enough); their zones were finished.
+    pub zone_sections_closed_early: u64,
+    /// Blocks of those sections left unwritten (unusable until the zone's reset).
+    pub zone_blocks_unused: u64,
 }
 
 /// Content ids of the blocks a write stores, from its first block on.
@@ -974,7 +979,7 @@ impl Fs {
             }
             f.kind[i] = kind | DATA;
             let id = f.content[i];
-            let Some(lba) = self.place(ctx, fi, i, log)? else {
+            let Some(lba) = self.place(ctx, fi, i, log, id, stream)? else {
                 self.drop_cluster(fi, c0);
                 return Ok(false);
             };
@@ -1058,7 +1063,7 @@ impl Fs {
                 }
             }
             for i in c0 + 1..=c0 + stored {
-                let Some(lba) = self.place(ctx, fi, i, log)? else {
+                let Some(lba) = self.place(ctx, fi, i, log, id, stream)? else {
                     self.drop_cluster(fi, c0);
                     return Ok(false);
                 };
@@ -1074,7 +1079,7 @@ impl Fs {
                 }
                 f.kind[i] = K_HRAW | DATA;
                 let id = f.content[i];
-                let Some(lba) = self.place(ctx, fi, i, log)? else {
+                let Some(lba) = self.place(ctx, fi, i, log, id, stream)? else {
                     self.drop_cluster(fi, c0);
                     return Ok(false);
                 };
@@ -1156,15 +1161,18 @@ impl Fs {
         }
     }
 
-    /// Allocate a slot in `log` for file block `(fi, idx)` and map it.
+    /// Allocate a slot in `log` for file block `(fi, idx)`, to hold content `id` of stream
+    /// `stream`, and map it.
     fn place(
         &mut self,
         ctx: &mut FsCtx<'_>,
         fi: u32,
         idx: usize,
         log: usize,
+        id: u64,
+        stream: u32,
     ) -> Result<Option<u32>> {
-        let Some(lba) = self.alloc(ctx, log)? else {
+        let Some(lba) = self.alloc(ctx, log, id, stream)? else {
             return Ok(None);
         };
         self.seg.set_valid(lba, pack(fi, idx as u32));
@@ -1175,13 +1183,44 @@ impl Fs {
 
     /// Next slot of `log`: append, or the next hole under thread logging; takes a new
     /// segment (cleaning first when free segments are low) when the current one is used up.
-    fn alloc(&mut self, ctx: &mut FsCtx<'_>, log: usize) -> Result<Option<u32>> {
+    /// On a zoned device the block's content `id` (of workload stream `stream`) is what the
+    /// zone is asked to take: a zone that filled before the section's end (its capacity
+    /// follows what its data compresses to) closes the section there, as F2FS treats the
+    /// blocks of a zone past its capacity, and the block goes to a new section.
+    fn alloc(
+        &mut self,
+        ctx: &mut FsCtx<'_>,
+        log: usize,
+        id: u64,
+        stream: u32,
+    ) -> Result<Option<u32>> {
         let s = self.seg.s;
         loop {
             let l = self.logs[log];
             if l.seg != NONE {
                 if !l.ssr {
-                    if l.cursor < s {
+                    if l.cursor < s
+                        && self.zoned
+                        && !ctx.disk.zone_admit(
+                            l.seg as u64,
+                            stream,
+                            id,
+                            ctx.content.as_deref_mut(),
+                        )?
+                    {
+                        if l.cursor == 0 {
+                            return Err(Error::State(format!(
+                                "zone {} took no block though its section was empty",
+                                l.seg
+                            )));
+                        }
+                        // Its blocks still coalescing go first; then the zone is finished.
+                        self.wflush(ctx)?;
+                        let d = ctx.disk.finish_zone(l.seg as u64, self.t_floor)?;
+                        self.note(d.done, d.failed);
+                        self.counters.zone_sections_closed_early += 1;
+                        self.counters.zone_blocks_unused += (s - l.cursor) as u64;
+                    } else if l.cursor < s {
                         self.logs[log].cursor += 1;
                         return Ok(Some(l.seg * s + l.cursor));
                     }

@@ -293,7 +293,7 @@ impl Fs {
                 f.kind[i] = K_DEV | DATA;
                 f.content[i] = id;
             }
-            let Some(lba) = self.place(ctx, nf, i, NODE_LOG)? else {
+            let Some(lba) = self.place(ctx, nf, i, NODE_LOG, id, 0)? else {
                 // no space even for metadata: the node stays dirty
                 self.files[nf as usize].kind[i] = 0;
                 self.nodes.mark(nid);

@@ -97,9 +97,6 @@ pub struct ZonedDevice {
     pub zones: u64,
     /// The device's open-zone limit (0: none).
     pub max_open_zones: u32,
-    /// The device checks what reads return (flashpress's verify mode), so fio's `verify`
-    /// can run on it.
-    pub checks_content: bool,
     /// The device compresses its zones (`zns.compression`): a zone takes as many blocks as
     /// its flash holds compressed, so its capacity is not known before it is written.
     pub compressed_zones: bool,
@@ -610,9 +607,6 @@ pub(super) fn place(
             .any(|s| !matches!(s.mix, Mix::Rw { read_pct: 100 }));
         let read_only = !writes && !written;
         written |= writes;
-        if device.is_some_and(|d| !d.checks_content) && clones.iter().any(|s| s.verify) {
-            return Err(at.err("this zbd job verifies what it writes (`verify`), and the zoned device does not check read content yet"));
-        }
         if device.is_some_and(|d| d.compressed_zones) {
             return Err(at.err("zonemode=zbd tracks each zone's write pointer against the fixed zone capacity the device reports, and this device compresses its zones (zns.compression): a zone fills when its flash does, after as many blocks as its data compresses to, which fio's zbd mode does not follow. Drive compressed zones with a trace of zone commands"));
         }

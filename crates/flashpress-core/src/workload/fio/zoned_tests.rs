@@ -18,7 +18,6 @@ fn dev(zone_size: u64, capacity: u64, zones: u64, max_open: u32) -> ZonedDevice 
         zone_capacity: capacity,
         zones,
         max_open_zones: max_open,
-        checks_content: true,
         compressed_zones: false,
         written: Vec::new(),
     }
@@ -415,15 +414,6 @@ fn bad_zone_options_are_refused_by_name() {
             "zonemode=zbd\nrw=read\n",
             zoned.clone(),
             "`zonemode=zbd`: this zbd job only reads",
-        ),
-        (
-            "zonemode=zbd\nrw=write\nverify=crc32c\n",
-            Some(ZonedDevice {
-                checks_content: false,
-                compressed_zones: false,
-                ..dev(8 * MIB, 6 * MIB, 8, 14)
-            }),
-            "`zonemode=zbd`: this zbd job verifies",
         ),
     ];
     for (opts, device, want) in cases {

@@ -72,7 +72,7 @@ impl RevMap {
     /// Hint that entry `i` will soon be read or written ([`super::prefetch::prefetch`]).
     #[inline]
     pub fn prefetch(&self, i: u64) {
-        if let Some(b) = self.bytes.get((i * self.bits as u64 >> 3) as usize) {
+        if let Some(b) = self.bytes.get(((i * self.bits as u64) >> 3) as usize) {
             super::prefetch::prefetch(b);
         }
     }

@@ -32,6 +32,9 @@ use strength_reduce::StrengthReducedU64;
 
 /// The "flash page" of a write that inline dedup found stored: nothing is programmed.
 const DUPLICATE: u64 = u64::MAX;
+/// Pages of a request ahead whose map entries [`Device::prefetch`] warms (a longer request's
+/// later entries follow its first ones in the map, where the hardware prefetcher finds them).
+const PREFETCH_PAGES: u64 = 4;
 
 /// Byte fingerprints of preconditioned pages: their block ids carry this bit, so they never
 /// equal a host's (from 2^63) or a fio job's (below 2^61) ids.
@@ -467,6 +470,33 @@ impl Device {
     #[inline]
     pub fn pages_touched(&self, offset: u64, len: u64) -> u64 {
         (offset + len - 1) / self.div_page - offset / self.div_page + 1
+    }
+
+    /// Hint that `req` arrives soon, `ahead` requests after the one just submitted (1 or 2):
+    /// the page FTL's map entries of its first pages are prefetched, two ahead the entries,
+    /// one ahead (a write's) the reverse map entries and block counters of the pages it
+    /// overwrites ([`Ftl::prefetch_entry`], [`Ftl::prefetch_location`]). Nothing for zoned,
+    /// compressing or deduplicating devices, whose maps are elsewhere. Changes nothing the
+    /// simulation computes.
+    #[inline]
+    pub fn prefetch(&self, req: &Request, ahead: usize) {
+        if self.zns.is_some() || self.compression.is_some() || self.ftl.dedup.is_some() {
+            return;
+        }
+        let write = req.op == Op::Write;
+        if req.len == 0 || !(write || req.op == Op::Read) || (ahead == 1 && !write) {
+            return;
+        }
+        let first = req.offset / self.div_page;
+        let last = req.offset.saturating_add(req.len - 1) / self.div_page;
+        for lpn in first..=last.min(first + PREFETCH_PAGES - 1) {
+            let Ok(lpn) = u32::try_from(lpn) else { return };
+            if ahead == 1 {
+                self.ftl.prefetch_location(Lpn(lpn));
+            } else {
+                self.ftl.prefetch_entry(Lpn(lpn));
+            }
+        }
     }
 
     #[inline]

@@ -18,6 +18,7 @@ pub mod fpindex;
 pub mod mapcache;
 pub mod packed;
 pub mod placement;
+mod prefetch;
 pub mod revmap;
 pub mod victim;
 
@@ -35,6 +36,9 @@ use std::collections::VecDeque;
 
 /// Marks an unmapped entry in the page maps.
 pub const UNMAPPED: u32 = u32::MAX;
+
+/// How many victim pages ahead of the one it moves GC prefetches the page map entry of.
+const GC_PREFETCH_PAGES: u64 = 4;
 
 /// Free blocks below which a plane runs foreground GC: `ceil(threshold * blocks_per_plane)`,
 /// at least 2 (one for GC's own destination, one for progress), at least 4 with a cold region.
@@ -463,6 +467,36 @@ impl Ftl {
         };
         let p = self.l2p[v as usize];
         (p != UNMAPPED).then(|| self.nand_page(p))
+    }
+
+    /// Hint that a write or read of logical page `lpn` (an index of the page map; one out of
+    /// range is ignored) will arrive soon: its page map entry is prefetched. A request two
+    /// ahead of the one being submitted gets this, then [`Ftl::prefetch_location`] one ahead,
+    /// so neither of a write's two dependent random accesses (its map entry, then the reverse
+    /// map entry and block counters of the page it overwrites) waits for memory. Changes
+    /// nothing the simulation computes.
+    #[inline]
+    pub fn prefetch_entry(&self, lpn: Lpn) {
+        if let Some(e) = self.l2p.get(lpn.0 as usize) {
+            prefetch::prefetch(e);
+        }
+    }
+
+    /// Hint that a write of logical page `lpn` will arrive soon: the reverse map entry and the
+    /// block counters of the page it maps to now (which the write invalidates) are
+    /// prefetched. Reads the page map entry, so it comes after [`Ftl::prefetch_entry`] by a
+    /// request's worth of work. Changes nothing the simulation computes.
+    #[inline]
+    pub fn prefetch_location(&self, lpn: Lpn) {
+        let Some(&old) = self.l2p.get(lpn.0 as usize) else {
+            return;
+        };
+        if old != UNMAPPED {
+            self.p2l.prefetch(old as u64);
+            let b = self.geo.block_of(Ppn(old as u64)).0 as usize;
+            prefetch::prefetch(&self.blocks.valid[b]);
+            prefetch::prefetch(&self.blocks.mtime[b]);
+        }
     }
 
     /// Physical page holding a logical page, if mapped, as the controller finds it: with a
@@ -1266,7 +1300,18 @@ impl Ftl {
         let first = self.geo.first_ppn_of_block(victim).0;
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
-        for src in first..first + self.geo.pages_per_block as u64 {
+        let end = first + self.geo.pages_per_block as u64;
+        for src in first..end {
+            // The page map entry GC rewrites a few pages on: a random access the work of the
+            // moves in between hides.
+            if src + GC_PREFETCH_PAGES < end {
+                let ahead = self.p2l.get(src + GC_PREFETCH_PAGES);
+                if ahead != UNMAPPED {
+                    if let Some(e) = self.l2p.get(ahead as usize) {
+                        prefetch::prefetch(e);
+                    }
+                }
+            }
             let lpn = self.p2l.get(src);
             if lpn == UNMAPPED {
                 continue;

@@ -69,6 +69,14 @@ impl RevMap {
         self.bytes[at..at + 8].copy_from_slice(&w.to_le_bytes());
     }
 
+    /// Hint that entry `i` will soon be read or written ([`super::prefetch::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, i: u64) {
+        if let Some(b) = self.bytes.get(((i * self.bits as u64) >> 3) as usize) {
+            super::prefetch::prefetch(b);
+        }
+    }
+
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.bytes.len()

@@ -394,6 +394,15 @@ impl Host {
         match &mut *w.target {
             Target::Ssd(d) => {
                 d.submit(&req, content, now, tag, w.queue, w.content.as_deref_mut())?;
+                // The stream's next requests, when its source has them: the device warms
+                // their map entries while this one's events run.
+                let source = &mut self.streams[i].stream.source;
+                for k in 0..2 {
+                    match source.peek(k) {
+                        Some(r) => d.prefetch(r, k + 1),
+                        None => break,
+                    }
+                }
                 drain_device(w);
             }
             Target::Stack(s) => {

@@ -240,6 +240,13 @@ pub trait RequestSource {
         })
     }
 
+    /// The request `k` places after the one this source yielded last (0: the next one), when
+    /// the source can tell it now without changing what it yields; `None` otherwise (the
+    /// default). The host hands such requests to the device as a prefetch hint.
+    fn peek(&mut self, _k: usize) -> Option<&Request> {
+        None
+    }
+
     /// Move into `out` the indices (in the workload's stream list) of the streams that what
     /// this source did since the last call made runnable; the host asks each of them again.
     fn take_woken(&mut self, _out: &mut Vec<u32>) {}

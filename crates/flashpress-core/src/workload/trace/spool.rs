@@ -18,6 +18,7 @@
 use crate::error::{Error, Result};
 use crate::units::SimTime;
 use crate::workload::{Op, Request, RequestSource, NO_FILE};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -169,6 +170,7 @@ impl Spool {
             prev: (0, 0),
             left: self.count,
             total: self.count,
+            ahead: VecDeque::with_capacity(PEEK),
         })
     }
 }
@@ -185,7 +187,12 @@ pub struct SpoolSource {
     prev: (u64, u64),
     left: u64,
     total: u64,
+    /// Requests decoded ahead for [`RequestSource::peek`], next first.
+    ahead: VecDeque<Request>,
 }
+
+/// How far ahead [`SpoolSource`] decodes for [`RequestSource::peek`].
+const PEEK: usize = 2;
 
 /// The number at `*pos` of width code `code`, from one 8-byte load: `None` where the load
 /// would leave `buf` (the caller checks that the record ends within the bytes read).
@@ -232,9 +239,11 @@ impl SpoolSource {
     }
 }
 
-impl RequestSource for SpoolSource {
+impl SpoolSource {
+    /// Decode the next record of the file. On an error nothing moves, so the same call
+    /// finds it again.
     #[inline]
-    fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
+    fn decode(&mut self) -> Result<Option<Request>> {
         if self.left == 0 {
             return Ok(None);
         }
@@ -299,12 +308,37 @@ impl RequestSource for SpoolSource {
             placement,
         }))
     }
+}
+
+impl RequestSource for SpoolSource {
+    #[inline]
+    fn next_request(&mut self, _now: SimTime) -> Result<Option<Request>> {
+        match self.ahead.pop_front() {
+            Some(r) => Ok(Some(r)),
+            None => self.decode(),
+        }
+    }
+
+    /// Up to two requests ahead; a record that does not decode is left for
+    /// [`RequestSource::next_request`] to report in its turn.
+    #[inline]
+    fn peek(&mut self, k: usize) -> Option<&Request> {
+        if k >= PEEK {
+            return None;
+        }
+        while self.ahead.len() <= k {
+            let r = self.decode().ok()??;
+            self.ahead.push_back(r);
+        }
+        self.ahead.get(k)
+    }
 
     fn progress(&self, _now: SimTime) -> Option<f64> {
+        let yielded = self.total - self.left - self.ahead.len() as u64;
         Some(if self.total == 0 {
             1.0
         } else {
-            (self.total - self.left) as f64 / self.total as f64
+            yielded as f64 / self.total as f64
         })
     }
 }
@@ -417,6 +451,90 @@ mod tests {
         assert!(
             err.contains("bad.trace") && err.contains("corrupt") && err.contains("op code 15"),
             "{err}"
+        );
+    }
+
+    /// Peeking shows the requests the source yields next, changes neither what it yields
+    /// nor its progress, and goes no further than two ahead.
+    #[test]
+    fn peeking_shows_the_next_requests_and_changes_nothing() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        let mut spool = Spool::new(Path::new("p.trace")).unwrap();
+        let want: Vec<Request> = (0..5000u64)
+            .map(|i| {
+                Request::new(
+                    SimTime(i),
+                    OPS[(i % 3) as usize],
+                    rng.random::<u32>() as u64,
+                    4096,
+                )
+            })
+            .collect();
+        for r in &want {
+            spool.push(r).unwrap();
+        }
+        let mut src = spool.finish().unwrap();
+        for (i, w) in want.iter().enumerate() {
+            for _ in 0..rng.random_range(0..3) {
+                let k = rng.random_range(0..3);
+                let seen = src.peek(k).cloned();
+                let expected = if k < PEEK {
+                    want.get(i + k).cloned()
+                } else {
+                    None
+                };
+                assert_eq!(seen, expected, "peek {k} before request {i}");
+            }
+            assert_eq!(
+                src.progress(SimTime::ZERO),
+                Some(i as f64 / want.len() as f64),
+                "progress before request {i}"
+            );
+            assert_eq!(
+                src.next_request(SimTime::ZERO).unwrap().as_ref(),
+                Some(w),
+                "request {i}"
+            );
+        }
+        assert_eq!(src.peek(0), None);
+        assert_eq!(src.next_request(SimTime::ZERO).unwrap(), None);
+    }
+
+    /// A record that does not decode is reported by `next_request` at its turn, however far
+    /// ahead the source was peeked: the requests before it come first.
+    #[test]
+    fn a_bad_record_seen_by_a_peek_is_reported_in_its_turn() {
+        // The same cut spool read with and without peeks: the same requests, then the same
+        // error.
+        let read = |peek: bool| {
+            let mut spool = Spool::new(Path::new("cut.trace")).unwrap();
+            for i in 0..10u64 {
+                let r = Request::new(SimTime(i), Op::Write, i * 4096, 4096);
+                spool.push(&r).unwrap();
+            }
+            let mut src = spool.finish().unwrap();
+            let len = src.file.metadata().unwrap().len();
+            src.file.set_len(len - 3).unwrap();
+            let mut yielded = Vec::new();
+            loop {
+                if peek {
+                    src.peek(1);
+                }
+                match src.next_request(SimTime::ZERO) {
+                    Ok(Some(r)) => yielded.push(r),
+                    Ok(None) => panic!("a truncated spool must fail"),
+                    Err(e) => return (yielded, e.to_string()),
+                }
+            }
+        };
+        let (plain, plain_err) = read(false);
+        let (peeked, peeked_err) = read(true);
+        assert!(!plain.is_empty() && plain.len() < 10, "{}", plain.len());
+        assert_eq!(peeked, plain);
+        assert_eq!(peeked_err, plain_err);
+        assert!(
+            peeked_err.contains("cut.trace") && peeked_err.contains("ended early"),
+            "{peeked_err}"
         );
     }
 

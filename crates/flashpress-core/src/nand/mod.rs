@@ -299,12 +299,27 @@ impl Nand {
         t
     }
 
-    /// Book one copyback (an array read of `src` and a program of `dst`, no transfer).
+    /// Book one copyback (an array read of `src` and a program of `dst`, no transfer) and
+    /// return its array time (ns): `read_ns(src) + program_ns(dst)`, each page's type found
+    /// once.
     #[inline]
-    pub fn count_copyback(&mut self, src: Ppn, dst: Ppn, gc: bool) {
-        self.count_read(src, gc);
-        self.count_program(dst, gc);
+    pub fn count_copyback(&mut self, src: Ppn, dst: Ppn, gc: bool) -> u64 {
+        let (rt, pt) = (self.page_type(src), self.page_type(dst));
+        let (read, program) = (self.t.read_ns[rt], self.t.program_ns[pt]);
+        self.counters.reads += 1;
+        self.counters.read_energy_pj = self
+            .counters
+            .read_energy_pj
+            .saturating_add(self.t.read_pj[rt]);
+        self.busy(read, gc);
+        self.counters.programs += 1;
+        self.counters.program_energy_pj = self
+            .counters
+            .program_energy_pj
+            .saturating_add(self.t.program_pj[pt]);
+        self.busy(program, gc);
         self.counters.copybacks += 1;
+        read + program
     }
 
     /// Sum the copybacks `moves` (source, destination) would cost.

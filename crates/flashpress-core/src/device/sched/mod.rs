@@ -564,7 +564,7 @@ impl Scheduler {
                 pl.act = Act::Idle;
                 self.loads.set_until(pi, now);
                 pl.gc_since = now;
-                if matches!(pl.gc.front(), Some(e) if matches!(e.op, GcOp::Erase(_))) {
+                if pl.gc.erase_next() {
                     pl.step_left = 0;
                 }
             }
@@ -609,7 +609,7 @@ impl Scheduler {
                     }
                     pl.gc_started = false;
                     pl.step_left = 0;
-                } else if matches!(pl.gc.front(), Some(e) if matches!(e.op, GcOp::Erase(_))) {
+                } else if pl.gc.erase_next() {
                     // The erase is a step of its own.
                     pl.step_left = 0;
                 }
@@ -754,6 +754,19 @@ impl Scheduler {
 
     /// Plane `pi` is free at `now`: start what the policy picks, or go idle.
     fn dispatch(&mut self, pi: usize, now: SimTime, nand: &mut Nand, q: &mut EventQueue) {
+        let pl = &self.planes[pi];
+        if pl.step_left > 0
+            && pl.gc_started
+            && pl.reads.is_empty()
+            && pl.suspended.is_none()
+            && !pl.gc.is_empty()
+        {
+            // A GC step in progress and no read to cut in: both policies go on with the step
+            // (what `choose` answers then, without its look at the other queues). Under
+            // `read_first` or suspension this is every copyback after a step's first.
+            self.start_gc(pi, now, nand, q);
+            return;
+        }
         if let Some(s) = self.planes[pi].suspended {
             if let Some(cmd) = self.planes[pi].reads.pop_front() {
                 self.loads
@@ -1057,6 +1070,26 @@ impl Scheduler {
                 until = now + t;
                 pl.act = Act::GcSense { dst };
             }
+            GcOp::Migrate { src, dst }
+                if pl.step_left > 0 && (p.suspend || p.policy == SchedPolicy::ReadFirst) =>
+            {
+                // A copyback where reads may cut in (read_first) or suspend it: one at a
+                // time, as the loop below does it, without asking the queue again.
+                pl.gc.pop_front();
+                pl.step_left -= 1;
+                #[cfg(debug_assertions)]
+                self.lives.programs(dst, self.geo.block_of(dst).0 as usize);
+                let d = nand.count_copyback(src, dst, true);
+                self.loads.sub_queued(pi, d);
+                until = now + d;
+                pl.act = Act::GcArray {
+                    array_start: now,
+                    ops: 1,
+                    erase: NONE,
+                    suspendable: p.suspend,
+                    is_erase: false,
+                };
+            }
             GcOp::Migrate { .. } => {
                 // Copybacks: one at a time where reads may cut in (read_first) or suspend
                 // them; under fcfs without suspension nothing can, so the whole step (and,
@@ -1075,8 +1108,7 @@ impl Scheduler {
                             pl.step_left -= 1;
                             #[cfg(debug_assertions)]
                             self.lives.programs(dst, self.geo.block_of(dst).0 as usize);
-                            let d = nand.read_ns(src) + nand.program_ns(dst);
-                            nand.count_copyback(src, dst, true);
+                            let d = nand.count_copyback(src, dst, true);
                             self.loads.sub_queued(pi, d);
                             t = t + d;
                             ops += 1;

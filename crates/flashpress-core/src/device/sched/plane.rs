@@ -134,6 +134,13 @@ impl GcQueue {
         })
     }
 
+    /// Whether the command at the head of the queue is a job's erase (cheaper than
+    /// [`GcQueue::front`] where only that is asked).
+    #[inline]
+    pub(super) fn erase_next(&self) -> bool {
+        self.jobs.front().is_some_and(|j| !j.whole && j.moves == 0)
+    }
+
     /// Remove the command at the head of the queue.
     #[inline]
     pub(super) fn pop_front(&mut self) {

@@ -95,11 +95,16 @@ impl ZonedDisk {
         }
     }
 
-    fn next_event(&self) -> Option<SimTime> {
+    fn next_event(&mut self) -> Option<SimTime> {
         match (self.dev.next_arrival(), self.q.peek_time()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Whether the device has an event to run.
+    fn has_event(&self) -> bool {
+        self.dev.next_arrival().is_some() || !self.q.is_empty()
     }
 
     /// Run the device's next event (page commands reaching the controller first among
@@ -162,7 +167,7 @@ impl ZonedDisk {
             )));
         }
         while self.dev.completed.is_empty() {
-            if self.next_event().is_none() {
+            if !self.has_event() {
                 return Err(Error::State(format!(
                     "the zoned device never completed the file system's {:?} at offset {}",
                     req.op, req.offset
@@ -197,7 +202,7 @@ impl ZonedDisk {
 
     /// Whether the device has nothing queued or running at `t`.
     pub fn idle_at(&self, t: SimTime) -> bool {
-        self.next_event().is_none() && self.dev.sched.last_activity() <= t
+        !self.has_event() && self.dev.sched.last_activity() <= t
     }
 
     /// Check the zone state machine's counts and the device's invariants.
@@ -348,9 +353,7 @@ impl Disk for ZonedDisk {
         let pages = zns.flash_pages(zone as u32, self.dev.compression.as_ref());
         let mut blocks = std::mem::take(&mut self.blocks);
         zns.map().blocks_holding(zone as u32, pages, &mut blocks);
-        while blocks.iter().any(|&b| self.dev.sched.programs_pending(b))
-            && self.next_event().is_some()
-        {
+        while blocks.iter().any(|&b| self.dev.sched.programs_pending(b)) && self.has_event() {
             self.step();
         }
         self.blocks = blocks;

@@ -194,7 +194,20 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
         None => "psync".to_string(),
     };
-    // sg_write_mode and write_mode values are checked with the refused options.
+    // sg_write_mode and write_mode values are checked with the refused options; here, what
+    // the sg engine's mode means for this job.
+    let sg_mode = match get("sg_write_mode") {
+        None => super::sg::SgMode::Write,
+        Some(o) => {
+            let m = super::sg::SgMode::parse(o.value()?).map_err(|e| o.err(e))?;
+            if m != super::sg::SgMode::Write && engine != "sg" {
+                return Err(o.err(format!(
+                    "sg_write_mode is an option of ioengine=sg (engines/sg.c); this job's ioengine is `{engine}`"
+                )));
+            }
+            m
+        }
+    };
     // rw, with fio's `:N` modifier.
     let (mut mix, mut random) = (Mix::Rw { read_pct: 100 }, false);
     let mut modifier: Option<i64> = None;
@@ -693,7 +706,15 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
     };
     let verify = verify_kind.is_some();
-    let pattern = resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
+    let mut pattern = resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
+    // continue_on_error is otherwise a host option (no I/O errors to go on from); its last
+    // value is what a failing sg command consults.
+    let coe = opts
+        .iter()
+        .rev()
+        .find(|o| o.key == "continue_on_error")
+        .copied();
+    let sg_continue = resolve_sg(get, coe, sg_mode, writes, verify, &mut pattern, &mut ignored)?;
     let do_verify = match get("do_verify") {
         None => true,
         Some(o) => o.flag()?,
@@ -957,8 +978,73 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             verify_backlog: if verify { verify_backlog } else { 0 },
             verify_batch,
             zone,
+            sg_mode: if writes { sg_mode } else { super::sg::SgMode::Write },
+            sg_continue,
+            pattern,
         },
     })
+}
+
+/// What `sg_write_mode` asks of a job's writes (see [`super::sg`]), checked against the job's
+/// other options; returns whether a failed command lets the job go on (`continue_on_error`).
+/// WRITE SAME NDOB writes zeros whatever the buffer holds, so its job's pattern becomes
+/// zeros; a VERIFY with BYTCHK 01 or 11 compares the job's buffer, which flashpress knows byte
+/// for byte only as a pattern.
+fn resolve_sg<'a>(
+    get: impl Fn(&str) -> Option<&'a Opt>,
+    continue_on_error: Option<&Opt>,
+    mode: super::sg::SgMode,
+    writes: bool,
+    verify: bool,
+    pattern: &mut Option<crate::content::Pattern>,
+    ignored: &mut Vec<(String, &'static str)>,
+) -> Result<bool> {
+    use super::sg::{Bytchk, SgMode};
+    if mode == SgMode::Write {
+        return Ok(false);
+    }
+    let o = get("sg_write_mode").expect("a mode other than write was given");
+    if !writes {
+        ignored.push((
+            "sg_write_mode".to_string(),
+            "the job has no writes, the only I/O the mode changes",
+        ));
+        return Ok(false);
+    }
+    if verify {
+        return Err(o.err(format!(
+            "{} with verify: the job's writes are {} commands, which write nothing for verify to read back",
+            o.key,
+            mode.command()
+        )));
+    }
+    match mode {
+        SgMode::WriteSameNdob => *pattern = Some(crate::content::Pattern::new(&[0])),
+        SgMode::Verify(Bytchk::Full | Bytchk::OneBlock) if pattern.is_none() => {
+            return Err(o.err(format!(
+                "{}: the device compares the job's write buffer with its medium; flashpress knows a buffer byte for byte only as a pattern: give buffer_pattern",
+                mode.command()
+            )))
+        }
+        _ => {}
+    }
+    // fio (continue_on_error): a failed VERIFY or WRITE SAME is an I/O error on a write
+    // (the sg engine issues it for DDIR_WRITE), so `write`, `io`, `all` (and `1`) go on;
+    // `none` (`0`), `read` and `verify` end the job.
+    let go_on = match continue_on_error {
+        None => false,
+        Some(c) => match c.value.as_deref().map(str::trim).unwrap_or("") {
+            "none" | "0" | "read" | "verify" => false,
+            "write" | "io" | "all" | "1" => true,
+            v => {
+                return Err(c.err(format!(
+                    "continue_on_error={v}: expected none, read, write, io, verify, all, 0 or 1"
+                )))
+            }
+        },
+    };
+    ignored.retain(|(k, _)| k != "continue_on_error");
+    Ok(go_on)
 }
 
 /// What a job's writes hold when it sets a pattern (fio io_u.c, `__fill_io_buffer` and

@@ -87,14 +87,21 @@ fn the_failing_verify_jobs_fail_where_the_file_says() {
         // On a preconditioned device sector 20 holds the preconditioning's data: it
         // miscompares all the same.
         let s = run_filled(&text, fill, "");
-        assert_eq!(failed_jobs(&s), ["verify01-fail", "verify11-fail"], "{fill}");
+        assert_eq!(
+            failed_jobs(&s),
+            ["verify01-fail", "verify11-fail"],
+            "{fill}"
+        );
         assert_eq!(s.requests_failed, 2);
         // precon 20 writes; verify01 20; verify01-fail 21 (the last failed); verify11-one_ios
         // 1; verify11-fail 1 (failed). `requests_completed` counts failed requests too.
         assert_eq!(s.requests_completed, 20 + 20 + 21 + 1 + 1);
         assert_eq!(s.host_read_bytes, 10240 * 3);
         let notes = s.workload_notes.join("\n");
-        assert!(notes.contains("at byte 10240 miscompares at sector 20"), "{notes}");
+        assert!(
+            notes.contains("at byte 10240 miscompares at sector 20"),
+            "{notes}"
+        );
         assert!(notes.contains("sg: 2 command(s) failed"), "{notes}");
     }
 }
@@ -114,10 +121,9 @@ fn write_same_ndob_writes_zeros_that_verify_as_zeros() {
     assert_eq!(s.requests_completed, 20 + 19 + 19 + 20);
     assert_eq!(s.host_write_bytes, 39 * 512);
     assert_eq!(s.host_read_bytes, 38 * 512);
-    assert!(s
-        .workload_notes
-        .join("\n")
-        .contains("job `verify-fail`: VERIFY BYTCHK=01 of 512 bytes at byte 9728 miscompares at sector 19"));
+    assert!(s.workload_notes.join("\n").contains(
+        "job `verify-fail`: VERIFY BYTCHK=01 of 512 bytes at byte 9728 miscompares at sector 19"
+    ));
 }
 
 #[test]
@@ -154,7 +160,8 @@ fn verify_compares_bytes_not_ids() {
     // the pattern's first byte. BYTCHK=11 (one sector sent, compared with each) matches;
     // BYTCHK=01 of 1024 bytes sends a buffer whose second sector starts at byte
     // 512 mod 3 = 2 of the pattern, and so miscompares at the range's second sector.
-    let head = "[global]\nfilename=/dev/sdb\nbuffer_pattern=0x010203\nioengine=sg\nrw=write\nstonewall\n\
+    let head =
+        "[global]\nfilename=/dev/sdb\nbuffer_pattern=0x010203\nioengine=sg\nrw=write\nstonewall\n\
                 [w]\nbs=512\nnumber_ios=4\n";
     let s = run_file(
         &format!("{head}[v]\nsg_write_mode=verify_bytchk_11\nbs=1024\nnumber_ios=2\n"),
@@ -166,7 +173,10 @@ fn verify_compares_bytes_not_ids() {
         "",
     );
     assert_eq!((s.requests_completed, s.requests_failed), (5, 1));
-    assert!(s.workload_notes.join("\n").contains("miscompares at sector 1 "));
+    assert!(s
+        .workload_notes
+        .join("\n")
+        .contains("miscompares at sector 1 "));
     // A pattern that differs only past its first sector's worth of bytes: 0x01 vs 0x0101 are
     // the same bytes, so they compare equal.
     let s = run_file(
@@ -196,14 +206,24 @@ fn write_same_zeros_compress_and_dedupe_as_zeros() {
     let c = s.content.unwrap();
     assert_eq!(c.blocks_written, 16);
     let zeros = zstd::bulk::compress(&[0u8; 4096], 1).unwrap().len() as u64;
-    assert!(c.compressed_bytes <= 16 * zeros.max(32), "{}", c.compressed_bytes);
+    assert!(
+        c.compressed_bytes <= 16 * zeros.max(32),
+        "{}",
+        c.compressed_bytes
+    );
 }
 
 #[test]
 fn bad_sg_values_are_refused_with_their_line() {
     for (opt, want) in [
-        ("sg_write_mode=verify_bytchk_10", "expected write, write_same_ndob"),
-        ("sg_write_mode=write_same", "WRITE SAME with a data-out block"),
+        (
+            "sg_write_mode=verify_bytchk_10",
+            "expected write, write_same_ndob",
+        ),
+        (
+            "sg_write_mode=write_same",
+            "WRITE SAME with a data-out block",
+        ),
         ("sg_write_mode=write_and_verify", "WRITE AND VERIFY"),
         ("sg_write_mode=write_stream", "WRITE STREAM"),
         ("sg_write_mode=", "expected write, write_same_ndob"),

@@ -1693,7 +1693,14 @@ impl FioSource {
                 r.op = Op::Read;
                 let sent = (b != Bytchk::Medium).then(|| fill(&self.spec, r.content));
                 r.content = 0;
-                if g.verify(job, m, r.offset, r.len, sent.as_ref(), self.spec.sg_continue) {
+                if g.verify(
+                    job,
+                    m,
+                    r.offset,
+                    r.len,
+                    sent.as_ref(),
+                    self.spec.sg_continue,
+                ) {
                     r.attrs = r.attrs.with_check_condition();
                     self.sg_failed |= !self.spec.sg_continue;
                 }

@@ -714,7 +714,15 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         .rev()
         .find(|o| o.key == "continue_on_error")
         .copied();
-    let sg_continue = resolve_sg(get, coe, sg_mode, writes, verify, &mut pattern, &mut ignored)?;
+    let sg_continue = resolve_sg(
+        get,
+        coe,
+        sg_mode,
+        writes,
+        verify,
+        &mut pattern,
+        &mut ignored,
+    )?;
     let do_verify = match get("do_verify") {
         None => true,
         Some(o) => o.flag()?,
@@ -978,7 +986,11 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             verify_backlog: if verify { verify_backlog } else { 0 },
             verify_batch,
             zone,
-            sg_mode: if writes { sg_mode } else { super::sg::SgMode::Write },
+            sg_mode: if writes {
+                sg_mode
+            } else {
+                super::sg::SgMode::Write
+            },
             sg_continue,
             pattern,
         },

@@ -387,8 +387,17 @@ mod tests {
             SgMode::parse("verify_bytchk_11"),
             Ok(SgMode::Verify(Bytchk::OneBlock))
         );
-        assert_eq!(SgMode::parse(" write_same_ndob "), Ok(SgMode::WriteSameNdob));
-        for bad in ["write_and_verify", "verify", "same", "write_same", "write_stream"] {
+        assert_eq!(
+            SgMode::parse(" write_same_ndob "),
+            Ok(SgMode::WriteSameNdob)
+        );
+        for bad in [
+            "write_and_verify",
+            "verify",
+            "same",
+            "write_same",
+            "write_stream",
+        ] {
             let e = SgMode::parse(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains("not modelled"), "{e}");
         }
@@ -440,11 +449,7 @@ mod tests {
                 let n = rng.random_range(1..=(64 - a).min(9));
                 let p = rng.random_range(0..5usize);
                 let pp = pats.get(p).copied();
-                m.write(
-                    a * SECTOR,
-                    n * SECTOR,
-                    pp.map_or(Fill::Zero, |b| pat(b)),
-                );
+                m.write(a * SECTOR, n * SECTOR, pp.map_or(Fill::Zero, |b| pat(b)));
                 r.write(a * SECTOR, n * SECTOR, pp);
             }
             for _ in 0..20 {
@@ -471,7 +476,10 @@ mod tests {
     fn never_written_sectors_are_zeros_above_the_preconditioned_bytes() {
         let m = Medium::new(4096);
         // Sectors 0..8 hold preconditioning data, 8.. zeros.
-        assert_eq!(m.compare(0, 512, &Fill::Zero, false), Some(Miscompare { sector: 0 }));
+        assert_eq!(
+            m.compare(0, 512, &Fill::Zero, false),
+            Some(Miscompare { sector: 0 })
+        );
         assert_eq!(m.compare(4096, 8192, &Fill::Zero, false), None);
         assert_eq!(
             m.compare(3584, 1024, &pat(&[0]), true),

@@ -449,7 +449,7 @@ mod tests {
                 let n = rng.random_range(1..=(64 - a).min(9));
                 let p = rng.random_range(0..5usize);
                 let pp = pats.get(p).copied();
-                m.write(a * SECTOR, n * SECTOR, pp.map_or(Fill::Zero, |b| pat(b)));
+                m.write(a * SECTOR, n * SECTOR, pp.map_or(Fill::Zero, pat));
                 r.write(a * SECTOR, n * SECTOR, pp);
             }
             for _ in 0..20 {

@@ -1683,15 +1683,15 @@ impl FioSource {
         let mut g = shared
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let fill = |spec: &SourceSpec, content: u64| match &spec.pattern {
+        let fill = |spec: &SourceSpec| match &spec.pattern {
             Some(p) => Fill::Pattern(p.clone(), 0),
-            None => Fill::Data(content),
+            None => Fill::Data,
         };
         match (d, self.spec.sg_mode) {
             (1, m @ SgMode::Verify(b)) => {
                 // Timed as a read of the range (the device reads its medium to check it).
                 r.op = Op::Read;
-                let sent = (b != Bytchk::Medium).then(|| fill(&self.spec, r.content));
+                let sent = (b != Bytchk::Medium).then(|| fill(&self.spec));
                 r.content = 0;
                 if g.verify(
                     job,
@@ -1706,7 +1706,7 @@ impl FioSource {
                 }
             }
             (1, _) => {
-                let f = fill(&self.spec, r.content);
+                let f = fill(&self.spec);
                 g.medium.write(r.offset, r.len, f);
             }
             // A trimmed sector reads as zeros.

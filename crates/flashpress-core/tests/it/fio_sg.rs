@@ -258,3 +258,30 @@ fn bad_sg_values_are_refused_with_their_line() {
     );
     assert!(e.contains("write nothing for verify to read back"), "{e}");
 }
+
+#[test]
+fn a_compressing_device_fails_the_same_commands() {
+    // The device's compressed read path carries the failure too (and the dedup layer
+    // finds the 0x01 sectors' pages duplicates, which changes nothing the VERIFY compares).
+    let text = format!(
+        "{GLOBAL}[precon]\n[verify01-fail]\nsg_write_mode=verify_bytchk_01\nnumber_ios=21\n\
+         [verify11-fail]\nsg_write_mode=verify_bytchk_11\nnumber_ios=1\nbs=10752\n"
+    );
+    for extra in [
+        "[ftl]\nwrite_buffer_pages = 4\n[ftl.compression]\ncodec = \"lz4\"\nmin_saving = 0.1\nmax_chunks_per_page = 20\ncompress_us = 12.0\ndecompress_us = 12.0\n[content]\nmode = \"model\"\ncodec = \"lz4\"\n",
+        "[ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n",
+    ] {
+        let s = run_file(&text, extra);
+        assert_eq!(
+            failed_jobs(&s),
+            ["verify01-fail", "verify11-fail"],
+            "{extra}"
+        );
+        assert_eq!(
+            (s.requests_completed, s.requests_failed),
+            (42, 2),
+            "{extra}"
+        );
+        assert_eq!(s.host_read_bytes, 10240, "{extra}");
+    }
+}

@@ -726,7 +726,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
     let compress =
         match meta_share(
             get,
-            &opts,
+            opts,
             verify_kind.as_deref(),
             writes,
             used_write_bs(&bs),

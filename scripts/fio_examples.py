@@ -18,7 +18,8 @@ has written; see ``config_for``). One addition to every file: a
 runtime cap
 (``workload.global.runtime``, default 20 ms of simulated time) so the survey takes minutes
 instead of the hours of device time the examples ask for. A job that parses, resolves and runs
-to its end counts as ``runs``; a refusal is ``refused`` with flashpress's message (which names
+to its end counts as ``runs`` (with the commands the device failed, an sg VERIFY that
+miscompared, and their jobs); a refusal is ``refused`` with flashpress's message (which names
 every option it cannot honour, each with its line).
 """
 
@@ -118,6 +119,7 @@ def survey_one(path: Path, runtime: str) -> dict[str, object]:
         "outcome": "runs",
         "requests": s["requests_completed"],
         "issued": s["requests_issued"],
+        "failed": s["requests_failed"],
         "notes": s.get("workload_notes", []),
         "seconds": time.perf_counter() - t0,
     }
@@ -145,6 +147,10 @@ def markdown(rows: list[dict[str, object]]) -> str:
         if r["outcome"] == "runs":
             what = f"{r['requests']:,}"
             notes = [str(n) for n in r.get("notes", [])]  # type: ignore[attr-defined]
+            if r.get("failed"):
+                # Commands the device failed (an sg VERIFY that miscompared), by job.
+                jobs = sorted({n.split("`")[1] for n in notes if "miscompares" in n})
+                what += f" ({r['failed']} failed: {', '.join(jobs)})"
             ignored = ", ".join(n.split("`")[1] for n in notes if n.startswith("fio option"))
         else:
             what = str(r["message"]).replace("\n", "<br>").replace("|", "\\|")

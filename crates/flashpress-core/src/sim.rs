@@ -68,6 +68,8 @@ pub struct Simulation {
     fdp_events_base: usize,
     /// What the summary says about the workload (`workload_notes`).
     notes: Vec<String>,
+    /// Notes the workload adds as it runs (fio's failed sg commands), after `notes`.
+    run_notes: Option<std::sync::Arc<std::sync::Mutex<Vec<String>>>>,
     /// Write amplification of the preconditioning's aging, window by window.
     aging_windows: Vec<AgingWindow>,
 }
@@ -143,6 +145,8 @@ pub struct OpenedWorkload {
     pub streams: Vec<Stream>,
     /// Notes for the summary (`workload_notes`).
     pub notes: Vec<String>,
+    /// Notes the workload adds as it runs, read when the summary is made.
+    pub run_notes: Option<std::sync::Arc<std::sync::Mutex<Vec<String>>>>,
     /// Some stream verifies what it wrote.
     pub verify: bool,
     /// A warm-up the workload asks for (fio's `ramp_time` shared by every job), ns.
@@ -157,6 +161,7 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
     let plain = |streams| OpenedWorkload {
         streams,
         notes: Vec::new(),
+        run_notes: None,
         verify: false,
         warmup_ns: None,
         layout: Vec::new(),
@@ -187,10 +192,12 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
                 cfg.stack.is_some(),
                 zoned,
                 cfg.fdp.as_ref().map_or(0, |f| f.identifiers() as u32),
+                preconditioned_bytes(cfg, capacity),
             )?;
             Ok(OpenedWorkload {
                 streams: l.streams,
                 notes: l.notes,
+                run_notes: l.run_notes,
                 verify: l.verify,
                 warmup_ns: l.warmup_ns,
                 layout: l.layout,
@@ -204,6 +211,14 @@ pub fn open_workload_noted(cfg: &SimConfig, capacity: u64) -> Result<OpenedWorkl
         )?])),
         WorkloadConfig::Filebench(f) => Ok(plain(workload::filebench::load_streams(f, cfg.seed)?)),
     }
+}
+
+/// Bytes from the device's start that preconditioning fills (see [`precondition`]: the
+/// first `fill_fraction` of the logical mapping units).
+fn preconditioned_bytes(cfg: &SimConfig, capacity: u64) -> u64 {
+    let unit = u64::from(cfg.mapping_unit()).max(1);
+    let units = capacity / unit;
+    ((cfg.precondition.fill_fraction * units as f64).floor() as u64).min(units) * unit
 }
 
 impl Simulation {
@@ -265,6 +280,7 @@ impl Simulation {
         }
         let mut sim = Self::assemble(cfg, opened.streams, &opened.layout, stop)?;
         sim.notes = notes;
+        sim.run_notes = opened.run_notes;
         Ok(sim)
     }
 
@@ -343,6 +359,7 @@ impl Simulation {
         rec.measure_from(warmup);
         let mut sim = Simulation {
             notes: Vec::new(),
+            run_notes: None,
             aging_windows,
             rec,
             warmup,
@@ -992,7 +1009,13 @@ impl Simulation {
         }
         let ec = nand.erase_counts();
         Summary {
-            workload_notes: self.notes.clone(),
+            workload_notes: match &self.run_notes {
+                None => self.notes.clone(),
+                Some(r) => {
+                    let r = r.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    self.notes.iter().chain(r.iter()).cloned().collect()
+                }
+            },
             sim_time_s: end.as_secs_f64(),
             window: WindowSummary {
                 from_s: from.as_secs_f64(),

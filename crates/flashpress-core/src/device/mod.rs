@@ -186,6 +186,9 @@ struct Req {
     decompress: u32,
     /// Reads: translation wait so far (see [`Completed::map_ns`]).
     map_ns: u64,
+    /// The command ends with CHECK CONDITION ([`crate::workload::FileAttrs::CHECK_CONDITION`]): done, then
+    /// reported failed.
+    fails: bool,
 }
 
 impl Req {
@@ -203,6 +206,7 @@ impl Req {
             split: Split::default(),
             during_gc: false,
             decompress: 0,
+            fails: false,
             map_ns: 0,
         }
     }
@@ -564,7 +568,10 @@ impl Device {
         }
         let first = req.offset / self.div_page;
         let last = (req.offset + req.len - 1) / self.div_page;
-        let base = Req::new(Kind::Read, stream, req.op, req.len, now);
+        let base = Req {
+            fails: req.attrs.check_condition(),
+            ..Req::new(Kind::Read, stream, req.op, req.len, now)
+        };
         if self.compression.is_some() {
             match req.op {
                 Op::Read => return self.read_compressed(req, base, now, cmd, first, last, q),
@@ -1473,6 +1480,11 @@ impl Device {
 
     #[inline]
     fn complete(&mut self, slot: u32, r: &Req) {
+        if r.fails {
+            self.failed.push((r.stream, r.done));
+            self.free_reqs.push(slot);
+            return;
+        }
         self.completed.push(Completed {
             stream: r.stream,
             op: r.op,

@@ -181,8 +181,9 @@ pub struct Summary {
     pub requests_issued: u64,
     /// Requests completed.
     pub requests_completed: u64,
-    /// Requests that failed (device shut down after a thermal emergency, file system full);
-    /// not in the throughput and latency figures.
+    /// Requests that failed (device shut down after a thermal emergency, file system full, a
+    /// zoned device's error status, a SCSI VERIFY that miscompared); not in the throughput and
+    /// latency figures.
     pub requests_failed: u64,
     /// Host bytes read.
     pub host_read_bytes: u64,
@@ -325,7 +326,7 @@ pub fn stat_descriptions() -> Vec<(&'static str, &'static str, &'static str)> {
         (
             "requests_failed",
             "requests",
-            "requests that failed (device shut down by a thermal emergency, file system full); not in throughput or latency",
+            "requests that failed (device shut down by a thermal emergency, file system full, a zoned device's error status, a SCSI VERIFY that miscompared); not in throughput or latency",
         ),
         ("host_read_bytes", "B", "bytes the host read"),
         ("host_write_bytes", "B", "bytes the host wrote"),

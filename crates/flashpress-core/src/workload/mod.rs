@@ -126,6 +126,21 @@ impl FileAttrs {
         FileAttrs(self.0 | (flags & (Self::DSYNC | Self::DIRECT)))
     }
 
+    /// Not a file attribute: the device ends the command with CHECK CONDITION (a SCSI VERIFY
+    /// whose data miscompares, fio's sg engine). It does the command's work (timed as usual)
+    /// and is counted in `requests_failed`, not in the throughput and latency figures.
+    pub const CHECK_CONDITION: u8 = 1 << 7;
+
+    /// These attributes with [`FileAttrs::CHECK_CONDITION`] set.
+    pub fn with_check_condition(self) -> FileAttrs {
+        FileAttrs(self.0 | Self::CHECK_CONDITION)
+    }
+
+    /// Whether the device fails the command ([`FileAttrs::CHECK_CONDITION`]).
+    pub fn check_condition(self) -> bool {
+        self.0 & Self::CHECK_CONDITION != 0
+    }
+
     /// Whether the request was opened `O_DSYNC`.
     pub fn dsync(self) -> bool {
         self.0 & Self::DSYNC != 0

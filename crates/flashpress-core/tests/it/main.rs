@@ -13,6 +13,8 @@ mod dedup;
 mod dedup_index;
 mod determinism;
 mod fdp;
+mod fio_meta;
+mod fio_sg;
 mod gc_validity;
 mod idle;
 mod latency_feedback;

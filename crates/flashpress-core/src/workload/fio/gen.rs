@@ -398,6 +398,13 @@ pub(super) struct SourceSpec {
     pub verify_batch: u64,
     /// `zonemode` and its options.
     pub zone: super::zoned::ZoneOpts,
+    /// `sg_write_mode` (ioengine=sg): which SCSI command the job's writes are.
+    pub sg_mode: super::sg::SgMode,
+    /// `continue_on_error` covers a failed sg command: the job goes on after it.
+    pub sg_continue: bool,
+    /// The pattern the job's write buffer holds (`buffer_pattern`/`verify_pattern`; zeros
+    /// for WRITE SAME NDOB).
+    pub pattern: Option<crate::content::Pattern>,
 }
 
 impl SourceSpec {
@@ -790,6 +797,11 @@ pub(super) struct FioSource {
     zbd_pass_start: bool,
     /// Requests to issue before anything else: a zone reset and the write behind it.
     zone_queue: std::collections::VecDeque<Request>,
+    /// What the run's jobs wrote to each sector, when a job's writes are SCSI VERIFY
+    /// commands (`sg_write_mode`), and the job's name for its notes.
+    sg: Option<(Arc<Mutex<super::sg::SgShared>>, String)>,
+    /// A command failed and fio ends the job (no `continue_on_error`).
+    sg_failed: bool,
 }
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
@@ -926,6 +938,8 @@ impl FioSource {
             zone_resets: Vec::new(),
             zbd_pass_start: true,
             zone_queue: std::collections::VecDeque::new(),
+            sg: None,
+            sg_failed: false,
             spec: spec.clone(),
         }
     }
@@ -1653,6 +1667,54 @@ impl FioSource {
         self.placement = Some(p);
     }
 
+    /// Share the run's sector map (see [`super::sg`]): this clone's writes, trims and
+    /// WRITE SAMEs go into it, and its VERIFY commands compare against it.
+    pub(super) fn set_sg(&mut self, shared: Arc<Mutex<super::sg::SgShared>>, job: String) {
+        self.sg = Some((shared, job));
+    }
+
+    /// The sector map hears of request `r` (direction `d`); a VERIFY becomes a device read
+    /// of its range, flagged to fail when it miscompares.
+    fn sg_issue(&mut self, d: usize, r: &mut Request) {
+        use super::sg::{Bytchk, Fill, SgMode};
+        let Some((shared, job)) = &self.sg else {
+            return;
+        };
+        let mut g = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let fill = |spec: &SourceSpec| match &spec.pattern {
+            Some(p) => Fill::Pattern(p.clone(), 0),
+            None => Fill::Data,
+        };
+        match (d, self.spec.sg_mode) {
+            (1, m @ SgMode::Verify(b)) => {
+                // Timed as a read of the range (the device reads its medium to check it).
+                r.op = Op::Read;
+                let sent = (b != Bytchk::Medium).then(|| fill(&self.spec));
+                r.content = 0;
+                if g.verify(
+                    job,
+                    m,
+                    r.offset,
+                    r.len,
+                    sent.as_ref(),
+                    self.spec.sg_continue,
+                ) {
+                    r.attrs = r.attrs.with_check_condition();
+                    self.sg_failed |= !self.spec.sg_continue;
+                }
+            }
+            (1, _) => {
+                let f = fill(&self.spec);
+                g.medium.write(r.offset, r.len, f);
+            }
+            // A trimmed sector reads as zeros.
+            (2, _) => g.medium.write(r.offset, r.len, Fill::Zero),
+            _ => {}
+        }
+    }
+
     pub(super) fn set_exit(
         &mut self,
         member_of: Vec<Arc<Mutex<ExitScope>>>,
@@ -1711,6 +1773,12 @@ impl FioSource {
             })
         {
             // Another job's `exitall` ended this one.
+            self.phase = Phase::Done;
+        }
+        if self.sg_failed {
+            // fio's sg engine: a command ended with CHECK CONDITION is `io_u->error = EIO`
+            // and `td_verror(td, io_u->error, "xfer")`; without continue_on_error the job
+            // stops (no verify pass, no end_fsync), its I/O in flight completing.
             self.phase = Phase::Done;
         }
         if self.phase == Phase::Done {
@@ -2013,6 +2081,7 @@ impl FioSource {
         if op == Op::Write {
             r.placement = self.placement.as_mut().map(super::fdp::Picker::next);
         }
+        self.sg_issue(d, &mut r);
         r
     }
 }

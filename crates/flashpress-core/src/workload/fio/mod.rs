@@ -26,6 +26,7 @@ mod gen;
 mod options;
 mod parse;
 mod resolve;
+mod sg;
 mod zoned;
 
 pub use zoned::ZonedDevice;
@@ -59,6 +60,9 @@ pub struct FioLoad {
     pub verify: bool,
     /// Every job's `ramp_time` when they share one from the run's start: the run's warm-up.
     pub warmup_ns: Option<u64>,
+    /// What the summary says once the run is over (failed sg commands), when a job's writes
+    /// are SCSI commands that can fail (`sg_write_mode`).
+    pub run_notes: Option<Arc<Mutex<Vec<String>>>>,
     /// Files fio writes before the jobs start (a job reads a file nothing laid out: fio's
     /// `extend_file`), as (device byte address, bytes), in set-up order. Empty under
     /// `[stack]`, whose file system lays out each stream's file itself.
@@ -98,11 +102,12 @@ pub fn load(
     stacked: bool,
     zoned: Option<ZonedDevice>,
 ) -> Result<FioLoad> {
-    load_placed(cfg, capacity_bytes, seed, stacked, zoned, 0)
+    load_placed(cfg, capacity_bytes, seed, stacked, zoned, 0, 0)
 }
 
 /// [`load`] for a device with `placement_handles` reclaim unit handles (`[fdp]`; 0 without),
-/// which jobs with `fdp=1` tag their writes for.
+/// which jobs with `fdp=1` tag their writes for, and whose first `preconditioned_bytes` hold
+/// the preconditioning's data (what a SCSI VERIFY of never-written sectors finds there).
 pub fn load_placed(
     cfg: &FioWorkload,
     capacity_bytes: u64,
@@ -110,6 +115,7 @@ pub fn load_placed(
     stacked: bool,
     zoned: Option<ZonedDevice>,
     placement_handles: u32,
+    preconditioned_bytes: u64,
 ) -> Result<FioLoad> {
     let mut problems = Problems::default();
     let mut vars = Vars {
@@ -228,6 +234,7 @@ pub fn load_placed(
     if specs.is_empty() {
         return Err(Error::Workload("the fio workload defines no jobs".into()));
     }
+    let sg = sg_commands(&specs, stacked, zoned.is_some(), preconditioned_bytes)?;
     let layout::Placed {
         specs: mut placed,
         layout,
@@ -368,6 +375,9 @@ pub fn load_placed(
                 ExitWhat::All => exit_all.clone(),
             });
             source.set_exit(vec![reporting, running, exit_all.clone()], trigger);
+            if let Some((shared, _)) = &sg {
+                source.set_sg(shared.clone(), spec.name.clone());
+            }
             let name = if clone == 0 {
                 spec.name.clone()
             } else {
@@ -411,13 +421,72 @@ pub fn load_placed(
     for (k, v) in &vars.used {
         notes.push(format!("fio variable `{k}` = `{v}`"));
     }
+    let run_notes = sg.map(|(shared, sg_notes)| {
+        notes.extend(sg_notes);
+        let g = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        g.notes.clone()
+    });
     Ok(FioLoad {
         streams,
         notes,
         verify,
         warmup_ns: uniform_ramp,
         layout,
+        run_notes,
     })
+}
+
+/// The sector map the jobs share when some job's writes are SCSI commands other than WRITE
+/// (`sg_write_mode`, see [`sg`]), with a note per such job; `None` when none is.
+#[allow(clippy::type_complexity)]
+fn sg_commands(
+    specs: &[JobSpec],
+    stacked: bool,
+    zoned: bool,
+    preconditioned_bytes: u64,
+) -> Result<Option<(Arc<Mutex<sg::SgShared>>, Vec<String>)>> {
+    let mut notes = Vec::new();
+    for s in specs {
+        let m = s.source.sg_mode;
+        if m == sg::SgMode::Write {
+            continue;
+        }
+        if stacked || zoned {
+            return Err(Error::Workload(format!(
+                "job `{}`: sg_write_mode: {} commands address a SCSI disk's blocks, {}",
+                s.name,
+                m.command(),
+                if stacked {
+                    "not a file of a file system ([stack])"
+                } else {
+                    "not a zoned device's zones"
+                }
+            )));
+        }
+        notes.push(format!(
+            "job `{}`: each write is a {} command ({} of a {}-byte command's bytes go to the device): {}",
+            s.name,
+            m.command(),
+            m.data_out(s.source.max_bs),
+            s.source.max_bs,
+            match m {
+                sg::SgMode::WriteSameNdob =>
+                    "the range becomes zeros, timed as a write of the range (NDOB sends no data; the simulated link still carries the write's bytes)",
+                sg::SgMode::Verify(_) =>
+                    "timed as a device read of its range, compared 512-byte sector by sector with what the run wrote there",
+                sg::SgMode::Write => unreachable!("skipped above"),
+            }
+        ));
+    }
+    if notes.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((
+        Arc::new(Mutex::new(sg::SgShared::new(preconditioned_bytes))),
+        notes,
+    )))
 }
 
 mod layout {

@@ -443,8 +443,9 @@ pub(super) fn refused_value(canonical: &str, value: &str) -> Option<String> {
     let v = value.trim();
     match canonical {
         "ioengine" => engine_class(v).err(),
-        "sg_write_mode" | "write_mode" if v != "write" => Some(format!(
-            "{canonical}={v}: only plain writes are modelled (`write`); verify, write-same, uncorrectable and zeroes commands are not"
+        "sg_write_mode" => super::sg::SgMode::parse(v).err(),
+        "write_mode" if v != "write" => Some(format!(
+            "{canonical}={v}: only plain writes are modelled (`write`); uncorrectable, zeroes and verify commands are not"
         )),
         _ => None,
     }

@@ -194,7 +194,20 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
         None => "psync".to_string(),
     };
-    // sg_write_mode and write_mode values are checked with the refused options.
+    // sg_write_mode and write_mode values are checked with the refused options; here, what
+    // the sg engine's mode means for this job.
+    let sg_mode = match get("sg_write_mode") {
+        None => super::sg::SgMode::Write,
+        Some(o) => {
+            let m = super::sg::SgMode::parse(o.value()?).map_err(|e| o.err(e))?;
+            if m != super::sg::SgMode::Write && engine != "sg" {
+                return Err(o.err(format!(
+                    "sg_write_mode is an option of ioengine=sg (engines/sg.c); this job's ioengine is `{engine}`"
+                )));
+            }
+            m
+        }
+    };
     // rw, with fio's `:N` modifier.
     let (mut mix, mut random) = (Mix::Rw { read_pct: 100 }, false);
     let mut modifier: Option<i64> = None;
@@ -693,7 +706,41 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
     };
     let verify = verify_kind.is_some();
-    let pattern = resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
+    let mut pattern = resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
+    // continue_on_error is otherwise a host option (no I/O errors to go on from); its last
+    // value is what a failing sg command consults.
+    let coe = opts
+        .iter()
+        .rev()
+        .find(|o| o.key == "continue_on_error")
+        .copied();
+    let sg_continue = resolve_sg(
+        get,
+        coe,
+        sg_mode,
+        writes,
+        verify,
+        &mut pattern,
+        &mut ignored,
+    )?;
+    let compress =
+        match meta_share(
+            get,
+            opts,
+            verify_kind.as_deref(),
+            writes,
+            used_write_bs(&bs),
+            &mut ignored,
+        )? {
+            None => compress,
+            Some(pct) => match get("buffer_compress_percentage") {
+                Some(o) => return Err(o.err(
+                    "buffer_compress_percentage with verify=meta and verify_pattern: fio fills \
+                     the buffer with the pattern and its headers; give one or the other",
+                )),
+                None => Some(pct),
+            },
+        };
     let do_verify = match get("do_verify") {
         None => true,
         Some(o) => o.flag()?,
@@ -957,16 +1004,145 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             verify_backlog: if verify { verify_backlog } else { 0 },
             verify_batch,
             zone,
+            sg_mode: if writes {
+                sg_mode
+            } else {
+                super::sg::SgMode::Write
+            },
+            sg_continue,
+            pattern,
         },
     })
+}
+
+/// The write block sizes a job uses (smallest, largest).
+fn used_write_bs(bs: &[BsSpec; 3]) -> (u64, u64) {
+    (bs[1].min(), bs[1].max())
+}
+
+/// fio's verify header (verify.h `struct verify_header` in fio 3.33: magic, verify_type, len,
+/// rand_seed, offset, time_sec, time_nsec, thread, numberio, crc32), in bytes.
+const VERIFY_HEADER_BYTES: u64 = 40;
+
+/// `verify=meta` with `verify_pattern`: fio 3.33 takes `meta` as `VERIFY_HDR_ONLY`
+/// (options.c: "Meta information was included into verify_header"); `populate_verify_io_u` ->
+/// `fill_pattern_headers` fills the buffer with the pattern, then writes a verify header at
+/// the start of every `verify_interval` chunk (`get_hdr_inc`: the interval when set and at
+/// most the buffer, else the buffer). Each block then differs from every other (the header
+/// holds its offset, a seed and a time) while the rest is the pattern. flashpress writes such
+/// blocks as fresh content ids (never duplicates) whose compressible share is the pattern's
+/// share of a chunk, `(interval - 40) / interval` (fio's own `buffer_compress_percentage`
+/// mechanism, the header standing as the incompressible part), and the verify pass checks
+/// them by id. Returns that share in percent, or `None` when the job is not such a job.
+fn meta_share<'a>(
+    get: impl Fn(&str) -> Option<&'a Opt>,
+    opts: &[&Opt],
+    verify: Option<&str>,
+    writes: bool,
+    (min_bs, max_bs): (u64, u64),
+    ignored: &mut Vec<(String, &'static str)>,
+) -> Result<Option<u32>> {
+    if verify != Some("meta") || get("verify_pattern").is_none() || !writes {
+        return Ok(None);
+    }
+    let interval = match opts.iter().rev().find(|o| o.key == "verify_interval") {
+        None => max_bs,
+        Some(o) => {
+            let v = parse_size(o.value()?).map_err(|m| o.err(m))?;
+            if v <= VERIFY_HEADER_BYTES {
+                return Err(o.err(format!(
+                    "verify_interval={v}: each chunk starts with fio's {VERIFY_HEADER_BYTES}-byte verify header; give more than {VERIFY_HEADER_BYTES} bytes"
+                )));
+            }
+            if min_bs % v != 0 || max_bs % v != 0 {
+                return Err(o.err(format!(
+                    "verify_interval={v}: the block size ({min_bs}..{max_bs} bytes) must be a multiple of it (fio: \"blocksize should divide this evenly\"); chunks cut short are not modelled"
+                )));
+            }
+            v.min(max_bs)
+        }
+    };
+    if min_bs != max_bs && opts.iter().all(|o| o.key != "verify_interval") {
+        let o = get("verify_pattern").expect("checked above");
+        return Err(o.err(
+            "verify=meta with verify_pattern and varying block sizes: give verify_interval (a divisor of every block size), so each chunk's header share is known",
+        ));
+    }
+    ignored.retain(|(k, _)| k != "verify_interval");
+    Ok(Some(
+        (100 * (interval - VERIFY_HEADER_BYTES) / interval) as u32,
+    ))
+}
+
+/// What `sg_write_mode` asks of a job's writes (see [`super::sg`]), checked against the job's
+/// other options; returns whether a failed command lets the job go on (`continue_on_error`).
+/// WRITE SAME NDOB writes zeros whatever the buffer holds, so its job's pattern becomes
+/// zeros; a VERIFY with BYTCHK 01 or 11 compares the job's buffer, which flashpress knows byte
+/// for byte only as a pattern.
+fn resolve_sg<'a>(
+    get: impl Fn(&str) -> Option<&'a Opt>,
+    continue_on_error: Option<&Opt>,
+    mode: super::sg::SgMode,
+    writes: bool,
+    verify: bool,
+    pattern: &mut Option<crate::content::Pattern>,
+    ignored: &mut Vec<(String, &'static str)>,
+) -> Result<bool> {
+    use super::sg::{Bytchk, SgMode};
+    if mode == SgMode::Write {
+        return Ok(false);
+    }
+    let o = get("sg_write_mode").expect("a mode other than write was given");
+    if !writes {
+        ignored.push((
+            "sg_write_mode".to_string(),
+            "the job has no writes, the only I/O the mode changes",
+        ));
+        return Ok(false);
+    }
+    if verify {
+        return Err(o.err(format!(
+            "{} with verify: the job's writes are {} commands, which write nothing for verify to read back",
+            o.key,
+            mode.command()
+        )));
+    }
+    match mode {
+        SgMode::WriteSameNdob => *pattern = Some(crate::content::Pattern::new(&[0])),
+        SgMode::Verify(Bytchk::Full | Bytchk::OneBlock) if pattern.is_none() => {
+            return Err(o.err(format!(
+                "{}: the device compares the job's write buffer with its medium; flashpress knows a buffer byte for byte only as a pattern: give buffer_pattern",
+                mode.command()
+            )))
+        }
+        _ => {}
+    }
+    // fio (continue_on_error): a failed VERIFY or WRITE SAME is an I/O error on a write
+    // (the sg engine issues it for DDIR_WRITE), so `write`, `io`, `all` (and `1`) go on;
+    // `none` (`0`), `read` and `verify` end the job.
+    let go_on = match continue_on_error {
+        None => false,
+        Some(c) => match c.value.as_deref().map(str::trim).unwrap_or("") {
+            "none" | "0" | "read" | "verify" => false,
+            "write" | "io" | "all" | "1" => true,
+            v => {
+                return Err(c.err(format!(
+                    "continue_on_error={v}: expected none, read, write, io, verify, all, 0 or 1"
+                )))
+            }
+        },
+    };
+    ignored.retain(|(k, _)| k != "continue_on_error");
+    Ok(go_on)
 }
 
 /// What a job's writes hold when it sets a pattern (fio io_u.c, `__fill_io_buffer` and
 /// `populate_verify_io_u`): a job that verifies (`verify` other than `0`/`none`, set by
 /// `verify_pattern` itself when not given) writes `verify_pattern` repeated; otherwise
 /// `buffer_pattern` repeated. Forms whose blocks each differ are refused by name: `%o` (the
-/// block's offset pasted in), `verify_pattern` under any other `verify` (md5, crc32c, meta,
-/// ...: a header per block), and `buffer_pattern` with `buffer_compress_percentage` or `dedupe_percentage`
+/// block's offset pasted in), `verify_pattern` under any other `verify` but `meta` (md5,
+/// crc32c, ...: a header and a checksum per block; `meta`, headers only, is
+/// [`meta_share`]'s), and `buffer_pattern` with `buffer_compress_percentage` or `dedupe_percentage`
 /// (fio then fills only the compressible share of random buffers with the pattern).
 fn resolve_pattern<'a>(
     get: impl Fn(&str) -> Option<&'a Opt>,
@@ -1003,6 +1179,9 @@ fn resolve_pattern<'a>(
     }
     let bytes = match (verify_pat, verify) {
         (Some(b), Some("pattern")) => Some(b),
+        // Headers in every chunk: fresh content with the pattern's compressible share
+        // (see `meta_share`).
+        (Some(_), Some("meta")) => None,
         (Some(_), Some(kind)) => {
             let o = get("verify_pattern").expect("verify_pattern set");
             return Err(o.err(format!(

@@ -1,0 +1,91 @@
+//! fio's `verify=meta` with `verify_pattern` (fio 3.33: `meta` is `VERIFY_HDR_ONLY`): a
+//! 40-byte verify header at the start of every `verify_interval` chunk, the pattern after it.
+//! Every block differs (no duplicates) and compresses like the pattern but for its headers.
+
+use crate::support::config;
+use flashpress_core::config::FioWorkload;
+use flashpress_core::sim::Simulation;
+use flashpress_core::stats::Summary;
+
+fn run(job: &str, extra: &str) -> Summary {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("job.fio");
+    std::fs::write(&path, job).unwrap();
+    let cfg = config(&format!(
+        "preset = \"tiny\"\n[precondition]\nfill_fraction = 0.0\naging_fraction = 0.0\n{extra}\n\
+         [workload]\ntype = \"fio\"\npath = '{}'\n",
+        path.display()
+    ));
+    Simulation::new(cfg).unwrap().run().unwrap().summary
+}
+
+fn hints(job: &str) -> flashpress_core::Result<Vec<flashpress_core::workload::ContentHints>> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("job.fio");
+    std::fs::write(&path, job).unwrap();
+    let cfg = FioWorkload {
+        path: Some(path),
+        global: Default::default(),
+        jobs: Vec::new(),
+        args: Vec::new(),
+        vars: Default::default(),
+    };
+    let l = flashpress_core::workload::fio::load(&cfg, 1 << 30, 1, false, None)?;
+    Ok(l.streams.into_iter().map(|s| s.content).collect())
+}
+
+const JOB: &str = "[w]\nrw=write\nbs=64k\nsize=1m\nverify=meta\nverify_pattern=0xaa555aa5\n";
+
+#[test]
+fn the_compressible_share_is_the_pattern_share_of_each_chunk() {
+    // (interval - 40) / interval, in whole percent: 512 -> 92, 4096 -> 99, 64k (the
+    // default: the block) -> 99.
+    for (interval, pct) in [
+        ("verify_interval=512\n", 92),
+        ("verify_interval=4k\n", 99),
+        ("", 99),
+    ] {
+        let h = hints(&format!("{JOB}{interval}")).unwrap();
+        assert_eq!(h[0].compress_percentage, Some(pct), "{interval}");
+        assert_eq!(h[0].pattern, None, "blocks are not the bare pattern");
+    }
+}
+
+#[test]
+fn headed_blocks_never_deduplicate_and_are_verified() {
+    let dedup = "[ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n";
+    // With verify=pattern, all 256 blocks are the same 4 KiB: 255 duplicates.
+    let s = run(
+        "[w]\nrw=write\nbs=64k\nsize=1m\nverify=pattern\nverify_pattern=0xaa555aa5\n",
+        dedup,
+    );
+    assert_eq!(s.dedup.unwrap().counters.inline_duplicates, 255);
+    // With verify=meta each block carries headers: none is a duplicate. The verify pass
+    // reads all 256 back, checked by content id.
+    let s = run(&format!("{JOB}verify_interval=512\n"), dedup);
+    assert_eq!(s.dedup.unwrap().counters.inline_duplicates, 0);
+    assert_eq!(s.host_read_bytes, 1 << 20);
+    assert_eq!(s.verified_page_reads, 256);
+}
+
+#[test]
+fn bad_verify_intervals_are_refused_with_their_line() {
+    for (v, want) in [
+        ("verify_interval=40", "give more than 40 bytes"),
+        ("verify_interval=3000", "must be a multiple of it"),
+        ("verify_interval=zz", "expected a byte count"),
+    ] {
+        let e = hints(&format!("{JOB}{v}\n")).unwrap_err().to_string();
+        assert!(e.contains("job.fio:7:") && e.contains(want), "{v}: {e}");
+    }
+    let e = hints(&format!(
+        "{JOB}verify_interval=512\nbuffer_compress_percentage=50\n"
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("give one or the other"), "{e}");
+    let e = hints("[w]\nrw=write\nbsrange=4k-64k\nsize=1m\nverify=meta\nverify_pattern=0x01\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("give verify_interval"), "{e}");
+}

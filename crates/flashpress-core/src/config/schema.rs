@@ -322,7 +322,8 @@ impl ZnsConfig {
                 !p.uses_device_compression(),
                 &key,
                 format!(
-                    "compresses on the host only (the zoned device has no compression engine), \
+                    "compresses on the host only (the zoned device has no CCSD engine a policy \
+                     could send data to; compressed zones compress all they hold), \
                      but policy `{name}` sends data to the device to compress: use \"f2fsc\""
                 ),
             )?;

@@ -684,8 +684,8 @@ fn zone_table(zones: &[(u32, Option<ZoneRange>)], n: u64, unit: u64) -> Vec<(u32
 enum Phase {
     /// Doing its I/O.
     Run,
-    /// Reading back what it wrote (`verify`), at this unit of the written map.
-    Verify(u64),
+    /// Reading back what it wrote (`verify`).
+    Verify,
     /// Its final flush (`end_fsync`).
     EndSync,
     Done,
@@ -748,14 +748,16 @@ pub(super) struct FioSource {
     pending_write: Option<(u64, u64)>,
     /// `fdp=1`: the placement identifiers writes are tagged with.
     placement: Option<super::fdp::Picker>,
-    /// Units of 512 bytes of each file's region written and not yet verified, one bit each
-    /// (fio's history tree, read back in offset order).
-    written: Vec<u64>,
+    /// Writes not yet read back, by file and offset (fio's history tree), for a verifying
+    /// job without a random map.
+    tree: Option<super::history::HistTree>,
     /// Writes not yet read back (address, length), in the order they were issued (fio's
-    /// history list: see [`FioSource::hist_list`]), and how many of them `verify_backlog`
-    /// reads back before writing again.
+    /// history list: see [`FioSource::hist_list`]), and how many more reads the current
+    /// `verify_backlog` batch takes (fio's `verify_batch`).
     backlog: std::collections::VecDeque<(u64, u64)>,
     backlog_reads: u64,
+    /// The last I/O issued was a read (fio's `last_ddir`, which `verify_backlog` checks).
+    last_read: bool,
     /// A loop ended: its verify pass is due before the next loop's I/O.
     verify_due: bool,
     /// The current verify pass is a loop's, after which the job runs on (not the last).
@@ -793,8 +795,6 @@ pub(super) struct FioSource {
 }
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
-/// The verify map's unit.
-const VUNIT: u64 = 512;
 
 impl FioSource {
     /// Whether the writes awaiting verification are kept in issue order (fio's history
@@ -802,10 +802,11 @@ impl FioSource {
     /// appends each write to a list when the file has a random map (`file_randommap`: a
     /// random job without `norandommap` or the LFSR generator), since the map keeps a block from being written
     /// twice in a pass; otherwise it sorts the write into a tree by file and offset,
-    /// dropping an older write it overlaps. `verify_backlog` reads the oldest writes back,
-    /// so it uses the list too. The list costs 16 bytes per write awaiting its read.
+    /// dropping an older write it overlaps ([`super::history`]). `verify_backlog` and the
+    /// verify pass read either from its start (`get_next_verify`, verify.c). The list costs
+    /// 16 bytes per write awaiting its read; the tree two bits per 512 bytes of the region.
     fn hist_list(spec: &SourceSpec) -> bool {
-        spec.verify_backlog > 0 || spec.verify_write_order
+        spec.verify_write_order
     }
 
     pub(super) fn new(
@@ -854,11 +855,8 @@ impl FioSource {
             }
         };
         let nfiles = spec.files.len().max(1);
-        let written = if spec.verify && !FioSource::hist_list(spec) {
-            vec![0u64; (spec.region_len.div_ceil(VUNIT) as usize * nfiles).div_ceil(64)]
-        } else {
-            Vec::new()
-        };
+        let tree = (spec.verify && !FioSource::hist_list(spec))
+            .then(|| super::history::HistTree::new(nfiles, spec.region_len));
         if let Some(f) = &flow {
             lock(&f.group).total_weight += f.weight;
         }
@@ -899,9 +897,10 @@ impl FioSource {
             thinking: false,
             pending_write: None,
             placement: None,
-            written,
+            tree,
             backlog: std::collections::VecDeque::new(),
             backlog_reads: 0,
+            last_read: false,
             verify_due: false,
             verify_resume: false,
             ramp_reset: false,
@@ -1591,49 +1590,27 @@ impl FioSource {
         }
     }
 
-    fn mark_written(&mut self, f: usize, rel: u64, len: u64) {
-        if self.written.is_empty() {
-            return;
-        }
-        let per_file = self.spec.region_len.div_ceil(VUNIT);
-        let first = f as u64 * per_file + rel / VUNIT;
-        let last = f as u64 * per_file + (rel + len).div_ceil(VUNIT);
-        for u in first..last {
-            self.written[(u / 64) as usize] |= 1 << (u % 64);
+    /// Writes awaiting their read back (fio's `io_hist_len`).
+    fn hist_len(&self) -> u64 {
+        match &self.tree {
+            Some(t) => t.len(),
+            None => self.backlog.len() as u64,
         }
     }
 
-    /// The next read of the verify pass from unit `from`: (next unit, request) or `None`.
-    fn next_verify(&mut self, from: u64, now: SimTime) -> Option<(u64, Request)> {
-        let per_file = self.spec.region_len.div_ceil(VUNIT);
-        let total = per_file * self.spec.files.len().max(1) as u64;
-        let is_set = |w: &[u64], u: u64| w[(u / 64) as usize] >> (u % 64) & 1 == 1;
-        let mut u = from;
-        while u < total && !is_set(&self.written, u) {
-            // Skip empty words quickly.
-            if u.is_multiple_of(64) && self.written[(u / 64) as usize] == 0 {
-                u += 64;
-            } else {
-                u += 1;
+    /// Take the next write to read back, from the start of the history list or tree (fio's
+    /// `get_next_verify`), as a read of the bytes that write wrote.
+    fn next_verify(&mut self, now: SimTime) -> Option<Request> {
+        let (addr, len) = match &mut self.tree {
+            Some(t) => {
+                let (f, rel, len) = t.pop_first()?;
+                let base = self.spec.files.get(f).copied().unwrap_or(0);
+                (base + self.spec.region_start + rel, len)
             }
-        }
-        if u >= total {
-            return None;
-        }
-        let f = u / per_file;
-        let max_units = (self.spec.bs[1].max() / VUNIT).max(1);
-        let mut end = u + 1;
-        while end < total
-            && end / per_file == f
-            && end - u < max_units
-            && is_set(&self.written, end)
-        {
-            end += 1;
-        }
-        let rel = (u - f * per_file) * VUNIT;
-        let len = ((end - u) * VUNIT).min(self.spec.region_len - rel);
-        let addr = self.spec.files[f as usize] + self.spec.region_start + rel;
-        Some((end, self.request(now, Op::Read, addr, len, 0)))
+            None => self.backlog.pop_front()?,
+        };
+        self.last_read = true;
+        Some(self.request(now, Op::Read, addr, len, 0))
     }
 
     /// Join `exitall` scopes: those this clone stops with, and the one its end stops.
@@ -1679,7 +1656,7 @@ impl FioSource {
         self.verify_due = false;
         self.verify_resume = false;
         self.phase = if self.spec.verify && verify {
-            Phase::Verify(0)
+            Phase::Verify
         } else if self.spec.end_fsync {
             Phase::EndSync
         } else {
@@ -1690,7 +1667,6 @@ impl FioSource {
     /// A verify pass is over: what it read is verified (fio's `do_verify` consumes the
     /// history); the job runs its next loop, or flushes and ends.
     fn end_verify(&mut self) {
-        self.written.fill(0);
         // The backlog's pending batch was read in the pass.
         self.backlog_reads = 0;
         self.phase = if std::mem::take(&mut self.verify_resume) {
@@ -1780,19 +1756,8 @@ impl FioSource {
                     self.phase = Phase::Done;
                     return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
                 }
-                Phase::Verify(_) if FioSource::hist_list(&self.spec) => {
-                    match self.backlog.pop_front() {
-                        Some((addr, len)) => {
-                            return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)))
-                        }
-                        None => self.end_verify(),
-                    }
-                }
-                Phase::Verify(from) => match self.next_verify(from, now) {
-                    Some((next, r)) => {
-                        self.phase = Phase::Verify(next);
-                        return Ok(Next::Issue(r));
-                    }
+                Phase::Verify => match self.next_verify(now) {
+                    Some(r) => return Ok(Next::Issue(r)),
                     None => self.end_verify(),
                 },
                 Phase::Run => break,
@@ -1826,7 +1791,7 @@ impl FioSource {
             // thread_main: `while (keep_running(td)) { do_io(td); ... do_verify(td); }`,
             // verifying after every loop when `do_verify` and `verify` are set).
             self.verify_resume = true;
-            self.phase = Phase::Verify(0);
+            self.phase = Phase::Verify;
             return self.step(now);
         }
         if self.spec.ramp_ns > 0
@@ -1857,10 +1822,24 @@ impl FioSource {
             self.check_rate_min(now, begin)?;
             return Ok(Next::Issue(r));
         }
-        if self.backlog_reads > 0 {
-            self.backlog_reads -= 1;
-            if let Some((addr, len)) = self.backlog.pop_front() {
-                return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)));
+        if self.spec.verify_backlog > 0 {
+            // fio's check_get_verify (io_u.c): a batch of `verify_backlog_batch` reads starts
+            // when the writes awaiting their read are a non-zero multiple of
+            // `verify_backlog` and the last I/O was not a read; a read taken from an empty
+            // history leaves the batch for later.
+            let n = self.hist_len();
+            if self.backlog_reads == 0
+                && n > 0
+                && n.is_multiple_of(self.spec.verify_backlog)
+                && !self.last_read
+            {
+                self.backlog_reads = self.spec.verify_batch;
+            }
+            if self.backlog_reads > 0 {
+                if let Some(r) = self.next_verify(now) {
+                    self.backlog_reads -= 1;
+                    return Ok(Next::Issue(r));
+                }
             }
         }
         let mut d = match self.held.take() {
@@ -1943,15 +1922,9 @@ impl FioSource {
         let f = self.file;
         // trimwrite: the write that follows the trim is logged with it.
         if self.spec.verify && (d == 1 || (d == 2 && self.spec.mix == Mix::TrimWrite)) {
-            if FioSource::hist_list(&self.spec) {
-                self.backlog.push_back((addr, len));
-                if self.spec.verify_backlog > 0
-                    && self.backlog.len() as u64 >= self.spec.verify_backlog
-                {
-                    self.backlog_reads = self.spec.verify_batch;
-                }
-            } else {
-                self.mark_written(f, rel, len);
+            match &mut self.tree {
+                Some(t) => t.insert(f, rel, len),
+                None => self.backlog.push_back((addr, len)),
             }
         }
         if d == 2 && self.spec.mix == Mix::TrimWrite {
@@ -2004,6 +1977,7 @@ impl FioSource {
         }
         self.dir_bytes[d] += len;
         self.dir_ios[d] += 1;
+        self.last_read = d == 0;
         self.after_issue_rate(d, len, now);
         self.unsynced += u64::from(d == 1);
         self.since_think += 1;

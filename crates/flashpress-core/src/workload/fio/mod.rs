@@ -23,6 +23,7 @@
 
 mod fdp;
 mod gen;
+mod history;
 mod options;
 mod parse;
 mod resolve;

@@ -2051,6 +2051,109 @@ fn verify_backlog_drains_at_every_loop_end() {
     }
 }
 
+/// fio's verify rules for a job without a random map, written out plainly from fio 3.33's
+/// source: `log_io_piece` (iolog.c) sorts each write into a tree by offset, dropping every
+/// older write it overlaps whole; `check_get_verify` (io_u.c) starts a batch of
+/// `verify_backlog_batch` reads before an I/O when the tree holds a non-zero multiple of
+/// `verify_backlog` writes and the last I/O was not a read; `get_next_verify` (verify.c)
+/// takes the tree's first write, read with its own length; the loop's verify pass reads what
+/// is left. `writes` are one loop's writes (offset, length); the stream is (op, offset,
+/// length).
+fn fio_tree_rule(writes: &[(u64, u64)], backlog: u64, batch: u64) -> Vec<(Op, u64, u64)> {
+    let mut tree: Vec<(u64, u64)> = Vec::new();
+    let (mut out, mut pending, mut last_read) = (Vec::new(), 0u64, false);
+    let pop = |tree: &mut Vec<(u64, u64)>| {
+        tree.sort_unstable();
+        (!tree.is_empty()).then(|| tree.remove(0))
+    };
+    let mut ws = writes.iter().peekable();
+    while ws.peek().is_some() {
+        let n = tree.len() as u64;
+        if backlog > 0 && pending == 0 && n > 0 && n % backlog == 0 && !last_read {
+            pending = batch;
+        }
+        if pending > 0 {
+            if let Some((o, l)) = pop(&mut tree) {
+                pending -= 1;
+                out.push((Op::Read, o, l));
+                last_read = true;
+                continue;
+            }
+        }
+        let &(o, l) = ws.next().unwrap();
+        tree.retain(|&(to, tl)| !(to < o + l && o < to + tl));
+        tree.push((o, l));
+        out.push((Op::Write, o, l));
+        last_read = false;
+    }
+    while let Some((o, l)) = pop(&mut tree) {
+        out.push((Op::Read, o, l));
+    }
+    out
+}
+
+/// With `norandommap` (no random map: fio's history tree), a block written twice is read
+/// back once, and `verify_backlog` reads the lowest offsets first, counting the tree's
+/// writes after overlaps are dropped. fio 3.33's iolog of `rw=randwrite bs=4k size=64k
+/// norandommap verify=crc32c verify_backlog=4 verify_backlog_batch=2` (ioengine=null,
+/// offsets in 4 KiB blocks): W0 W11 W13 W7 R0 R7 W6 W13 W6 W5 R5 R6 W14 W1 R1 R11 W13 W10
+/// W14 W3 R3 R10 W6 W8 R6 R8 R13 R14, which this rule gives from its writes.
+#[test]
+fn verify_backlog_without_a_random_map_reads_fios_tree() {
+    let w = |bs: &[u64]| -> Vec<(u64, u64)> { bs.iter().map(|&b| (b * 4096, 4096)).collect() };
+    let fio_writes = w(&[0, 11, 13, 7, 6, 13, 6, 5, 14, 1, 13, 10, 14, 3, 6, 8]);
+    let fio_reads: Vec<u64> = vec![0, 7, 5, 6, 1, 11, 3, 10, 6, 8, 13, 14];
+    let rule = fio_tree_rule(&fio_writes, 4, 2);
+    let reads: Vec<u64> = rule
+        .iter()
+        .filter(|x| x.0 == Op::Read)
+        .map(|x| x.1 / 4096)
+        .collect();
+    assert_eq!(reads, fio_reads, "the rule reproduces fio's own iolog");
+    assert_eq!(rule.len(), 28);
+
+    for (job, backlog, batch) in [
+        (
+            "rw=randwrite\nbs=4k\nnorandommap\nverify_backlog=4\nverify_backlog_batch=2",
+            4,
+            2,
+        ),
+        ("rw=randwrite\nbs=4k\nnorandommap\nverify_backlog=4", 4, 4),
+        (
+            "rw=randwrite\nbsrange=4k-16k\nnorandommap\nverify_backlog=3",
+            3,
+            3,
+        ),
+        ("rw=randwrite\nbs=4k\nnorandommap", 0, 0),
+        (
+            "rw=randwrite\nbs=4k\nrandom_generator=lfsr\nverify_backlog=5",
+            5,
+            5,
+        ),
+        (
+            "rw=write\nbsrange=4k-16k\nverify_backlog=2\nverify_backlog_batch=1",
+            2,
+            1,
+        ),
+        ("rw=write\nbsrange=4k-16k", 0, 0),
+    ] {
+        for seed in 1..=5 {
+            let text = format!("[v]\n{job}\nsize=256k\nverify=crc32c\nrandseed={seed}\n");
+            let got = stream_kib(&text, GIB, seed);
+            let writes: Vec<(u64, u64)> = got
+                .iter()
+                .filter(|x| x.0 == Op::Write)
+                .map(|x| (x.1 << 10, x.2 << 10))
+                .collect();
+            let want: Vec<(Op, u64, u64)> = fio_tree_rule(&writes, backlog, batch)
+                .into_iter()
+                .map(|(op, o, l)| (op, o >> 10, l >> 10))
+                .collect();
+            assert_eq!(got, want, "{job} seed {seed}");
+        }
+    }
+}
+
 /// fio terminates a job whose runtime ends before its loops are done: it leaves
 /// thread_main's loop before `do_verify`, so nothing is read back.
 #[test]

@@ -332,9 +332,14 @@ pub(super) struct SourceSpec {
     /// Each file's size (fio's `real_file_size`, bytes from the file's base): the device's
     /// logical bytes for a job on the device. Sequential gaps wrap against it.
     pub file_ends: Vec<u64>,
-    /// Bytes to transfer per loop (`None` for `time_based`).
+    /// Bytes to transfer (`io_size`, else `size`; `None` for `time_based`), each of `loops`
+    /// times.
     pub io_limit: Option<u64>,
-    /// `loops`: the job's I/O is done this many times.
+    /// `io_size` was given: rounds go on after `loops` until `io_limit` bytes are done.
+    pub io_size_set: bool,
+    /// fio's `size`: the bytes one round (`do_io`) issues at most.
+    pub size_bytes: u64,
+    /// `loops`: at least this many rounds (fio's `keep_running`).
     pub loops: u64,
     /// Requests per loop before the job ends.
     pub number_ios: Option<u64>,
@@ -709,9 +714,13 @@ pub(super) struct FioSource {
     fio_pos: Vec<[u64; 3]>,
     /// Files whose offsets ran out in this pass (fio marks them done).
     files_done: Vec<bool>,
-    /// Loops finished, and `bytes` when the current one began.
+    /// Rounds finished (fio's `do_io` calls in `thread_main`), bytes the current one issued
+    /// (fio's `bytes_issued`: the job's I/O and its `verify_backlog` reads), whether none of
+    /// the job's I/O has been issued since one ended, and the verify reads' bytes.
     loops_done: u64,
-    loop_base: u64,
+    round_issued: u64,
+    round_fresh: bool,
+    verify_bytes: u64,
     /// The file in use, I/Os on it since the last switch, and bytes done on it.
     file: usize,
     file_ios: u64,
@@ -873,7 +882,9 @@ impl FioSource {
             fio_pos: vec![[spec.region_start; 3]; nfiles],
             files_done: vec![false; nfiles],
             loops_done: 0,
-            loop_base: 0,
+            round_issued: 0,
+            round_fresh: false,
+            verify_bytes: 0,
             file: 0,
             file_ios: 0,
             file_bytes: 0,
@@ -1065,19 +1076,64 @@ impl FioSource {
         }
     }
 
-    /// Whether the job's I/O (one loop's, times `loops`) is done.
-    fn io_done(&self, now: SimTime, begin: SimTime) -> bool {
-        if let Some(rt) = self.spec.runtime_ns {
-            if now.0.saturating_sub(begin.0) >= rt {
-                return true;
-            }
+    /// Whether the job's runtime is over.
+    fn runtime_over(&self, now: SimTime, begin: SimTime) -> bool {
+        self.spec
+            .runtime_ns
+            .is_some_and(|rt| now.0.saturating_sub(begin.0) >= rt)
+    }
+
+    /// Whether the job has done what its size asks (not cut short by its runtime): fio's
+    /// `keep_running` (backend.c) is false at a round's end, or `number_ios` is reached.
+    /// `keep_running` runs `loops` rounds, then more only with `io_size`, while the bytes
+    /// read and written (verify reads included: fio's `io_bytes`) fall short of it by at
+    /// least the largest block.
+    fn sized_done(&self) -> bool {
+        let n_done = self
+            .spec
+            .number_ios
+            .is_some_and(|n| self.ios >= n.saturating_mul(self.spec.loops));
+        if n_done {
+            return true;
         }
-        let loops = self.spec.loops;
-        self.loops_done >= loops
-            || self
-                .spec
-                .number_ios
-                .is_some_and(|n| self.ios >= n.saturating_mul(loops))
+        if !self.round_fresh || self.loops_done < self.spec.loops {
+            return false;
+        }
+        let Some(limit) = self.spec.io_limit.filter(|_| self.spec.io_size_set) else {
+            return true;
+        };
+        let done = self.bytes + self.verify_bytes;
+        let max_bs = self.spec.bs.iter().map(BsSpec::max).max().unwrap_or(0);
+        !(done < limit && limit - done >= max_bs)
+    }
+
+    /// Whether the job's I/O is done.
+    fn io_done(&self, now: SimTime, begin: SimTime) -> bool {
+        self.runtime_over(now, begin) || self.sized_done()
+    }
+
+    /// The bytes a round issues at most (fio's `do_io`: `size`; `io_size` when larger for a
+    /// random writer without a random map; twice that with `verify_backlog`, whose reads it
+    /// counts), and whether the job's own I/O reached `io_limit` times `loops`
+    /// (`io_issue_bytes_exceeded`, verify reads not counted).
+    fn round_over(&self) -> bool {
+        let writes = !matches!(self.spec.mix, Mix::Rw { read_pct: 100 } | Mix::Trim);
+        let mut cap = self.spec.size_bytes;
+        if writes && self.spec.random && !self.spec.randommap {
+            cap = cap.max(self.spec.io_limit.unwrap_or(0));
+        }
+        if self.spec.verify_backlog > 0 {
+            cap = cap.saturating_add(self.spec.size_bytes);
+        }
+        !self.spec.time_based && (self.round_issued >= cap || self.issued_over())
+    }
+
+    /// The job's own I/O reached `io_limit` times `loops` (fio's `io_issue_bytes_exceeded`):
+    /// no round issues anything more.
+    fn issued_over(&self) -> bool {
+        self.spec
+            .io_limit
+            .is_some_and(|l| self.bytes >= l.saturating_mul(self.spec.loops))
     }
 
     /// Close the steady-state intervals that ended by `now` (the job's I/O began at
@@ -1547,17 +1603,10 @@ impl FioSource {
                 None => break,
             }
         }
-        let held = self
-            .spec
-            .region_len
-            .saturating_mul(self.files_done.len() as u64);
-        let more = self.spec.time_based
-            || self
-                .spec
-                .io_limit
-                .is_some_and(|l| l > held && self.bytes - self.loop_base < l);
+        // fio's do_io ends when its files are done (the round is over), but a time_based
+        // job starts them over (`get_next_rand_block`, `get_next_seq_offset`).
         self.reset_positions();
-        if more {
+        if self.spec.time_based {
             if let Some(io) = self.next_io(d) {
                 return Some(io);
             }
@@ -1610,6 +1659,7 @@ impl FioSource {
             None => self.backlog.pop_front()?,
         };
         self.last_read = true;
+        self.verify_bytes += len;
         Some(self.request(now, Op::Read, addr, len, 0))
     }
 
@@ -1770,14 +1820,14 @@ impl FioSource {
             self.unsynced = 0;
             return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
         }
+        if self.round_fresh && self.issued_over() {
+            // Every round left would be empty (and verify nothing): skip them.
+            self.loops_done = self.loops_done.max(self.spec.loops);
+        }
         if self.io_done(now, begin) && self.pending_write.is_none() {
             // fio's thread_main: a job whose runtime ran out before its loops were done
             // is terminated (`td->terminate`) and leaves the loop before `do_verify`.
-            let cut = self.loops_done < self.spec.loops
-                && self
-                    .spec
-                    .number_ios
-                    .is_none_or(|n| self.ios < n.saturating_mul(self.spec.loops));
+            let cut = !self.sized_done();
             self.end_run(!cut);
             return self.step(now);
         }
@@ -1802,7 +1852,8 @@ impl FioSource {
             self.ramp_reset = true;
             self.bytes = 0;
             self.ios = 0;
-            self.loop_base = 0;
+            self.round_issued = 0;
+            self.verify_bytes = 0;
         }
         if self.spec.thinktime_ns > 0 && self.since_think >= self.spec.thinktime_blocks {
             if !self.thinking {
@@ -1838,6 +1889,11 @@ impl FioSource {
             if self.backlog_reads > 0 {
                 if let Some(r) = self.next_verify(now) {
                     self.backlog_reads -= 1;
+                    // fio's do_io counts these reads in the round's bytes.
+                    self.round_issued += r.len;
+                    if self.round_over() {
+                        self.end_loop();
+                    }
                     return Ok(Next::Issue(r));
                 }
             }
@@ -1897,7 +1953,7 @@ impl FioSource {
             // This loop's offsets ran out before its size: the loop ends (fio's do_io
             // stops when get_io_u finds no I/O to fill). A loop that could issue nothing
             // at all ends the job: every further loop would be as empty.
-            let empty = self.bytes == self.loop_base;
+            let empty = self.round_issued == 0;
             self.end_loop();
             if let Some(f) = &self.flow {
                 let mut g = lock(&f.group);
@@ -1933,11 +1989,7 @@ impl FioSource {
         self.after_io_file(len);
         let r = self.issue(now, d, addr, len);
 
-        if self
-            .spec
-            .io_limit
-            .is_some_and(|l| self.bytes - self.loop_base >= l)
-        {
+        if self.round_over() {
             self.end_loop();
         }
         self.check_rate_min(now, begin)?;
@@ -1959,7 +2011,8 @@ impl FioSource {
     fn end_loop(&mut self) {
         self.loops_done += 1;
         self.verify_due = self.spec.verify;
-        self.loop_base = self.bytes;
+        self.round_issued = 0;
+        self.round_fresh = true;
         self.reset_positions();
     }
 
@@ -1973,11 +2026,13 @@ impl FioSource {
         // trimwrite: a block's trim and write count once towards size and number_ios.
         if !(d == 2 && self.spec.mix == Mix::TrimWrite) {
             self.bytes = self.bytes.saturating_add(len);
+            self.round_issued = self.round_issued.saturating_add(len);
             self.ios += 1;
         }
         self.dir_bytes[d] += len;
         self.dir_ios[d] += 1;
         self.last_read = d == 0;
+        self.round_fresh = false;
         self.after_issue_rate(d, len, now);
         self.unsynced += u64::from(d == 1);
         self.since_think += 1;
@@ -2062,8 +2117,7 @@ impl RequestSource for FioSource {
         let mut p: f64 = 0.0;
         let loops = self.spec.loops as f64;
         if let Some(l) = self.spec.io_limit {
-            let done = self.loops_done as f64 * l as f64 + (self.bytes - self.loop_base) as f64;
-            p = p.max(done / (l as f64 * loops));
+            p = p.max(self.bytes as f64 / (l as f64 * loops));
         }
         if let Some(n) = self.spec.number_ios {
             p = p.max(self.ios as f64 / (n as f64 * loops));

@@ -818,9 +818,10 @@ mod layout {
                 s.region_start = w.start;
                 s.region_len = w.len;
                 let nfiles = s.files.len() as u64;
+                // fio's `size`: the I/O of one round, all files together.
+                s.size_bytes = w.io_total.unwrap_or(w.len.saturating_mul(nfiles));
                 if !s.time_based && s.io_limit.is_none() {
-                    let held = w.len.saturating_mul(nfiles);
-                    s.io_limit = Some(w.io_total.unwrap_or(held));
+                    s.io_limit = Some(s.size_bytes);
                 }
                 if let Some(pct) = s.dedupe_ws_pct {
                     s.dedupe_working_set =

@@ -924,6 +924,9 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             region_len: 0,
             file_ends: Vec::new(),
             io_limit: if time_based { None } else { io_size },
+            io_size_set: !time_based && io_size.is_some(),
+            // Placed with the job's files (`layout::place`).
+            size_bytes: 0,
             loops,
             number_ios,
             runtime_ns,

@@ -2154,6 +2154,104 @@ fn verify_backlog_without_a_random_map_reads_fios_tree() {
     }
 }
 
+/// fio 3.33's rounds for a sequential writer of `size` blocks, written out from backend.c:
+/// `thread_main` calls `do_io` (then `do_verify`) while `keep_running`, which is true for
+/// the first `loops` rounds and after that, only with `io_size`, while the bytes read and
+/// written (verify reads included) fall short of it. A round starts at the file's start and
+/// issues at most `size` bytes, and no more once the job's writes reach `io_size` times
+/// `loops` (`io_issue_bytes_exceeded`). Blocks in, (op, block) out.
+fn fio_rounds_reference(
+    size: u64,
+    io_size: Option<u64>,
+    loops: u64,
+    verify: bool,
+) -> Vec<(Op, u64)> {
+    let limit = io_size.unwrap_or(size);
+    let (mut out, mut issued, mut io_bytes, mut rounds) = (Vec::new(), 0, 0, 0);
+    while rounds < 1000 {
+        if rounds >= loops && !(io_size.is_some() && io_bytes < limit) {
+            break;
+        }
+        rounds += 1;
+        let mut pos = 0;
+        while pos < size && issued < limit * loops {
+            out.push((Op::Write, pos));
+            pos += 1;
+            issued += 1;
+        }
+        io_bytes += pos;
+        if verify {
+            out.extend((0..pos).map(|b| (Op::Read, b)));
+            io_bytes += pos;
+        }
+    }
+    out
+}
+
+/// `io_size` beside `size` and `loops`, as fio runs them. The number of I/Os fio 3.33 issued
+/// (ioengine=null, write_iolog) for `rw=write bs=4k size=64k` with each (io_size, loops,
+/// verify): its iologs are 16 writes per round from block 0, each round's writes read back
+/// after it when verifying.
+#[test]
+fn io_size_and_loops_run_in_fios_rounds() {
+    for (io_kib, loops, verify, fio_ios) in [
+        (96, 1, false, 24),
+        (96, 2, false, 32),
+        (128, 2, false, 32),
+        (32, 3, false, 24),
+        (160, 2, false, 48),
+        (40, 2, false, 20),
+        (200, 1, false, 50),
+        (96, 1, true, 32),
+        (96, 2, true, 64),
+    ] {
+        let want = fio_rounds_reference(16, Some(io_kib / 4), loops, verify);
+        assert_eq!(want.len(), fio_ios, "the rule gives fio's count");
+        let v = if verify { "verify=crc32c\n" } else { "" };
+        let job = format!("[j]\nrw=write\nbs=4k\nsize=64k\nio_size={io_kib}k\nloops={loops}\n{v}");
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        assert_eq!(got, want, "io_size={io_kib}k loops={loops} verify={verify}");
+    }
+    // `size` over `filesize` without `io_size`: one pass over the file (fio: 16 writes, and
+    // with verify 16 reads after them), as the file is done and keep_running is false.
+    for (v, n) in [("", 16), ("verify=crc32c\n", 32)] {
+        let job = format!("[j]\nrw=write\nbs=4k\nsize=128k\nfilesize=64k\n{v}");
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        assert_eq!(got, fio_rounds_reference(16, None, 1, !v.is_empty()));
+        assert_eq!(got.len(), n);
+    }
+    // A random writer with its random map: each round writes every block once, in some
+    // order, and (verifying) reads them back in that order (fio: 64 I/Os for io_size=96k
+    // loops=2).
+    let mut st = load_text(
+        "[j]\nrw=randwrite\nbs=4k\nsize=64k\nio_size=96k\nloops=2\nverify=crc32c\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let got = ops(&take(&mut st[0], 1000));
+    assert_eq!(got.len(), 64);
+    for round in got.chunks(32) {
+        let mut w: Vec<u64> = round[..16].iter().map(|x| x.1).collect();
+        assert!(round[..16].iter().all(|x| x.0 == Op::Write));
+        assert!(round[16..].iter().all(|x| x.0 == Op::Read));
+        assert_eq!(round[16..].iter().map(|x| x.1).collect::<Vec<_>>(), w);
+        w.sort_unstable();
+        assert_eq!(w, (0..16).collect::<Vec<_>>());
+    }
+    // norandommap: a round writes max(size, io_size) (fio: 48 writes for io_size=96k
+    // loops=2).
+    let mut st = load_text(
+        "[j]\nrw=randwrite\nbs=4k\nsize=64k\nio_size=96k\nloops=2\nnorandommap\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(take(&mut st[0], 1000).len(), 48);
+}
+
 /// fio terminates a job whose runtime ends before its loops are done: it leaves
 /// thread_main's loop before `do_verify`, so nothing is read back.
 #[test]

@@ -27,6 +27,9 @@ pub(super) struct FileSpec {
     pub format: Option<String>,
     /// `offset_increment`: clone `k` starts `k` times this further into the file.
     pub offset_increment: u64,
+    /// `offset_align`: the unit a percentage `offset` is aligned up to (0: the smallest
+    /// block size).
+    pub offset_align: u64,
     /// `offset` as written: bytes, or a percentage of the file.
     pub offset: Offset,
     /// `size` as written: bytes, a percentage of the file, or absent.
@@ -393,6 +396,10 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
     };
     let offset_increment = match get("offset_increment") {
+        None => 0,
+        Some(o) => parse_size(o.value()?).map_err(|m| o.err(m))?,
+    };
+    let offset_align = match get("offset_align") {
         None => 0,
         Some(o) => parse_size(o.value()?).map_err(|m| o.err(m))?,
     };
@@ -905,6 +912,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             filesize,
             format,
             offset_increment,
+            offset_align,
             offset,
             size,
             fill,

@@ -415,9 +415,9 @@ fn syntax_globals_comments_and_sizes() {
         .iter()
         .all(|r| r.len == 8192 && r.op == Op::Write && r.offset + r.len <= GIB / 2));
     // Jobs get their own files, as in fio: a's (512 MiB) from 0, b's after it; b's region
-    // starts 25% (of the device, the file having no filesize) into its file.
+    // starts 25% of its size into its file (fio 3.33: from 256 KiB to 1280 KiB).
     let b = take(&mut st[1], 1000);
-    let b0 = GIB / 2 + GIB / 4;
+    let b0 = GIB / 2 + (256 << 10);
     assert!(b
         .iter()
         .all(|r| r.len == 16384 && r.offset >= b0 && r.offset + r.len <= b0 + (1 << 20)));
@@ -2250,6 +2250,30 @@ fn io_size_and_loops_run_in_fios_rounds() {
     )
     .unwrap();
     assert_eq!(take(&mut st[0], 1000).len(), 48);
+}
+
+/// fio's get_start_offset (filesetup.c): a percentage `offset` is a share of the file's
+/// `real_file_size`, which for a file not yet there is `size / nrfiles`, aligned up to
+/// `offset_align` (else the smallest block size); a byte offset is left as written. Each
+/// first offset below is what fio 3.33's iolog shows (ioengine=null, bs=4k).
+#[test]
+fn percentage_offsets_follow_fios_start_offset_and_offset_align() {
+    // fio's rule, written out: ceil(real_size * pct / 100 / align) * align.
+    let rule = |real: u64, pct: u64, align: u64| (real * pct).div_ceil(100 * align) * align;
+    for (job, fio_first_kib) in [
+        ("size=1m\noffset=10%\noffset_align=24k", 120),
+        ("size=1m\noffset=10%", 104),
+        ("size=16k\noffset=10%\nfilesize=1m", 4),
+        ("size=16k\noffset=10%\noffset_align=24k\nfilesize=1m", 24),
+        ("size=64k\noffset=5k\noffset_align=2k\nfilesize=128k", 5),
+    ] {
+        let got = stream_kib(&format!("[j]\nrw=write\nbs=4k\n{job}\n"), GIB, 1);
+        assert_eq!(got[0].1, fio_first_kib, "{job}");
+    }
+    assert_eq!(rule(1 << 20, 10, 24 << 10), 120 << 10);
+    assert_eq!(rule(1 << 20, 10, 4 << 10), 104 << 10);
+    assert_eq!(rule(16 << 10, 10, 4 << 10), 4 << 10);
+    assert_eq!(rule(16 << 10, 10, 24 << 10), 24 << 10);
 }
 
 /// fio terminates a job whose runtime ends before its loops are done: it leaves

@@ -2069,7 +2069,7 @@ fn fio_tree_rule(writes: &[(u64, u64)], backlog: u64, batch: u64) -> Vec<(Op, u6
     let mut ws = writes.iter().peekable();
     while ws.peek().is_some() {
         let n = tree.len() as u64;
-        if backlog > 0 && pending == 0 && n > 0 && n % backlog == 0 && !last_read {
+        if backlog > 0 && pending == 0 && n > 0 && n.is_multiple_of(backlog) && !last_read {
             pending = batch;
         }
         if pending > 0 {

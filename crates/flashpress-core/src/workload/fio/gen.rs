@@ -353,6 +353,9 @@ pub(super) struct SourceSpec {
     /// fio has a random map for the job's files (`file_randommap`), so `verify` reads back
     /// in the order written (see [`FioSource::hist_list`]).
     pub verify_write_order: bool,
+    /// `random_generator=lfsr`: every pass visits the blocks in the same order (fio's
+    /// `fio_file_reset` restarts the LFSR from the same seed: `lfsr_reset`).
+    pub lfsr: bool,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
     /// `dedupe_working_set_percentage` under `dedupe_mode=working_set`.
@@ -1574,6 +1577,7 @@ impl FioSource {
         self.file_bytes = 0;
         self.run_left = 0;
         match &mut self.offsets {
+            Offsets::Map(m) if self.spec.lfsr => m.counter = 0,
             Offsets::Map(m) => m.reset(&mut self.rng_off),
             Offsets::Axmap(m) => m.reset(),
             _ => {}

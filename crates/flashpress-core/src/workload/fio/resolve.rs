@@ -944,6 +944,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             // fio keeps a random map (and so its write-ordered verify list) only for
             // random jobs without norandommap; the LFSR generator has none.
             verify_write_order: random && randommap && !lfsr,
+            lfsr: random && lfsr,
             dedupe_pct,
             dedupe_ws_pct,
             dedupe_global,

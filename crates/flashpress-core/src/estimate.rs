@@ -9,9 +9,9 @@
 //! `Simulation::new` calls it before it opens the workload or builds the device.
 //!
 //! What the estimate leaves out is small or bounded by the workload rather than by the
-//! config: request slots and queues (bounded by the queue depths), a fio job's verify bitmap
-//! (one bit per 512 bytes of its region) or verify list (16 bytes per write of a loop awaiting
-//! its read back: random jobs with a random map, `verify_backlog`), a trace's scan table, a
+//! config: request slots and queues (bounded by the queue depths), a fio job's verify tree
+//! (two bits per 512 bytes of its region) or verify list (16 bytes per write of a loop awaiting
+//! its read back: random jobs with a random map), a trace's scan table, a
 //! file corpus's bytes.
 //! The controller's GC queues depend on the load too: 16 bytes a queued page migration
 //! (`device::sched::GcQueue`), 1.6 MiB at the peak of the default preset's run (3% of it). A

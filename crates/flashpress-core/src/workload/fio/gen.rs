@@ -332,9 +332,14 @@ pub(super) struct SourceSpec {
     /// Each file's size (fio's `real_file_size`, bytes from the file's base): the device's
     /// logical bytes for a job on the device. Sequential gaps wrap against it.
     pub file_ends: Vec<u64>,
-    /// Bytes to transfer per loop (`None` for `time_based`).
+    /// Bytes to transfer (`io_size`, else `size`; `None` for `time_based`), each of `loops`
+    /// times.
     pub io_limit: Option<u64>,
-    /// `loops`: the job's I/O is done this many times.
+    /// `io_size` was given: rounds go on after `loops` until `io_limit` bytes are done.
+    pub io_size_set: bool,
+    /// fio's `size`: the bytes one round (`do_io`) issues at most.
+    pub size_bytes: u64,
+    /// `loops`: at least this many rounds (fio's `keep_running`).
     pub loops: u64,
     /// Requests per loop before the job ends.
     pub number_ios: Option<u64>,
@@ -348,6 +353,9 @@ pub(super) struct SourceSpec {
     /// fio has a random map for the job's files (`file_randommap`), so `verify` reads back
     /// in the order written (see [`FioSource::hist_list`]).
     pub verify_write_order: bool,
+    /// `random_generator=lfsr`: every pass visits the blocks in the same order (fio's
+    /// `fio_file_reset` restarts the LFSR from the same seed: `lfsr_reset`).
+    pub lfsr: bool,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
     /// `dedupe_working_set_percentage` under `dedupe_mode=working_set`.
@@ -691,8 +699,8 @@ fn zone_table(zones: &[(u32, Option<ZoneRange>)], n: u64, unit: u64) -> Vec<(u32
 enum Phase {
     /// Doing its I/O.
     Run,
-    /// Reading back what it wrote (`verify`), at this unit of the written map.
-    Verify(u64),
+    /// Reading back what it wrote (`verify`).
+    Verify,
     /// Its final flush (`end_fsync`).
     EndSync,
     Done,
@@ -716,9 +724,13 @@ pub(super) struct FioSource {
     fio_pos: Vec<[u64; 3]>,
     /// Files whose offsets ran out in this pass (fio marks them done).
     files_done: Vec<bool>,
-    /// Loops finished, and `bytes` when the current one began.
+    /// Rounds finished (fio's `do_io` calls in `thread_main`), bytes the current one issued
+    /// (fio's `bytes_issued`: the job's I/O and its `verify_backlog` reads), whether none of
+    /// the job's I/O has been issued since one ended, and the verify reads' bytes.
     loops_done: u64,
-    loop_base: u64,
+    round_issued: u64,
+    round_fresh: bool,
+    verify_bytes: u64,
     /// The file in use, I/Os on it since the last switch, and bytes done on it.
     file: usize,
     file_ios: u64,
@@ -755,14 +767,16 @@ pub(super) struct FioSource {
     pending_write: Option<(u64, u64)>,
     /// `fdp=1`: the placement identifiers writes are tagged with.
     placement: Option<super::fdp::Picker>,
-    /// Units of 512 bytes of each file's region written and not yet verified, one bit each
-    /// (fio's history tree, read back in offset order).
-    written: Vec<u64>,
+    /// Writes not yet read back, by file and offset (fio's history tree), for a verifying
+    /// job without a random map.
+    tree: Option<super::history::HistTree>,
     /// Writes not yet read back (address, length), in the order they were issued (fio's
-    /// history list: see [`FioSource::hist_list`]), and how many of them `verify_backlog`
-    /// reads back before writing again.
+    /// history list: see [`FioSource::hist_list`]), and how many more reads the current
+    /// `verify_backlog` batch takes (fio's `verify_batch`).
     backlog: std::collections::VecDeque<(u64, u64)>,
     backlog_reads: u64,
+    /// The last I/O issued was a read (fio's `last_ddir`, which `verify_backlog` checks).
+    last_read: bool,
     /// A loop ended: its verify pass is due before the next loop's I/O.
     verify_due: bool,
     /// The current verify pass is a loop's, after which the job runs on (not the last).
@@ -805,8 +819,6 @@ pub(super) struct FioSource {
 }
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
-/// The verify map's unit.
-const VUNIT: u64 = 512;
 
 impl FioSource {
     /// Whether the writes awaiting verification are kept in issue order (fio's history
@@ -814,10 +826,11 @@ impl FioSource {
     /// appends each write to a list when the file has a random map (`file_randommap`: a
     /// random job without `norandommap` or the LFSR generator), since the map keeps a block from being written
     /// twice in a pass; otherwise it sorts the write into a tree by file and offset,
-    /// dropping an older write it overlaps. `verify_backlog` reads the oldest writes back,
-    /// so it uses the list too. The list costs 16 bytes per write awaiting its read.
+    /// dropping an older write it overlaps ([`super::history`]). `verify_backlog` and the
+    /// verify pass read either from its start (`get_next_verify`, verify.c). The list costs
+    /// 16 bytes per write awaiting its read; the tree two bits per 512 bytes of the region.
     fn hist_list(spec: &SourceSpec) -> bool {
-        spec.verify_backlog > 0 || spec.verify_write_order
+        spec.verify_write_order
     }
 
     pub(super) fn new(
@@ -866,11 +879,8 @@ impl FioSource {
             }
         };
         let nfiles = spec.files.len().max(1);
-        let written = if spec.verify && !FioSource::hist_list(spec) {
-            vec![0u64; (spec.region_len.div_ceil(VUNIT) as usize * nfiles).div_ceil(64)]
-        } else {
-            Vec::new()
-        };
+        let tree = (spec.verify && !FioSource::hist_list(spec))
+            .then(|| super::history::HistTree::new(nfiles, spec.region_len));
         if let Some(f) = &flow {
             lock(&f.group).total_weight += f.weight;
         }
@@ -887,7 +897,9 @@ impl FioSource {
             fio_pos: vec![[spec.region_start; 3]; nfiles],
             files_done: vec![false; nfiles],
             loops_done: 0,
-            loop_base: 0,
+            round_issued: 0,
+            round_fresh: false,
+            verify_bytes: 0,
             file: 0,
             file_ios: 0,
             file_bytes: 0,
@@ -911,9 +923,10 @@ impl FioSource {
             thinking: false,
             pending_write: None,
             placement: None,
-            written,
+            tree,
             backlog: std::collections::VecDeque::new(),
             backlog_reads: 0,
+            last_read: false,
             verify_due: false,
             verify_resume: false,
             ramp_reset: false,
@@ -1080,19 +1093,64 @@ impl FioSource {
         }
     }
 
-    /// Whether the job's I/O (one loop's, times `loops`) is done.
-    fn io_done(&self, now: SimTime, begin: SimTime) -> bool {
-        if let Some(rt) = self.spec.runtime_ns {
-            if now.0.saturating_sub(begin.0) >= rt {
-                return true;
-            }
+    /// Whether the job's runtime is over.
+    fn runtime_over(&self, now: SimTime, begin: SimTime) -> bool {
+        self.spec
+            .runtime_ns
+            .is_some_and(|rt| now.0.saturating_sub(begin.0) >= rt)
+    }
+
+    /// Whether the job has done what its size asks (not cut short by its runtime): fio's
+    /// `keep_running` (backend.c) is false at a round's end, or `number_ios` is reached.
+    /// `keep_running` runs `loops` rounds, then more only with `io_size`, while the bytes
+    /// read and written (verify reads included: fio's `io_bytes`) fall short of it by at
+    /// least the largest block.
+    fn sized_done(&self) -> bool {
+        let n_done = self
+            .spec
+            .number_ios
+            .is_some_and(|n| self.ios >= n.saturating_mul(self.spec.loops));
+        if n_done {
+            return true;
         }
-        let loops = self.spec.loops;
-        self.loops_done >= loops
-            || self
-                .spec
-                .number_ios
-                .is_some_and(|n| self.ios >= n.saturating_mul(loops))
+        if !self.round_fresh || self.loops_done < self.spec.loops {
+            return false;
+        }
+        let Some(limit) = self.spec.io_limit.filter(|_| self.spec.io_size_set) else {
+            return true;
+        };
+        let done = self.bytes + self.verify_bytes;
+        let max_bs = self.spec.bs.iter().map(BsSpec::max).max().unwrap_or(0);
+        !(done < limit && limit - done >= max_bs)
+    }
+
+    /// Whether the job's I/O is done.
+    fn io_done(&self, now: SimTime, begin: SimTime) -> bool {
+        self.runtime_over(now, begin) || self.sized_done()
+    }
+
+    /// The bytes a round issues at most (fio's `do_io`: `size`; `io_size` when larger for a
+    /// random writer without a random map; twice that with `verify_backlog`, whose reads it
+    /// counts), and whether the job's own I/O reached `io_limit` times `loops`
+    /// (`io_issue_bytes_exceeded`, verify reads not counted).
+    fn round_over(&self) -> bool {
+        let writes = !matches!(self.spec.mix, Mix::Rw { read_pct: 100 } | Mix::Trim);
+        let mut cap = self.spec.size_bytes;
+        if writes && self.spec.random && !self.spec.randommap {
+            cap = cap.max(self.spec.io_limit.unwrap_or(0));
+        }
+        if self.spec.verify_backlog > 0 {
+            cap = cap.saturating_add(self.spec.size_bytes);
+        }
+        !self.spec.time_based && (self.round_issued >= cap || self.issued_over())
+    }
+
+    /// The job's own I/O reached `io_limit` times `loops` (fio's `io_issue_bytes_exceeded`):
+    /// no round issues anything more.
+    fn issued_over(&self) -> bool {
+        self.spec
+            .io_limit
+            .is_some_and(|l| self.bytes >= l.saturating_mul(self.spec.loops))
     }
 
     /// Close the steady-state intervals that ended by `now` (the job's I/O began at
@@ -1533,6 +1591,7 @@ impl FioSource {
         self.file_bytes = 0;
         self.run_left = 0;
         match &mut self.offsets {
+            Offsets::Map(m) if self.spec.lfsr => m.counter = 0,
             Offsets::Map(m) => m.reset(&mut self.rng_off),
             Offsets::Axmap(m) => m.reset(),
             _ => {}
@@ -1562,17 +1621,10 @@ impl FioSource {
                 None => break,
             }
         }
-        let held = self
-            .spec
-            .region_len
-            .saturating_mul(self.files_done.len() as u64);
-        let more = self.spec.time_based
-            || self
-                .spec
-                .io_limit
-                .is_some_and(|l| l > held && self.bytes - self.loop_base < l);
+        // fio's do_io ends when its files are done (the round is over), but a time_based
+        // job starts them over (`get_next_rand_block`, `get_next_seq_offset`).
         self.reset_positions();
-        if more {
+        if self.spec.time_based {
             if let Some(io) = self.next_io(d) {
                 return Some(io);
             }
@@ -1605,49 +1657,28 @@ impl FioSource {
         }
     }
 
-    fn mark_written(&mut self, f: usize, rel: u64, len: u64) {
-        if self.written.is_empty() {
-            return;
-        }
-        let per_file = self.spec.region_len.div_ceil(VUNIT);
-        let first = f as u64 * per_file + rel / VUNIT;
-        let last = f as u64 * per_file + (rel + len).div_ceil(VUNIT);
-        for u in first..last {
-            self.written[(u / 64) as usize] |= 1 << (u % 64);
+    /// Writes awaiting their read back (fio's `io_hist_len`).
+    fn hist_len(&self) -> u64 {
+        match &self.tree {
+            Some(t) => t.len(),
+            None => self.backlog.len() as u64,
         }
     }
 
-    /// The next read of the verify pass from unit `from`: (next unit, request) or `None`.
-    fn next_verify(&mut self, from: u64, now: SimTime) -> Option<(u64, Request)> {
-        let per_file = self.spec.region_len.div_ceil(VUNIT);
-        let total = per_file * self.spec.files.len().max(1) as u64;
-        let is_set = |w: &[u64], u: u64| w[(u / 64) as usize] >> (u % 64) & 1 == 1;
-        let mut u = from;
-        while u < total && !is_set(&self.written, u) {
-            // Skip empty words quickly.
-            if u.is_multiple_of(64) && self.written[(u / 64) as usize] == 0 {
-                u += 64;
-            } else {
-                u += 1;
+    /// Take the next write to read back, from the start of the history list or tree (fio's
+    /// `get_next_verify`), as a read of the bytes that write wrote.
+    fn next_verify(&mut self, now: SimTime) -> Option<Request> {
+        let (addr, len) = match &mut self.tree {
+            Some(t) => {
+                let (f, rel, len) = t.pop_first()?;
+                let base = self.spec.files.get(f).copied().unwrap_or(0);
+                (base + self.spec.region_start + rel, len)
             }
-        }
-        if u >= total {
-            return None;
-        }
-        let f = u / per_file;
-        let max_units = (self.spec.bs[1].max() / VUNIT).max(1);
-        let mut end = u + 1;
-        while end < total
-            && end / per_file == f
-            && end - u < max_units
-            && is_set(&self.written, end)
-        {
-            end += 1;
-        }
-        let rel = (u - f * per_file) * VUNIT;
-        let len = ((end - u) * VUNIT).min(self.spec.region_len - rel);
-        let addr = self.spec.files[f as usize] + self.spec.region_start + rel;
-        Some((end, self.request(now, Op::Read, addr, len, 0)))
+            None => self.backlog.pop_front()?,
+        };
+        self.last_read = true;
+        self.verify_bytes += len;
+        Some(self.request(now, Op::Read, addr, len, 0))
     }
 
     /// Join `exitall` scopes: those this clone stops with, and the one its end stops.
@@ -1741,7 +1772,7 @@ impl FioSource {
         self.verify_due = false;
         self.verify_resume = false;
         self.phase = if self.spec.verify && verify {
-            Phase::Verify(0)
+            Phase::Verify
         } else if self.spec.end_fsync {
             Phase::EndSync
         } else {
@@ -1752,7 +1783,6 @@ impl FioSource {
     /// A verify pass is over: what it read is verified (fio's `do_verify` consumes the
     /// history); the job runs its next loop, or flushes and ends.
     fn end_verify(&mut self) {
-        self.written.fill(0);
         // The backlog's pending batch was read in the pass.
         self.backlog_reads = 0;
         self.phase = if std::mem::take(&mut self.verify_resume) {
@@ -1848,19 +1878,8 @@ impl FioSource {
                     self.phase = Phase::Done;
                     return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
                 }
-                Phase::Verify(_) if FioSource::hist_list(&self.spec) => {
-                    match self.backlog.pop_front() {
-                        Some((addr, len)) => {
-                            return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)))
-                        }
-                        None => self.end_verify(),
-                    }
-                }
-                Phase::Verify(from) => match self.next_verify(from, now) {
-                    Some((next, r)) => {
-                        self.phase = Phase::Verify(next);
-                        return Ok(Next::Issue(r));
-                    }
+                Phase::Verify => match self.next_verify(now) {
+                    Some(r) => return Ok(Next::Issue(r)),
                     None => self.end_verify(),
                 },
                 Phase::Run => break,
@@ -1873,14 +1892,14 @@ impl FioSource {
             self.unsynced = 0;
             return Ok(Next::Issue(self.request(now, Op::Sync, 0, 0, 0)));
         }
+        if self.round_fresh && self.issued_over() {
+            // Every round left would be empty (and verify nothing): skip them.
+            self.loops_done = self.loops_done.max(self.spec.loops);
+        }
         if self.io_done(now, begin) && self.pending_write.is_none() {
             // fio's thread_main: a job whose runtime ran out before its loops were done
             // is terminated (`td->terminate`) and leaves the loop before `do_verify`.
-            let cut = self.loops_done < self.spec.loops
-                && self
-                    .spec
-                    .number_ios
-                    .is_none_or(|n| self.ios < n.saturating_mul(self.spec.loops));
+            let cut = !self.sized_done();
             self.end_run(!cut);
             return self.step(now);
         }
@@ -1894,7 +1913,7 @@ impl FioSource {
             // thread_main: `while (keep_running(td)) { do_io(td); ... do_verify(td); }`,
             // verifying after every loop when `do_verify` and `verify` are set).
             self.verify_resume = true;
-            self.phase = Phase::Verify(0);
+            self.phase = Phase::Verify;
             return self.step(now);
         }
         if self.spec.ramp_ns > 0
@@ -1905,7 +1924,8 @@ impl FioSource {
             self.ramp_reset = true;
             self.bytes = 0;
             self.ios = 0;
-            self.loop_base = 0;
+            self.round_issued = 0;
+            self.verify_bytes = 0;
         }
         if self.spec.thinktime_ns > 0 && self.since_think >= self.spec.thinktime_blocks {
             if !self.thinking {
@@ -1925,10 +1945,29 @@ impl FioSource {
             self.check_rate_min(now, begin)?;
             return Ok(Next::Issue(r));
         }
-        if self.backlog_reads > 0 {
-            self.backlog_reads -= 1;
-            if let Some((addr, len)) = self.backlog.pop_front() {
-                return Ok(Next::Issue(self.request(now, Op::Read, addr, len, 0)));
+        if self.spec.verify_backlog > 0 {
+            // fio's check_get_verify (io_u.c): a batch of `verify_backlog_batch` reads starts
+            // when the writes awaiting their read are a non-zero multiple of
+            // `verify_backlog` and the last I/O was not a read; a read taken from an empty
+            // history leaves the batch for later.
+            let n = self.hist_len();
+            if self.backlog_reads == 0
+                && n > 0
+                && n.is_multiple_of(self.spec.verify_backlog)
+                && !self.last_read
+            {
+                self.backlog_reads = self.spec.verify_batch;
+            }
+            if self.backlog_reads > 0 {
+                if let Some(r) = self.next_verify(now) {
+                    self.backlog_reads -= 1;
+                    // fio's do_io counts these reads in the round's bytes.
+                    self.round_issued += r.len;
+                    if self.round_over() {
+                        self.end_loop();
+                    }
+                    return Ok(Next::Issue(r));
+                }
             }
         }
         let mut d = match self.held.take() {
@@ -1986,7 +2025,7 @@ impl FioSource {
             // This loop's offsets ran out before its size: the loop ends (fio's do_io
             // stops when get_io_u finds no I/O to fill). A loop that could issue nothing
             // at all ends the job: every further loop would be as empty.
-            let empty = self.bytes == self.loop_base;
+            let empty = self.round_issued == 0;
             self.end_loop();
             if let Some(f) = &self.flow {
                 let mut g = lock(&f.group);
@@ -2011,15 +2050,9 @@ impl FioSource {
         let f = self.file;
         // trimwrite: the write that follows the trim is logged with it.
         if self.spec.verify && (d == 1 || (d == 2 && self.spec.mix == Mix::TrimWrite)) {
-            if FioSource::hist_list(&self.spec) {
-                self.backlog.push_back((addr, len));
-                if self.spec.verify_backlog > 0
-                    && self.backlog.len() as u64 >= self.spec.verify_backlog
-                {
-                    self.backlog_reads = self.spec.verify_batch;
-                }
-            } else {
-                self.mark_written(f, rel, len);
+            match &mut self.tree {
+                Some(t) => t.insert(f, rel, len),
+                None => self.backlog.push_back((addr, len)),
             }
         }
         if d == 2 && self.spec.mix == Mix::TrimWrite {
@@ -2028,11 +2061,7 @@ impl FioSource {
         self.after_io_file(len);
         let r = self.issue(now, d, addr, len);
 
-        if self
-            .spec
-            .io_limit
-            .is_some_and(|l| self.bytes - self.loop_base >= l)
-        {
+        if self.round_over() {
             self.end_loop();
         }
         self.check_rate_min(now, begin)?;
@@ -2054,7 +2083,8 @@ impl FioSource {
     fn end_loop(&mut self) {
         self.loops_done += 1;
         self.verify_due = self.spec.verify;
-        self.loop_base = self.bytes;
+        self.round_issued = 0;
+        self.round_fresh = true;
         self.reset_positions();
     }
 
@@ -2068,10 +2098,13 @@ impl FioSource {
         // trimwrite: a block's trim and write count once towards size and number_ios.
         if !(d == 2 && self.spec.mix == Mix::TrimWrite) {
             self.bytes = self.bytes.saturating_add(len);
+            self.round_issued = self.round_issued.saturating_add(len);
             self.ios += 1;
         }
         self.dir_bytes[d] += len;
         self.dir_ios[d] += 1;
+        self.last_read = d == 0;
+        self.round_fresh = false;
         self.after_issue_rate(d, len, now);
         self.unsynced += u64::from(d == 1);
         self.since_think += 1;
@@ -2157,8 +2190,7 @@ impl RequestSource for FioSource {
         let mut p: f64 = 0.0;
         let loops = self.spec.loops as f64;
         if let Some(l) = self.spec.io_limit {
-            let done = self.loops_done as f64 * l as f64 + (self.bytes - self.loop_base) as f64;
-            p = p.max(done / (l as f64 * loops));
+            p = p.max(self.bytes as f64 / (l as f64 * loops));
         }
         if let Some(n) = self.spec.number_ios {
             p = p.max(self.ios as f64 / (n as f64 * loops));

@@ -23,6 +23,7 @@
 
 mod fdp;
 mod gen;
+mod history;
 mod options;
 mod parse;
 mod resolve;
@@ -625,18 +626,30 @@ mod layout {
                         Offset::Percent(p) => (room as f64 * p / 100.0) as u64,
                     }
                 };
-                let pct_room = if is_dev || spec.files.filesize.is_some() {
-                    file_room
-                } else {
-                    capacity
+                // What a percentage `offset` is a share of: fio's `real_file_size` when
+                // get_start_offset runs (filesetup.c, setup_files): the device's size or,
+                // for a file, `size / nrfiles` ("if (f->real_file_size == -1ULL &&
+                // td->o.size) f->real_file_size = td->o.size / td->o.nr_files"), even with
+                // `filesize` and even when an earlier job writes the file (fio 3.33's iolog:
+                // `offset=10% size=8k` reads from 4 KiB of a 1 MiB file another job wrote).
+                let pct_room = match spec.files.size {
+                    _ if is_dev => file_room,
+                    Some(Offset::Bytes(b)) => b / n,
+                    _ if spec.files.filesize.is_some() => file_room,
+                    _ => capacity,
                 };
                 let mut start = of(spec.files.offset, pct_room)
                     .saturating_add(u64::from(clone).saturating_mul(spec.files.offset_increment));
                 if matches!(spec.files.offset, Offset::Percent(_)) {
                     // fio (get_start_offset in filesetup.c): a percentage offset (plus the
                     // clone's increment) is aligned up, "at ceiling(offset / align_bs) *
-                    // align_bs", align_bs being the minimum block size.
-                    let a = spec.source.min_bs;
+                    // align_bs", align_bs being `offset_align` when given, else the minimum
+                    // block size. A byte offset is left as written (fio's HOWTO:
+                    // offset_align applies to a percentage offset only).
+                    let a = match spec.files.offset_align {
+                        0 => spec.source.min_bs,
+                        a => a,
+                    };
                     start = start.div_ceil(a).saturating_mul(a);
                 }
                 if is_dev && start >= capacity {
@@ -886,9 +899,10 @@ mod layout {
                 s.region_start = w.start;
                 s.region_len = w.len;
                 let nfiles = s.files.len() as u64;
+                // fio's `size`: the I/O of one round, all files together.
+                s.size_bytes = w.io_total.unwrap_or(w.len.saturating_mul(nfiles));
                 if !s.time_based && s.io_limit.is_none() {
-                    let held = w.len.saturating_mul(nfiles);
-                    s.io_limit = Some(w.io_total.unwrap_or(held));
+                    s.io_limit = Some(s.size_bytes);
                 }
                 if let Some(pct) = s.dedupe_ws_pct {
                     s.dedupe_working_set =

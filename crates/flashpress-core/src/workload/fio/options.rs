@@ -53,6 +53,7 @@ const TABLE: &[(&str, Class)] = &[
     ("filesize", Honoured("filesize")),
     ("offset", Honoured("offset")),
     ("offset_increment", Honoured("offset_increment")),
+    ("offset_align", Honoured("offset_align")),
     ("io_size", Honoured("io_size")),
     ("io_limit", Honoured("io_size")),
     ("number_ios", Honoured("number_ios")),

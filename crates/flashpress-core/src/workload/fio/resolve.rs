@@ -27,6 +27,9 @@ pub(super) struct FileSpec {
     pub format: Option<String>,
     /// `offset_increment`: clone `k` starts `k` times this further into the file.
     pub offset_increment: u64,
+    /// `offset_align`: the unit a percentage `offset` is aligned up to (0: the smallest
+    /// block size).
+    pub offset_align: u64,
     /// `offset` as written: bytes, or a percentage of the file.
     pub offset: Offset,
     /// `size` as written: bytes, a percentage of the file, or absent.
@@ -406,6 +409,10 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
     };
     let offset_increment = match get("offset_increment") {
+        None => 0,
+        Some(o) => parse_size(o.value()?).map_err(|m| o.err(m))?,
+    };
+    let offset_align = match get("offset_align") {
         None => 0,
         Some(o) => parse_size(o.value()?).map_err(|m| o.err(m))?,
     };
@@ -952,6 +959,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             filesize,
             format,
             offset_increment,
+            offset_align,
             offset,
             size,
             fill,
@@ -971,6 +979,9 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             region_len: 0,
             file_ends: Vec::new(),
             io_limit: if time_based { None } else { io_size },
+            io_size_set: !time_based && io_size.is_some(),
+            // Placed with the job's files (`layout::place`).
+            size_bytes: 0,
             loops,
             number_ios,
             runtime_ns,
@@ -980,6 +991,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             // fio keeps a random map (and so its write-ordered verify list) only for
             // random jobs without norandommap; the LFSR generator has none.
             verify_write_order: random && randommap && !lfsr,
+            lfsr: random && lfsr,
             dedupe_pct,
             dedupe_ws_pct,
             dedupe_global,

@@ -415,9 +415,9 @@ fn syntax_globals_comments_and_sizes() {
         .iter()
         .all(|r| r.len == 8192 && r.op == Op::Write && r.offset + r.len <= GIB / 2));
     // Jobs get their own files, as in fio: a's (512 MiB) from 0, b's after it; b's region
-    // starts 25% (of the device, the file having no filesize) into its file.
+    // starts 25% of its size into its file (fio 3.33: from 256 KiB to 1280 KiB).
     let b = take(&mut st[1], 1000);
-    let b0 = GIB / 2 + GIB / 4;
+    let b0 = GIB / 2 + (256 << 10);
     assert!(b
         .iter()
         .all(|r| r.len == 16384 && r.offset >= b0 && r.offset + r.len <= b0 + (1 << 20)));
@@ -2048,6 +2048,253 @@ fn verify_backlog_drains_at_every_loop_end() {
             }
             assert_eq!(got, want, "rw={rw} batch={batch} loops={loops}");
         }
+    }
+}
+
+/// fio's verify rules for a job without a random map, written out plainly from fio 3.33's
+/// source: `log_io_piece` (iolog.c) sorts each write into a tree by offset, dropping every
+/// older write it overlaps whole; `check_get_verify` (io_u.c) starts a batch of
+/// `verify_backlog_batch` reads before an I/O when the tree holds a non-zero multiple of
+/// `verify_backlog` writes and the last I/O was not a read; `get_next_verify` (verify.c)
+/// takes the tree's first write, read with its own length; the loop's verify pass reads what
+/// is left. `writes` are one loop's writes (offset, length); the stream is (op, offset,
+/// length).
+fn fio_tree_rule(writes: &[(u64, u64)], backlog: u64, batch: u64) -> Vec<(Op, u64, u64)> {
+    let mut tree: Vec<(u64, u64)> = Vec::new();
+    let (mut out, mut pending, mut last_read) = (Vec::new(), 0u64, false);
+    let pop = |tree: &mut Vec<(u64, u64)>| {
+        tree.sort_unstable();
+        (!tree.is_empty()).then(|| tree.remove(0))
+    };
+    let mut ws = writes.iter().peekable();
+    while ws.peek().is_some() {
+        let n = tree.len() as u64;
+        if backlog > 0 && pending == 0 && n > 0 && n.is_multiple_of(backlog) && !last_read {
+            pending = batch;
+        }
+        if pending > 0 {
+            if let Some((o, l)) = pop(&mut tree) {
+                pending -= 1;
+                out.push((Op::Read, o, l));
+                last_read = true;
+                continue;
+            }
+        }
+        let &(o, l) = ws.next().unwrap();
+        tree.retain(|&(to, tl)| !(to < o + l && o < to + tl));
+        tree.push((o, l));
+        out.push((Op::Write, o, l));
+        last_read = false;
+    }
+    while let Some((o, l)) = pop(&mut tree) {
+        out.push((Op::Read, o, l));
+    }
+    out
+}
+
+/// With `norandommap` (no random map: fio's history tree), a block written twice is read
+/// back once, and `verify_backlog` reads the lowest offsets first, counting the tree's
+/// writes after overlaps are dropped. fio 3.33's iolog of `rw=randwrite bs=4k size=64k
+/// norandommap verify=crc32c verify_backlog=4 verify_backlog_batch=2` (ioengine=null,
+/// offsets in 4 KiB blocks): W0 W11 W13 W7 R0 R7 W6 W13 W6 W5 R5 R6 W14 W1 R1 R11 W13 W10
+/// W14 W3 R3 R10 W6 W8 R6 R8 R13 R14, which this rule gives from its writes.
+#[test]
+fn verify_backlog_without_a_random_map_reads_fios_tree() {
+    let w = |bs: &[u64]| -> Vec<(u64, u64)> { bs.iter().map(|&b| (b * 4096, 4096)).collect() };
+    let fio_writes = w(&[0, 11, 13, 7, 6, 13, 6, 5, 14, 1, 13, 10, 14, 3, 6, 8]);
+    let fio_reads: Vec<u64> = vec![0, 7, 5, 6, 1, 11, 3, 10, 6, 8, 13, 14];
+    let rule = fio_tree_rule(&fio_writes, 4, 2);
+    let reads: Vec<u64> = rule
+        .iter()
+        .filter(|x| x.0 == Op::Read)
+        .map(|x| x.1 / 4096)
+        .collect();
+    assert_eq!(reads, fio_reads, "the rule reproduces fio's own iolog");
+    assert_eq!(rule.len(), 28);
+
+    for (job, backlog, batch) in [
+        (
+            "rw=randwrite\nbs=4k\nnorandommap\nverify_backlog=4\nverify_backlog_batch=2",
+            4,
+            2,
+        ),
+        ("rw=randwrite\nbs=4k\nnorandommap\nverify_backlog=4", 4, 4),
+        (
+            "rw=randwrite\nbsrange=4k-16k\nnorandommap\nverify_backlog=3",
+            3,
+            3,
+        ),
+        ("rw=randwrite\nbs=4k\nnorandommap", 0, 0),
+        (
+            "rw=randwrite\nbs=4k\nrandom_generator=lfsr\nverify_backlog=5",
+            5,
+            5,
+        ),
+        (
+            "rw=write\nbsrange=4k-16k\nverify_backlog=2\nverify_backlog_batch=1",
+            2,
+            1,
+        ),
+        ("rw=write\nbsrange=4k-16k", 0, 0),
+    ] {
+        for seed in 1..=5 {
+            let text = format!("[v]\n{job}\nsize=256k\nverify=crc32c\nrandseed={seed}\n");
+            let got = stream_kib(&text, GIB, seed);
+            let writes: Vec<(u64, u64)> = got
+                .iter()
+                .filter(|x| x.0 == Op::Write)
+                .map(|x| (x.1 << 10, x.2 << 10))
+                .collect();
+            let want: Vec<(Op, u64, u64)> = fio_tree_rule(&writes, backlog, batch)
+                .into_iter()
+                .map(|(op, o, l)| (op, o >> 10, l >> 10))
+                .collect();
+            assert_eq!(got, want, "{job} seed {seed}");
+        }
+    }
+}
+
+/// fio 3.33's rounds for a sequential writer of `size` blocks, written out from backend.c:
+/// `thread_main` calls `do_io` (then `do_verify`) while `keep_running`, which is true for
+/// the first `loops` rounds and after that, only with `io_size`, while the bytes read and
+/// written (verify reads included) fall short of it. A round starts at the file's start and
+/// issues at most `size` bytes, and no more once the job's writes reach `io_size` times
+/// `loops` (`io_issue_bytes_exceeded`). Blocks in, (op, block) out.
+fn fio_rounds_reference(
+    size: u64,
+    io_size: Option<u64>,
+    loops: u64,
+    verify: bool,
+) -> Vec<(Op, u64)> {
+    let limit = io_size.unwrap_or(size);
+    let (mut out, mut issued, mut io_bytes, mut rounds) = (Vec::new(), 0, 0, 0);
+    while rounds < 1000 {
+        if rounds >= loops && !(io_size.is_some() && io_bytes < limit) {
+            break;
+        }
+        rounds += 1;
+        let mut pos = 0;
+        while pos < size && issued < limit * loops {
+            out.push((Op::Write, pos));
+            pos += 1;
+            issued += 1;
+        }
+        io_bytes += pos;
+        if verify {
+            out.extend((0..pos).map(|b| (Op::Read, b)));
+            io_bytes += pos;
+        }
+    }
+    out
+}
+
+/// `io_size` beside `size` and `loops`, as fio runs them. The number of I/Os fio 3.33 issued
+/// (ioengine=null, write_iolog) for `rw=write bs=4k size=64k` with each (io_size, loops,
+/// verify): its iologs are 16 writes per round from block 0, each round's writes read back
+/// after it when verifying.
+#[test]
+fn io_size_and_loops_run_in_fios_rounds() {
+    for (io_kib, loops, verify, fio_ios) in [
+        (96, 1, false, 24),
+        (96, 2, false, 32),
+        (128, 2, false, 32),
+        (32, 3, false, 24),
+        (160, 2, false, 48),
+        (40, 2, false, 20),
+        (200, 1, false, 50),
+        (96, 1, true, 32),
+        (96, 2, true, 64),
+    ] {
+        let want = fio_rounds_reference(16, Some(io_kib / 4), loops, verify);
+        assert_eq!(want.len(), fio_ios, "the rule gives fio's count");
+        let v = if verify { "verify=crc32c\n" } else { "" };
+        let job = format!("[j]\nrw=write\nbs=4k\nsize=64k\nio_size={io_kib}k\nloops={loops}\n{v}");
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        assert_eq!(got, want, "io_size={io_kib}k loops={loops} verify={verify}");
+    }
+    // `size` over `filesize` without `io_size`: one pass over the file (fio: 16 writes, and
+    // with verify 16 reads after them), as the file is done and keep_running is false.
+    for (v, n) in [("", 16), ("verify=crc32c\n", 32)] {
+        let job = format!("[j]\nrw=write\nbs=4k\nsize=128k\nfilesize=64k\n{v}");
+        let mut st = load_text(&job, GIB, 1).unwrap();
+        let got = ops(&take(&mut st[0], 1000));
+        assert_eq!(got, fio_rounds_reference(16, None, 1, !v.is_empty()));
+        assert_eq!(got.len(), n);
+    }
+    // A random writer with its random map: each round writes every block once, in some
+    // order, and (verifying) reads them back in that order (fio: 64 I/Os for io_size=96k
+    // loops=2).
+    let mut st = load_text(
+        "[j]\nrw=randwrite\nbs=4k\nsize=64k\nio_size=96k\nloops=2\nverify=crc32c\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    let got = ops(&take(&mut st[0], 1000));
+    assert_eq!(got.len(), 64);
+    for round in got.chunks(32) {
+        let mut w: Vec<u64> = round[..16].iter().map(|x| x.1).collect();
+        assert!(round[..16].iter().all(|x| x.0 == Op::Write));
+        assert!(round[16..].iter().all(|x| x.0 == Op::Read));
+        assert_eq!(round[16..].iter().map(|x| x.1).collect::<Vec<_>>(), w);
+        w.sort_unstable();
+        assert_eq!(w, (0..16).collect::<Vec<_>>());
+    }
+    // norandommap: a round writes max(size, io_size) (fio: 48 writes for io_size=96k
+    // loops=2).
+    let mut st = load_text(
+        "[j]\nrw=randwrite\nbs=4k\nsize=64k\nio_size=96k\nloops=2\nnorandommap\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(take(&mut st[0], 1000).len(), 48);
+}
+
+/// fio's get_start_offset (filesetup.c): a percentage `offset` is a share of the file's
+/// `real_file_size`, which for a file not yet there is `size / nrfiles`, aligned up to
+/// `offset_align` (else the smallest block size); a byte offset is left as written. Each
+/// first offset below is what fio 3.33's iolog shows (ioengine=null, bs=4k).
+#[test]
+fn percentage_offsets_follow_fios_start_offset_and_offset_align() {
+    // fio's rule, written out: ceil(real_size * pct / 100 / align) * align.
+    let rule = |real: u64, pct: u64, align: u64| (real * pct).div_ceil(100 * align) * align;
+    for (job, fio_first_kib) in [
+        ("size=1m\noffset=10%\noffset_align=24k", 120),
+        ("size=1m\noffset=10%", 104),
+        ("size=16k\noffset=10%\nfilesize=1m", 4),
+        ("size=16k\noffset=10%\noffset_align=24k\nfilesize=1m", 24),
+        ("size=64k\noffset=5k\noffset_align=2k\nfilesize=128k", 5),
+    ] {
+        let got = stream_kib(&format!("[j]\nrw=write\nbs=4k\n{job}\n"), GIB, 1);
+        assert_eq!(got[0].1, fio_first_kib, "{job}");
+    }
+    assert_eq!(rule(1 << 20, 10, 24 << 10), 120 << 10);
+    assert_eq!(rule(1 << 20, 10, 4 << 10), 104 << 10);
+    assert_eq!(rule(16 << 10, 10, 4 << 10), 4 << 10);
+    assert_eq!(rule(16 << 10, 10, 24 << 10), 24 << 10);
+}
+
+/// `random_generator=lfsr`: each pass visits every block once, and every pass in the same
+/// order (fio 3.33's iolog of `rw=randwrite bs=4k size=64k io_size=128k`, with or without
+/// `norandommap`: 15 11 9 14 3 8 0 4 6 7 10 1 12 2 5 13, twice).
+#[test]
+fn lfsr_passes_repeat_one_order() {
+    for extra in ["", "norandommap\n"] {
+        let got = stream_kib(
+            &format!(
+                "[j]\nrw=randwrite\nbs=4k\nsize=64k\nio_size=128k\nrandom_generator=lfsr\n{extra}"
+            ),
+            GIB,
+            1,
+        );
+        let blocks: Vec<u64> = got.iter().map(|x| x.1 / 4).collect();
+        assert_eq!(blocks.len(), 32);
+        let mut first = blocks[..16].to_vec();
+        assert_eq!(blocks[16..], first[..], "the second pass repeats the first");
+        first.sort_unstable();
+        assert_eq!(first, (0..16).collect::<Vec<_>>());
     }
 }
 

@@ -69,7 +69,7 @@ impl RevMap {
         self.bytes[at..at + 8].copy_from_slice(&w.to_le_bytes());
     }
 
-    /// Hint that entry `i` will soon be read or written ([`super::prefetch::prefetch`]).
+    /// Hint that entry `i` will soon be read or written (the FTL's `prefetch` helper).
     #[inline]
     pub fn prefetch(&self, i: u64) {
         if let Some(b) = self.bytes.get(((i * self.bits as u64) >> 3) as usize) {

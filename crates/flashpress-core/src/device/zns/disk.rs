@@ -387,6 +387,11 @@ mod tests {
     /// 2 channels x 1 plane x 8 blocks of 16 pages; a zone is one block per channel (32
     /// blocks of 4 KiB), 8 zones.
     fn disk() -> ZonedDisk {
+        disk_with("")
+    }
+
+    /// [`disk`] with `extra` TOML appended (further tables).
+    fn disk_with(extra: &str) -> ZonedDisk {
         let toml = r#"
 preset = "zns"
 [nand]
@@ -401,7 +406,7 @@ channels_per_zone = 2
 chips_per_zone = 1
 blocks_per_plane = 1
 "#;
-        let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
+        let cfg = SimConfig::from_toml_str(&format!("{toml}{extra}"), "t").unwrap();
         ZonedDisk::new(&cfg, None).unwrap()
     }
 
@@ -459,24 +464,7 @@ blocks_per_plane = 1
     /// id at block `i` of the zone, and reads of every block pass verify.
     #[test]
     fn each_block_of_a_write_keeps_its_own_content_id() {
-        let toml = r#"
-preset = "zns"
-[nand]
-channels = 2
-chips_per_channel = 1
-dies_per_chip = 1
-planes_per_die = 1
-blocks_per_plane = 8
-pages_per_block = 16
-[zns]
-channels_per_zone = 2
-chips_per_zone = 1
-blocks_per_plane = 1
-[check]
-verify = true
-"#;
-        let cfg = SimConfig::from_toml_str(toml, "t").unwrap();
-        let mut d = ZonedDisk::new(&cfg, None).unwrap();
+        let mut d = disk_with("[check]\nverify = true\n");
         let ids = [9_001u64, 17, 4_242, 3, 77_777, 5, 600, 12];
         let bio = Bio {
             op: BioOp::Write,

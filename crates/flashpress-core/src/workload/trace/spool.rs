@@ -500,6 +500,19 @@ mod tests {
         assert_eq!(src.next_request(SimTime::ZERO).unwrap(), None);
     }
 
+    /// A spool of ten 4 KiB writes named `cut.trace` whose file lost its last 3 bytes.
+    fn cut_spool() -> SpoolSource {
+        let mut spool = Spool::new(Path::new("cut.trace")).unwrap();
+        for i in 0..10u64 {
+            let r = Request::new(SimTime(i), Op::Write, i * 4096, 4096);
+            spool.push(&r).unwrap();
+        }
+        let src = spool.finish().unwrap();
+        let len = src.file.metadata().unwrap().len();
+        src.file.set_len(len - 3).unwrap();
+        src
+    }
+
     /// A record that does not decode is reported by `next_request` at its turn, however far
     /// ahead the source was peeked: the requests before it come first.
     #[test]
@@ -507,14 +520,7 @@ mod tests {
         // The same cut spool read with and without peeks: the same requests, then the same
         // error.
         let read = |peek: bool| {
-            let mut spool = Spool::new(Path::new("cut.trace")).unwrap();
-            for i in 0..10u64 {
-                let r = Request::new(SimTime(i), Op::Write, i * 4096, 4096);
-                spool.push(&r).unwrap();
-            }
-            let mut src = spool.finish().unwrap();
-            let len = src.file.metadata().unwrap().len();
-            src.file.set_len(len - 3).unwrap();
+            let mut src = cut_spool();
             let mut yielded = Vec::new();
             loop {
                 if peek {
@@ -541,14 +547,7 @@ mod tests {
     /// A spool cut short is an error naming the trace, not a panic or a silent end.
     #[test]
     fn truncated_spool_is_an_error() {
-        let mut spool = Spool::new(Path::new("cut.trace")).unwrap();
-        for i in 0..10u64 {
-            let r = Request::new(SimTime(i), Op::Write, i * 4096, 4096);
-            spool.push(&r).unwrap();
-        }
-        let mut src = spool.finish().unwrap();
-        let len = src.file.metadata().unwrap().len();
-        src.file.set_len(len - 3).unwrap();
+        let mut src = cut_spool();
         let mut err = None;
         for _ in 0..10 {
             if let Err(e) = src.next_request(SimTime::ZERO) {

@@ -1293,9 +1293,9 @@ fn precondition(
             }
         }
     }
-    // A zoned device starts empty and is written through its zones only: nothing is laid out
-    // (fio's zonemode=zbd does not lay out files either), and its reads of never-written
-    // blocks are counted as on any device.
+    // A zoned device is written through its zones only (its fill above goes zone by zone):
+    // nothing is laid out (fio's zonemode=zbd does not lay out files either), and its reads
+    // of never-written blocks are counted as on any device.
     let unit = cfg.mapping_unit() as u64;
     let mut laid_pages = 0u64;
     if dev.zns.is_none() {

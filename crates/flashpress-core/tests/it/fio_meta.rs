@@ -44,6 +44,8 @@ fn the_compressible_share_is_the_pattern_share_of_each_chunk() {
         ("verify_interval=512\n", 92),
         ("verify_interval=4k\n", 99),
         ("", 99),
+        // Larger than the block: fio cuts it to the smallest write (64k).
+        ("verify_interval=128k\n", 99),
     ] {
         let h = hints(&format!("{JOB}{interval}")).unwrap();
         assert_eq!(h[0].compress_percentage, Some(pct), "{interval}");
@@ -72,7 +74,7 @@ fn headed_blocks_never_deduplicate_and_are_verified() {
 fn bad_verify_intervals_are_refused_with_their_line() {
     for (v, want) in [
         ("verify_interval=40", "give more than 40 bytes"),
-        ("verify_interval=3000", "must be a multiple of it"),
+        ("verify_interval=3000", "divide every block size"),
         ("verify_interval=zz", "expected a byte count"),
     ] {
         let e = hints(&format!("{JOB}{v}\n")).unwrap_err().to_string();
@@ -84,8 +86,16 @@ fn bad_verify_intervals_are_refused_with_their_line() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("give one or the other"), "{e}");
-    let e = hints("[w]\nrw=write\nbsrange=4k-64k\nsize=1m\nverify=meta\nverify_pattern=0x01\n")
+    // Varying sizes with no interval: fio takes the smallest write, 4 KiB, which divides
+    // 64 KiB (99%); 6 KiB is not a multiple of 4 KiB, so chunks would be cut short.
+    let ranged = "[w]\nrw=write\nsize=1m\nverify=meta\nverify_pattern=0x01\n";
+    let h = hints(&format!("{ranged}bsrange=4k-64k\n")).unwrap();
+    assert_eq!(h[0].compress_percentage, Some(99));
+    let e = hints(&format!("{ranged}bsrange=4k-6k\n"))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("give verify_interval"), "{e}");
+    assert!(
+        e.contains("job.fio:5:") && e.contains("interval of 4096 bytes"),
+        "{e}"
+    );
 }

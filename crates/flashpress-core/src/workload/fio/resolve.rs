@@ -1057,8 +1057,13 @@ fn meta_share<'a>(
     if verify != Some("meta") || get("verify_pattern").is_none() || !writes {
         return Ok(None);
     }
-    let interval = match opts.iter().rev().find(|o| o.key == "verify_interval") {
-        None => max_bs,
+    // fio's fixup_options (init.c): with varying write sizes an unset interval is the
+    // smallest write ("verify_interval = min_bs[DDIR_WRITE]"; with a fixed size, unset means
+    // the whole block), and "Verify interval must be smaller or equal to the write size": a
+    // larger one is cut to the smallest write.
+    let given = opts.iter().rev().find(|o| o.key == "verify_interval");
+    let (interval, at) = match given {
+        None => (min_bs, get("verify_pattern").expect("checked above")),
         Some(o) => {
             let v = parse_size(o.value()?).map_err(|m| o.err(m))?;
             if v <= VERIFY_HEADER_BYTES {
@@ -1066,19 +1071,13 @@ fn meta_share<'a>(
                     "verify_interval={v}: each chunk starts with fio's {VERIFY_HEADER_BYTES}-byte verify header; give more than {VERIFY_HEADER_BYTES} bytes"
                 )));
             }
-            if min_bs % v != 0 || max_bs % v != 0 {
-                return Err(o.err(format!(
-                    "verify_interval={v}: the block size ({min_bs}..{max_bs} bytes) must be a multiple of it (fio: \"blocksize should divide this evenly\"); chunks cut short are not modelled"
-                )));
-            }
-            v.min(max_bs)
+            (v.min(min_bs), *o)
         }
     };
-    if min_bs != max_bs && opts.iter().all(|o| o.key != "verify_interval") {
-        let o = get("verify_pattern").expect("checked above");
-        return Err(o.err(
-            "verify=meta with verify_pattern and varying block sizes: give verify_interval (a divisor of every block size), so each chunk's header share is known",
-        ));
+    if interval <= VERIFY_HEADER_BYTES || min_bs % interval != 0 || max_bs % interval != 0 {
+        return Err(at.err(format!(
+            "verify=meta with verify_pattern: a verify interval of {interval} bytes (fio cuts it to the smallest write) must exceed the {VERIFY_HEADER_BYTES}-byte header and divide every block size ({min_bs}..{max_bs} bytes; fio: \"blocksize should divide this evenly\"); chunks cut short are not modelled"
+        )));
     }
     ignored.retain(|(k, _)| k != "verify_interval");
     Ok(Some(

@@ -1412,7 +1412,7 @@ fn layout_kib(text: &str) -> Vec<(u64, u64)> {
         .unwrap_or_else(|e| panic!("{e}"))
         .layout
         .iter()
-        .map(|&(a, b)| (a, b >> 10))
+        .map(|(a, b, _)| (*a, *b >> 10))
         .collect()
 }
 

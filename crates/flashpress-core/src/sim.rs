@@ -17,7 +17,7 @@ use crate::stats::{
     Summary, WearSummary, WindowBase, WindowSummary,
 };
 use crate::units::{duration_ns, Lpn, SimTime, MAX_PERIOD_NS};
-use crate::workload::{self, Op, Stream};
+use crate::workload::{self, LayoutFill, Op, Stream};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -152,8 +152,8 @@ pub struct OpenedWorkload {
     /// A warm-up the workload asks for (fio's `ramp_time` shared by every job), ns.
     pub warmup_ns: Option<u64>,
     /// Byte ranges of the device the workload writes before it starts (fio's file layout),
-    /// as (address, bytes).
-    pub layout: Vec<(u64, u64)>,
+    /// as (address, bytes, what the writes hold).
+    pub layout: Vec<(u64, u64, LayoutFill)>,
 }
 
 /// [`open_workload`], with the workload's notes.
@@ -304,13 +304,22 @@ impl Simulation {
     fn assemble(
         cfg: SimConfig,
         streams: Vec<Stream>,
-        layout: &[(u64, u64)],
+        layout: &[(u64, u64, LayoutFill)],
         stop: &mut Interrupt<'_>,
     ) -> Result<Simulation> {
         cfg.validate("config")?;
         // The content model first: a missing corpus fails before the fill does any work.
         let hints: Vec<_> = streams.iter().map(|s| s.content.clone()).collect();
         let mut content = ContentModel::new(&cfg, &hints)?;
+        if let Some(cm) = content.as_mut() {
+            // The layout's patterns get their real bytes too (a reading job's own
+            // `buffer_pattern` is in no stream's hints: the job writes nothing).
+            for (_, _, fill) in layout {
+                if let LayoutFill::Pattern { pattern, .. } = fill {
+                    cm.add_pattern(pattern, "config")?;
+                }
+            }
+        }
         let mut aging_windows = Vec::new();
         let (target, precondition) = match &cfg.stack {
             Some(st) => {
@@ -1229,7 +1238,7 @@ impl Simulation {
 fn precondition(
     cfg: &SimConfig,
     dev: &mut Device,
-    layout: &[(u64, u64)],
+    layout: &[(u64, u64, LayoutFill)],
     mut cm: Option<&mut ContentModel>,
     stop: &mut Interrupt<'_>,
     windows: &mut Vec<AgingWindow>,
@@ -1299,15 +1308,27 @@ fn precondition(
     let unit = cfg.mapping_unit() as u64;
     let mut laid_pages = 0u64;
     if dev.zns.is_none() {
-        for &(addr, len) in layout {
+        for (addr, len, fill) in layout {
+            let (addr, len) = (*addr, *len);
             let first = (addr / unit).max(pages);
             let end = addr
                 .saturating_add(len)
                 .div_ceil(unit)
                 .min(dev.logical_pages());
             for lpn in first..end {
-                content += 1;
-                dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+                // A unit's content id is its first 4 KiB block's ([`crate::content::nth_id`]
+                // gives the rest, continuing the pattern's phase across the unit).
+                let id = match fill {
+                    LayoutFill::Unique => {
+                        content += 1;
+                        content
+                    }
+                    LayoutFill::Pattern { pattern, piece } => {
+                        let at = (lpn * unit).saturating_sub(addr) % (*piece).max(1);
+                        crate::content::nth_id(pattern.first_id(), at / 4096)
+                    }
+                };
+                dev.write_untimed(Lpn(lpn as u32), id, cm.as_deref_mut())?;
                 laid_pages += 1;
                 stop.poll()?;
             }

@@ -228,22 +228,7 @@ impl ContentModel {
             .collect::<Result<Vec<_>>>()?;
         let mut patterns: Vec<Pattern> = Vec::new();
         for p in hints.iter().filter_map(|h| h.pattern.as_ref()) {
-            match patterns.iter().find(|q| q.first_id() == p.first_id()) {
-                Some(q) if q == p => {}
-                Some(q) => {
-                    // 29 bits of hash: two patterns of one run meet here once in ~10^8 pairs.
-                    return Err(crate::error::Error::config(
-                        src,
-                        "buffer_pattern",
-                        format!(
-                            "patterns {} and {} share a content id; change one by a byte",
-                            serde_json::to_string(q).unwrap_or_default(),
-                            serde_json::to_string(p).unwrap_or_default()
-                        ),
-                    ));
-                }
-                None => patterns.push(p.clone()),
-            }
+            register_pattern(&mut patterns, p, src)?;
         }
         let mut m = ContentModel {
             mode: c.mode,
@@ -448,6 +433,12 @@ impl ContentModel {
         }
     }
 
+    /// Give pattern `p`'s blocks their real bytes also when no stream's hints name it (a
+    /// file's layout written with a reading job's `buffer_pattern`); `src` names errors.
+    pub fn add_pattern(&mut self, p: &Pattern, src: &str) -> Result<()> {
+        register_pattern(&mut self.patterns, p, src)
+    }
+
     /// Which of the `n` (at most 64) consecutive 4 KiB blocks starting at content `id` hold
     /// only zero bytes: bit `i` for block [`nth_id`]`(id, i)`. Generated blocks are zero when their
     /// random share rounds to no byte; file blocks are read.
@@ -587,4 +578,25 @@ impl StreamRatio {
             }
         }
     }
+}
+
+/// Add `p` to `patterns` unless there; two patterns with one content id are an error.
+fn register_pattern(patterns: &mut Vec<Pattern>, p: &Pattern, src: &str) -> Result<()> {
+    match patterns.iter().find(|q| q.first_id() == p.first_id()) {
+        Some(q) if q == p => {}
+        Some(q) => {
+            // 29 bits of hash: two patterns of one run meet here once in ~10^8 pairs.
+            return Err(crate::error::Error::config(
+                src,
+                "buffer_pattern",
+                format!(
+                    "patterns {} and {} share a content id; change one by a byte",
+                    serde_json::to_string(q).unwrap_or_default(),
+                    serde_json::to_string(p).unwrap_or_default()
+                ),
+            ));
+        }
+        None => patterns.push(p.clone()),
+    }
+    Ok(())
 }

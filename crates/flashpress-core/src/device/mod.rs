@@ -40,6 +40,18 @@ const PREFETCH_PAGES: u64 = 4;
 /// equal a host's (from 2^63) or a fio job's (below 2^61) ids.
 const PRECONDITION_BLOCKS: u64 = 1 << 61;
 
+/// The content id of the first 4 KiB block of an untimed write of `content` to a page of
+/// `page_size` bytes: preconditioning numbers pages, not blocks (page k's blocks get ids of
+/// their own, apart from every range the host and fio number blocks in); a pattern's block
+/// id (a fio layout of `buffer_pattern` or zeros) is the block's own.
+pub(in crate::device) fn untimed_block(content: u64, page_size: u64) -> u64 {
+    if crate::content::pattern::is_pattern(content) {
+        content
+    } else {
+        content.wrapping_mul(page_size / 4096) ^ PRECONDITION_BLOCKS
+    }
+}
+
 /// Counters owned by the controller.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceCounters {
@@ -1546,8 +1558,7 @@ impl Device {
         if self.ftl.dedup.is_some() {
             // Preconditioning numbers pages, not 4 KiB blocks: page k's blocks get ids of their
             // own, apart from every range the host and fio number blocks in.
-            let bpp = self.page_size / 4096;
-            let block = content.wrapping_mul(bpp) ^ PRECONDITION_BLOCKS;
+            let block = untimed_block(content, self.page_size);
             let (fp, strong, c) = self.fingerprint(content, 0, block, cm);
             if let Some(s) = self.shadow.as_mut() {
                 s.expected[lpn.0 as usize] = c;

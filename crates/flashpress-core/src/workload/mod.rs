@@ -289,6 +289,21 @@ pub trait RequestSource {
     fn completed(&mut self, _op: Op, _latency_ns: u64, _now: SimTime) {}
 }
 
+/// What a layout write holds: the data a host's file set-up writes into a file before a job
+/// reads it (fio's `extend_file`, filled by the set-up job's `fill_io_buffer`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayoutFill {
+    /// Content of its own in every 4 KiB block (random bytes).
+    Unique,
+    /// A data pattern repeated from the start of every `piece` bytes written (the set-up
+    /// writes the file in pieces of that size, each filled from the pattern's start); zeros
+    /// are the one-byte pattern `0x00`.
+    Pattern {
+        pattern: crate::content::Pattern,
+        piece: u64,
+    },
+}
+
 /// What a stream says about the bytes it writes (used by the content model).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct ContentHints {

@@ -473,3 +473,50 @@ fn a_fio_job_without_size_fits_a_compressing_device() {
         "the whole host space, once"
     );
 }
+
+/// A file fio lays out for a reading job holds the job's `buffer_pattern` (fio's
+/// `extend_file` fills it with `fill_io_buffer`), zeros with `zero_buffers`, unique data
+/// otherwise: on a compressing device every laid-out page of a pattern is stored at the size
+/// LZ4 itself (the library, called here) gives 16 KiB of the pattern (zeros: of zeros), and
+/// unique data is stored at neither size.
+#[test]
+fn a_laid_out_file_is_stored_as_the_reading_jobs_buffers() {
+    // LZ4 (the library) on a 16 KiB page of `pattern` repeated.
+    let lz4 = |pattern: &[u8]| {
+        let page: Vec<u8> = pattern.iter().copied().cycle().take(16384).collect();
+        lz4::block::compress(&page, Some(lz4::block::CompressionMode::DEFAULT), false)
+            .unwrap()
+            .len() as u32
+    };
+    for (opts, expect) in [
+        (
+            ", buffer_pattern = '0xdeadbeef'",
+            Some(lz4(&[0xde, 0xad, 0xbe, 0xef])),
+        ),
+        (", zero_buffers = 1", Some(lz4(&[0]))),
+        ("", None),
+    ] {
+        let cfg = config(&format!(
+            "{DEVICE}{NO_PRECONDITION}[workload]\ntype = \"fio\"\njobs = [{{ name = \"r\", \
+             rw = \"read\", bs = \"16k\", filename = \"f\", size = \"4m\"{opts} }}]\n"
+        ));
+        let mut sim = flashpress_core::sim::Simulation::new(cfg).unwrap();
+        while !sim.step(1 << 12).unwrap() {}
+        let dev = sim.device().unwrap();
+        let c = dev.compression.as_ref().unwrap();
+        let chunks: Vec<_> = c.packer().mapped_chunks().collect();
+        assert_eq!(chunks.len(), 256, "{opts}: the 4 MiB file's 16 KiB pages");
+        for (lpn, ch) in chunks {
+            match expect {
+                Some(len) => assert_eq!((ch.zero(), ch.len), (false, len), "{opts}: page {lpn}"),
+                None => assert!(
+                    !ch.zero() && ch.len > 1000,
+                    "{opts}: page {lpn}: {}",
+                    ch.len
+                ),
+            }
+        }
+        let s = sim.finish().unwrap().summary;
+        assert_eq!(s.precondition.layout_bytes, 4 << 20, "{opts}");
+    }
+}

@@ -497,3 +497,45 @@ fn a_pattern_jobs_blocks_are_duplicates_but_one_per_distinct_block() {
         }
     }
 }
+
+/// A job that reads a file nothing wrote finds it laid out with what fio's `extend_file`
+/// writes for it (`fill_io_buffer`): its `buffer_pattern` repeated from the start of each
+/// piece of its largest write block size, zeros with `zero_buffers`, random bytes otherwise
+/// (never `verify_pattern`). The layout is untimed: the run's counters leave it out, the
+/// device's map keeps it. Hand counts of the 1 MiB file's 256 pages: `0xdeadbeef` divides
+/// 4 KiB (one distinct page); `"abc"` has 3 phases, and 16 KiB pieces hold phases 0, 1, 2, 0
+/// (3 pages stored), while 4 KiB pieces each restart it at phase 0 (1 page); zeros are one
+/// page; without a pattern every page is its own.
+#[test]
+fn a_laid_out_file_holds_the_reading_jobs_buffer_pattern() {
+    let cases = [
+        (", buffer_pattern = '0xdeadbeef'", "4k", 1),
+        (", buffer_pattern = '\"abc\"'", "16k", 3),
+        (", buffer_pattern = '\"abc\"'", "4k", 1),
+        (", zero_buffers = 1", "8k", 1),
+        (", zero_buffers = 1, buffer_pattern = '\"abc\"'", "16k", 3),
+        (", verify_pattern = '0x0102', verify = 0", "4k", 256),
+        ("", "16k", 256),
+    ];
+    for fingerprint in ["content_id", "bytes"] {
+        for (opts, bs, stored) in cases {
+            let cfg = config(&format!(
+                "{}hash_us = 14.0\nfingerprint = \"{fingerprint}\"\n\
+                 [content]\nmode = \"bytes\"\ncodec = \"lz4\"\n\
+                 [workload]\ntype = \"fio\"\njobs = [{{ name = \"r\", rw = \"read\", bs = \"{bs}\", \
+                 filename = \"f\", size = \"1m\"{opts} }}]\n",
+                with("mode = \"inline\"")
+            ));
+            let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+            assert_eq!(s.precondition.layout_bytes, 1 << 20, "{opts}");
+            assert_eq!(s.write.bytes, 0);
+            assert_eq!(s.read.bytes, 1 << 20);
+            let d = s.dedup.unwrap();
+            assert_eq!(
+                (d.mapped_pages, d.stored_pages),
+                (256, stored),
+                "{opts} bs={bs} fingerprint={fingerprint}"
+            );
+        }
+    }
+}

@@ -558,8 +558,12 @@ impl Device {
         }
         self.ftl.map_lookup(lpn.0, true);
         let c = self.compression.as_mut().expect("compression is on");
-        let bpp = self.page_size / 4096;
-        let len = c.store(lpn.0 as u64, cm, 0, content.wrapping_mul(bpp), u16::MAX, 0);
+        let block = if crate::content::pattern::is_pattern(content) {
+            content
+        } else {
+            content.wrapping_mul(self.page_size / 4096)
+        };
+        let len = c.store(lpn.0 as u64, cm, 0, block, u16::MAX, 0);
         let mut writes = std::mem::take(&mut self.page_writes);
         writes.clear();
         c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;

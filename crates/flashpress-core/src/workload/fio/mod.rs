@@ -65,9 +65,9 @@ pub struct FioLoad {
     /// are SCSI commands that can fail (`sg_write_mode`).
     pub run_notes: Option<Arc<Mutex<Vec<String>>>>,
     /// Files fio writes before the jobs start (a job reads a file nothing laid out: fio's
-    /// `extend_file`), as (device byte address, bytes), in set-up order. Empty under
-    /// `[stack]`, whose file system lays out each stream's file itself.
-    pub layout: Vec<(u64, u64)>,
+    /// `extend_file`), as (device byte address, bytes, what fio writes there), in set-up
+    /// order. Empty under `[stack]`, whose file system lays out each stream's file itself.
+    pub layout: Vec<(u64, u64, crate::workload::LayoutFill)>,
 }
 
 /// Build one closed-loop stream per job clone (see [`load`]), for a plain device.
@@ -501,6 +501,7 @@ mod layout {
     use super::resolve::JobSpec;
     use super::{Offset, NOT_STORAGE};
     use crate::error::{Error, Result};
+    use crate::workload::LayoutFill;
     use std::collections::BTreeMap;
 
     /// A clone's file names (fio's rules) and whether they name the device.
@@ -591,8 +592,12 @@ mod layout {
         // just allocates it (fallocate), so a later reader finds it at its size and reads it
         // as it is. Each file's size after set-up so far, and the layouts (file, bytes).
         let mut set_up: BTreeMap<String, u64> = BTreeMap::new();
-        let mut laid: Vec<(String, u64)> = Vec::new();
-        for spec in specs.iter() {
+        // fio's `extend_file` runs in the thread of the job whose set-up extends the file and
+        // fills each piece with that job's `fill_io_buffer`: the fill is that job's (a
+        // file laid out for several jobs holds the last extender's data, written whole).
+        let mut laid: Vec<(String, u64, LayoutFill)> = Vec::new();
+        let mut laid_by: Vec<usize> = Vec::new();
+        for (job, spec) in specs.iter().enumerate() {
             let reads = matches!(spec.source.mix, Mix::Rw { read_pct } if read_pct > 0);
             let at = &spec.size_at;
             let mut per_job = Vec::new();
@@ -748,7 +753,8 @@ mod layout {
                     if need > *size {
                         *size = need;
                         if reads {
-                            laid.push((name.clone(), need));
+                            laid.push((name.clone(), need, spec.layout_fill.clone()));
+                            laid_by.push(job);
                         }
                     }
                     let e = extent.entry(name.clone()).or_insert(0);
@@ -865,8 +871,17 @@ mod layout {
         let layout = if stacked {
             Vec::new()
         } else {
-            laid.iter().map(|(n, bytes)| (base[n], *bytes)).collect()
+            laid.iter()
+                .map(|(n, bytes, fill)| (base[n], *bytes, fill.clone()))
+                .collect()
         };
+        // A reading job's `buffer_pattern`/`zero_buffers` is what its layout writes, not an
+        // ignored option.
+        for &job in laid_by.iter().filter(|_| !stacked) {
+            specs[job]
+                .ignored
+                .retain(|(k, _)| k != "buffer_pattern" && k != "zero_buffers");
+        }
         // Pass 3: each clone's generator spec.
         let mut out = Vec::new();
         for (spec, per_job) in specs.iter_mut().zip(wants) {
@@ -919,7 +934,8 @@ mod layout {
     pub(super) struct Placed {
         /// The clones' generator specs, by job and clone.
         pub specs: Vec<Vec<SourceSpec>>,
-        /// Files laid out before the run: (device byte address, bytes), in set-up order.
-        pub layout: Vec<(u64, u64)>,
+        /// Files laid out before the run: (device byte address, bytes, what fio writes
+        /// there), in set-up order.
+        pub layout: Vec<(u64, u64, LayoutFill)>,
     }
 }

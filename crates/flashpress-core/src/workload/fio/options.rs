@@ -146,6 +146,7 @@ const TABLE: &[(&str, Class)] = &[
     ("verify_pattern", Honoured("verify_pattern")),
     ("verify_write_sequence", Host),
     ("buffer_pattern", Honoured("buffer_pattern")),
+    ("zero_buffers", Honoured("zero_buffers")),
     ("scramble_buffers", Host),
     ("refill_buffers", Host),
     ("dedupe_global", Honoured("dedupe_global")),

@@ -85,6 +85,8 @@ pub(super) struct JobSpec {
     pub fdp: Option<super::fdp::FdpSpec>,
     /// `buffer_pattern` / `verify_pattern`: what every write holds, repeated.
     pub pattern: Option<crate::content::Pattern>,
+    /// What fio writes when this job lays a file out (see [`layout_fill`]).
+    pub layout_fill: crate::workload::LayoutFill,
 }
 
 const BLOCK_ENGINES: &[&str] = &[
@@ -713,7 +715,9 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         }
     };
     let verify = verify_kind.is_some();
-    let mut pattern = resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
+    let (mut pattern, buffer_pattern) =
+        resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
+    let layout_fill = layout_fill(buffer_pattern, bs[1].max());
     // continue_on_error is otherwise a host option (no I/O errors to go on from); its last
     // value is what a failing sg command consults.
     let coe = opts
@@ -952,6 +956,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         new_group,
         fdp,
         pattern: pattern.clone(),
+        layout_fill,
         files: FileSpec {
             filename,
             directory,
@@ -1160,7 +1165,7 @@ fn resolve_pattern<'a>(
     verify: Option<&str>,
     writes: bool,
     ignored: &mut Vec<(String, &'static str)>,
-) -> Result<Option<crate::content::Pattern>> {
+) -> Result<(Option<crate::content::Pattern>, Option<Vec<u8>>)> {
     use crate::content::pattern::{parse, Parsed};
     let parsed = |o: &Opt, offset_allowed: bool| -> Result<Vec<u8>> {
         match parse(o.value()?.trim(), offset_allowed).map_err(|m| o.err(m))? {
@@ -1175,19 +1180,42 @@ fn resolve_pattern<'a>(
         .map(|o| parsed(o, false))
         .transpose()?;
     let verify_pat = get("verify_pattern").map(|o| parsed(o, true)).transpose()?;
+    let mixed = ["buffer_compress_percentage", "dedupe_percentage"]
+        .into_iter()
+        .find(|k| get(k).is_some_and(|c| c.value.as_deref().map(str::trim) != Some("0")));
     if let (Some(o), Some(_)) = (get("buffer_pattern"), &buffer) {
-        for k in ["buffer_compress_percentage", "dedupe_percentage"] {
-            if let Some(c) = get(k) {
-                if c.value.as_deref().map(str::trim) != Some("0") {
-                    return Err(o.err(format!(
-                        "buffer_pattern with {k} is not modelled (fio then fills only the \
-                         compressible share of random buffers with the pattern): give one or \
-                         the other"
-                    )));
-                }
-            }
+        if let Some(k) = mixed {
+            return Err(o.err(format!(
+                "buffer_pattern with {k} is not modelled (fio then fills only the \
+                 compressible share of random buffers with the pattern): give one or \
+                 the other"
+            )));
         }
     }
+    // `zero_buffers`: fio fills buffers with zeros after `buffer_pattern` and the
+    // compress/dedupe fills have declined (io_u.c, `__fill_io_buffer`): zeros are the
+    // one-byte pattern 0x00.
+    let buffer = match get("zero_buffers") {
+        Some(o) if o.flag()? && buffer.is_none() => {
+            if mixed.is_some() {
+                ignored.push((
+                    "zero_buffers".to_string(),
+                    "buffer_compress_percentage/dedupe_percentage decide the buffers' data first (as in fio)",
+                ));
+                None
+            } else {
+                Some(vec![0])
+            }
+        }
+        Some(_) if buffer.is_some() => {
+            ignored.push((
+                "zero_buffers".to_string(),
+                "buffer_pattern decides the buffers' data first (as in fio)",
+            ));
+            buffer
+        }
+        _ => buffer,
+    };
     let bytes = match (verify_pat, verify) {
         (Some(b), Some("pattern")) => Some(b),
         // Headers in every chunk: fresh content with the pattern's compressible share
@@ -1205,19 +1233,37 @@ fn resolve_pattern<'a>(
                 "verify_pattern".to_string(),
                 "verify=0: the job does not verify, so (as in fio) the pattern is not written",
             ));
-            buffer
+            buffer.clone()
         }
-        (None, _) => buffer,
+        (None, _) => buffer.clone(),
     };
     if !writes {
-        for k in ["buffer_pattern", "verify_pattern"] {
+        for k in ["buffer_pattern", "verify_pattern", "zero_buffers"] {
             if get(k).is_some() && !ignored.iter().any(|(i, _)| i == k) {
                 ignored.push((k.to_string(), "a job without writes writes no pattern"));
             }
         }
-        return Ok(None);
+        return Ok((None, buffer));
     }
-    Ok(bytes.map(|b| crate::content::Pattern::new(&b)))
+    Ok((bytes.map(|b| crate::content::Pattern::new(&b)), buffer))
+}
+
+/// What fio writes when the job lays a file out: `extend_file` (filesetup.c) writes the file
+/// in pieces of the job's largest write block size (`td->o.max_bs[DDIR_WRITE]`), each filled
+/// by `fill_io_buffer` (io_u.c, `__fill_io_buffer`): `buffer_pattern` repeated from the
+/// piece's start (never `verify_pattern`: verify fills buffers only for the job's own
+/// writes), else zeros with `zero_buffers` (`buffer_pattern` as `0x00`), else random bytes.
+/// (`buffer_compress_percentage`/`dedupe_percentage` come
+/// before the pattern there; fio refuses neither with it, flashpress refuses the pair, see
+/// [`resolve_pattern`]; alone they lay out unique content here.)
+fn layout_fill(buffer_pattern: Option<Vec<u8>>, max_write_bs: u64) -> crate::workload::LayoutFill {
+    match buffer_pattern {
+        Some(b) => crate::workload::LayoutFill::Pattern {
+            pattern: crate::content::Pattern::new(&b),
+            piece: max_write_bs.max(4096),
+        },
+        None => crate::workload::LayoutFill::Unique,
+    }
 }
 
 /// A byte count with fio's suffixes (powers of 1024): `4k`, `10G`, `1280m`, `4KiB`, `8kb`.

@@ -1412,7 +1412,7 @@ fn layout_kib(text: &str) -> Vec<(u64, u64)> {
         .unwrap_or_else(|e| panic!("{e}"))
         .layout
         .iter()
-        .map(|&(a, b)| (a, b >> 10))
+        .map(|(a, b, _)| (*a, *b >> 10))
         .collect()
 }
 
@@ -1832,6 +1832,80 @@ fn verify_pattern_writes_the_pattern_and_verifies() {
     .unwrap();
     assert_eq!(st[0].content.pattern, Some(Pattern::new(&[0x22])));
     assert!(take(&mut st[0], 100).iter().all(|r| r.op == Op::Write));
+}
+
+/// `zero_buffers`: the job's writes are zeros (the one-byte pattern 0x00) unless
+/// `buffer_pattern` or a compress/dedupe share decides their data first (fio's
+/// `__fill_io_buffer` order), each noted as ignored then.
+#[test]
+fn zero_buffers_writes_zeros_after_patterns_and_compression() {
+    use crate::content::Pattern;
+    let zero = Pattern::new(&[0]);
+    let mut st = load_text("[z]\nrw=write\nbs=4k\nsize=16k\nzero_buffers\n", GIB, 1).unwrap();
+    assert_eq!(st[0].content.pattern, Some(zero.clone()));
+    assert!(take(&mut st[0], 4)
+        .iter()
+        .all(|r| r.content == zero.first_id()));
+    let st = load_text(
+        "[z]\nrw=write\nbs=4k\nsize=16k\nzero_buffers=1\nbuffer_pattern=0x22\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(st[0].content.pattern, Some(Pattern::new(&[0x22])));
+    let st = load_text(
+        "[z]\nrw=write\nbs=4k\nsize=16k\nzero_buffers=1\nbuffer_compress_percentage=50\n",
+        GIB,
+        1,
+    )
+    .unwrap();
+    assert_eq!(st[0].content.pattern, None);
+    let st = load_text("[z]\nrw=write\nbs=4k\nsize=16k\nzero_buffers=0\n", GIB, 1).unwrap();
+    assert_eq!(st[0].content.pattern, None);
+}
+
+/// What a layout writes is the extending job's `fill_io_buffer` (fio's `extend_file` runs
+/// in that job's set-up): its `buffer_pattern` in pieces of its largest write block size,
+/// never its `verify_pattern`, zeros with `zero_buffers`, unique content otherwise. A
+/// reading job's `buffer_pattern` is then used, not noted as ignored.
+#[test]
+fn a_layout_writes_what_the_extending_jobs_buffers_hold() {
+    use crate::content::Pattern;
+    use crate::workload::LayoutFill;
+    let fills = |text: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("job.fio");
+        std::fs::write(&path, text).unwrap();
+        let l = load(&file_cfg(path), GIB, 1, false, None).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !l.notes
+                .iter()
+                .any(|n| n.contains("buffer_pattern") || n.contains("zero_buffers")),
+            "{:?}",
+            l.notes
+        );
+        l.layout.into_iter().map(|(_, _, f)| f).collect::<Vec<_>>()
+    };
+    let pat = |b: &[u8], piece: u64| LayoutFill::Pattern {
+        pattern: Pattern::new(b),
+        piece,
+    };
+    // Two readers of one file: the second needs more and lays it out again with its own data.
+    assert_eq!(
+        fills(
+            "[global]\nfilename=data\nrw=read\nbs=4k\n[a]\nsize=256k\nbuffer_pattern=0x11\n\
+             [b]\nsize=512k\nbs=4k,64k\nbuffer_pattern=0x22\nverify_pattern=0x33\n"
+        ),
+        vec![pat(&[0x11], 4096), pat(&[0x22], 65536)]
+    );
+    assert_eq!(
+        fills("[a]\nrw=randread\nsize=64k\nbs=8k\nzero_buffers\n"),
+        vec![pat(&[0], 8192)]
+    );
+    assert_eq!(
+        fills("[a]\nrw=read\nsize=64k\nverify_pattern=0x33\nverify=0\n"),
+        vec![LayoutFill::Unique]
+    );
 }
 
 #[test]

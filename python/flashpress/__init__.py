@@ -9,15 +9,16 @@ See ``flashpress.Config`` for configs, ``flashpress.errors`` for the exceptions,
 ``flashpress`` command (``flashpress run --help``).
 """
 
-from __future__ import annotations
-
 import sys as _sys
 
 if _sys.argv and (_sys.argv[0].rsplit("/", 1)[-1] == "flashpress" or _sys.argv[0].endswith("flashpress/__main__.py")):
     # The `flashpress` command is starting (importing numpy, the core...): until its main loop
-    # takes Ctrl-C over, an interrupt is one line and exit status 130, not a traceback.
+    # takes Ctrl-C over, an interrupt is one line and exit status 130, not a traceback. Nothing
+    # before this may load a module from disk (no `from __future__`, no `signal`, whose import
+    # is a window where Ctrl-C is a traceback through this file): `_signal` is built in and
+    # `os` is loaded by the interpreter's own start-up.
+    import _signal  # type: ignore[import-not-found]  # built in, no stub in typeshed
     import os as _os
-    import signal as _signal
 
     def _interrupted_at_start(signum: int, frame: object) -> None:
         _sys.stderr.write("flashpress: interrupted\n")

@@ -14,7 +14,12 @@ their estimate, one line each. Each point's line goes to stderr as it finishes; 
 stdout line is one JSON object with every point.
 
     python3 benchmarks/bench_scale.py [--points 1:4,1:16,...] [--page-kib 4] [--requests N]
-        [--aging A] [--run-max-gib G] [--cell tlc] [--windows W]
+        [--aging A] [--run-max-gib G] [--cell tlc] [--windows W] [--repeat R]
+
+With ``--repeat R`` each point that runs is run R times, one process after another; its line
+gives the median of the wall-time figures (preconditioning, timed run, requests per second)
+and of the peak RSS, with every run's figures under ``"runs"`` (the simulated results, WAF
+and counts, must be identical across runs: the script checks it and stops if not).
 
 ``--points`` is TIB:UNIT_KIB pairs; the default is the full table (1, 4, 16, 64 TiB at 4, 16,
 64 KiB units). ``make bench-scale-64t`` is the 64 TiB QLC steady-state run of
@@ -26,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -40,6 +46,24 @@ def point(tib: float, unit: int, page: int, requests: int, aging: float, cell: s
     return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+TIMED = ("precondition_s", "run_s", "requests_per_wall_s", "peak_rss_gib", "peak_rss_gib_per_logical_tib")
+
+
+def repeated(runs: list[dict[str, object]]) -> dict[str, object]:
+    """One point's line from R runs: the medians of the wall-time and RSS figures, every run's
+    figures under ``runs``; the simulated figures must agree (the simulator is deterministic)."""
+    first = {k: v for k, v in runs[0].items() if k not in TIMED}
+    for r in runs[1:]:
+        other = {k: v for k, v in r.items() if k not in TIMED}
+        if other != first:
+            raise SystemExit(f"bench_scale: runs of one point differ in simulated results: {first} against {other}")
+    out = dict(first)
+    for k in TIMED:
+        out[k] = statistics.median(float(r[k]) for r in runs)  # type: ignore[arg-type]
+    out["runs"] = [{k: r[k] for k in TIMED} for r in runs]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     table = ",".join(f"{t}:{u}" for t in (1, 4, 16, 64) for u in (4, 16, 64))
@@ -50,7 +74,10 @@ def main() -> None:
     ap.add_argument("--run-max-gib", type=float, default=20.0, help="run points estimated below this")
     ap.add_argument("--cell", default="tlc", choices=["slc", "mlc", "tlc", "qlc"])
     ap.add_argument("--windows", type=int, default=10, help="windows of the timed run's WAF")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per point; medians are printed")
     a = ap.parse_args()
+    if a.repeat < 1:
+        ap.error("--repeat must be at least 1")
     subprocess.run(
         ["cargo", "build", "--release", "-q", "-p", "flashpress-core", "--example", "bench_scale"],
         check=True,
@@ -66,7 +93,11 @@ def main() -> None:
             est["not_run"] = f"estimate above --run-max-gib {a.run_max_gib}"
             print(f"{tib} TiB at {unit} KiB units: estimate {est['estimate_gib']:.2f} GiB: not run", file=sys.stderr)
         else:
-            est = point(float(tib), int(unit), a.page_kib, a.requests, a.aging, a.cell, a.windows)
+            runs = [
+                point(float(tib), int(unit), a.page_kib, a.requests, a.aging, a.cell, a.windows)
+                for _ in range(a.repeat)
+            ]
+            est = repeated(runs) if a.repeat > 1 else runs[0]
             print(json.dumps(est), file=sys.stderr, flush=True)
         rows.append(est)
     print(json.dumps({"points": rows}))

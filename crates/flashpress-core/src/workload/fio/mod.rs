@@ -50,6 +50,9 @@ use resolve::parse_size;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod iolog_tests;
+
 /// A fio workload ready to run.
 pub struct FioLoad {
     /// One stream per job clone.
@@ -350,6 +353,16 @@ pub fn load_placed(
                 weight: u64::from(w),
             });
             let src = &placed[job_index][clone as usize];
+            if src.lfsr {
+                let blocks = (src.region_len / src.min_bs).max(1);
+                let lfsr_seed = src.lfsr_seed.value(stream_index + 1, job_seed);
+                if gen::Lfsr::seed_refused(blocks, lfsr_seed) {
+                    return Err(Error::Workload(format!(
+                        "job `{}`: random_generator=lfsr cannot start from this randseed (its low bits are the LFSR's all-ones state, which fio refuses too: \"failed initializing LFSR\"); choose another randseed",
+                        spec.name
+                    )));
+                }
+            }
             let mut source = FioSource::new(
                 src,
                 job_seed,

@@ -2,7 +2,7 @@
 //! (a later value overrides an earlier one, as in fio).
 
 use super::gen::{
-    BsSpec, Dist, LatTarget, Mix, Rate, SourceSpec, SsMetric, SteadyState, ZoneRange,
+    BsSpec, Dist, LatTarget, LfsrSeed, Mix, Rate, SourceSpec, SsMetric, SteadyState, ZoneRange,
 };
 use super::options::{class_of, engine_class, why_ignored, Class};
 use super::parse::{Opt, Origin};
@@ -561,11 +561,18 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         None => None,
         Some(o) => Some(parse_uint(o)?),
     };
-    if let Some(o) = get("randrepeat") {
-        // flashpress is always repeatable: the same seed gives the same run. randrepeat=0
-        // asks for a different sequence each run, which the run's `seed` gives.
-        let _ = o.flag()?;
-    }
+    // flashpress is always repeatable: the same seed gives the same run. randrepeat=0
+    // asks for a different sequence each run, which the run's `seed` gives. The LFSR's seed
+    // follows fio's derivation (see `LfsrSeed`).
+    let randrepeat = match get("randrepeat") {
+        None => true,
+        Some(o) => o.flag()?,
+    };
+    let lfsr_seed = match (randrepeat, randseed) {
+        (true, _) => LfsrSeed::Repeat,
+        (false, Some(s)) => LfsrSeed::Seed(s),
+        (false, None) => LfsrSeed::Run,
+    };
     let compress = get("buffer_compress_percentage")
         .map(parse_percent)
         .transpose()?;
@@ -997,6 +1004,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             // random jobs without norandommap; the LFSR generator has none.
             verify_write_order: random && randommap && !lfsr,
             lfsr: random && lfsr,
+            lfsr_seed,
             dedupe_pct,
             dedupe_ws_pct,
             dedupe_global,

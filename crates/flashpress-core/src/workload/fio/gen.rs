@@ -1938,8 +1938,8 @@ impl FioSource {
                     sent.as_ref(),
                     self.spec.sg_continue,
                 ) {
+                    // The job hears of it when the command completes (`failed`).
                     r.attrs = r.attrs.with_check_condition();
-                    self.sg_failed |= !self.spec.sg_continue;
                 }
             }
             (1, _) => {
@@ -2331,7 +2331,18 @@ impl RequestSource for FioSource {
     }
 
     fn wants_completions(&self) -> bool {
-        self.lat.is_some() || self.spec.steady.is_some_and(|s| s.metric.latency())
+        self.lat.is_some()
+            || self.spec.steady.is_some_and(|s| s.metric.latency())
+            || self.sg.is_some()
+                && matches!(self.spec.sg_mode, super::sg::SgMode::Verify(_))
+                && !self.spec.sg_continue
+    }
+
+    /// fio learns of a failed sg command when it completes (the `io_u`'s error is seen in
+    /// `io_completed`, io_u.c, which ends the job without `continue_on_error`): the commands
+    /// issued before then complete, and none is issued after.
+    fn failed(&mut self, _now: SimTime) {
+        self.sg_failed |= !self.spec.sg_continue;
     }
 
     fn completed(&mut self, op: Op, latency_ns: u64, now: SimTime) {

@@ -121,3 +121,129 @@ fn lfsr_without_a_repeatable_seed_follows_the_runs_seed() {
     assert_eq!(a, run(1));
     assert_ne!(a, run(2));
 }
+
+const KIB: u64 = 1 << 10;
+const MIB: u64 = 1 << 20;
+
+/// `zonemode=strided` sequential writes on a 16 MiB device, beside fio's iologs (`psync` on
+/// a 16 MiB file): the window moves on by `zonerange + zoneskip` after `zonesize` bytes and
+/// goes back to the start past the *file's* end (`__fill_io_u_zone`: `f->file_offset >=
+/// f->real_file_size`), not past `size`; the job moves `io_size` (else `size`) bytes. With
+/// `ioengine=null` fio's file is `size` bytes long (a diskless engine), so it wraps at `size`
+/// there: a real engine is what flashpress simulates.
+#[test]
+fn strided_writes_are_fios() {
+    let cases = [
+        (
+            "rw=write\nbs=64k\nsize=4m\nio_size=8m\nzonemode=strided\nzonesize=256k\nzoneskip=1m\n",
+            "strided-write-io-size.txt",
+        ),
+        (
+            "rw=write\nbs=64k\nsize=2m\nzonemode=strided\nzonesize=128k\nzonerange=512k\n",
+            "strided-write-range.txt",
+        ),
+    ];
+    for (job, log) in cases {
+        let text = format!("[s]\nfilename=/dev/sdb\n{job}");
+        let got = ops(&all(&mut streams(&text, 16 * MIB, 1)[0]));
+        assert_eq!(got, iolog(log), "{log}");
+    }
+}
+
+/// `zonemode=strided` random reads: fio draws its offsets from its own generator, so the
+/// order is not compared, but its rule is (HOWTO `zonemode=strided`, `__fill_io_u_zone`):
+/// `zonesize` bytes from each window of `zonerange` bytes, the windows in order, back to the
+/// first past `size`; within a window fio's random map keeps a block from being read twice
+/// (the iologs show it). The iologs here (`psync` on a 16 MiB file) show the same windows,
+/// and the same counts.
+#[test]
+fn strided_random_reads_keep_fios_windows() {
+    let cases = [
+        // (job, window step, window length, blocks per window, windows before the wrap, log)
+        (
+            "rw=randread\nbs=64k\nsize=2m\nzonemode=strided\nzonesize=128k\nzonerange=512k\n",
+            512 * KIB,
+            512 * KIB,
+            2,
+            32,
+            "strided-randread-range.txt",
+        ),
+        (
+            "rw=randread\nbs=64k\nsize=4m\nio_size=2m\nzonemode=strided\nzonesize=256k\nzoneskip=1m\n",
+            1280 * KIB,
+            256 * KIB,
+            4,
+            13,
+            "strided-randread-skip.txt",
+        ),
+    ];
+    for (job, step, window, per, windows, log) in cases {
+        let text = format!("[s]\nfilename=/dev/sdb\n{job}");
+        let fio = iolog(log);
+        for seed in [1, 2] {
+            let got = ops(&all(&mut streams(&text, 16 * MIB, seed)[0]));
+            assert_eq!(got.len(), fio.len(), "{log}");
+            for (i, chunk) in got.chunks(per).enumerate() {
+                let w = (i as u64 % windows) * step;
+                let mut offs: Vec<u64> = chunk.iter().map(|x| x.1).collect();
+                assert!(
+                    offs.iter().all(|&o| o >= w && o + 64 * KIB <= w + window),
+                    "{log}: visit {i} reads {offs:?} outside [{w}, {})",
+                    w + window
+                );
+                offs.sort_unstable();
+                offs.dedup();
+                assert_eq!(offs.len(), per, "{log}: a block read twice in one visit");
+            }
+            // fio's own stream keeps the same rule (the check above, on fio's iolog).
+            for (i, chunk) in fio.chunks(per).enumerate() {
+                let w = (i as u64 % windows) * step;
+                assert!(chunk.iter().all(|x| x.1 >= w && x.1 + x.2 <= w + window));
+            }
+        }
+    }
+}
+
+/// `numjobs` clones with `offset_increment`: fio's `get_start_offset` (filesetup.c) starts
+/// clone k at `offset + k * offset_increment`, the percentage forms taken of the job's
+/// `size` for a file set up from it; the sum is aligned up (to `offset_align`, else the
+/// block size) only when the `offset` or the increment is a percentage. Each clone writes its own `size` from its start.
+/// fio 3.33's starts for each case (`--debug=io`, `ioengine=null`, bs=4k, size=64k):
+#[test]
+fn clone_starts_and_regions_are_fios() {
+    let cases: [(&str, &[u64]); 7] = [
+        ("numjobs=3\noffset_increment=100k", &[0, 100, 200]),
+        // 6553 and 13107 bytes, aligned up to the block size, or to offset_align.
+        ("numjobs=3\noffset_increment=10%", &[0, 8, 16]),
+        (
+            "numjobs=3\noffset_increment=10%\noffset_align=24k",
+            &[0, 24, 24],
+        ),
+        (
+            "numjobs=3\noffset=10%\noffset_increment=100k",
+            &[8, 108, 208],
+        ),
+        ("numjobs=2\noffset_increment=10k\noffset_align=8k", &[0, 10]),
+        (
+            "numjobs=3\noffset=1m\noffset_increment=25%",
+            &[1024, 1040, 1056],
+        ),
+        ("numjobs=2\noffset_increment=1m\nrw=randwrite", &[0, 1024]),
+    ];
+    for (opts, starts) in cases {
+        let text = format!("[c]\nfilename=f.dat\nrw=write\nbs=4k\nsize=64k\n{opts}\n");
+        let mut st = streams(&text, GIB, 1);
+        assert_eq!(st.len(), starts.len(), "{opts}");
+        for (k, s) in st.iter_mut().enumerate() {
+            let got = ops(&all(s));
+            let start = starts[k] * KIB;
+            let mut offs: Vec<u64> = got.iter().map(|x| x.1).collect();
+            if !opts.contains("randwrite") {
+                assert_eq!(offs[0], start, "{opts}: clone {k}'s first write");
+            }
+            offs.sort_unstable();
+            let want: Vec<u64> = (0..16).map(|i| start + i * 4 * KIB).collect();
+            assert_eq!(offs, want, "{opts}: clone {k}'s region");
+        }
+    }
+}

@@ -26,7 +26,7 @@ pub(super) struct FileSpec {
     /// `filename_format` (default `$jobname.$jobnum.$filenum`).
     pub format: Option<String>,
     /// `offset_increment`: clone `k` starts `k` times this further into the file.
-    pub offset_increment: u64,
+    pub offset_increment: Offset,
     /// `offset_align`: the unit a percentage `offset` is aligned up to (0: the smallest
     /// block size).
     pub offset_align: u64,
@@ -410,9 +410,11 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             }
         }
     };
+    // A percentage is of the file's size, as a percentage `offset` is (fio 3.33's
+    // `offset_increment_percent`, get_start_offset in filesetup.c).
     let offset_increment = match get("offset_increment") {
-        None => 0,
-        Some(o) => parse_size(o.value()?).map_err(|m| o.err(m))?,
+        None => Offset::Bytes(0),
+        Some(o) => opt_percent_or_size(o)?,
     };
     let offset_align = match get("offset_align") {
         None => 0,

@@ -247,3 +247,46 @@ fn clone_starts_and_regions_are_fios() {
         }
     }
 }
+
+/// Options of item 5 of the comparison: `unified_rw_reporting` only shapes fio's report
+/// (accepted, the stream unchanged: fio 3.33 writes blocks 0-15 either way, reporting them as
+/// "mixed"); `bs_unaligned` (byte-granular lengths in fio: 2385, 1313, ... for
+/// `bsrange=1k-7k`) is refused with its line; `ddir_seq_add` is no fio option (fio: "unrecognized
+/// option"), and no flashpress one.
+#[test]
+fn reporting_and_unaligned_options_are_treated_as_fio_would() {
+    let plain = "[j]\nfilename=/dev/sdb\nrw=write\nbs=4k\nsize=64k\n";
+    let want: Vec<(Op, u64, u64)> = (0..16).map(|i| (Op::Write, i * 4096, 4096)).collect();
+    let text = format!("{plain}unified_rw_reporting=1\n");
+    assert_eq!(ops(&all(&mut streams(&text, GIB, 1)[0])), want);
+    let load = |text: String| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("job.fio");
+        std::fs::write(&path, text).unwrap();
+        let cfg = FioWorkload {
+            path: Some(path),
+            global: BTreeMap::new(),
+            jobs: Vec::new(),
+            args: Vec::new(),
+            vars: BTreeMap::new(),
+        };
+        match load_streams(&cfg, GIB, 1) {
+            Ok(_) => panic!("expected a refusal"),
+            Err(e) => e.to_string(),
+        }
+    };
+    for opt in ["bs_unaligned", "blocksize_unaligned"] {
+        let e = load(format!(
+            "[j]\nfilename=/dev/sdb\nrw=write\nbsrange=1k-7k\nsize=64k\n{opt}\n"
+        ));
+        assert!(
+            e.contains("job.fio:6") && e.contains(opt) && e.contains("512-byte"),
+            "{e}"
+        );
+    }
+    let e = load(format!("{plain}ddir_seq_add=8k\n"));
+    assert!(
+        e.contains("job.fio:6") && e.contains("unknown fio option `ddir_seq_add`"),
+        "{e}"
+    );
+}

@@ -1667,9 +1667,17 @@ impl FioSource {
             return Some((off, len));
         }
         if self.spec.random {
-            // The sequential part of a random job continues from its last I/O.
+            // The sequential part of a random job continues from its last I/O. One past the
+            // region ends the pass, as in fio (`get_next_offset`, io_u.c: an offset at or past
+            // `io_size` fails the io_u, and the job's round ends; fio 3.33 with `psync` issues
+            // 11 reads for `rw=randread:4 bs=4k size=64k`, its third run ending at the last
+            // block). With `ioengine=null` fio's file ends at the region, and it draws a new
+            // random block there instead.
             let len = self.next_len(d);
             let mut pos = self.last_pos[f][d];
+            if pos >= region {
+                return None;
+            }
             if pos + len > region {
                 pos = 0;
             }

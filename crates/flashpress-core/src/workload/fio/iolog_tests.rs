@@ -290,3 +290,32 @@ fn reporting_and_unaligned_options_are_treated_as_fio_would() {
         "{e}"
     );
 }
+
+/// `rw=randread:4`: four sequential reads from each random offset; a run that reaches the
+/// region's end ends the job there (fio 3.33 with `psync`, `bs=4k size=64k` on a 16 MiB
+/// file: 0 1 2 3, 11 12 13 14, 13 14 15, then nothing: 11 reads). The random offsets are
+/// fio's generator's, so the rule is checked over seeds: every read but a run's first
+/// follows the one before, no run wraps to the region's start, and a job that stops short
+/// of 16 reads stops right after the last block.
+#[test]
+fn a_random_run_that_reaches_the_end_ends_the_job() {
+    let text = "[j]\nfilename=/dev/sdb\nrw=randread:4\nbs=4k\nsize=64k\n";
+    let mut short = 0;
+    for seed in 0..40 {
+        let blocks: Vec<u64> = ops(&all(&mut streams(text, 16 * MIB, seed)[0]))
+            .iter()
+            .map(|x| x.1 / 4096)
+            .collect();
+        assert!(blocks.len() <= 16, "seed {seed}: {blocks:?}");
+        for (i, b) in blocks.iter().enumerate() {
+            if i % 4 != 0 {
+                assert_eq!(*b, blocks[i - 1] + 1, "seed {seed}: {blocks:?}");
+            }
+        }
+        if blocks.len() < 16 {
+            short += 1;
+            assert_eq!(blocks.last(), Some(&15), "seed {seed}: {blocks:?}");
+        }
+    }
+    assert!(short > 0, "some seed reaches the end mid-run");
+}

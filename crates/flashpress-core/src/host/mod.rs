@@ -69,7 +69,7 @@ fn take_completions(w: &mut World<'_>) {
             w.queue.push(c.done, Event::Completion(c.stream));
         }
         for (stream, done) in d.failed.drain(..) {
-            w.rec.record_failed(done);
+            w.rec.record_failed(stream, done);
             w.queue.push(done, Event::Completion(stream));
         }
     }
@@ -143,7 +143,7 @@ pub struct Host {
     /// Scratch list for [`crate::workload::RequestSource::take_woken`].
     woken: Vec<u32>,
     /// Scratch list for the completions handed to [`crate::workload::RequestSource::completed`].
-    done: Vec<(SimTime, u64, Op)>,
+    done: Vec<(SimTime, u64, Option<Op>)>,
     /// Some stream's source is told of its completions.
     feedback: bool,
     /// Counters.
@@ -409,7 +409,7 @@ impl Host {
                 let r = Request { content, ..req };
                 let out = s.submit(i, &r, now, w.content.as_deref_mut())?;
                 if out.failed {
-                    w.rec.record_failed(out.done);
+                    w.rec.record_failed(tag, out.done);
                 } else {
                     w.rec.record(tag, req.op, req.len, now, out.done);
                 }
@@ -471,7 +471,11 @@ impl Host {
             let mut done = std::mem::take(&mut self.done);
             w.rec.take_completions(i as u32, now, &mut done);
             for &(_, lat, op) in &done {
-                self.streams[i].stream.source.completed(op, lat, now);
+                let source = &mut self.streams[i].stream.source;
+                match op {
+                    Some(op) => source.completed(op, lat, now),
+                    None => source.failed(now),
+                }
             }
             done.clear();
             self.done = done;

@@ -162,7 +162,9 @@ pub struct Recorder {
     /// Completions of watched streams not yet handed back: (stream, done, latency ns, op).
     /// Completion times are known before the completion happens, so the host takes each
     /// only at its completion event ([`Recorder::take_completions`]).
-    feedback: Vec<(u32, SimTime, u64, Op)>,
+    /// Completions of watched streams: (stream, done, latency ns, op; `None` for a request
+    /// the device failed).
+    feedback: Vec<(u32, SimTime, u64, Option<Op>)>,
 }
 
 impl Recorder {
@@ -210,12 +212,13 @@ impl Recorder {
     }
 
     /// Move into `out` the completions of watched stream `stream` done by `now`, as (done,
-    /// latency ns, op), in completion order (ties in the order the device reported them).
+    /// latency ns, op, `None` for a failed request), in completion order (ties in the order
+    /// the device reported them).
     pub fn take_completions(
         &mut self,
         stream: u32,
         now: SimTime,
-        out: &mut Vec<(SimTime, u64, Op)>,
+        out: &mut Vec<(SimTime, u64, Option<Op>)>,
     ) {
         let start = out.len();
         self.feedback.retain(|&(s, done, lat, op)| {
@@ -268,7 +271,13 @@ impl Recorder {
 
     /// A request that failed (device shut down, file system full) at `done`: counted, and
     /// not in the throughput or latency figures.
-    pub fn record_failed(&mut self, done: SimTime) {
+    pub fn record_failed(&mut self, stream: u32, done: SimTime) {
+        let s = stream & !crate::host::ASYNC_TAG;
+        if self.watched.get(s as usize) == Some(&true) {
+            // A watched stream hears of the failure at the completion (fio's sg engine
+            // learns of a CHECK CONDITION there).
+            self.feedback.push((s, done, 0, None));
+        }
         self.failed_requests += (done >= self.measure_from) as u64;
         self.last_completion = self.last_completion.max(done);
     }
@@ -299,7 +308,7 @@ impl Recorder {
         let lat = done.0 - issued.0;
         let s = stream & !crate::host::ASYNC_TAG;
         if self.watched.get(s as usize) == Some(&true) {
-            self.feedback.push((s, done, lat, op));
+            self.feedback.push((s, done, lat, Some(op)));
         }
         if self.measured(stream, issued, done) {
             let t = match op {

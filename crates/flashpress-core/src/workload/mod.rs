@@ -287,6 +287,11 @@ pub trait RequestSource {
     /// A request of this source of operation `op` completed at `now`, `latency_ns` after it
     /// was submitted. Told at the completion, before the source is asked for more.
     fn completed(&mut self, _op: Op, _latency_ns: u64, _now: SimTime) {}
+
+    /// A request of this source failed at `now` (the device ended it with an error status:
+    /// a SCSI VERIFY that miscompared). Told at the completion, before the source is asked
+    /// for more; only to sources that [`RequestSource::wants_completions`].
+    fn failed(&mut self, _now: SimTime) {}
 }
 
 /// What a layout write holds: the data a host's file set-up writes into a file before a job

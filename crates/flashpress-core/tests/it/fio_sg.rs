@@ -154,6 +154,30 @@ fn a_miscompare_ends_the_job_unless_continue_on_error_covers_writes() {
     }
 }
 
+/// fio ends a job whose VERIFY failed when the command *completes*: the commands issued
+/// while it was in flight still complete, and none is issued after the failure is seen.
+/// 16 one-page VERIFYs of a 0x5a buffer over pages nothing wrote (zeros on a device that was
+/// not filled): every one miscompares, and every one is answered from the map in the same
+/// time. Counted by hand: at queue depth 1 the first fails and nothing else was issued (1
+/// VERIFY, 1 failed); at depth 4 the closed loop issues four at once, the first's completion
+/// ends the job, and the other three were already issued (4 VERIFYs, 4 failed). Stopping at
+/// the issue instead would give 1 at both depths.
+#[test]
+fn a_miscompare_stops_the_job_at_its_completion() {
+    for (qd, done) in [(1, 1), (4, 4)] {
+        let text = format!(
+            "[v]\nfilename=/dev/sdb\nbuffer_pattern=0x5a\nioengine=sg\nrw=write\nbs=4k\n\
+             sg_write_mode=verify_bytchk_01\nnumber_ios=16\niodepth={qd}\n"
+        );
+        let s = run_file(&text, "");
+        assert_eq!(
+            (s.requests_completed, s.requests_failed),
+            (done, done),
+            "iodepth={qd}"
+        );
+    }
+}
+
 #[test]
 fn verify_compares_bytes_not_ids() {
     // A 3-byte pattern restarts at each write: with 512-byte writes, every sector starts at

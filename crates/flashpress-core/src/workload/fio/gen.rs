@@ -353,9 +353,11 @@ pub(super) struct SourceSpec {
     /// fio has a random map for the job's files (`file_randommap`), so `verify` reads back
     /// in the order written (see [`FioSource::hist_list`]).
     pub verify_write_order: bool,
-    /// `random_generator=lfsr`: every pass visits the blocks in the same order (fio's
+    /// `random_generator=lfsr`: fio's LFSR gives the blocks' order, every pass the same (fio's
     /// `fio_file_reset` restarts the LFSR from the same seed: `lfsr_reset`).
     pub lfsr: bool,
+    /// Where the LFSR's seed comes from (`randrepeat`, `randseed`).
+    pub lfsr_seed: LfsrSeed,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
     /// `dedupe_working_set_percentage` under `dedupe_mode=working_set`.
@@ -506,6 +508,195 @@ impl ZipfTable {
     }
 }
 
+/// The seed of a job's LFSR, as fio 3.33 derives `td->rand_seeds[FIO_RAND_BLOCK_OFF]`
+/// (init.c `setup_random_seeds` and `td_fill_rand_seeds_internal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum LfsrSeed {
+    /// `randrepeat=1` (fio's default): `FIO_RANDSEED * thread_number`, whatever `randseed`.
+    Repeat,
+    /// `randrepeat=0` with `randseed=N`: fio's chain from N.
+    Seed(u64),
+    /// `randrepeat=0` without `randseed`: fio seeds from the system's RNG; flashpress from
+    /// the run's seed (a run is always repeatable).
+    Run,
+}
+
+impl LfsrSeed {
+    /// `td->rand_seeds[FIO_RAND_BLOCK_OFF]` for fio's job number `thread_number` (1 for the
+    /// first job, counting every clone); `run` stands in for the system's RNG.
+    pub(super) fn value(self, thread_number: u64, run: u64) -> u64 {
+        const FIO_RANDSEED: u64 = 0xb189_9bed;
+        const GOLDEN: u64 = 0x9e37_0001;
+        const FIO_RAND_BLOCK_OFF: u64 = 6;
+        match self {
+            LfsrSeed::Repeat => FIO_RANDSEED.wrapping_mul(thread_number),
+            LfsrSeed::Seed(s) => {
+                // seed *= GOLDEN four times, then rand_seeds[i] = seed * thread_number + i,
+                // seed *= GOLDEN after each i.
+                let mut s = s;
+                for _ in 0..4 + FIO_RAND_BLOCK_OFF {
+                    s = s.wrapping_mul(GOLDEN);
+                }
+                s.wrapping_mul(thread_number)
+                    .wrapping_add(FIO_RAND_BLOCK_OFF)
+            }
+            LfsrSeed::Run => run,
+        }
+    }
+}
+
+/// fio's LFSR (lib/lfsr.c, fio 3.33): a maximal-length Galois LFSR of the smallest width
+/// whose states exceed the block count (`find_lfsr`), stepped as `__LFSR_NEXT` does and
+/// skipping states past the last block, so a pass visits every block once.
+#[derive(Debug, Clone)]
+pub(super) struct Lfsr {
+    max_val: u64,
+    xormask: u64,
+    cached_bit: u64,
+    last_val: u64,
+    num_vals: u64,
+    /// `prepare_spin` sets `cycle_length` to 1 (spin 0 has no sub-cycle, plus the "first
+    /// time only" increment), so the very first `lfsr_next` steps twice; `lfsr_reset` does
+    /// not restore it, so later passes step once.
+    cycle_length: u64,
+    seed: u64,
+}
+
+/// lib/lfsr.c `lfsr_taps`: the taps of the n-bit LFSR, n = 3..=63.
+const LFSR_TAPS: [&[u8]; 64] = [
+    &[],
+    &[],
+    &[],
+    &[3, 2],
+    &[4, 3],
+    &[5, 3],
+    &[6, 5],
+    &[7, 6],
+    &[8, 6, 5, 4],
+    &[9, 5],
+    &[10, 7],
+    &[11, 9],
+    &[12, 6, 4, 1],
+    &[13, 4, 3, 1],
+    &[14, 5, 3, 1],
+    &[15, 14],
+    &[16, 15, 13, 4],
+    &[17, 14],
+    &[18, 11],
+    &[19, 6, 2, 1],
+    &[20, 17],
+    &[21, 19],
+    &[22, 21],
+    &[23, 18],
+    &[24, 23, 22, 17],
+    &[25, 22],
+    &[26, 6, 2, 1],
+    &[27, 5, 2, 1],
+    &[28, 25],
+    &[29, 27],
+    &[30, 6, 4, 1],
+    &[31, 28],
+    &[32, 31, 29, 1],
+    &[33, 20],
+    &[34, 27, 2, 1],
+    &[35, 33],
+    &[36, 25],
+    &[37, 5, 4, 3, 2, 1],
+    &[38, 6, 5, 1],
+    &[39, 35],
+    &[40, 38, 21, 19],
+    &[41, 38],
+    &[42, 41, 20, 19],
+    &[43, 42, 38, 37],
+    &[44, 43, 18, 17],
+    &[45, 44, 42, 41],
+    &[46, 45, 26, 25],
+    &[47, 42],
+    &[48, 47, 21, 20],
+    &[49, 40],
+    &[50, 49, 24, 23],
+    &[51, 50, 36, 35],
+    &[52, 49],
+    &[53, 52, 38, 37],
+    &[54, 53, 18, 17],
+    &[55, 31],
+    &[56, 55, 35, 34],
+    &[57, 50],
+    &[58, 39],
+    &[59, 58, 38, 37],
+    &[60, 59],
+    &[61, 60, 46, 45],
+    &[62, 61, 6, 5],
+    &[63, 62],
+];
+
+impl Lfsr {
+    /// `lfsr_init(fl, nums, seed, 0)` over `nums` blocks (at least 1; fewer than 2^63).
+    pub(super) fn new(nums: u64, seed: u64) -> Lfsr {
+        let nums = nums.max(1);
+        let bits = (3..64).find(|&i| (1u64 << i) > nums).unwrap_or(63);
+        let taps = LFSR_TAPS[bits];
+        let xormask = taps.iter().fold(0u64, |m, &t| m | 1u64 << (t - 1));
+        let mut l = Lfsr {
+            max_val: nums - 1,
+            xormask,
+            cached_bit: 1u64 << (taps[0] - 1),
+            last_val: 0,
+            num_vals: 0,
+            cycle_length: 1,
+            seed,
+        };
+        l.reset();
+        l
+    }
+
+    /// fio's `lfsr_reset` fails when the seed's low bits are all ones (the state an XNOR
+    /// LFSR never leaves), and the job fails ("failed initializing LFSR"): the loader
+    /// refuses such a job before building its LFSR.
+    pub(super) fn seed_refused(nums: u64, seed: u64) -> bool {
+        let l = Lfsr::new(nums, 0);
+        let bitmask = (l.cached_bit << 1) - 1;
+        seed & bitmask == bitmask
+    }
+
+    /// `lfsr_reset` with the job's seed.
+    pub(super) fn reset(&mut self) {
+        let bitmask = (self.cached_bit << 1) - 1;
+        self.num_vals = 0;
+        self.last_val = self.seed & bitmask;
+        assert!(
+            self.last_val != bitmask,
+            "the loader refuses an all-ones LFSR seed"
+        );
+    }
+
+    #[inline]
+    fn step(&mut self) {
+        let v = self.last_val;
+        self.last_val = ((v >> 1) | self.cached_bit) ^ ((v & 1).wrapping_sub(1) & self.xormask);
+    }
+
+    /// `lfsr_next`: the next block of this pass, `None` once all were visited.
+    pub(super) fn next(&mut self) -> Option<u64> {
+        if self.num_vals > self.max_val {
+            return None;
+        }
+        self.num_vals += 1;
+        loop {
+            if self.cycle_length > 0 {
+                self.cycle_length -= 1;
+                if self.cycle_length == 0 {
+                    self.step();
+                }
+            }
+            self.step();
+            if self.last_val <= self.max_val {
+                return Some(self.last_val);
+            }
+        }
+    }
+}
+
 /// fio's random map, as a deterministic full-period permutation: a bijection on
 /// `[0, 2^bits)` (xor, odd multiply and xorshift rounds, keyed per pass) with cycle-walking to
 /// `[0, n)`, so every block is visited exactly once per pass in a scrambled order.
@@ -642,6 +833,8 @@ enum Offsets {
     Sequential,
     Uniform,
     Map(RandomMap),
+    /// `random_generator=lfsr`: block indices in units of the smallest block size.
+    Lfsr(Lfsr),
     Axmap(Axmap),
     /// fio lib/zipf.c `zipf_next`: rank, hashed, plus a per-job random offset, mod n.
     Zipf {
@@ -848,6 +1041,12 @@ impl FioSource {
             Offsets::Sequential
         } else {
             match &spec.dist {
+                // fio's LFSR replaces the random map (`init_random_map`, filesetup.c):
+                // `blocks = min(real_file_size, io_size) / rw_min_bs`.
+                Dist::Random if spec.lfsr => Offsets::Lfsr(Lfsr::new(
+                    (spec.region_len / spec.min_bs).max(1),
+                    spec.lfsr_seed.value(stream_index + 1, seed),
+                )),
                 Dist::Random if spec.randommap && spec.needs_axmap() => {
                     Offsets::Axmap(Axmap::new((spec.region_len / spec.min_bs).max(1)))
                 }
@@ -998,6 +1197,7 @@ impl FioSource {
             Offsets::Sequential | Offsets::Axmap(_) => 0,
             Offsets::Uniform => rng.random_range(0..n),
             Offsets::Map(m) => return m.next(),
+            Offsets::Lfsr(l) => return l.next(),
             Offsets::Zipf { table, rand_off } => {
                 let rank = table.rank(rng.random());
                 fio_hash(rank.wrapping_sub(1)).wrapping_add(*rand_off) % n
@@ -1454,16 +1654,30 @@ impl FioSource {
         }
         if random {
             let len = self.next_len(d);
-            let off = self.next_block()? * self.spec.align;
+            // fio's `get_next_block`: `offset = b * ba[ddir]`.
+            let unit = if matches!(self.offsets, Offsets::Lfsr(_)) {
+                self.spec.ba[d].max(1)
+            } else {
+                self.spec.align
+            };
+            let off = self.next_block()? * unit;
             // A large block near the end moves back so it stays in the region.
             let off = off.min(region - len);
             self.last_pos[f][d] = off + len;
             return Some((off, len));
         }
         if self.spec.random {
-            // The sequential part of a random job continues from its last I/O.
+            // The sequential part of a random job continues from its last I/O. One past the
+            // region ends the pass, as in fio (`get_next_offset`, io_u.c: an offset at or past
+            // `io_size` fails the io_u, and the job's round ends; fio 3.33 with `psync` issues
+            // 11 reads for `rw=randread:4 bs=4k size=64k`, its third run ending at the last
+            // block). With `ioengine=null` fio's file ends at the region, and it draws a new
+            // random block there instead.
             let len = self.next_len(d);
             let mut pos = self.last_pos[f][d];
+            if pos >= region {
+                return None;
+            }
             if pos + len > region {
                 pos = 0;
             }
@@ -1591,8 +1805,8 @@ impl FioSource {
         self.file_bytes = 0;
         self.run_left = 0;
         match &mut self.offsets {
-            Offsets::Map(m) if self.spec.lfsr => m.counter = 0,
             Offsets::Map(m) => m.reset(&mut self.rng_off),
+            Offsets::Lfsr(l) => l.reset(),
             Offsets::Axmap(m) => m.reset(),
             _ => {}
         }
@@ -1732,8 +1946,8 @@ impl FioSource {
                     sent.as_ref(),
                     self.spec.sg_continue,
                 ) {
+                    // The job hears of it when the command completes (`failed`).
                     r.attrs = r.attrs.with_check_condition();
-                    self.sg_failed |= !self.spec.sg_continue;
                 }
             }
             (1, _) => {
@@ -2125,7 +2339,18 @@ impl RequestSource for FioSource {
     }
 
     fn wants_completions(&self) -> bool {
-        self.lat.is_some() || self.spec.steady.is_some_and(|s| s.metric.latency())
+        self.lat.is_some()
+            || self.spec.steady.is_some_and(|s| s.metric.latency())
+            || self.sg.is_some()
+                && matches!(self.spec.sg_mode, super::sg::SgMode::Verify(_))
+                && !self.spec.sg_continue
+    }
+
+    /// fio learns of a failed sg command when it completes (the `io_u`'s error is seen in
+    /// `io_completed`, io_u.c, which ends the job without `continue_on_error`): the commands
+    /// issued before then complete, and none is issued after.
+    fn failed(&mut self, _now: SimTime) {
+        self.sg_failed |= !self.spec.sg_continue;
     }
 
     fn completed(&mut self, op: Op, latency_ns: u64, now: SimTime) {

@@ -50,6 +50,9 @@ use resolve::parse_size;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod iolog_tests;
+
 /// A fio workload ready to run.
 pub struct FioLoad {
     /// One stream per job clone.
@@ -350,6 +353,16 @@ pub fn load_placed(
                 weight: u64::from(w),
             });
             let src = &placed[job_index][clone as usize];
+            if src.lfsr {
+                let blocks = (src.region_len / src.min_bs).max(1);
+                let lfsr_seed = src.lfsr_seed.value(stream_index + 1, job_seed);
+                if gen::Lfsr::seed_refused(blocks, lfsr_seed) {
+                    return Err(Error::Workload(format!(
+                        "job `{}`: random_generator=lfsr cannot start from this randseed (its low bits are the LFSR's all-ones state, which fio refuses too: \"failed initializing LFSR\"); choose another randseed",
+                        spec.name
+                    )));
+                }
+            }
             let mut source = FioSource::new(
                 src,
                 job_seed,
@@ -643,14 +656,17 @@ mod layout {
                     _ if spec.files.filesize.is_some() => file_room,
                     _ => capacity,
                 };
+                let increment = of(spec.files.offset_increment, pct_room);
                 let mut start = of(spec.files.offset, pct_room)
-                    .saturating_add(u64::from(clone).saturating_mul(spec.files.offset_increment));
-                if matches!(spec.files.offset, Offset::Percent(_)) {
-                    // fio (get_start_offset in filesetup.c): a percentage offset (plus the
-                    // clone's increment) is aligned up, "at ceiling(offset / align_bs) *
-                    // align_bs", align_bs being `offset_align` when given, else the minimum
-                    // block size. A byte offset is left as written (fio's HOWTO:
-                    // offset_align applies to a percentage offset only).
+                    .saturating_add(u64::from(clone).saturating_mul(increment));
+                if matches!(spec.files.offset, Offset::Percent(_))
+                    || matches!(spec.files.offset_increment, Offset::Percent(_))
+                {
+                    // fio (get_start_offset in filesetup.c): a percentage offset or
+                    // increment (plus the clone's increment) is aligned up, "at
+                    // ceiling(offset / align_bs) * align_bs", align_bs being `offset_align`
+                    // when given, else the minimum block size. Byte values are left as
+                    // written (fio's HOWTO: offset_align applies to percentages only).
                     let a = match spec.files.offset_align {
                         0 => spec.source.min_bs,
                         a => a,

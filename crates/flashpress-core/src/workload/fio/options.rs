@@ -32,6 +32,7 @@ pub(super) enum Class {
 use Class::{Engine, Honoured, Host, Noted, Refused, Report};
 
 const PI: &str = "end-to-end protection information (NVMe PI metadata) is not modelled";
+const UNALIGNED: &str = "block sizes that are not whole 512-byte sectors (fio then draws any byte count in the bsrange) are not simulated: leave it out, and lengths are multiples of the smallest block size, as fio draws them by default";
 
 /// The option table: name as written, class.
 const TABLE: &[(&str, Class)] = &[
@@ -302,6 +303,9 @@ const TABLE: &[(&str, Class)] = &[
     ("apptag_mask", Refused(PI)),
     ("md_per_io_size", Refused(PI)),
     ("num_range", Refused("multi-range trims are not modelled")),
+    // fio's get_next_buflen leaves a `bsrange` length unaligned with it (any byte count).
+    ("bs_unaligned", Refused(UNALIGNED)),
+    ("blocksize_unaligned", Refused(UNALIGNED)),
     ("random_sequence_stride", Refused("`random_sequence_stride` is not supported")),
     ("sprandom", Refused("fio's sprandom (steady-state random preconditioning by regions) is not supported; use flashpress's own [precondition]")),
     ("spr_op", Refused("goes with sprandom, which is not supported")),

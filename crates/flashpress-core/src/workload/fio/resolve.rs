@@ -2,7 +2,7 @@
 //! (a later value overrides an earlier one, as in fio).
 
 use super::gen::{
-    BsSpec, Dist, LatTarget, Mix, Rate, SourceSpec, SsMetric, SteadyState, ZoneRange,
+    BsSpec, Dist, LatTarget, LfsrSeed, Mix, Rate, SourceSpec, SsMetric, SteadyState, ZoneRange,
 };
 use super::options::{class_of, engine_class, why_ignored, Class};
 use super::parse::{Opt, Origin};
@@ -26,7 +26,7 @@ pub(super) struct FileSpec {
     /// `filename_format` (default `$jobname.$jobnum.$filenum`).
     pub format: Option<String>,
     /// `offset_increment`: clone `k` starts `k` times this further into the file.
-    pub offset_increment: u64,
+    pub offset_increment: Offset,
     /// `offset_align`: the unit a percentage `offset` is aligned up to (0: the smallest
     /// block size).
     pub offset_align: u64,
@@ -410,9 +410,11 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             }
         }
     };
+    // A percentage is of the file's size, as a percentage `offset` is (fio 3.33's
+    // `offset_increment_percent`, get_start_offset in filesetup.c).
     let offset_increment = match get("offset_increment") {
-        None => 0,
-        Some(o) => parse_size(o.value()?).map_err(|m| o.err(m))?,
+        None => Offset::Bytes(0),
+        Some(o) => opt_percent_or_size(o)?,
     };
     let offset_align = match get("offset_align") {
         None => 0,
@@ -561,11 +563,18 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         None => None,
         Some(o) => Some(parse_uint(o)?),
     };
-    if let Some(o) = get("randrepeat") {
-        // flashpress is always repeatable: the same seed gives the same run. randrepeat=0
-        // asks for a different sequence each run, which the run's `seed` gives.
-        let _ = o.flag()?;
-    }
+    // flashpress is always repeatable: the same seed gives the same run. randrepeat=0
+    // asks for a different sequence each run, which the run's `seed` gives. The LFSR's seed
+    // follows fio's derivation (see `LfsrSeed`).
+    let randrepeat = match get("randrepeat") {
+        None => true,
+        Some(o) => o.flag()?,
+    };
+    let lfsr_seed = match (randrepeat, randseed) {
+        (true, _) => LfsrSeed::Repeat,
+        (false, Some(s)) => LfsrSeed::Seed(s),
+        (false, None) => LfsrSeed::Run,
+    };
     let compress = get("buffer_compress_percentage")
         .map(parse_percent)
         .transpose()?;
@@ -997,6 +1006,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             // random jobs without norandommap; the LFSR generator has none.
             verify_write_order: random && randommap && !lfsr,
             lfsr: random && lfsr,
+            lfsr_seed,
             dedupe_pct,
             dedupe_ws_pct,
             dedupe_global,

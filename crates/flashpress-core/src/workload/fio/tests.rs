@@ -2352,8 +2352,8 @@ fn percentage_offsets_follow_fios_start_offset_and_offset_align() {
 
 /// `random_generator=lfsr`: each pass visits every block once, and every pass in the same
 /// order, as fio 3.33's iolog of `rw=randwrite bs=4k size=64k io_size=128k` shows (with or
-/// without `norandommap`: 15 11 9 14 3 8 0 4 6 7 10 1 12 2 5 13, twice). The order within a
-/// pass is ours, not fio's LFSR sequence: only the repeat is checked.
+/// without `norandommap`: 15 11 9 14 3 8 0 4 6 7 10 1 12 2 5 13, twice). The order itself
+/// is checked against fio's iologs in `iolog_tests::lfsr_order_is_fios`.
 #[test]
 fn lfsr_passes_repeat_one_order() {
     for extra in ["", "norandommap\n"] {

@@ -4,7 +4,7 @@
 
 use crate::config::{SimConfig, WorkloadConfig};
 use crate::content::ContentModel;
-use crate::device::Device;
+use crate::device::{Device, Untimed};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::estimate::MemoryLimit;
@@ -303,7 +303,7 @@ impl Simulation {
     /// [`precondition`]) and the host running `streams` on it.
     fn assemble(
         cfg: SimConfig,
-        streams: Vec<Stream>,
+        mut streams: Vec<Stream>,
         layout: &[(u64, u64, LayoutFill)],
         stop: &mut Interrupt<'_>,
     ) -> Result<Simulation> {
@@ -344,6 +344,7 @@ impl Simulation {
                     &cfg,
                     &mut device,
                     layout,
+                    &mut streams,
                     content.as_mut(),
                     stop,
                     &mut aging_windows,
@@ -1231,7 +1232,8 @@ impl Simulation {
 /// a zoned device: of its writable zones, zone by zone, see [`crate::device::zns::fill_plan`]),
 /// then `aging_fraction` x that many random single-page overwrites inside it, then the
 /// workload's layout (`layout`: byte ranges a fio job's files occupy that fio writes before
-/// the job starts), page by page in order, skipping pages the fill already wrote. GC runs as
+/// the job starts), page by page in order, skipping pages the fill already wrote (a layout of
+/// a stream's own content draws it from `streams`). GC runs as
 /// usual, but no time passes; reservations and counters are reset afterwards, wear is kept:
 /// none of it is in the run's statistics. The aging's write amplification is recorded in
 /// `windows` of 1% of the filled units each.
@@ -1239,6 +1241,7 @@ fn precondition(
     cfg: &SimConfig,
     dev: &mut Device,
     layout: &[(u64, u64, LayoutFill)],
+    streams: &mut [Stream],
     mut cm: Option<&mut ContentModel>,
     stop: &mut Interrupt<'_>,
     windows: &mut Vec<AgingWindow>,
@@ -1266,7 +1269,7 @@ fn precondition(
     for &(first, n) in &fill {
         for lpn in first..first + n {
             content += 1;
-            dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+            dev.write_untimed(Lpn(lpn as u32), Untimed::Fill(content), cm.as_deref_mut())?;
             stop.poll()?;
         }
     }
@@ -1283,7 +1286,7 @@ fn precondition(
         for i in 1..=aging {
             content += 1;
             let lpn = rng.random_range(0..pages);
-            dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+            dev.write_untimed(Lpn(lpn as u32), Untimed::Fill(content), cm.as_deref_mut())?;
             stop.poll()?;
             if i % window == 0 || i == aging {
                 let (programs, moved) = (
@@ -1315,23 +1318,48 @@ fn precondition(
                 .saturating_add(len)
                 .div_ceil(unit)
                 .min(dev.logical_pages());
-            for lpn in first..end {
-                // A unit's content id is its first 4 KiB block's ([`crate::content::nth_id`]
-                // gives the rest, continuing the pattern's phase across the unit).
-                let id = match fill {
-                    LayoutFill::Unique => {
-                        content += 1;
-                        content
+            let (piece, stream) = match fill {
+                LayoutFill::Stream { stream, piece } => ((*piece).max(4096), Some(*stream)),
+                LayoutFill::Pattern { piece, .. } => ((*piece).max(4096), None),
+            };
+            // The pieces drawn so far (fio's `extend_file` fills one buffer per piece) and the
+            // last one's first block's content id. Every piece is drawn in order, written or
+            // not (those the preconditioning's fill covers, those inside a larger unit, those
+            // past the device's end), so the job's content goes on as fio's buffer state does.
+            let mut drawn = 0u64;
+            let mut last_id = 0u64;
+            let mut draw_upto = |k: u64, streams: &mut [Stream], last_id: &mut u64| {
+                if let Some(s) = stream {
+                    while drawn <= k.min(len.div_ceil(piece).saturating_sub(1)) {
+                        let bytes = piece.min(len - drawn * piece);
+                        *last_id = streams[s].source.setup_content(bytes);
+                        drawn += 1;
                     }
-                    LayoutFill::Pattern { pattern, piece } => {
-                        let at = (lpn * unit).saturating_sub(addr) % (*piece).max(1);
-                        crate::content::nth_id(pattern.first_id(), at / 4096)
+                }
+            };
+            for lpn in first..end {
+                let at = (lpn * unit).saturating_sub(addr);
+                let k = at / piece;
+                // A unit's content id is its first 4 KiB block's ([`crate::content::nth_id`]
+                // gives the rest, continuing that piece's content across the unit).
+                let id = match fill {
+                    LayoutFill::Stream { .. } => {
+                        draw_upto(k, streams, &mut last_id);
+                        crate::content::nth_id(last_id, (at % piece) / 4096)
+                    }
+                    LayoutFill::Pattern { pattern, .. } => {
+                        crate::content::nth_id(pattern.first_id(), (at % piece) / 4096)
                     }
                 };
-                dev.write_untimed(Lpn(lpn as u32), id, cm.as_deref_mut())?;
+                let data = Untimed::Host {
+                    block: id,
+                    stream: stream.unwrap_or(0),
+                };
+                dev.write_untimed(Lpn(lpn as u32), data, cm.as_deref_mut())?;
                 laid_pages += 1;
                 stop.poll()?;
             }
+            draw_upto(u64::MAX, streams, &mut last_id);
         }
     }
     let s = PreconditionSummary {

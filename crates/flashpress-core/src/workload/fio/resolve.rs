@@ -85,8 +85,10 @@ pub(super) struct JobSpec {
     pub fdp: Option<super::fdp::FdpSpec>,
     /// `buffer_pattern` / `verify_pattern`: what every write holds, repeated.
     pub pattern: Option<crate::content::Pattern>,
-    /// What fio writes when this job lays a file out (see [`layout_fill`]).
-    pub layout_fill: crate::workload::LayoutFill,
+    /// What fio writes when this job lays a file out (see [`layout_fill`]): its
+    /// `buffer_pattern` (or zeros), else what its writes hold; in pieces of this many bytes.
+    pub layout_pattern: Option<crate::content::Pattern>,
+    pub layout_piece: u64,
 }
 
 const BLOCK_ENGINES: &[&str] = &[
@@ -717,7 +719,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
     let verify = verify_kind.is_some();
     let (mut pattern, buffer_pattern) =
         resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
-    let layout_fill = layout_fill(buffer_pattern, bs[1].max());
+    let (layout_pattern, layout_piece) = layout_fill(buffer_pattern, bs[1].max());
     // continue_on_error is otherwise a host option (no I/O errors to go on from); its last
     // value is what a failing sg command consults.
     let coe = opts
@@ -956,7 +958,8 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         new_group,
         fdp,
         pattern: pattern.clone(),
-        layout_fill,
+        layout_pattern,
+        layout_piece,
         files: FileSpec {
             filename,
             directory,
@@ -1250,20 +1253,20 @@ fn resolve_pattern<'a>(
 
 /// What fio writes when the job lays a file out: `extend_file` (filesetup.c) writes the file
 /// in pieces of the job's largest write block size (`td->o.max_bs[DDIR_WRITE]`), each filled
-/// by `fill_io_buffer` (io_u.c, `__fill_io_buffer`): `buffer_pattern` repeated from the
-/// piece's start (never `verify_pattern`: verify fills buffers only for the job's own
-/// writes), else zeros with `zero_buffers` (`buffer_pattern` as `0x00`), else random bytes.
-/// (`buffer_compress_percentage`/`dedupe_percentage` come
-/// before the pattern there; fio refuses neither with it, flashpress refuses the pair, see
-/// [`resolve_pattern`]; alone they lay out unique content here.)
-fn layout_fill(buffer_pattern: Option<Vec<u8>>, max_write_bs: u64) -> crate::workload::LayoutFill {
-    match buffer_pattern {
-        Some(b) => crate::workload::LayoutFill::Pattern {
-            pattern: crate::content::Pattern::new(&b),
-            piece: max_write_bs.max(4096),
-        },
-        None => crate::workload::LayoutFill::Unique,
-    }
+/// by `fill_io_buffer(td, b, bs, bs)` (io_u.c): with `buffer_compress_percentage` or
+/// `dedupe_percentage`, what the job's writes hold (one dedupe decision per piece, its
+/// compressible share per chunk); else `buffer_pattern` repeated from the piece's start
+/// (never `verify_pattern`: verify fills buffers only for the job's own writes); else zeros
+/// with `zero_buffers` (`buffer_pattern` as `0x00`); else random bytes, again what the job's
+/// writes hold. Returns the pattern (`None`: the job's own content) and the piece's bytes.
+fn layout_fill(
+    buffer_pattern: Option<Vec<u8>>,
+    max_write_bs: u64,
+) -> (Option<crate::content::Pattern>, u64) {
+    (
+        buffer_pattern.map(|b| crate::content::Pattern::new(&b)),
+        max_write_bs.max(4096),
+    )
 }
 
 /// A byte count with fio's suffixes (powers of 1024): `4k`, `10G`, `1280m`, `4KiB`, `8kb`.

@@ -1902,9 +1902,30 @@ fn a_layout_writes_what_the_extending_jobs_buffers_hold() {
         fills("[a]\nrw=randread\nsize=64k\nbs=8k\nzero_buffers\n"),
         vec![pat(&[0], 8192)]
     );
+    // Otherwise what the job's own writes hold: its stream's content (clone 1 of the second
+    // job is the run's fourth stream), in pieces of its largest write size.
     assert_eq!(
         fills("[a]\nrw=read\nsize=64k\nverify_pattern=0x33\nverify=0\n"),
-        vec![LayoutFill::Unique]
+        vec![LayoutFill::Stream {
+            stream: 0,
+            piece: 4096
+        }]
+    );
+    assert_eq!(
+        fills(
+            "[w]\nrw=write\nsize=64k\nnumjobs=2\n[r]\nrw=randrw\nbs=4k,16k\nsize=64k\n\
+             numjobs=2\nbuffer_compress_percentage=50\n"
+        ),
+        vec![
+            LayoutFill::Stream {
+                stream: 2,
+                piece: 16384
+            },
+            LayoutFill::Stream {
+                stream: 3,
+                piece: 16384
+            }
+        ]
     );
 }
 

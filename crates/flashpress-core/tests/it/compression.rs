@@ -584,7 +584,11 @@ fn a_laid_out_file_compresses_as_the_reading_jobs_buffers() {
                 .filter(|(lpn, _)| (4..260).contains(lpn))
                 .map(|(_, ch)| ch.len)
                 .collect();
-            assert_eq!(lens.len(), 256, "{mode} p={p}: the 4 MiB file's 16 KiB pages");
+            assert_eq!(
+                lens.len(),
+                256,
+                "{mode} p={p}: the 4 MiB file's 16 KiB pages"
+            );
             let mean = lens.iter().map(|&l| l as f64).sum::<f64>() / lens.len() as f64;
             // fio's random words and the generator's random bytes both defeat LZ4; the
             // generator is calibrated to reach 100 / (100 - p) (as for the job's writes),

@@ -467,7 +467,9 @@ fn a_pattern_jobs_blocks_are_duplicates_but_one_per_distinct_block() {
     let cases = [
         (", buffer_pattern = '0xdeadbeef'", "4k", 1),
         (", buffer_pattern = '\"abc\"'", "16k", 3),
-        (", verify_pattern = '0x0102'", "8k", 1),
+        (", verify = 'pattern', verify_pattern = '0x0102'", "8k", 1),
+        // fio 3.33 writes a verify header into each block when `verify` is not given.
+        (", verify_pattern = '0x0102'", "8k", 256),
         ("", "16k", 256),
     ];
     for fingerprint in ["content_id", "bytes"] {
@@ -490,7 +492,7 @@ fn a_pattern_jobs_blocks_are_duplicates_but_one_per_distinct_block() {
                 "{pattern} bs={bs} fingerprint={fingerprint}"
             );
             if pattern.contains("verify") {
-                // verify_pattern sets verify=pattern: every block read back and checked.
+                // A verifying job: every block read back and checked.
                 assert_eq!(s.read.bytes, blocks * 4096);
                 assert!(s.verified_page_reads >= blocks, "{}", s.verified_page_reads);
             }

@@ -315,8 +315,8 @@ impl Simulation {
             // The layout's patterns get their real bytes too (a reading job's own
             // `buffer_pattern` is in no stream's hints: the job writes nothing).
             for (_, _, fill) in layout {
-                if let LayoutFill::Pattern { pattern, .. } = fill {
-                    cm.add_pattern(pattern, "config")?;
+                if let LayoutFill::Pattern { pattern, piece } = fill {
+                    cm.add_pattern(&laid_pattern(pattern, *piece, &cfg).0, "config")?;
                 }
             }
         }
@@ -1228,6 +1228,28 @@ impl Simulation {
     }
 }
 
+/// The pattern a layout of `pattern` in pieces of `piece` bytes writes, and whether it is the
+/// pattern restarted every piece ([`crate::content::Pattern::restarted`]). Within a mapping
+/// unit a content id's blocks continue the pattern's phase ([`crate::content::nth_id`]);
+/// when the unit is larger than the piece, fio's pieces start the pattern afresh inside it
+/// (`extend_file` fills each from the pattern's start), so the unit holds the restarted
+/// pattern. Otherwise every unit lies in one piece (or pieces a multiple of the pattern's
+/// length restart nothing) and holds the pattern's own blocks, the ids the job's writes use.
+fn laid_pattern(
+    pattern: &crate::content::Pattern,
+    piece: u64,
+    cfg: &SimConfig,
+) -> (crate::content::Pattern, bool) {
+    let piece = piece.max(4096);
+    match (cfg.mapping_unit() as u64 > piece)
+        .then(|| pattern.restarted(piece))
+        .flatten()
+    {
+        Some(r) => (r, true),
+        None => (pattern.clone(), false),
+    }
+}
+
 /// Untimed steady-state fill: sequential writes over `fill_fraction` of the logical space (on
 /// a zoned device: of its writable zones, zone by zone, see [`crate::device::zns::fill_plan`]),
 /// then `aging_fraction` x that many random single-page overwrites inside it, then the
@@ -1348,7 +1370,10 @@ fn precondition(
                         crate::content::nth_id(last_id, (at % piece) / 4096)
                     }
                     LayoutFill::Pattern { pattern, .. } => {
-                        crate::content::nth_id(pattern.first_id(), (at % piece) / 4096)
+                        match laid_pattern(pattern, piece, cfg) {
+                            (p, true) => crate::content::nth_id(p.first_id(), at / 4096),
+                            (p, false) => crate::content::nth_id(p.first_id(), (at % piece) / 4096),
+                        }
                     }
                 };
                 let data = Untimed::Host {

@@ -527,7 +527,7 @@ fn a_laid_out_file_is_stored_as_the_reading_jobs_buffers() {
 /// then the word times the golden-ratio prime shifted right by 3, ...) from the chunk's own
 /// seed, then zeros.
 fn fio_compressible_page(p: u32, seed: u64) -> Vec<u8> {
-    const GOLDEN_RATIO_PRIME: u64 = 0x9e37_fffffffc_0001;
+    const GOLDEN_RATIO_PRIME: u64 = 0x9e37_ffff_fffc_0001;
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut page = Vec::with_capacity(16384);
     for _ in 0..16384 / 512 {
@@ -602,5 +602,43 @@ fn a_laid_out_file_compresses_as_the_reading_jobs_buffers() {
             let s = sim.finish().unwrap().summary;
             assert_eq!(s.precondition.layout_bytes, 4 << 20, "{mode} p={p}");
         }
+    }
+}
+
+/// A pattern laid out in pieces smaller than the mapping unit: fio starts the pattern afresh
+/// in every piece (`extend_file` fills each with `fill_io_buffer`), so a 16 KiB page of a
+/// file laid out in 4 KiB pieces of `"abc"` is four copies of "abc" repeated to 4096 bytes,
+/// not "abc" repeated over 16 KiB (4096 is not a multiple of 3). Hand count: every page is
+/// stored at LZ4's (the library's) size of those bytes; 16 KiB pieces fill each page with the
+/// unbroken repetition.
+#[test]
+fn a_pattern_laid_out_in_pieces_smaller_than_the_page_restarts_in_each() {
+    let lz4 = |page: &[u8]| {
+        lz4::block::compress(page, Some(lz4::block::CompressionMode::DEFAULT), false)
+            .unwrap()
+            .len() as u32
+    };
+    let restarted: Vec<u8> = (0..16384).map(|x| b"abc"[(x % 4096) % 3]).collect();
+    let unbroken: Vec<u8> = (0..16384).map(|x| b"abc"[x % 3]).collect();
+    assert_ne!(lz4(&restarted), lz4(&unbroken), "the test tells them apart");
+    for (bs, want) in [("4k", lz4(&restarted)), ("16k", lz4(&unbroken))] {
+        let cfg = config(&format!(
+            "{DEVICE}{NO_PRECONDITION}[workload]\ntype = \"fio\"\njobs = [{{ name = \"r\", \
+             rw = \"read\", bs = \"{bs}\", filename = \"f\", size = \"4m\", \
+             buffer_pattern = '\"abc\"' }}]\n"
+        ));
+        let sim = flashpress_core::sim::Simulation::new(cfg).unwrap();
+        let c = sim.device().unwrap().compression.as_ref().unwrap();
+        let lens: Vec<(u32, bool)> = c
+            .packer()
+            .mapped_chunks()
+            .map(|(_, ch)| (ch.len, ch.zero()))
+            .collect();
+        assert_eq!(lens.len(), 256, "bs={bs}");
+        assert!(
+            lens.iter().all(|&l| l == (want, false)),
+            "bs={bs}: {:?}",
+            &lens[..4]
+        );
     }
 }

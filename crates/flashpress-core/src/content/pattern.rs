@@ -96,7 +96,10 @@ impl Pattern {
     /// period exceeds what an id holds (512 blocks).
     pub fn restarted(&self, piece: u64) -> Option<Pattern> {
         let l = self.0.len() as u64;
-        if piece == 0 || piece % l == 0 || piece / gcd(piece, BLOCK) > MAX_PATTERN_BYTES as u64 {
+        if piece == 0
+            || piece.is_multiple_of(l)
+            || piece / gcd(piece, BLOCK) > MAX_PATTERN_BYTES as u64
+        {
             return None;
         }
         let bytes: Vec<u8> = self

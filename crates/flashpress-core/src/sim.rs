@@ -4,7 +4,7 @@
 
 use crate::config::{SimConfig, WorkloadConfig};
 use crate::content::ContentModel;
-use crate::device::Device;
+use crate::device::{Device, Untimed};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::estimate::MemoryLimit;
@@ -303,7 +303,7 @@ impl Simulation {
     /// [`precondition`]) and the host running `streams` on it.
     fn assemble(
         cfg: SimConfig,
-        streams: Vec<Stream>,
+        mut streams: Vec<Stream>,
         layout: &[(u64, u64, LayoutFill)],
         stop: &mut Interrupt<'_>,
     ) -> Result<Simulation> {
@@ -315,8 +315,8 @@ impl Simulation {
             // The layout's patterns get their real bytes too (a reading job's own
             // `buffer_pattern` is in no stream's hints: the job writes nothing).
             for (_, _, fill) in layout {
-                if let LayoutFill::Pattern { pattern, .. } = fill {
-                    cm.add_pattern(pattern, "config")?;
+                if let LayoutFill::Pattern { pattern, piece } = fill {
+                    cm.add_pattern(&laid_pattern(pattern, *piece, &cfg).0, "config")?;
                 }
             }
         }
@@ -344,6 +344,7 @@ impl Simulation {
                     &cfg,
                     &mut device,
                     layout,
+                    &mut streams,
                     content.as_mut(),
                     stop,
                     &mut aging_windows,
@@ -1227,11 +1228,34 @@ impl Simulation {
     }
 }
 
+/// The pattern a layout of `pattern` in pieces of `piece` bytes writes, and whether it is the
+/// pattern restarted every piece ([`crate::content::Pattern::restarted`]). Within a mapping
+/// unit a content id's blocks continue the pattern's phase ([`crate::content::nth_id`]);
+/// when the unit is larger than the piece, fio's pieces start the pattern afresh inside it
+/// (`extend_file` fills each from the pattern's start), so the unit holds the restarted
+/// pattern. Otherwise every unit lies in one piece (or pieces a multiple of the pattern's
+/// length restart nothing) and holds the pattern's own blocks, the ids the job's writes use.
+fn laid_pattern(
+    pattern: &crate::content::Pattern,
+    piece: u64,
+    cfg: &SimConfig,
+) -> (crate::content::Pattern, bool) {
+    let piece = piece.max(4096);
+    match (cfg.mapping_unit() as u64 > piece)
+        .then(|| pattern.restarted(piece))
+        .flatten()
+    {
+        Some(r) => (r, true),
+        None => (pattern.clone(), false),
+    }
+}
+
 /// Untimed steady-state fill: sequential writes over `fill_fraction` of the logical space (on
 /// a zoned device: of its writable zones, zone by zone, see [`crate::device::zns::fill_plan`]),
 /// then `aging_fraction` x that many random single-page overwrites inside it, then the
 /// workload's layout (`layout`: byte ranges a fio job's files occupy that fio writes before
-/// the job starts), page by page in order, skipping pages the fill already wrote. GC runs as
+/// the job starts), page by page in order, skipping pages the fill already wrote (a layout of
+/// a stream's own content draws it from `streams`). GC runs as
 /// usual, but no time passes; reservations and counters are reset afterwards, wear is kept:
 /// none of it is in the run's statistics. The aging's write amplification is recorded in
 /// `windows` of 1% of the filled units each.
@@ -1239,6 +1263,7 @@ fn precondition(
     cfg: &SimConfig,
     dev: &mut Device,
     layout: &[(u64, u64, LayoutFill)],
+    streams: &mut [Stream],
     mut cm: Option<&mut ContentModel>,
     stop: &mut Interrupt<'_>,
     windows: &mut Vec<AgingWindow>,
@@ -1266,7 +1291,7 @@ fn precondition(
     for &(first, n) in &fill {
         for lpn in first..first + n {
             content += 1;
-            dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+            dev.write_untimed(Lpn(lpn as u32), Untimed::Fill(content), cm.as_deref_mut())?;
             stop.poll()?;
         }
     }
@@ -1283,7 +1308,7 @@ fn precondition(
         for i in 1..=aging {
             content += 1;
             let lpn = rng.random_range(0..pages);
-            dev.write_untimed(Lpn(lpn as u32), content, cm.as_deref_mut())?;
+            dev.write_untimed(Lpn(lpn as u32), Untimed::Fill(content), cm.as_deref_mut())?;
             stop.poll()?;
             if i % window == 0 || i == aging {
                 let (programs, moved) = (
@@ -1315,23 +1340,51 @@ fn precondition(
                 .saturating_add(len)
                 .div_ceil(unit)
                 .min(dev.logical_pages());
-            for lpn in first..end {
-                // A unit's content id is its first 4 KiB block's ([`crate::content::nth_id`]
-                // gives the rest, continuing the pattern's phase across the unit).
-                let id = match fill {
-                    LayoutFill::Unique => {
-                        content += 1;
-                        content
+            let (piece, stream) = match fill {
+                LayoutFill::Stream { stream, piece } => ((*piece).max(4096), Some(*stream)),
+                LayoutFill::Pattern { piece, .. } => ((*piece).max(4096), None),
+            };
+            // The pieces drawn so far (fio's `extend_file` fills one buffer per piece) and the
+            // last one's first block's content id. Every piece is drawn in order, written or
+            // not (those the preconditioning's fill covers, those inside a larger unit, those
+            // past the device's end), so the job's content goes on as fio's buffer state does.
+            let mut drawn = 0u64;
+            let mut last_id = 0u64;
+            let mut draw_upto = |k: u64, streams: &mut [Stream], last_id: &mut u64| {
+                if let Some(s) = stream {
+                    while drawn <= k.min(len.div_ceil(piece).saturating_sub(1)) {
+                        let bytes = piece.min(len - drawn * piece);
+                        *last_id = streams[s].source.setup_content(bytes);
+                        drawn += 1;
                     }
-                    LayoutFill::Pattern { pattern, piece } => {
-                        let at = (lpn * unit).saturating_sub(addr) % (*piece).max(1);
-                        crate::content::nth_id(pattern.first_id(), at / 4096)
+                }
+            };
+            for lpn in first..end {
+                let at = (lpn * unit).saturating_sub(addr);
+                let k = at / piece;
+                // A unit's content id is its first 4 KiB block's ([`crate::content::nth_id`]
+                // gives the rest, continuing that piece's content across the unit).
+                let id = match fill {
+                    LayoutFill::Stream { .. } => {
+                        draw_upto(k, streams, &mut last_id);
+                        crate::content::nth_id(last_id, (at % piece) / 4096)
+                    }
+                    LayoutFill::Pattern { pattern, .. } => {
+                        match laid_pattern(pattern, piece, cfg) {
+                            (p, true) => crate::content::nth_id(p.first_id(), at / 4096),
+                            (p, false) => crate::content::nth_id(p.first_id(), (at % piece) / 4096),
+                        }
                     }
                 };
-                dev.write_untimed(Lpn(lpn as u32), id, cm.as_deref_mut())?;
+                let data = Untimed::Host {
+                    block: id,
+                    stream: stream.unwrap_or(0),
+                };
+                dev.write_untimed(Lpn(lpn as u32), data, cm.as_deref_mut())?;
                 laid_pages += 1;
                 stop.poll()?;
             }
+            draw_upto(u64::MAX, streams, &mut last_id);
         }
     }
     let s = PreconditionSummary {

@@ -89,6 +89,29 @@ impl Pattern {
         Pattern(bytes.into())
     }
 
+    /// The pattern as a set-up writes it in pieces of `piece` bytes, each filled from the
+    /// pattern's start (fio's `extend_file`): the pattern repeated to `piece` bytes, itself a
+    /// pattern, whose blocks hold exactly the bytes laid out at their offsets. `None` when the
+    /// restart changes nothing (`piece` a multiple of the pattern's length) or the pieces'
+    /// period exceeds what an id holds (512 blocks).
+    pub fn restarted(&self, piece: u64) -> Option<Pattern> {
+        let l = self.0.len() as u64;
+        if piece == 0
+            || piece.is_multiple_of(l)
+            || piece / gcd(piece, BLOCK) > MAX_PATTERN_BYTES as u64
+        {
+            return None;
+        }
+        let bytes: Vec<u8> = self
+            .0
+            .iter()
+            .copied()
+            .cycle()
+            .take(piece as usize)
+            .collect();
+        Some(Pattern(bytes.into()))
+    }
+
     /// The pattern's bytes.
     pub fn bytes(&self) -> &[u8] {
         &self.0
@@ -385,6 +408,29 @@ mod tests {
         }
         assert_eq!(nth_id(41, 3), 44);
         assert_eq!(nth_id(41, 1u64.wrapping_neg()), 40);
+    }
+
+    /// A pattern restarted every piece: block `i` holds the bytes fio lays out at
+    /// `i * 4096`, the pattern from each piece's start, checked against building them.
+    #[test]
+    fn restarted_blocks_hold_the_laid_out_bytes() {
+        let p = Pattern::new(b"abc");
+        assert_eq!(Pattern::new(b"abcd").restarted(4096), None);
+        for piece in [4096u64, 8192, 5120, 512] {
+            let r = p.restarted(piece).unwrap();
+            let laid: Vec<u8> = (0..64 * 1024u64)
+                .map(|x| b"abc"[((x % piece) % 3) as usize])
+                .collect();
+            for i in 0..16u64 {
+                let mut got = vec![0; 4096];
+                r.fill(nth_id(r.first_id(), i), &mut got);
+                assert_eq!(
+                    got,
+                    laid[(i * 4096) as usize..][..4096],
+                    "piece {piece} block {i}"
+                );
+            }
+        }
     }
 
     #[test]

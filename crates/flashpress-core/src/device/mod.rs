@@ -40,15 +40,44 @@ const PREFETCH_PAGES: u64 = 4;
 /// equal a host's (from 2^63) or a fio job's (below 2^61) ids.
 const PRECONDITION_BLOCKS: u64 = 1 << 61;
 
-/// The content id of the first 4 KiB block of an untimed write of `content` to a page of
-/// `page_size` bytes: preconditioning numbers pages, not blocks (page k's blocks get ids of
-/// their own, apart from every range the host and fio number blocks in); a pattern's block
-/// id (a fio layout of `buffer_pattern` or zeros) is the block's own.
-pub(in crate::device) fn untimed_block(content: u64, page_size: u64) -> u64 {
-    if crate::content::pattern::is_pattern(content) {
-        content
-    } else {
-        content.wrapping_mul(page_size / 4096) ^ PRECONDITION_BLOCKS
+/// What an untimed write (preconditioning, a fio layout) puts in a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untimed {
+    /// Page `n` of the preconditioning's data: preconditioning numbers pages, not blocks, so
+    /// page `n`'s 4 KiB blocks get ids of their own, apart from every range the host and fio
+    /// number blocks in; its bytes follow stream 0's content hints.
+    Fill(u64),
+    /// A host's data (a fio job's layout): `block` is the content id of the page's first 4
+    /// KiB block (the rest follow [`crate::content::nth_id`]), as stream `stream` writes it.
+    Host { block: u64, stream: usize },
+}
+
+impl Untimed {
+    /// The page's content id (what the map and verify keep).
+    fn page_id(self) -> u64 {
+        match self {
+            Untimed::Fill(n) => n,
+            Untimed::Host { block, .. } => block,
+        }
+    }
+
+    /// The stream whose content hints give the page's bytes.
+    fn stream(self) -> usize {
+        match self {
+            Untimed::Fill(_) => 0,
+            Untimed::Host { stream, .. } => stream,
+        }
+    }
+
+    /// The content id of the page's first 4 KiB block, for a page of `page_size` bytes
+    /// (`tagged`: a preconditioned page's block ids carry [`PRECONDITION_BLOCKS`]).
+    fn block(self, page_size: u64, tagged: bool) -> u64 {
+        match self {
+            Untimed::Fill(n) => {
+                n.wrapping_mul(page_size / 4096) ^ if tagged { PRECONDITION_BLOCKS } else { 0 }
+            }
+            Untimed::Host { block, .. } => block,
+        }
     }
 }
 
@@ -1537,9 +1566,10 @@ impl Device {
     pub fn write_untimed(
         &mut self,
         lpn: Lpn,
-        content: u64,
+        data: Untimed,
         cm: Option<&mut ContentModel>,
     ) -> Result<()> {
+        let content = data.page_id();
         if self.zns.is_some() {
             // Validation refuses the fill on compressed zones.
             self.write_zoned_untimed(lpn, content);
@@ -1548,7 +1578,7 @@ impl Device {
         if self.compression.is_some() {
             return self.write_compressed_untimed(
                 lpn,
-                content,
+                data,
                 cm.expect("compression has the content model"),
             );
         }
@@ -1556,10 +1586,8 @@ impl Device {
             s.expected[lpn.0 as usize] = content;
         }
         if self.ftl.dedup.is_some() {
-            // Preconditioning numbers pages, not 4 KiB blocks: page k's blocks get ids of their
-            // own, apart from every range the host and fio number blocks in.
-            let block = untimed_block(content, self.page_size);
-            let (fp, strong, c) = self.fingerprint(content, 0, block, cm);
+            let block = data.block(self.page_size, true);
+            let (fp, strong, c) = self.fingerprint(content, data.stream() as u32, block, cm);
             if let Some(s) = self.shadow.as_mut() {
                 s.expected[lpn.0 as usize] = c;
             }

@@ -292,14 +292,25 @@ pub trait RequestSource {
     /// a SCSI VERIFY that miscompared). Told at the completion, before the source is asked
     /// for more; only to sources that [`RequestSource::wants_completions`].
     fn failed(&mut self, _now: SimTime) {}
+
+    /// Content id of the first 4 KiB block of `len` bytes the source's file set-up writes
+    /// before it starts ([`LayoutFill::Stream`]), drawn by the rule its own writes' content
+    /// follows and continuing their sequence. Asked only of sources that lay files out.
+    fn setup_content(&mut self, _len: u64) -> u64 {
+        panic!("only a fio job's source lays out files")
+    }
 }
 
 /// What a layout write holds: the data a host's file set-up writes into a file before a job
 /// reads it (fio's `extend_file`, filled by the set-up job's `fill_io_buffer`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LayoutFill {
-    /// Content of its own in every 4 KiB block (random bytes).
-    Unique,
+    /// What stream `stream`'s writes hold, one draw of its content rule per `piece` bytes
+    /// ([`RequestSource::setup_content`]): fresh content at the stream's compressibility
+    /// (fio's `buffer_compress_percentage`, else the content model's ratio), or, as its
+    /// `dedupe_percentage` says, a repeat of earlier content (fio fills each piece with one
+    /// `fill_io_buffer`, which decides once per buffer whether it repeats).
+    Stream { stream: usize, piece: u64 },
     /// A data pattern repeated from the start of every `piece` bytes written (the set-up
     /// writes the file in pieces of that size, each filled from the pattern's start); zeros
     /// are the one-byte pattern `0x00`.

@@ -467,7 +467,9 @@ fn a_pattern_jobs_blocks_are_duplicates_but_one_per_distinct_block() {
     let cases = [
         (", buffer_pattern = '0xdeadbeef'", "4k", 1),
         (", buffer_pattern = '\"abc\"'", "16k", 3),
-        (", verify_pattern = '0x0102'", "8k", 1),
+        (", verify = 'pattern', verify_pattern = '0x0102'", "8k", 1),
+        // fio 3.33 writes a verify header into each block when `verify` is not given.
+        (", verify_pattern = '0x0102'", "8k", 256),
         ("", "16k", 256),
     ];
     for fingerprint in ["content_id", "bytes"] {
@@ -490,7 +492,7 @@ fn a_pattern_jobs_blocks_are_duplicates_but_one_per_distinct_block() {
                 "{pattern} bs={bs} fingerprint={fingerprint}"
             );
             if pattern.contains("verify") {
-                // verify_pattern sets verify=pattern: every block read back and checked.
+                // A verifying job: every block read back and checked.
                 assert_eq!(s.read.bytes, blocks * 4096);
                 assert!(s.verified_page_reads >= blocks, "{}", s.verified_page_reads);
             }
@@ -535,6 +537,42 @@ fn a_laid_out_file_holds_the_reading_jobs_buffer_pattern() {
                 (d.mapped_pages, d.stored_pages),
                 (256, stored),
                 "{opts} bs={bs} fingerprint={fingerprint}"
+            );
+        }
+    }
+}
+
+/// A reading job with `dedupe_percentage` finds its file laid out with repeated data: fio's
+/// `extend_file` fills each piece with one `fill_io_buffer`, which repeats an earlier
+/// buffer with the job's `dedupe_percentage` (`get_buf_state`), as the job's writes do. Hand
+/// counts over the 1 MiB file's 256 pages in 4 KiB pieces: at 100% the first piece is new and
+/// every later one repeats it (1 page stored; fio 3.33 lays out one distinct block too), at 0%
+/// every page is its own (256); at 50% each of the 255 later pieces is new with probability
+/// 1/2 (about 1 + 127.5, standard deviation 8). The reader is the second job: the first's
+/// content (and hints) are not the layout's.
+#[test]
+fn a_laid_out_file_repeats_as_the_reading_jobs_buffers() {
+    for fingerprint in ["content_id", "bytes"] {
+        for (pct, stored) in [(100u32, 1..=1u64), (0, 256..=256), (50, 96..=160)] {
+            let cfg = config(&format!(
+                "{}hash_us = 14.0\nfingerprint = \"{fingerprint}\"\n\
+                 [content]\nmode = \"bytes\"\ncodec = \"lz4\"\n\
+                 [workload]\ntype = \"fio\"\njobs = [\
+                 {{ name = \"w\", rw = \"write\", bs = \"4k\", filename = \"g\", size = \"16k\" }}, \
+                 {{ name = \"r\", rw = \"read\", bs = \"4k\", filename = \"f\", size = \"1m\", \
+                 dedupe_percentage = {pct} }}]\n",
+                with("mode = \"inline\"")
+            ));
+            let s = Simulation::new(cfg).unwrap().run().unwrap().summary;
+            assert_eq!(s.precondition.layout_bytes, 1 << 20, "{pct}%");
+            assert_eq!(s.read.bytes, 1 << 20);
+            let d = s.dedup.unwrap();
+            // The writer's 4 pages are its own.
+            assert_eq!(d.mapped_pages, 256 + 4, "{pct}% {fingerprint}");
+            assert!(
+                stored.contains(&(d.stored_pages - 4)),
+                "{pct}% {fingerprint}: {} laid-out pages stored, expected {stored:?}",
+                d.stored_pages - 4
             );
         }
     }

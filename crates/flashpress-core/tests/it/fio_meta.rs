@@ -99,3 +99,37 @@ fn bad_verify_intervals_are_refused_with_their_line() {
         "{e}"
     );
 }
+
+/// The other verify kinds with `verify_pattern` (fio 3.33, `xxd` of its 4 KiB blocks): the
+/// header is followed by the kind's checksum before the pattern resumes, so the pattern's share
+/// of a 512-byte chunk is (512 - H) / 512 with H = 56 for md5, 44 for crc32c, 104 for
+/// sha256, 41 for crc7, 40 for `verify_pattern` without `verify` (fio's VERIFY_PATTERN);
+/// `pattern` and `null` write the pattern alone.
+#[test]
+fn every_verify_kind_writes_its_header_and_checksum() {
+    let base = "[w]\nrw=write\nbs=64k\nsize=1m\nverify_pattern=0xaa555aa5\nverify_interval=512\n";
+    for (kind, pct) in [
+        ("verify=md5\n", Some(89)),
+        ("verify=crc32c\n", Some(91)),
+        ("verify=sha256\n", Some(79)),
+        ("verify=crc7\n", Some(91)),
+        ("", Some(92)),
+        ("verify=pattern\n", None),
+        ("verify=null\n", None),
+    ] {
+        let h = hints(&format!("{base}{kind}")).unwrap();
+        assert_eq!(h[0].compress_percentage, pct, "{kind}");
+        assert_eq!(h[0].pattern.is_some(), pct.is_none(), "{kind}");
+    }
+    // Headed blocks are all different; verified by content id.
+    let dedup = "[ftl.dedup]\nmode = \"inline\"\nhash_us = 14.0\n";
+    for kind in ["verify=md5\n", ""] {
+        let s = run(&format!("{base}{kind}"), dedup);
+        assert_eq!(s.dedup.unwrap().counters.inline_duplicates, 0, "{kind}");
+        assert_eq!(s.verified_page_reads, 256, "{kind}");
+    }
+    let e = hints(&format!("{base}verify=sha257\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("verify=sha257"), "{e}");
+}

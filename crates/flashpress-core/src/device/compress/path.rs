@@ -550,20 +550,17 @@ impl Device {
     pub(in crate::device) fn write_compressed_untimed(
         &mut self,
         lpn: Lpn,
-        content: u64,
+        data: crate::device::Untimed,
         cm: &mut ContentModel,
     ) -> Result<()> {
+        let content = data.page_id();
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn.0 as usize] = content;
         }
         self.ftl.map_lookup(lpn.0, true);
         let c = self.compression.as_mut().expect("compression is on");
-        let block = if crate::content::pattern::is_pattern(content) {
-            content
-        } else {
-            content.wrapping_mul(self.page_size / 4096)
-        };
-        let len = c.store(lpn.0 as u64, cm, 0, block, u16::MAX, 0);
+        let block = data.block(self.page_size, false);
+        let len = c.store(lpn.0 as u64, cm, data.stream(), block, u16::MAX, 0);
         let mut writes = std::mem::take(&mut self.page_writes);
         writes.clear();
         c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;

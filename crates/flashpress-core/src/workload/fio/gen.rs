@@ -1241,9 +1241,17 @@ impl FioSource {
     /// this stream issued before, in `working_set` mode a run inside the working set (ids
     /// `1..=W`, which fresh ids never use).
     fn next_content(&mut self, len: u64) -> u64 {
-        if let Some(id) = self.spec.pattern_id {
-            return id;
+        match self.spec.pattern_id {
+            Some(id) => id,
+            None => self.drawn_content(len),
         }
+    }
+
+    /// [`FioSource::next_content`] of a job without a pattern: fresh ids or a repeat. A file
+    /// the job lays out draws its pieces here too, before the job's writes
+    /// ([`RequestSource::setup_content`]), as fio's `extend_file` fills them with the job's
+    /// `fill_io_buffer` from the buffer state its writes then continue.
+    fn drawn_content(&mut self, len: u64) -> u64 {
         let blocks = len.div_ceil(4096).max(1);
         let pool = match self.spec.dedupe_working_set {
             Some(w) => w,
@@ -2334,6 +2342,10 @@ impl FioSource {
 }
 
 impl RequestSource for FioSource {
+    fn setup_content(&mut self, len: u64) -> u64 {
+        self.drawn_content(len)
+    }
+
     fn next(&mut self, now: SimTime) -> Result<Next> {
         self.step(now)
     }

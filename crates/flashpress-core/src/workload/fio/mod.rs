@@ -610,6 +610,8 @@ mod layout {
         // file laid out for several jobs holds the last extender's data, written whole).
         let mut laid: Vec<(String, u64, LayoutFill)> = Vec::new();
         let mut laid_by: Vec<usize> = Vec::new();
+        // The stream of each job's clone 0 ([`load`] makes one stream per clone, in order).
+        let mut first_stream = 0usize;
         for (job, spec) in specs.iter().enumerate() {
             let reads = matches!(spec.source.mix, Mix::Rw { read_pct } if read_pct > 0);
             let at = &spec.size_at;
@@ -769,7 +771,18 @@ mod layout {
                     if need > *size {
                         *size = need;
                         if reads {
-                            laid.push((name.clone(), need, spec.layout_fill.clone()));
+                            let piece = spec.layout_piece;
+                            let fill = match &spec.layout_pattern {
+                                Some(p) => LayoutFill::Pattern {
+                                    pattern: p.clone(),
+                                    piece,
+                                },
+                                None => LayoutFill::Stream {
+                                    stream: first_stream + clone as usize,
+                                    piece,
+                                },
+                            };
+                            laid.push((name.clone(), need, fill));
                             laid_by.push(job);
                         }
                     }
@@ -790,6 +803,7 @@ mod layout {
                 });
             }
             wants.push(per_job);
+            first_stream += spec.numjobs as usize;
         }
         if device.is_some() && !order.is_empty() {
             return Err(Error::Workload(format!(

@@ -85,8 +85,10 @@ pub(super) struct JobSpec {
     pub fdp: Option<super::fdp::FdpSpec>,
     /// `buffer_pattern` / `verify_pattern`: what every write holds, repeated.
     pub pattern: Option<crate::content::Pattern>,
-    /// What fio writes when this job lays a file out (see [`layout_fill`]).
-    pub layout_fill: crate::workload::LayoutFill,
+    /// What fio writes when this job lays a file out (see [`layout_fill`]): its
+    /// `buffer_pattern` (or zeros), else what its writes hold; in pieces of this many bytes.
+    pub layout_pattern: Option<crate::content::Pattern>,
+    pub layout_piece: u64,
 }
 
 const BLOCK_ENGINES: &[&str] = &[
@@ -714,10 +716,11 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         None => 1,
         Some(o) => parse_uint(o)?.max(1),
     };
-    // Verification. fio (options.c, str_verify_pattern_cb): verify_pattern sets
-    // verify=pattern unless verify is given.
+    // Verification. fio 3.33 (options.c, str_verify_pattern_cb): verify_pattern sets
+    // `verify` to VERIFY_PATTERN unless it is given, the pattern with a verify header in
+    // every chunk (`verify=pattern` is VERIFY_PATTERN_NO_HDR, the pattern alone).
     let verify_kind = match get("verify") {
-        None => get("verify_pattern").map(|_| "pattern".to_string()),
+        None => get("verify_pattern").map(|_| PATTERN_WITH_HEADER.to_string()),
         Some(o) => {
             let v = o.value.as_deref().map(str::trim).unwrap_or("");
             (!matches!(v, "0" | "none" | "")).then(|| v.to_string())
@@ -726,7 +729,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
     let verify = verify_kind.is_some();
     let (mut pattern, buffer_pattern) =
         resolve_pattern(get, verify_kind.as_deref(), writes, &mut ignored)?;
-    let layout_fill = layout_fill(buffer_pattern, bs[1].max());
+    let (layout_pattern, layout_piece) = layout_fill(buffer_pattern, bs[1].max());
     // continue_on_error is otherwise a host option (no I/O errors to go on from); its last
     // value is what a failing sg command consults.
     let coe = opts
@@ -743,24 +746,26 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         &mut pattern,
         &mut ignored,
     )?;
-    let compress =
-        match meta_share(
-            get,
-            opts,
-            verify_kind.as_deref(),
-            writes,
-            used_write_bs(&bs),
-            &mut ignored,
-        )? {
-            None => compress,
-            Some(pct) => match get("buffer_compress_percentage") {
-                Some(o) => return Err(o.err(
-                    "buffer_compress_percentage with verify=meta and verify_pattern: fio fills \
-                     the buffer with the pattern and its headers; give one or the other",
-                )),
-                None => Some(pct),
-            },
-        };
+    let compress = match header_share(
+        get,
+        opts,
+        verify_kind.as_deref(),
+        writes,
+        used_write_bs(&bs),
+        &mut ignored,
+    )? {
+        None => compress,
+        Some(pct) => match get("buffer_compress_percentage") {
+            Some(o) => {
+                return Err(o.err(format!(
+                    "buffer_compress_percentage with {} and verify_pattern: fio fills the buffer \
+                     with the pattern and its verify headers; give one or the other",
+                    verify_name(verify_kind.as_deref().unwrap_or(""))
+                )))
+            }
+            None => Some(pct),
+        },
+    };
     let do_verify = match get("do_verify") {
         None => true,
         Some(o) => o.flag()?,
@@ -965,7 +970,8 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         new_group,
         fdp,
         pattern: pattern.clone(),
-        layout_fill,
+        layout_pattern,
+        layout_piece,
         files: FileSpec {
             filename,
             directory,
@@ -1047,21 +1053,55 @@ fn used_write_bs(bs: &[BsSpec; 3]) -> (u64, u64) {
     (bs[1].min(), bs[1].max())
 }
 
-/// fio's verify header (verify.h `struct verify_header` in fio 3.33: magic, verify_type, len,
-/// rand_seed, offset, time_sec, time_nsec, thread, numberio, crc32), in bytes.
-const VERIFY_HEADER_BYTES: u64 = 40;
+/// The verify kind fio 3.33 sets when `verify_pattern` is given without `verify`
+/// (VERIFY_PATTERN: the pattern with a verify header in every chunk); not a value of `verify`.
+const PATTERN_WITH_HEADER: &str = "(verify_pattern's own)";
 
-/// `verify=meta` with `verify_pattern`: fio 3.33 takes `meta` as `VERIFY_HDR_ONLY`
-/// (options.c: "Meta information was included into verify_header"); `populate_verify_io_u` ->
-/// `fill_pattern_headers` fills the buffer with the pattern, then writes a verify header at
-/// the start of every `verify_interval` chunk (`get_hdr_inc`: the interval when set and at
-/// most the buffer, else the buffer). Each block then differs from every other (the header
-/// holds its offset, a seed and a time) while the rest is the pattern. flashpress writes such
-/// blocks as fresh content ids (never duplicates) whose compressible share is the pattern's
-/// share of a chunk, `(interval - 40) / interval` (fio's own `buffer_compress_percentage`
-/// mechanism, the header standing as the incompressible part), and the verify pass checks
-/// them by id. Returns that share in percent, or `None` when the job is not such a job.
-fn meta_share<'a>(
+/// How a message names a verify kind.
+fn verify_name(kind: &str) -> String {
+    if kind == PATTERN_WITH_HEADER {
+        "verify_pattern without verify (fio then writes a verify header in every block)".into()
+    } else {
+        format!("verify={kind}")
+    }
+}
+
+/// Bytes at the start of every `verify_interval` chunk that are not the pattern, when a job
+/// writes `verify_pattern` under verify kind `kind`: fio's 40-byte `struct verify_header`
+/// (magic, type, length, seed, offset, time, thread, I/O number, CRC) and the checksum that
+/// follows it (verify.c, `populate_hdr`), `None` for the kinds that write the pattern alone
+/// (`pattern`, `null`) and for kinds not known. Measured with `xxd` on 4 KiB blocks fio 3.33
+/// wrote with `verify_pattern` and each `verify` (`psync`): the pattern resumes after this
+/// many bytes (sha512 writes no checksum there in fio 3.33; crc16 and crc7 write 2 and 1).
+fn verify_header_bytes(kind: &str) -> Option<u64> {
+    Some(match kind {
+        PATTERN_WITH_HEADER | "meta" | "sha512" => 40,
+        "md5" => 56,
+        "crc64" => 48,
+        "crc32c" | "crc32c-intel" | "crc32" | "xxhash" => 44,
+        "crc16" => 42,
+        "crc7" => 41,
+        "sha256" | "sha3-512" => 104,
+        "sha3-224" => 68,
+        "sha3-256" => 72,
+        "sha3-384" => 88,
+        "sha1" => 60,
+        _ => return None,
+    })
+}
+
+/// `verify_pattern` under a verify kind that writes headers (every kind but `pattern` and
+/// `null`, and fio 3.33's own when `verify` is not given): `populate_verify_io_u` ->
+/// `fill_pattern_headers` fills the buffer with the pattern, then writes a verify header and
+/// its checksum ([`verify_header_bytes`]) at the start of every `verify_interval` chunk
+/// (`get_hdr_inc`: the interval when set and at most the buffer, else the buffer). Each block
+/// then differs from every other (the header holds its offset, a seed and a time) while the
+/// rest is the pattern. flashpress writes such blocks as fresh content ids (never duplicates)
+/// whose compressible share is the pattern's share of a chunk, `(interval - H) / interval`
+/// for H header bytes (fio's own `buffer_compress_percentage` mechanism, the header standing
+/// as the incompressible part), and the verify pass checks them by id. Returns that share in
+/// percent, or `None` when the job is not such a job.
+fn header_share<'a>(
     get: impl Fn(&str) -> Option<&'a Opt>,
     opts: &[&Opt],
     verify: Option<&str>,
@@ -1069,7 +1109,13 @@ fn meta_share<'a>(
     (min_bs, max_bs): (u64, u64),
     ignored: &mut Vec<(String, &'static str)>,
 ) -> Result<Option<u32>> {
-    if verify != Some("meta") || get("verify_pattern").is_none() || !writes {
+    let Some(kind) = verify else {
+        return Ok(None);
+    };
+    let Some(header) = verify_header_bytes(kind) else {
+        return Ok(None);
+    };
+    if get("verify_pattern").is_none() || !writes {
         return Ok(None);
     }
     // fio's fixup_options (init.c): with varying write sizes an unset interval is the
@@ -1081,23 +1127,23 @@ fn meta_share<'a>(
         None => (min_bs, get("verify_pattern").expect("checked above")),
         Some(o) => {
             let v = parse_size(o.value()?).map_err(|m| o.err(m))?;
-            if v <= VERIFY_HEADER_BYTES {
+            if v <= header {
                 return Err(o.err(format!(
-                    "verify_interval={v}: each chunk starts with fio's {VERIFY_HEADER_BYTES}-byte verify header; give more than {VERIFY_HEADER_BYTES} bytes"
+                    "verify_interval={v}: with {} and verify_pattern each chunk starts with {header} bytes of fio's verify header and checksum; give more than {header} bytes",
+                    verify_name(kind)
                 )));
             }
             (v.min(min_bs), *o)
         }
     };
-    if interval <= VERIFY_HEADER_BYTES || min_bs % interval != 0 || max_bs % interval != 0 {
+    if interval <= header || min_bs % interval != 0 || max_bs % interval != 0 {
         return Err(at.err(format!(
-            "verify=meta with verify_pattern: a verify interval of {interval} bytes (fio cuts it to the smallest write) must exceed the {VERIFY_HEADER_BYTES}-byte header and divide every block size ({min_bs}..{max_bs} bytes; fio: \"blocksize should divide this evenly\"); chunks cut short are not modelled"
+            "{} with verify_pattern: a verify interval of {interval} bytes (fio cuts it to the smallest write) must exceed the {header} bytes of header and checksum and divide every block size ({min_bs}..{max_bs} bytes; fio: \"blocksize should divide this evenly\"); chunks cut short are not modelled",
+            verify_name(kind)
         )));
     }
     ignored.retain(|(k, _)| k != "verify_interval");
-    Ok(Some(
-        (100 * (interval - VERIFY_HEADER_BYTES) / interval) as u32,
-    ))
+    Ok(Some((100 * (interval - header) / interval) as u32))
 }
 
 /// What `sg_write_mode` asks of a job's writes (see [`super::sg`]), checked against the job's
@@ -1162,14 +1208,18 @@ fn resolve_sg<'a>(
     Ok(go_on)
 }
 
-/// What a job's writes hold when it sets a pattern (fio io_u.c, `__fill_io_buffer` and
+/// What a job's writes hold when it sets a pattern (fio io_u.c, `fill_io_buffer` and
 /// `populate_verify_io_u`): a job that verifies (`verify` other than `0`/`none`, set by
-/// `verify_pattern` itself when not given) writes `verify_pattern` repeated; otherwise
-/// `buffer_pattern` repeated. Forms whose blocks each differ are refused by name: `%o` (the
-/// block's offset pasted in), `verify_pattern` under any other `verify` but `meta` (md5,
-/// crc32c, ...: a header and a checksum per block; `meta`, headers only, is
-/// [`meta_share`]'s), and `buffer_pattern` with `buffer_compress_percentage` or `dedupe_percentage`
-/// (fio then fills only the compressible share of random buffers with the pattern).
+/// `verify_pattern` itself when not given) writes `verify_pattern`: repeated alone under
+/// `verify=pattern` or `null`, with a verify header (and checksum) in every chunk under the
+/// other kinds ([`header_share`]: fresh content, not a pattern). Otherwise `buffer_pattern`
+/// repeated, unless `buffer_compress_percentage` or `dedupe_percentage` decide the buffer
+/// first: fio's `fill_random_buf_percentage` then fills each chunk's compressible share with
+/// the pattern instead of zeros (the content model's generated content stands for it,
+/// zeros and a pattern run compressing alike), and with no compressible share (dedupe
+/// alone) no byte is the pattern's. `%o` (the write's offset pasted into every copy of the
+/// pattern: each write's data differs) is refused by name. Returns what the writes hold and
+/// what a layout by the job holds (`buffer_pattern` or zeros, see [`layout_fill`]).
 fn resolve_pattern<'a>(
     get: impl Fn(&str) -> Option<&'a Opt>,
     verify: Option<&str>,
@@ -1190,18 +1240,24 @@ fn resolve_pattern<'a>(
         .map(|o| parsed(o, false))
         .transpose()?;
     let verify_pat = get("verify_pattern").map(|o| parsed(o, true)).transpose()?;
+    let set = |k: &str| get(k).is_some_and(|c| c.value.as_deref().map(str::trim) != Some("0"));
     let mixed = ["buffer_compress_percentage", "dedupe_percentage"]
         .into_iter()
-        .find(|k| get(k).is_some_and(|c| c.value.as_deref().map(str::trim) != Some("0")));
-    if let (Some(o), Some(_)) = (get("buffer_pattern"), &buffer) {
-        if let Some(k) = mixed {
-            return Err(o.err(format!(
-                "buffer_pattern with {k} is not modelled (fio then fills only the \
-                 compressible share of random buffers with the pattern): give one or \
-                 the other"
-            )));
+        .find(|k| set(k));
+    // fio's fill_io_buffer: `if (o->compress_percentage || o->dedupe_percentage)` comes
+    // first, passing the pattern to fill_random_buf_percentage for the compressible share.
+    let buffer = match (&buffer, mixed) {
+        (Some(_), Some(_)) => {
+            if !set("buffer_compress_percentage") {
+                ignored.push((
+                    "buffer_pattern".to_string(),
+                    "dedupe_percentage without buffer_compress_percentage fills buffers with random bytes only (as in fio)",
+                ));
+            }
+            None
         }
-    }
+        _ => buffer,
+    };
     // `zero_buffers`: fio fills buffers with zeros after `buffer_pattern` and the
     // compress/dedupe fills have declined (io_u.c, `__fill_io_buffer`): zeros are the
     // one-byte pattern 0x00.
@@ -1227,15 +1283,17 @@ fn resolve_pattern<'a>(
         _ => buffer,
     };
     let bytes = match (verify_pat, verify) {
-        (Some(b), Some("pattern")) => Some(b),
+        // fio 3.33: `pattern` is VERIFY_PATTERN_NO_HDR; `null` writes the pattern alone too
+        // (xxd of its blocks).
+        (Some(b), Some("pattern" | "null")) => Some(b),
         // Headers in every chunk: fresh content with the pattern's compressible share
-        // (see `meta_share`).
-        (Some(_), Some("meta")) => None,
+        // (see `header_share`).
+        (Some(_), Some(kind)) if verify_header_bytes(kind).is_some() => None,
         (Some(_), Some(kind)) => {
             let o = get("verify_pattern").expect("verify_pattern set");
             return Err(o.err(format!(
-                "verify_pattern with verify={kind} is not modelled (fio writes a verify header \
-                 into every block, so each block differs): use verify=pattern, or leave verify out"
+                "verify_pattern with verify={kind} is not modelled (not a verify kind of fio \
+                 3.33 whose blocks flashpress knows)"
             )));
         }
         (Some(_), None) => {
@@ -1260,20 +1318,20 @@ fn resolve_pattern<'a>(
 
 /// What fio writes when the job lays a file out: `extend_file` (filesetup.c) writes the file
 /// in pieces of the job's largest write block size (`td->o.max_bs[DDIR_WRITE]`), each filled
-/// by `fill_io_buffer` (io_u.c, `__fill_io_buffer`): `buffer_pattern` repeated from the
-/// piece's start (never `verify_pattern`: verify fills buffers only for the job's own
-/// writes), else zeros with `zero_buffers` (`buffer_pattern` as `0x00`), else random bytes.
-/// (`buffer_compress_percentage`/`dedupe_percentage` come
-/// before the pattern there; fio refuses neither with it, flashpress refuses the pair, see
-/// [`resolve_pattern`]; alone they lay out unique content here.)
-fn layout_fill(buffer_pattern: Option<Vec<u8>>, max_write_bs: u64) -> crate::workload::LayoutFill {
-    match buffer_pattern {
-        Some(b) => crate::workload::LayoutFill::Pattern {
-            pattern: crate::content::Pattern::new(&b),
-            piece: max_write_bs.max(4096),
-        },
-        None => crate::workload::LayoutFill::Unique,
-    }
+/// by `fill_io_buffer(td, b, bs, bs)` (io_u.c): with `buffer_compress_percentage` or
+/// `dedupe_percentage`, what the job's writes hold (one dedupe decision per piece, its
+/// compressible share per chunk); else `buffer_pattern` repeated from the piece's start
+/// (never `verify_pattern`: verify fills buffers only for the job's own writes); else zeros
+/// with `zero_buffers` (`buffer_pattern` as `0x00`); else random bytes, again what the job's
+/// writes hold. Returns the pattern (`None`: the job's own content) and the piece's bytes.
+fn layout_fill(
+    buffer_pattern: Option<Vec<u8>>,
+    max_write_bs: u64,
+) -> (Option<crate::content::Pattern>, u64) {
+    (
+        buffer_pattern.map(|b| crate::content::Pattern::new(&b)),
+        max_write_bs.max(4096),
+    )
 }
 
 /// A byte count with fio's suffixes (powers of 1024): `4k`, `10G`, `1280m`, `4KiB`, `8kb`.

@@ -1796,23 +1796,35 @@ fn buffer_pattern_gives_every_write_the_patterns_blocks() {
         .any(|&c| crate::content::pattern::is_pattern(c)));
 }
 
-/// `verify_pattern` sets `verify=pattern` when `verify` is not given (fio options.c): the
-/// job writes the pattern and reads every block back; with `verify=0` the pattern is not
-/// written (listed as ignored), and `buffer_pattern` is what the job writes.
+/// `verify_pattern` sets `verify` when it is not given (fio 3.33 options.c: VERIFY_PATTERN,
+/// which writes a 40-byte verify header into every block, as `xxd` of fio's blocks shows):
+/// the job writes fresh content with the pattern's share of each block compressible and
+/// reads every block back; `verify=pattern` writes the pattern alone; with `verify=0` the
+/// pattern is not written (listed as ignored), and `buffer_pattern` is what the job writes.
 #[test]
 fn verify_pattern_writes_the_pattern_and_verifies() {
     use crate::content::Pattern;
-    let mut st = load_text(
-        "[v]\nrw=write\nbs=4k\nsize=64k\nverify_pattern=0xfeedface\n",
-        GIB,
-        1,
-    )
-    .unwrap();
     let p = Pattern::new(&[0xfe, 0xed, 0xfa, 0xce]);
-    let r = take(&mut st[0], 100);
-    let (w, rd): (Vec<&Request>, Vec<&Request>) = r.iter().partition(|r| r.op == Op::Write);
-    assert_eq!((w.len(), rd.len()), (16, 16));
-    assert!(w.iter().all(|r| r.content == p.first_id()));
+    for (verify, pattern) in [("", None), ("verify=pattern\n", Some(p.clone()))] {
+        let mut st = load_text(
+            &format!("[v]\nrw=write\nbs=4k\nsize=64k\n{verify}verify_pattern=0xfeedface\n"),
+            GIB,
+            1,
+        )
+        .unwrap();
+        assert_eq!(st[0].content.pattern, pattern, "{verify}");
+        // (4096 - 40) / 4096 of a block is the pattern: 99%.
+        let share = pattern.is_none().then_some(99);
+        assert_eq!(st[0].content.compress_percentage, share, "{verify}");
+        let r = take(&mut st[0], 100);
+        let (w, rd): (Vec<&Request>, Vec<&Request>) = r.iter().partition(|r| r.op == Op::Write);
+        assert_eq!((w.len(), rd.len()), (16, 16));
+        let ids: BTreeSet<u64> = w.iter().map(|r| r.content).collect();
+        match &pattern {
+            Some(p) => assert_eq!(ids, BTreeSet::from([p.first_id()])),
+            None => assert_eq!(ids.len(), 16, "every block differs"),
+        }
+    }
     // Both given, verifying: the verify pattern is written (populate_verify_io_u).
     let mut st = load_text(
         "[v]\nrw=write\nbs=4k\nsize=16k\nverify=pattern\nverify_pattern=0x11\nbuffer_pattern=0x22\n",
@@ -1902,9 +1914,38 @@ fn a_layout_writes_what_the_extending_jobs_buffers_hold() {
         fills("[a]\nrw=randread\nsize=64k\nbs=8k\nzero_buffers\n"),
         vec![pat(&[0], 8192)]
     );
+    // Otherwise what the job's own writes hold: its stream's content (clone 1 of the second
+    // job is the run's fourth stream), in pieces of its largest write size.
     assert_eq!(
         fills("[a]\nrw=read\nsize=64k\nverify_pattern=0x33\nverify=0\n"),
-        vec![LayoutFill::Unique]
+        vec![LayoutFill::Stream {
+            stream: 0,
+            piece: 4096
+        }]
+    );
+    // buffer_compress_percentage comes before the pattern in fill_io_buffer.
+    assert_eq!(
+        fills("[a]\nrw=read\nsize=64k\nbuffer_pattern=0x11\nbuffer_compress_percentage=50\n"),
+        vec![LayoutFill::Stream {
+            stream: 0,
+            piece: 4096
+        }]
+    );
+    assert_eq!(
+        fills(
+            "[w]\nrw=write\nsize=64k\nnumjobs=2\n[r]\nrw=randrw\nbs=4k,16k\nsize=64k\n\
+             numjobs=2\nbuffer_compress_percentage=50\n"
+        ),
+        vec![
+            LayoutFill::Stream {
+                stream: 2,
+                piece: 16384
+            },
+            LayoutFill::Stream {
+                stream: 3,
+                piece: 16384
+            }
+        ]
     );
 }
 
@@ -1930,19 +1971,9 @@ fn bad_patterns_name_the_option_and_line() {
         ("[j]\nbuffer_pattern=%o\n", 2, "verify_pattern format only"),
         ("[j]\nrw=write\nverify_pattern=\"a\"%o\n", 3, "%o"),
         (
-            "[j]\nrw=write\nverify=md5\nverify_pattern=0xff\n",
-            4,
-            "with verify=md5",
-        ),
-        (
-            "[j]\nrw=write\nbuffer_pattern=0xff\nbuffer_compress_percentage=50\n",
-            3,
-            "buffer_pattern with buffer_compress_percentage",
-        ),
-        (
-            "[j]\nrw=write\nbuffer_pattern=0xff\ndedupe_percentage=10\n",
-            3,
-            "dedupe_percentage",
+            "[j]\nrw=write\nverify=crc32c\nverify_pattern=0xff\nverify_interval=44\n",
+            5,
+            "44 bytes of fio's verify header and checksum",
         ),
         ("[j]\nbuffer_pattern=\n", 2, "needs a value"),
     ];
@@ -2386,4 +2417,36 @@ fn a_job_cut_by_its_runtime_does_not_verify() {
     let got = take(&mut st[0], 10_000);
     assert!(!got.is_empty());
     assert!(got.iter().all(|r| r.op == Op::Write), "no verify reads");
+}
+
+/// `buffer_pattern` beside `buffer_compress_percentage` or `dedupe_percentage` (fio's
+/// `fill_io_buffer` gives those the buffer first): with a compressible share fio fills it with
+/// the pattern, and the job's writes are the stream's generated content at that share; with
+/// dedupe alone no byte is the pattern's, so it is listed as ignored.
+#[test]
+fn buffer_pattern_beside_compression_or_dedupe_writes_generated_content() {
+    let l = |text: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("job.fio");
+        std::fs::write(&path, text).unwrap();
+        load(&file_cfg(path), GIB, 1, false, None).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let c = l("[j]\nrw=write\nsize=64k\nbuffer_pattern=0xab\nbuffer_compress_percentage=50\n");
+    let h = &c.streams[0].content;
+    assert_eq!((h.pattern.clone(), h.compress_percentage), (None, Some(50)));
+    assert!(
+        !c.notes.iter().any(|n| n.contains("buffer_pattern")),
+        "{:?}",
+        c.notes
+    );
+    let d = l("[j]\nrw=write\nsize=64k\nbuffer_pattern=0xab\ndedupe_percentage=50\n");
+    let h = &d.streams[0].content;
+    assert_eq!((h.pattern.clone(), h.dedupe_percentage), (None, 50));
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("buffer_pattern") && n.contains("random bytes only")),
+        "{:?}",
+        d.notes
+    );
 }

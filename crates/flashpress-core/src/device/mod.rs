@@ -761,10 +761,17 @@ impl Device {
     /// sends the write to identifier 0 and logs an "invalid placement identifier" event (fio
     /// refuses such an index at its option's line); one on a device without `[fdp]` is an
     /// error (the trace reader refuses it first, naming the line).
+    #[inline]
     fn placement_handle(&mut self, req: &Request, now: SimTime) -> Result<u8> {
-        let Some(pid) = req.placement else {
-            return Ok(0);
-        };
+        match req.placement {
+            None => Ok(0),
+            Some(pid) => self.placement_of(pid, req, now),
+        }
+    }
+
+    /// [`Device::placement_handle`] of a write that carries placement identifier `pid`.
+    #[cold]
+    fn placement_of(&mut self, pid: u16, req: &Request, now: SimTime) -> Result<u8> {
         match self.ftl.fdp.as_mut() {
             Some(f) if (pid as usize) < f.identifiers() => Ok(pid as u8),
             Some(f) => {

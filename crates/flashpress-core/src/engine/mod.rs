@@ -62,14 +62,41 @@ fn time_of(key: u128) -> SimTime {
 /// the next [`EventQueue::push`] (most events schedule another while they run: a plane's next
 /// timer, a request's completion) overwrites it there with one sift-down, instead of a pop's
 /// sift and a push's. Until then every other method first removes it.
+///
+/// An event pushed strictly earlier than every pending event (a completion whose data is
+/// already at the host, due before any plane's timer) is the next one out: it waits in a
+/// slot of its own, outside the heap, so it costs neither the push's sift up to the root
+/// nor the pop's sift down from it. (An equal time is later in the order, since its
+/// sequence number is the largest: it goes into the heap.) The slot is filled only when no
+/// event is taken, and `pop` empties it first, so the two never meet.
 /// The order of events is the same: the keys are unique, so the heap pops them in one order
-/// whatever its layout.
-#[derive(Debug, Default)]
+/// whatever its layout, and the slot only ever holds the least key.
+#[derive(Debug)]
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,
     /// The heap's top was returned by `pop` and is no longer pending.
     taken: bool,
+    /// The least pending event, when it was pushed earlier than all others (its key is less
+    /// than every key in the heap); key [`EMPTY`] when there is none.
+    front: Entry,
+}
+
+/// The key of an empty slot: greater than any event's (sequence numbers never reach it).
+const EMPTY: u128 = u128::MAX;
+
+impl Default for EventQueue {
+    fn default() -> EventQueue {
+        EventQueue {
+            heap: BinaryHeap::new(),
+            seq: 0,
+            taken: false,
+            front: Entry {
+                key: EMPTY,
+                ev: Event::Tick,
+            },
+        }
+    }
 }
 
 impl EventQueue {
@@ -81,10 +108,10 @@ impl EventQueue {
     /// Schedule `ev` at `t`.
     #[inline]
     pub fn push(&mut self, t: SimTime, ev: Event) {
-        let e = Reverse(Entry {
+        let e = Entry {
             key: ((t.0 as u128) << 64) | self.seq as u128,
             ev,
-        });
+        };
         self.seq += 1;
         if self.taken {
             self.taken = false;
@@ -92,10 +119,24 @@ impl EventQueue {
             *self
                 .heap
                 .peek_mut()
-                .expect("a taken event is still in the heap") = e;
-        } else {
-            self.heap.push(e);
+                .expect("a taken event is still in the heap") = Reverse(e);
+            return;
         }
+        // The least pending key: the slot's, or the heap's top.
+        let least = if self.front.key != EMPTY {
+            self.front.key
+        } else {
+            self.heap.peek().map_or(EMPTY, |h| h.0.key)
+        };
+        if e.key > least {
+            self.heap.push(Reverse(e));
+            return;
+        }
+        if self.front.key != EMPTY {
+            // The slot's event goes back to the heap, where it is the least.
+            self.heap.push(Reverse(self.front));
+        }
+        self.front = e;
     }
 
     /// Remove the event `pop` returned, if it is still in the heap.
@@ -110,6 +151,11 @@ impl EventQueue {
     /// Earliest event, first scheduled first among equal times.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        if self.front.key != EMPTY {
+            let f = self.front;
+            self.front.key = EMPTY;
+            return Some((time_of(f.key), f.ev));
+        }
         self.settle();
         let &Reverse(e) = self.heap.peek()?;
         self.taken = true;
@@ -119,6 +165,9 @@ impl EventQueue {
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
+        if self.front.key != EMPTY {
+            return Some(time_of(self.front.key));
+        }
         self.settle();
         self.heap.peek().map(|Reverse(e)| time_of(e.key))
     }
@@ -127,6 +176,9 @@ impl EventQueue {
     /// was: skipped events are taken out and put back with their sequence numbers, so the
     /// order of events does not change.
     pub fn next_time_except(&mut self, skip: impl Fn(Event) -> bool) -> Option<SimTime> {
+        if self.front.key != EMPTY && !skip(self.front.ev) {
+            return Some(time_of(self.front.key));
+        }
         self.settle();
         let mut held = Vec::new();
         let found = loop {
@@ -142,7 +194,7 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len() - self.taken as usize
+        self.heap.len() - self.taken as usize + (self.front.key != EMPTY) as usize
     }
 
     /// No events pending.
@@ -197,10 +249,14 @@ mod tests {
     /// The queue against a brute-force reference (a list searched for the least (time, push
     /// order)) on random interleavings of pushes, pops, peeks and skips, with times drawn
     /// from a few values so that most events tie: the taken top overwritten by a push, or
-    /// removed by whatever comes next, must not change what comes out.
+    /// removed by whatever comes next, and an event pushed before every pending one (kept
+    /// out of the heap, or putting the one kept there back), must not change what comes out.
     #[test]
     fn matches_a_brute_force_queue_on_random_operations() {
         use rand::{Rng, SeedableRng};
+        // How often the pushes took the slot, and put an earlier slot event back: the test
+        // must exercise both.
+        let (mut slotted, mut displaced) = (0u32, 0u32);
         for seed in 0..200u64 {
             let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
             let mut q = EventQueue::new();
@@ -210,18 +266,27 @@ mod tests {
             for _ in 0..400 {
                 match rng.random_range(0..10) {
                     0..=3 => {
-                        // Mostly at or after the last popped time, sometimes before it.
-                        let t = if rng.random_bool(0.1) {
-                            rng.random_range(0..=now)
-                        } else {
-                            now + rng.random_range(0..spread)
+                        // Mostly at or after the last popped time, sometimes before it, and
+                        // sometimes strictly before (or at) every pending event.
+                        let least = model.iter().map(|m| m.0).min();
+                        let t = match rng.random_range(0..10) {
+                            0 => rng.random_range(0..=now),
+                            1 => least.map_or(now, |l| rng.random_range(0..=l)),
+                            _ => now + rng.random_range(0..spread),
                         };
+                        let had = q.front.key != EMPTY;
                         let ev = match rng.random_range(0..3) {
                             0 => Event::Tick,
                             1 => Event::Flash(rng.random_range(0..4), 0),
                             _ => Event::Completion(rng.random_range(0..4)),
                         };
                         q.push(SimTime(t), ev);
+                        if q.front.key != EMPTY && q.front.key as u64 == q.seq - 1 {
+                            // Only an event before every other pending one takes the slot.
+                            assert!(least.is_none_or(|l| t < l), "seed {seed}");
+                            slotted += 1;
+                            displaced += had as u32;
+                        }
                         model.push((t, order, ev));
                         order += 1;
                     }
@@ -266,5 +331,6 @@ mod tests {
             }
             assert!(model.is_empty(), "seed {seed}");
         }
+        assert!(slotted > 1000 && displaced > 100, "{slotted} {displaced}");
     }
 }

@@ -119,9 +119,12 @@ impl Loads {
     /// The search by a scan of `order` (a plane with no work left at `now` ends it).
     #[inline]
     fn scan(&self, order: &[PlaneId], from: usize, now: SimTime) -> usize {
+        // Both slices the same length, so one bounds check per plane covers both.
+        let until = &self.until[..];
+        let queued = &self.queued[..until.len()];
         let load = |p: PlaneId| {
             let p = p.0 as usize;
-            self.until[p].max(now).0 + self.queued[p]
+            until[p].max(now).0 + queued[p]
         };
         let mut best = from;
         let mut best_t = load(order[from]);

@@ -1,5 +1,6 @@
 //! The request generator behind each fio job clone.
 
+use super::history::{HistList, Oldest};
 use super::zoned::{Strided, ZbdIo, ZbdJob, ZoneMode};
 use crate::error::{Error, Result};
 use crate::units::SimTime;
@@ -508,18 +509,22 @@ impl ZipfTable {
 
 /// fio's random map, as a deterministic full-period permutation: a bijection on
 /// `[0, 2^bits)` (xor, odd multiply and xorshift rounds, keyed per pass) with cycle-walking to
-/// `[0, n)`, so every block is visited exactly once per pass in a scrambled order.
+/// `[0, n)`, so every block is visited exactly once per pass in a scrambled order. The order
+/// is a pure function of the pass's keys, so a clone replays it ([`super::history::HistList`]
+/// reads a pass's writes back that way).
 #[derive(Debug, Clone)]
-struct RandomMap {
+pub(super) struct RandomMap {
     n: u64,
     bits: u32,
     mask: u64,
-    counter: u64,
+    pub(super) counter: u64,
     keys: [u64; 3],
+    /// Passes begun before this one (each [`RandomMap::reset`] starts one).
+    pub(super) pass: u64,
 }
 
 impl RandomMap {
-    fn new(n: u64, rng: &mut Pcg64Mcg) -> RandomMap {
+    pub(super) fn new(n: u64, rng: &mut Pcg64Mcg) -> RandomMap {
         let bits = if n <= 1 {
             0
         } else {
@@ -536,6 +541,7 @@ impl RandomMap {
             mask,
             counter: 0,
             keys: [rng.random(), rng.random(), rng.random()],
+            pass: 0,
         }
     }
 
@@ -552,7 +558,7 @@ impl RandomMap {
 
     /// The next block of this pass; `None` once every block was visited (fio: the random
     /// map is used up and the pass ends).
-    fn next(&mut self) -> Option<u64> {
+    pub(super) fn next(&mut self) -> Option<u64> {
         while self.counter <= self.mask {
             let v = self.permute(self.counter);
             self.counter += 1;
@@ -564,8 +570,9 @@ impl RandomMap {
     }
 
     /// A new pass in a fresh order.
-    fn reset(&mut self, rng: &mut Pcg64Mcg) {
+    pub(super) fn reset(&mut self, rng: &mut Pcg64Mcg) {
         self.counter = 0;
+        self.pass += 1;
         self.keys = [rng.random(), rng.random(), rng.random()];
     }
 }
@@ -770,10 +777,10 @@ pub(super) struct FioSource {
     /// Writes not yet read back, by file and offset (fio's history tree), for a verifying
     /// job without a random map.
     tree: Option<super::history::HistTree>,
-    /// Writes not yet read back (address, length), in the order they were issued (fio's
-    /// history list: see [`FioSource::hist_list`]), and how many more reads the current
-    /// `verify_backlog` batch takes (fio's `verify_batch`).
-    backlog: std::collections::VecDeque<(u64, u64)>,
+    /// Writes not yet read back, in the order they were issued (fio's history list: see
+    /// [`FioSource::hist_list`]), and how many more reads the current `verify_backlog`
+    /// batch takes (fio's `verify_batch`).
+    backlog: super::history::HistList,
     backlog_reads: u64,
     /// The last I/O issued was a read (fio's `last_ddir`, which `verify_backlog` checks).
     last_read: bool,
@@ -820,6 +827,25 @@ pub(super) struct FioSource {
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: verifying jobs keep fio's plain list (the reference the replay is checked against).
+    pub(super) static FORCE_QUEUE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests: replayed history lists built on this thread.
+    pub(super) static REPLAYS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn force_queue() -> bool {
+    #[cfg(test)]
+    {
+        FORCE_QUEUE.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        false
+    }
+}
+
 impl FioSource {
     /// Whether the writes awaiting verification are kept in issue order (fio's history
     /// list) rather than by offset (fio's history tree). fio's `log_io_piece` (iolog.c)
@@ -827,10 +853,23 @@ impl FioSource {
     /// random job without `norandommap` or the LFSR generator), since the map keeps a block from being written
     /// twice in a pass; otherwise it sorts the write into a tree by file and offset,
     /// dropping an older write it overlaps ([`super::history`]). `verify_backlog` and the
-    /// verify pass read either from its start (`get_next_verify`, verify.c). The list costs
-    /// 16 bytes per write awaiting its read; the tree two bits per 512 bytes of the region.
+    /// verify pass read either from its start (`get_next_verify`, verify.c). The tree costs
+    /// two bits per 512 bytes of the region; the list one bit per block of the region while
+    /// every write comes from the permutation map ([`FioSource::replays`]), else 16 bytes
+    /// per write awaiting its read.
     fn hist_list(spec: &SourceSpec) -> bool {
         spec.verify_write_order
+    }
+
+    /// Whether every write (and `trimwrite` trim) of a job whose offsets are `offsets` is a
+    /// block the permutation map drew, so the history list can replay the map's order
+    /// ([`super::history::HistList`]): no sequential runs (`rw=randwrite:N`,
+    /// `percentage_random`) and no zone mode moving offsets.
+    fn replays(spec: &SourceSpec, offsets: &Offsets) -> bool {
+        matches!(offsets, Offsets::Map(_))
+            && spec.modifier.is_none()
+            && spec.pct_random[1] == 100
+            && spec.zone.mode == ZoneMode::None
     }
 
     pub(super) fn new(
@@ -881,6 +920,13 @@ impl FioSource {
         let nfiles = spec.files.len().max(1);
         let tree = (spec.verify && !FioSource::hist_list(spec))
             .then(|| super::history::HistTree::new(nfiles, spec.region_len));
+        let backlog = if spec.verify && FioSource::replays(spec, &offsets) && !force_queue() {
+            #[cfg(test)]
+            REPLAYS.with(|c| c.set(c.get() + 1));
+            super::history::HistList::replay(nblocks, nfiles)
+        } else {
+            super::history::HistList::queue()
+        };
         if let Some(f) = &flow {
             lock(&f.group).total_weight += f.weight;
         }
@@ -924,7 +970,7 @@ impl FioSource {
             pending_write: None,
             placement: None,
             tree,
-            backlog: std::collections::VecDeque::new(),
+            backlog,
             backlog_reads: 0,
             last_read: false,
             verify_due: false,
@@ -1591,7 +1637,10 @@ impl FioSource {
         self.file_bytes = 0;
         self.run_left = 0;
         match &mut self.offsets {
-            Offsets::Map(m) if self.spec.lfsr => m.counter = 0,
+            Offsets::Map(m) if self.spec.lfsr => {
+                m.counter = 0;
+                m.pass += 1;
+            }
             Offsets::Map(m) => m.reset(&mut self.rng_off),
             Offsets::Axmap(m) => m.reset(),
             _ => {}
@@ -1661,7 +1710,7 @@ impl FioSource {
     fn hist_len(&self) -> u64 {
         match &self.tree {
             Some(t) => t.len(),
-            None => self.backlog.len() as u64,
+            None => self.backlog.len(),
         }
     }
 
@@ -1674,7 +1723,14 @@ impl FioSource {
                 let base = self.spec.files.get(f).copied().unwrap_or(0);
                 (base + self.spec.region_start + rel, len)
             }
-            None => self.backlog.pop_front()?,
+            None => match self.backlog.pop()? {
+                Oldest::Addr(a, l) => (a, l),
+                Oldest::Block(f, b) => {
+                    let base = self.spec.files.get(f).copied().unwrap_or(0);
+                    let a = self.spec.align;
+                    (base + self.spec.region_start + b * a, a)
+                }
+            },
         };
         self.last_read = true;
         self.verify_bytes += len;
@@ -2050,9 +2106,17 @@ impl FioSource {
         let f = self.file;
         // trimwrite: the write that follows the trim is logged with it.
         if self.spec.verify && (d == 1 || (d == 2 && self.spec.mix == Mix::TrimWrite)) {
-            match &mut self.tree {
-                Some(t) => t.insert(f, rel, len),
-                None => self.backlog.push_back((addr, len)),
+            match (&mut self.tree, &mut self.backlog, &self.offsets) {
+                (Some(t), _, _) => t.insert(f, rel, len),
+                (None, l @ HistList::Replay(_), Offsets::Map(m)) => {
+                    let a = self.spec.align;
+                    assert!(
+                        rel.is_multiple_of(a) && len == a,
+                        "a replayed history list logs whole map blocks ({rel}+{len}, block {a})"
+                    );
+                    l.push_block(f, rel / a, m);
+                }
+                (None, l, _) => l.push(addr, len),
             }
         }
         if d == 2 && self.spec.mix == Mix::TrimWrite {

@@ -861,15 +861,91 @@ impl FioSource {
         spec.verify_write_order
     }
 
-    /// Whether every write (and `trimwrite` trim) of a job whose offsets are `offsets` is a
-    /// block the permutation map drew, so the history list can replay the map's order
-    /// ([`super::history::HistList`]): no sequential runs (`rw=randwrite:N`,
+    /// Whether every write (and `trimwrite` trim) of `spec` is a block the permutation map
+    /// drew (its offsets are [`Offsets::Map`]), so the history list can replay the map's
+    /// order ([`super::history::HistList`]): no sequential runs (`rw=randwrite:N`,
     /// `percentage_random`) and no zone mode moving offsets.
-    fn replays(spec: &SourceSpec, offsets: &Offsets) -> bool {
-        matches!(offsets, Offsets::Map(_))
+    fn replays(spec: &SourceSpec) -> bool {
+        spec.random
+            && spec.randommap
+            && matches!(spec.dist, Dist::Random)
+            && !spec.needs_axmap()
             && spec.modifier.is_none()
             && spec.pct_random[1] == 100
             && spec.zone.mode == ZoneMode::None
+    }
+
+    /// The structures a clone of `spec` sizes from its region, for the memory estimate
+    /// ([`crate::estimate`]): (name, bytes, how), from the same conditions and element widths
+    /// as [`FioSource::new`] and the history's growth rules. A `time_based` job whose
+    /// history list is fio's queue, or that wraps its passes with no `verify_backlog` to
+    /// read them, keeps more: see the memory section of `docs/workloads/fio.md`.
+    pub(super) fn region_parts(spec: &SourceSpec) -> Vec<(&'static str, u64, String)> {
+        use std::mem::size_of;
+        let mut out = Vec::new();
+        let nfiles = spec.files.len().max(1) as u64;
+        let nblocks = (spec.region_len / spec.align).max(1);
+        let words = |bits: u64| bits.div_ceil(64) * size_of::<u64>() as u64;
+        let axmap = spec.random && spec.randommap && matches!(spec.dist, Dist::Random);
+        let ax_bits = (spec.region_len / spec.min_bs).max(1);
+        if axmap && spec.needs_axmap() {
+            out.push((
+                "fio.random_map",
+                words(ax_bits),
+                format!("{ax_bits} bits (one per {} B of the region)", spec.min_bs),
+            ));
+        }
+        if spec.zone.mode == ZoneMode::Strided && spec.random && spec.randommap {
+            let bits = (spec.zone.range / spec.min_bs).max(1);
+            out.push((
+                "fio.random_map",
+                words(bits),
+                format!("{bits} bits (one per {} B of a zone range)", spec.min_bs),
+            ));
+        }
+        if spec.verify && !FioSource::hist_list(spec) {
+            let units = spec.region_len.div_ceil(super::history::UNIT).max(1) * nfiles;
+            out.push((
+                "fio.verify_tree",
+                2 * words(units),
+                format!("2 x {units} bits (per 512 B of {nfiles} file(s)' regions)"),
+            ));
+        } else if spec.verify {
+            if FioSource::replays(spec) {
+                // One pass's bitmap; a time_based job that wraps with reads pending has the
+                // next pass's too.
+                let passes = 1 + u64::from(spec.time_based && spec.verify_backlog > 0);
+                out.push((
+                    "fio.verify_list",
+                    passes * HistList::pass_bytes(nblocks, nfiles),
+                    format!("{passes} x {nblocks} blocks x {nfiles} file(s), 1 bit each"),
+                ));
+            } else {
+                // fio's queue: at most the writes of one loop (each of min_bs bytes at
+                // least), and on the random map's path each marks a bit of it; the
+                // VecDeque's capacity is the next power of two.
+                let mut n = spec.size_bytes / spec.min_bs.max(1);
+                if axmap {
+                    n = n.min(ax_bits);
+                }
+                let cap = n.max(1).next_power_of_two();
+                let each = size_of::<(u64, u64)>() as u64;
+                out.push((
+                    "fio.verify_list",
+                    cap * each,
+                    format!("{cap} slots for {n} writes x {each} B"),
+                ));
+            }
+        }
+        let per_file = 2 * size_of::<[u64; 3]>() + size_of::<bool>() + 2 * size_of::<u64>();
+        if nfiles > 1 {
+            out.push((
+                "fio.files",
+                nfiles * per_file as u64,
+                format!("{nfiles} files x {per_file} B"),
+            ));
+        }
+        out
     }
 
     pub(super) fn new(
@@ -920,7 +996,8 @@ impl FioSource {
         let nfiles = spec.files.len().max(1);
         let tree = (spec.verify && !FioSource::hist_list(spec))
             .then(|| super::history::HistTree::new(nfiles, spec.region_len));
-        let backlog = if spec.verify && FioSource::replays(spec, &offsets) && !force_queue() {
+        let backlog = if spec.verify && FioSource::replays(spec) && !force_queue() {
+            assert!(matches!(offsets, Offsets::Map(_)), "a replay needs the map");
             #[cfg(test)]
             REPLAYS.with(|c| c.set(c.get() + 1));
             super::history::HistList::replay(nblocks, nfiles)

@@ -13,8 +13,9 @@
 //! job's `size`/`filesize`, else the device's capacity): `fio.random_map` (one bit per
 //! smallest block, for jobs whose block sizes vary), `fio.verify_tree` (two bits per 512
 //! bytes: 128 MiB for a 256 GiB region), `fio.verify_list` (one bit per block of a random
-//! job with equal blocks: 8 MiB at 256 GiB in 4 KiB blocks; 16 bytes per write of a loop
-//! for fio's list, which other random-map jobs keep) and `fio.files` (per-file positions).
+//! job with equal blocks: 8 MiB at 256 GiB in 4 KiB blocks; for fio's list, which other
+//! random-map jobs keep, 4 bytes per write of a loop packed, 16 where the packing does not
+//! fit) and `fio.files` (per-file positions).
 //!
 //! What the estimate leaves out is small or bounded by the workload rather than by the
 //! config: request slots and queues (bounded by the queue depths), a `time_based` fio
@@ -812,15 +813,26 @@ mod tests {
             Some(2 * (1u64 << 30) / 512 / 8)
         );
         assert_eq!(part(&e, "fio.verify_list"), None);
-        // bssplit: fio's bitmap random map, and fio's list of 16 B slots, a power of two
-        // at least the loop's writes of the smallest block.
+        // bssplit: fio's bitmap random map, and fio's list, a power of two slots at least
+        // the loop's writes of the smallest block, 4 B each (packed: 2^18 + 1 offsets of
+        // 4 KiB, lengths up to 16 units).
         let e = estimate(&job(
             "rw = \"randwrite\"\nbssplit = \"4k/50:64k/50\"\nsize = \"1g\"",
         ));
         assert_eq!(part(&e, "fio.random_map"), Some(blocks / 8));
         assert_eq!(
             part(&e, "fio.verify_list"),
-            Some(blocks.next_power_of_two() * 16)
+            Some(blocks.next_power_of_two() * 4)
+        );
+        // Block sizes of 4 KiB and 4 KiB + 512 B over 512 GiB: 2^30 + 1 offsets of 512 B and
+        // lengths up to 9 units take more than 32 bits: 16 B slots.
+        let e = estimate(&cfg(
+            "[nand]\nblocks_per_plane = 65536\n[workload]\ntype = \"fio\"\n[[workload.jobs]]\nverify = \"crc32c\"\nrw = \"randwrite\"\nbssplit = \"4k/50:4608/50\"\nsize = \"512g\"\n",
+        ));
+        let n = (512u64 << 30) / 4096;
+        assert_eq!(
+            part(&e, "fio.verify_list"),
+            Some(n.next_power_of_two() * 16)
         );
         // No size: the device's capacity sizes the region, and is the key named.
         let e = estimate(&job("rw = \"randwrite\"\nbs = \"4k\""));

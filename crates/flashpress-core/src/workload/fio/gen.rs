@@ -827,6 +827,14 @@ pub(super) struct FioSource {
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
 
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 #[cfg(test)]
 thread_local! {
     /// Tests: verifying jobs keep fio's plain list (the reference the replay is checked against).
@@ -855,10 +863,38 @@ impl FioSource {
     /// dropping an older write it overlaps ([`super::history`]). `verify_backlog` and the
     /// verify pass read either from its start (`get_next_verify`, verify.c). The tree costs
     /// two bits per 512 bytes of the region; the list one bit per block of the region while
-    /// every write comes from the permutation map ([`FioSource::replays`]), else 16 bytes
-    /// per write awaiting its read.
+    /// every write comes from the permutation map ([`FioSource::replays`]), else 4 bytes per
+    /// write awaiting its read ([`FioSource::packing`]; 16 where that does not fit).
     fn hist_list(spec: &SourceSpec) -> bool {
         spec.verify_write_order
+    }
+
+    /// How the history list of `spec` packs its writes when it is fio's list (see
+    /// [`super::history::HistList`]): in units of the largest size dividing every offset
+    /// and length the job's random map can give (block alignments, block sizes, the
+    /// region's length, which a large block near the end moves back from); `None` for a
+    /// zoned job (its offsets move with the zones) or when 32 bits are too few.
+    fn packing(spec: &SourceSpec) -> Option<super::history::Packing> {
+        if spec.zone.mode != ZoneMode::None {
+            return None;
+        }
+        let mut unit = spec.align.max(1);
+        let mut g = |v: u64| unit = gcd(unit, v);
+        g(spec.region_len);
+        for d in 0..3 {
+            g(spec.ba[d]);
+            match &spec.bs[d] {
+                BsSpec::Fixed(b) => g(*b),
+                BsSpec::Range(lo, hi) => {
+                    g(*lo);
+                    g(*hi);
+                }
+                BsSpec::Split(v) => v.iter().for_each(|&(b, _)| g(b)),
+            }
+        }
+        let max_len = spec.bs.iter().map(BsSpec::max).max().unwrap_or(0);
+        let files = spec.files.len().max(1) as u64;
+        super::history::Packing::new(unit, spec.region_len, max_len, files)
     }
 
     /// Whether every write (and `trimwrite` trim) of `spec` is a block the permutation map
@@ -929,7 +965,11 @@ impl FioSource {
                     n = n.min(ax_bits);
                 }
                 let cap = n.max(1).next_power_of_two();
-                let each = size_of::<(u64, u64)>() as u64;
+                let each = if FioSource::packing(spec).is_some() {
+                    size_of::<u32>()
+                } else {
+                    size_of::<(u64, u64)>()
+                } as u64;
                 out.push((
                     "fio.verify_list",
                     cap * each,
@@ -1002,7 +1042,10 @@ impl FioSource {
             REPLAYS.with(|c| c.set(c.get() + 1));
             super::history::HistList::replay(nblocks, nfiles)
         } else {
-            super::history::HistList::queue()
+            match FioSource::packing(spec) {
+                Some(p) if spec.verify && !force_queue() => super::history::HistList::packed(p),
+                _ => super::history::HistList::queue(),
+            }
         };
         if let Some(f) = &flow {
             lock(&f.group).total_weight += f.weight;
@@ -1802,6 +1845,10 @@ impl FioSource {
             }
             None => match self.backlog.pop()? {
                 Oldest::Addr(a, l) => (a, l),
+                Oldest::Rel(f, rel, l) => {
+                    let base = self.spec.files.get(f).copied().unwrap_or(0);
+                    (base + self.spec.region_start + rel, l)
+                }
                 Oldest::Block(f, b) => {
                     let base = self.spec.files.get(f).copied().unwrap_or(0);
                     let a = self.spec.align;
@@ -2193,7 +2240,11 @@ impl FioSource {
                     );
                     l.push_block(f, rel / a, m);
                 }
-                (None, l, _) => l.push(addr, len),
+                (None, l, _) => {
+                    let (files, start) = (&self.spec.files, self.spec.region_start);
+                    let address = |f: usize, r: u64| files.get(f).copied().unwrap_or(0) + start + r;
+                    l.push(f, rel, addr, len, address);
+                }
             }
         }
         if d == 2 && self.spec.mix == Mix::TrimWrite {

@@ -152,12 +152,68 @@ impl HistTree {
 /// whose bit is clear). That is `blocks x files` bits per pass with writes pending (one
 /// pass, two where a `time_based` job wraps with reads pending), whatever the number of
 /// writes. Other jobs with a random map (block sizes that vary, sequential runs inside a
-/// random job, zones) keep fio's list as it is.
+/// random job) keep fio's list, each write packed in 32 bits (file, offset and length in
+/// units of the largest size that divides every offset and length the job can issue) when
+/// those fit, else as (address, length) pairs of 16 bytes, as do zoned jobs.
 pub(super) enum HistList {
     /// Writes drawn from the permutation map, replayed in its order.
     Replay(Replay),
+    /// Any other writes, packed, in issue order.
+    Packed(Packed),
     /// Any other writes: (device byte address, bytes), in issue order.
     Queue(std::collections::VecDeque<(u64, u64)>),
+}
+
+/// The packing of a [`HistList::Packed`]: `(file << (off_bits + len_bits)) | (offset /
+/// unit) << len_bits | length / unit`, offset relative to the file's region.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Packing {
+    pub unit: u64,
+    pub off_bits: u32,
+    pub len_bits: u32,
+}
+
+impl Packing {
+    /// The packing of writes at offsets below `region` + 1 unit, at most `max_len` bytes
+    /// long, over `files` files, every offset and length a multiple of `unit`; `None` when
+    /// that takes more than 32 bits.
+    pub(super) fn new(unit: u64, region: u64, max_len: u64, files: u64) -> Option<Packing> {
+        let bits = |n: u64| 64 - n.leading_zeros();
+        let unit = unit.max(1);
+        let off_bits = bits(region / unit + 1);
+        let len_bits = bits(max_len / unit);
+        let file_bits = bits(files.max(1) - 1);
+        (off_bits + len_bits + file_bits <= 32).then_some(Packing {
+            unit,
+            off_bits,
+            len_bits,
+        })
+    }
+
+    fn pack(&self, file: usize, rel: u64, len: u64) -> Option<u32> {
+        let (o, l) = (rel / self.unit, len / self.unit);
+        let fits = rel.is_multiple_of(self.unit)
+            && len.is_multiple_of(self.unit)
+            && o >> self.off_bits == 0
+            && l >> self.len_bits == 0;
+        let v = ((file as u64) << (self.off_bits + self.len_bits)) | o << self.len_bits | l;
+        (fits && v >> 32 == 0).then_some(v as u32)
+    }
+
+    fn unpack(&self, v: u32) -> (usize, u64, u64) {
+        let v = u64::from(v);
+        let l = v & ((1 << self.len_bits) - 1);
+        let o = (v >> self.len_bits) & ((1 << self.off_bits) - 1);
+        let f = v >> (self.off_bits + self.len_bits);
+        (f as usize, o * self.unit, l * self.unit)
+    }
+}
+
+/// A [`HistList`] of packed writes; a write that does not fit the packing turns the list into
+/// a [`HistList::Queue`] (`addr` maps a write back to its device address).
+pub(super) struct Packed {
+    packing: Packing,
+    q: std::collections::VecDeque<u32>,
 }
 
 /// A [`HistList`] of writes drawn from the permutation map.
@@ -186,6 +242,14 @@ impl HistList {
         HistList::Queue(std::collections::VecDeque::new())
     }
 
+    /// fio's list, each write packed as `packing` says.
+    pub(super) fn packed(packing: Packing) -> HistList {
+        HistList::Packed(Packed {
+            packing,
+            q: std::collections::VecDeque::new(),
+        })
+    }
+
     /// A list for writes drawn from a permutation map of `blocks` blocks, over `files` files.
     pub(super) fn replay(blocks: u64, files: usize) -> HistList {
         HistList::Replay(Replay {
@@ -206,14 +270,40 @@ impl HistList {
     pub(super) fn len(&self) -> u64 {
         match self {
             HistList::Replay(r) => r.len,
+            HistList::Packed(p) => p.q.len() as u64,
             HistList::Queue(q) => q.len() as u64,
         }
     }
 
-    /// Log a write of a [`HistList::queue`].
-    pub(super) fn push(&mut self, addr: u64, len: u64) {
+    /// Log a write of `len` bytes at `rel` in file `file`'s region, device address `addr`;
+    /// `address(file, rel)` is the device address of a write already logged.
+    pub(super) fn push(
+        &mut self,
+        file: usize,
+        rel: u64,
+        addr: u64,
+        len: u64,
+        address: impl Fn(usize, u64) -> u64,
+    ) {
+        if let HistList::Packed(p) = self {
+            match p.packing.pack(file, rel, len) {
+                Some(v) => return p.q.push_back(v),
+                None => {
+                    // Not what the packing foresaw: fio's plain list from here on.
+                    let q = std::mem::take(&mut p.q)
+                        .into_iter()
+                        .map(|v| {
+                            let (f, r, l) = p.packing.unpack(v);
+                            (address(f, r), l)
+                        })
+                        .collect();
+                    *self = HistList::Queue(q);
+                }
+            }
+        }
         match self {
             HistList::Queue(q) => q.push_back((addr, len)),
+            HistList::Packed(_) => unreachable!("turned into a queue above"),
             HistList::Replay(_) => panic!("a replayed history list takes map blocks only"),
         }
     }
@@ -252,11 +342,15 @@ impl HistList {
         r.len += 1;
     }
 
-    /// Take the oldest write: `Addr(address, bytes)` of a queue, `Block(file, block)` of a
-    /// replay.
+    /// Take the oldest write: `Addr(address, bytes)` of a queue, `Rel(file, offset in its
+    /// region, bytes)` of a packed list, `Block(file, block)` of a replay.
     pub(super) fn pop(&mut self) -> Option<Oldest> {
         match self {
             HistList::Queue(q) => q.pop_front().map(|(a, l)| Oldest::Addr(a, l)),
+            HistList::Packed(p) => p.q.pop_front().map(|v| {
+                let (f, r, l) = p.packing.unpack(v);
+                Oldest::Rel(f, r, l)
+            }),
             HistList::Replay(r) => {
                 while let Some(p) = r.passes.front_mut() {
                     if p.pending == 0 {
@@ -288,6 +382,7 @@ impl HistList {
 /// The oldest write of a [`HistList`].
 pub(super) enum Oldest {
     Addr(u64, u64),
+    Rel(usize, u64, u64),
     Block(usize, u64),
 }
 
@@ -356,7 +451,7 @@ mod tests {
                 if rng.random_range(0..100u32) < pop_pct {
                     let got = match list.pop() {
                         Some(Oldest::Block(f, b)) => Some((f, b)),
-                        Some(Oldest::Addr(..)) => panic!("a replay gives blocks"),
+                        Some(Oldest::Addr(..) | Oldest::Rel(..)) => panic!("a replay gives blocks"),
                         None => None,
                     };
                     assert_eq!(got, plain.pop_front());
@@ -387,5 +482,42 @@ mod tests {
             assert!(list.pop().is_none() && list.len() == 0);
         }
         assert!(replayed_some > 1000, "{replayed_some}");
+    }
+
+    /// A packed list gives back what it was given, in order; a write the packing did not
+    /// foresee turns it into fio's plain list, with the writes before it in their order.
+    #[test]
+    fn a_packed_list_keeps_its_order_and_falls_back_to_pairs() {
+        let p = Packing::new(4096, 1 << 20, 16384, 2).expect("fits");
+        assert!(Packing::new(512, 1 << 40, 1 << 20, 1).is_none());
+        let address = |f: usize, r: u64| (f as u64) << 30 | r;
+        let mut l = HistList::packed(p);
+        let writes = [
+            (0, 0, 4096),
+            (1, 8192, 16384),
+            (0, 1 << 20, 4096),
+            (1, 4096, 8192),
+        ];
+        for &(f, r, n) in &writes {
+            l.push(f, r, address(f, r), n, address);
+        }
+        assert!(matches!(l, HistList::Packed(_)));
+        let pop = |l: &mut HistList| match l.pop() {
+            Some(Oldest::Rel(f, r, n)) => Some((address(f, r), n)),
+            Some(Oldest::Addr(a, n)) => Some((a, n)),
+            Some(Oldest::Block(..)) => panic!("no blocks here"),
+            None => None,
+        };
+        assert_eq!(pop(&mut l), Some((0, 4096)));
+        // 512 B is not a multiple of the unit.
+        l.push(0, 512, 512, 4096, address);
+        assert!(matches!(l, HistList::Queue(_)));
+        let rest: Vec<_> = std::iter::from_fn(|| pop(&mut l)).collect();
+        let mut want: Vec<_> = writes[1..]
+            .iter()
+            .map(|&(f, r, n)| (address(f, r), n))
+            .collect();
+        want.push((512, 4096));
+        assert_eq!(rest, want);
     }
 }

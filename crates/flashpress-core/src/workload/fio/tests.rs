@@ -2388,12 +2388,12 @@ fn a_job_cut_by_its_runtime_does_not_verify() {
     assert!(got.iter().all(|r| r.op == Op::Write), "no verify reads");
 }
 
-/// The replayed history list ([`history::HistList`]) against fio's plain list as the
-/// reference: random verifying jobs (fixed blocks, bssplit, bsrange, randrw, randtrimwrite,
+/// The replayed and packed history lists ([`history::HistList`]) against fio's plain list
+/// as the reference: random verifying jobs (fixed blocks, bssplit, bsrange, randrw, randtrimwrite,
 /// `verify_backlog` batches, loops, several files, clones, `time_based` passes that wrap with
 /// writes pending) give the same request stream either way.
 #[test]
-fn the_replayed_verify_list_issues_what_the_plain_list_does() {
+fn the_compact_verify_lists_issue_what_the_plain_list_does() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(34);
     let collect = |job: &str, plain: bool| -> Vec<(Op, u64, u64, u64)> {

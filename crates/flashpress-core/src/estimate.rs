@@ -136,8 +136,9 @@ impl Parts {
     }
 }
 
-/// The memory a run of `cfg` will use, by component. Pure arithmetic on the config:
-/// allocates nothing that grows with the device.
+/// The memory a run of `cfg` will use, by component. Arithmetic on the config (and a fio
+/// workload's job file, read and resolved to size its jobs' regions): allocates nothing
+/// that grows with the device.
 pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
     let pages = pages_of(cfg);
     let blocks = blocks_of(cfg);

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""How close the memory estimate comes to what a run really uses: for every preset
-and a 1 TiB device, ``flashpress run --dry-run``'s estimate (``flashpress.estimate_memory``)
-against the peak RSS of ``flashpress run`` in a child process of its own (``os.wait4``).
-Prints one row per config, whether its estimate is within ``--bound`` (5%) of the peak, and,
-on its last line, one JSON object with every row.
+"""How close the memory estimate comes to what a run really uses: for every preset, a 1 TiB
+device and fio verify jobs on a 256 GiB one, ``flashpress run --dry-run``'s estimate
+(``flashpress.estimate_memory``) against the peak RSS of ``flashpress run`` in a child process
+of its own (``os.wait4``). Prints one row per config, whether its estimate is within
+``--bound`` (5%) of the peak, and, on its last line, one JSON object with every row.
 
     python3 benchmarks/bench_memory_estimate.py [--only NAME ...] [--bound 0.05] [--baseline]
 
@@ -70,6 +70,30 @@ number_ios = 200000
 """
 
 
+#: fio verify jobs over a 256 GiB device (the default preset with 16,384 blocks per plane,
+#: filled whole without aging, so the verify mode's arrays are written through, as the
+#: estimate counts them): 200,000 random 4 KiB writes over the whole device and their
+#: reads back. Their history is sized by the region: the replayed list (one bit a block) with
+#: the random map, the tree (two bits per 512 B) with ``norandommap``.
+VERIFY = """preset = "default"
+[nand]
+blocks_per_plane = 16384
+[precondition]
+fill_fraction = 1.0
+aging_fraction = 0.0
+[workload]
+type = "fio"
+[[workload.jobs]]
+name = "verify"
+rw = "randwrite"
+bs = "4k"
+verify = "crc32c"
+iodepth = 32
+number_ios = 200000
+{extra}
+"""
+
+
 def configs(tmp: Path) -> list[tuple[str, list[str], str]]:
     """(name, run arguments, config for the estimate) of every preset and the 1 TiB device."""
     out = []
@@ -87,12 +111,21 @@ def configs(tmp: Path) -> list[tuple[str, list[str], str]]:
         path.write_text(f'scheme = "{scheme}"\n')
         out.append((scheme, ["--config", str(path)], str(path)))
     out.append(("1tib", ["--config", str(TIB)], str(TIB)))
+    for name, extra in (("verify-list-256g", ""), ("verify-tree-256g", "norandommap = 1")):
+        path = tmp / f"{name}.toml"
+        path.write_text(VERIFY.format(extra=extra))
+        out.append((name, ["--config", str(path)], str(path)))
     return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", nargs="*", metavar="NAME", help="only these configs (preset or scheme names, 1tib)")
+    ap.add_argument(
+        "--only",
+        nargs="*",
+        metavar="NAME",
+        help="only these configs (preset or scheme names, 1tib, verify-list-256g, verify-tree-256g)",
+    )
     ap.add_argument("--baseline", action="store_true", help="measure the Python baseline instead")
     ap.add_argument("--bound", type=float, default=0.05, help="relative error called within bounds (default 0.05)")
     a = ap.parse_args()

@@ -154,20 +154,28 @@ def test_the_process_address_space_limit_counts_as_the_machine(tmp_path: Path) -
     assert "address-space limit (ulimit -v)" in r.stdout, r.stdout
 
 
-def test_a_fio_jobs_verify_is_in_the_checked_estimate() -> None:
+def test_a_fio_jobs_verify_is_in_the_estimate() -> None:
     from flashpress.run import PYTHON_BASELINE_BYTES
 
-    job = {"name": "v", "rw": "randwrite", "bs": "4k", "number_ios": 10, "verify": "md5"}
-    cfg = {"preset": "default", "workload": {"type": "fio", "jobs": [job]}}
-    off = flashpress.estimate_memory(cfg)["total_bytes"]
-    on = flashpress.estimate_memory({**cfg, "check": {"verify": True}})["total_bytes"]
+    job = {"name": "v", "rw": "randwrite", "bs": "4k", "number_ios": 10}
+    plain = {"preset": "default", "workload": {"type": "fio", "jobs": [job]}}
+    cfg = {"preset": "default", "workload": {"type": "fio", "jobs": [{**job, "verify": "md5"}]}}
+    off = flashpress.estimate_memory(plain)["total_bytes"]
+    est = flashpress.estimate_memory(cfg)
+    on = est["total_bytes"]
+    # The job's `verify` turns verify mode on: the estimate counts its arrays, and the job's
+    # verify history (one bit per 4 KiB block of the device, its region).
+    forced = flashpress.estimate_memory({**plain, "check": {"verify": True}})["total_bytes"]
+    parts = {c["name"]: c["bytes"] for c in est["components"]}
+    blocks = est["logical_bytes"] // 4096
+    assert parts["fio.verify_list"] == -(-blocks // 64) * 8
+    assert on == forced + parts["fio.verify_list"]
     assert on > off + (32 << 20)
-    # Between the two: the job's `verify` turns verify mode on, and the run is refused for it.
+    # Between the two: the run is refused for its verify arrays, and runs without `verify`.
     with pytest.raises(ConfigError) as e:
         flashpress.simulate(cfg, max_memory=(off + on) // 2 - PYTHON_BASELINE_BYTES, progress=False)
     assert "verify" in str(e.value), e.value
-    del job["verify"]
-    flashpress.simulate(cfg, max_memory=(off + on) // 2 - PYTHON_BASELINE_BYTES, progress=False)
+    flashpress.simulate(plain, max_memory=(off + on) // 2 - PYTHON_BASELINE_BYTES, progress=False)
 
 
 def test_fit_workers_starts_no_more_runs_than_fit_side_by_side() -> None:

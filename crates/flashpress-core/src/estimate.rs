@@ -8,11 +8,21 @@
 //! with an error naming the biggest components and the config keys that size them.
 //! `Simulation::new` calls it before it opens the workload or builds the device.
 //!
+//! A fio workload's job clones add the arrays that grow with their regions
+//! ([`crate::workload::fio::region_parts`], from the regions the job file resolves to: a
+//! job's `size`/`filesize`, else the device's capacity): `fio.random_map` (one bit per
+//! smallest block, for jobs whose block sizes vary), `fio.verify_tree` (two bits per 512
+//! bytes: 128 MiB for a 256 GiB region), `fio.verify_list` (one bit per block of a random
+//! job with equal blocks: 8 MiB at 256 GiB in 4 KiB blocks; for fio's list, which other
+//! random-map jobs keep, 4 bytes per write of a loop packed, 16 where the packing does not
+//! fit) and `fio.files` (per-file positions).
+//!
 //! What the estimate leaves out is small or bounded by the workload rather than by the
-//! config: request slots and queues (bounded by the queue depths), a fio job's verify tree
-//! (two bits per 512 bytes of its region) or verify list (16 bytes per write of a loop awaiting
-//! its read back: random jobs with a random map), a trace's scan table, a
-//! file corpus's bytes.
+//! config: request slots and queues (bounded by the queue depths), a `time_based` fio
+//! verify job's history beyond one pass (it grows with the passes until something reads
+//! it back: 16 bytes a write for fio's list, one bitmap a pass for the replayed one),
+//! `zonemode=zbd`'s per-zone state, the sector map of `sg_write_mode` VERIFY jobs, a
+//! trace's scan table, a file corpus's bytes.
 //! The controller's GC queues depend on the load too: 16 bytes a queued page migration
 //! (`device::sched::GcQueue`), 1.6 MiB at the peak of the default preset's run (3% of it). A
 //! bound from the config alone (the GC threshold's pages in every plane) would overstate
@@ -126,14 +136,29 @@ impl Parts {
     }
 }
 
-/// The memory a run of `cfg` will use, by component. Pure arithmetic on the config:
-/// allocates nothing that grows with the device.
+/// The memory a run of `cfg` will use, by component. Arithmetic on the config (and a fio
+/// workload's job file, read and resolved to size its jobs' regions): allocates nothing
+/// that grows with the device.
 pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
     let pages = pages_of(cfg);
     let blocks = blocks_of(cfg);
     let page_size = cfg.nand.page_size as u64;
     let bpp = "nand.blocks_per_plane";
     let mut p = Parts(Vec::new());
+    // A fio job's arrays that grow with its region: the random map, the verify history,
+    // per-file state ([`crate::workload::fio::region_parts`]). A workload that does not
+    // load adds nothing here: its error comes when it is opened.
+    let fio = match &cfg.workload {
+        WorkloadConfig::Fio(f) => crate::workload::fio::region_parts(
+            f,
+            crate::sim::workload_capacity(cfg),
+            cfg.stack.is_some(),
+        )
+        .unwrap_or_default(),
+        _ => Default::default(),
+    };
+    // A fio job's `verify` turns the run's verify mode on when the workload opens.
+    let verify = cfg.check.verify || fio.verify;
     // The NAND array's and the scheduler's per-block arrays (erase counts; erases queued,
     // erased-but-free flags, programs in flight), and an FTL's block bookkeeping with its
     // free lists.
@@ -146,7 +171,7 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
             logical_bytes = crate::ftl::logical_pages(cfg) * cfg.mapping_unit() as u64;
             p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
             p.array("ftl.blocks", bpp, blocks, ftl_block, "blocks");
-            if cfg.check.verify {
+            if verify {
                 // The content id per flash page and the expected content per zone page.
                 let z = cfg.zns.as_ref().expect("a zoned device");
                 let logical =
@@ -247,7 +272,7 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                     );
                 }
             }
-            if cfg.check.verify {
+            if verify {
                 // The FTL's content id per physical page and the device's expected content
                 // per logical page; with compression, per virtual page the chunks it holds
                 // (one each), a page id and a zero-page content id.
@@ -462,6 +487,14 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
                 size_of::<(u64, u32)>() + 1
             ),
         );
+    }
+    for r in fio.parts {
+        let key = if r.sized {
+            "fio size"
+        } else {
+            "nand.blocks_per_plane"
+        };
+        p.add(r.name, key, r.bytes, r.detail);
     }
     p.add(
         "stats.histograms",
@@ -749,6 +782,73 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("stats.interval_ms"), "{e}");
+    }
+
+    /// A fio job's per-region arrays, from its region: a 1 GiB `size`, 4 KiB blocks.
+    #[test]
+    fn a_fio_verify_job_counts_its_history_by_its_region() {
+        let job = |opts: &str| {
+            cfg(&format!(
+                "[workload]\ntype = \"fio\"\n[[workload.jobs]]\nverify = \"crc32c\"\n{opts}\n"
+            ))
+        };
+        let blocks = (1u64 << 30) / 4096;
+        // Equal blocks, random map: one bit per block, replayed.
+        let e = estimate(&job("rw = \"randwrite\"\nbs = \"4k\"\nsize = \"1g\""));
+        assert_eq!(part(&e, "fio.verify_list"), Some(blocks / 8));
+        assert_eq!(part(&e, "fio.verify_tree"), None);
+        let c = e.components.iter().find(|c| c.name == "fio.verify_list");
+        assert_eq!(c.map(|c| c.key), Some("fio size"));
+        // Two files, two clones: twice the bits, twice over.
+        let e = estimate(&job(
+            "rw = \"randwrite\"\nbs = \"4k\"\nsize = \"1g\"\nnrfiles = 2\nnumjobs = 2",
+        ));
+        assert_eq!(part(&e, "fio.verify_list"), Some(2 * (blocks / 8)));
+        assert_eq!(part(&e, "fio.files"), Some(2 * 2 * 65));
+        // No random map: the tree, two bits per 512 B.
+        let e = estimate(&job(
+            "rw = \"randwrite\"\nbs = \"4k\"\nsize = \"1g\"\nnorandommap = 1",
+        ));
+        assert_eq!(
+            part(&e, "fio.verify_tree"),
+            Some(2 * (1u64 << 30) / 512 / 8)
+        );
+        assert_eq!(part(&e, "fio.verify_list"), None);
+        // bssplit: fio's bitmap random map, and fio's list, a power of two slots at least
+        // the loop's writes of the smallest block, 4 B each (packed: 2^18 + 1 offsets of
+        // 4 KiB, lengths up to 16 units).
+        let e = estimate(&job(
+            "rw = \"randwrite\"\nbssplit = \"4k/50:64k/50\"\nsize = \"1g\"",
+        ));
+        assert_eq!(part(&e, "fio.random_map"), Some(blocks / 8));
+        assert_eq!(
+            part(&e, "fio.verify_list"),
+            Some(blocks.next_power_of_two() * 4)
+        );
+        // Block sizes of 4 KiB and 4 KiB + 512 B over 512 GiB: 2^30 + 1 offsets of 512 B and
+        // lengths up to 9 units take more than 32 bits: 16 B slots.
+        let e = estimate(&cfg(
+            "[nand]\nblocks_per_plane = 65536\n[workload]\ntype = \"fio\"\n[[workload.jobs]]\nverify = \"crc32c\"\nrw = \"randwrite\"\nbssplit = \"4k/50:4608/50\"\nsize = \"512g\"\n",
+        ));
+        let n = (512u64 << 30) / 4096;
+        assert_eq!(
+            part(&e, "fio.verify_list"),
+            Some(n.next_power_of_two() * 16)
+        );
+        // No size: the device's capacity sizes the region, and is the key named.
+        let e = estimate(&job("rw = \"randwrite\"\nbs = \"4k\""));
+        let c = e.components.iter().find(|c| c.name == "fio.verify_list");
+        let dev_blocks = crate::sim::workload_capacity(&cfg("")) / 4096;
+        assert_eq!(
+            c.map(|c| (c.bytes, c.key)),
+            Some((dev_blocks.div_ceil(64) * 8, "nand.blocks_per_plane"))
+        );
+        // A job that does not verify keeps no history; a job file that does not load
+        // adds nothing (its error comes when the workload is opened).
+        let e = estimate(&cfg(
+            "[workload]\ntype = \"fio\"\n[[workload.jobs]]\nrw = \"randwrite\"\nsize = \"1g\"\n",
+        ));
+        assert!(e.components.iter().all(|c| !c.name.starts_with("fio.")));
     }
 
     #[test]

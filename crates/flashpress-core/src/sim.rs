@@ -221,6 +221,19 @@ fn preconditioned_bytes(cfg: &SimConfig, capacity: u64) -> u64 {
     ((cfg.precondition.fill_fraction * units as f64).floor() as u64).min(units) * unit
 }
 
+/// The bytes the workload addresses: the device's logical bytes, or under `[stack]` the file
+/// system's user space (a fio job's offsets are inside its file).
+pub(crate) fn workload_capacity(cfg: &SimConfig) -> u64 {
+    match &cfg.stack {
+        Some(st) => crate::stack::user_bytes_of(st),
+        // A zoned namespace exposes every zone's span (zones x zone size).
+        None => match &cfg.zns {
+            Some(z) => u64::from(z.zones(&cfg.nand)) * z.zone_size_bytes(&cfg.nand),
+            None => crate::ftl::host_pages(cfg) * cfg.mapping_unit() as u64,
+        },
+    }
+}
+
 impl Simulation {
     /// Build the device, precondition it and open the workload, once the run's memory
     /// estimate fits in the machine's available memory.
@@ -249,23 +262,13 @@ impl Simulation {
     ) -> Result<Simulation> {
         cfg.validate("config")?;
         crate::estimate::check(&cfg, limit)?;
-        let capacity = match &cfg.stack {
-            // fio on a file system: a job's offsets are inside its file, sized by the user space.
-            Some(st) => crate::stack::user_bytes_of(st),
-            // A zoned namespace exposes every zone's span (zones x zone size).
-            None => match &cfg.zns {
-                Some(z) => u64::from(z.zones(&cfg.nand)) * z.zone_size_bytes(&cfg.nand),
-                None => crate::ftl::host_pages(&cfg) * cfg.mapping_unit() as u64,
-            },
-        };
+        let capacity = workload_capacity(&cfg);
         let opened = open_workload_noted(&cfg, capacity)?;
         let mut cfg = cfg;
         if opened.verify && !cfg.check.verify {
-            // fio's `verify`: reads check what they return (flashpress's verify mode); the
-            // resolved config records it.
+            // fio's `verify`: reads check what they return (flashpress's verify mode, whose
+            // arrays the estimate checked above counted); the resolved config records it.
             cfg.check.verify = true;
-            // verify's arrays were not in the estimate checked above
-            crate::estimate::check(&cfg, limit)?;
         }
         let mut notes = opened.notes;
         if let Some(ns) = opened.warmup_ns {

@@ -1,5 +1,6 @@
 //! The request generator behind each fio job clone.
 
+use super::history::{HistList, Oldest};
 use super::zoned::{Strided, ZbdIo, ZbdJob, ZoneMode};
 use crate::error::{Error, Result};
 use crate::units::SimTime;
@@ -699,18 +700,22 @@ impl Lfsr {
 
 /// fio's random map, as a deterministic full-period permutation: a bijection on
 /// `[0, 2^bits)` (xor, odd multiply and xorshift rounds, keyed per pass) with cycle-walking to
-/// `[0, n)`, so every block is visited exactly once per pass in a scrambled order.
+/// `[0, n)`, so every block is visited exactly once per pass in a scrambled order. The order
+/// is a pure function of the pass's keys, so a clone replays it ([`super::history::HistList`]
+/// reads a pass's writes back that way).
 #[derive(Debug, Clone)]
-struct RandomMap {
+pub(super) struct RandomMap {
     n: u64,
     bits: u32,
     mask: u64,
-    counter: u64,
+    pub(super) counter: u64,
     keys: [u64; 3],
+    /// Passes begun before this one (each [`RandomMap::reset`] starts one).
+    pub(super) pass: u64,
 }
 
 impl RandomMap {
-    fn new(n: u64, rng: &mut Pcg64Mcg) -> RandomMap {
+    pub(super) fn new(n: u64, rng: &mut Pcg64Mcg) -> RandomMap {
         let bits = if n <= 1 {
             0
         } else {
@@ -727,6 +732,7 @@ impl RandomMap {
             mask,
             counter: 0,
             keys: [rng.random(), rng.random(), rng.random()],
+            pass: 0,
         }
     }
 
@@ -743,7 +749,7 @@ impl RandomMap {
 
     /// The next block of this pass; `None` once every block was visited (fio: the random
     /// map is used up and the pass ends).
-    fn next(&mut self) -> Option<u64> {
+    pub(super) fn next(&mut self) -> Option<u64> {
         while self.counter <= self.mask {
             let v = self.permute(self.counter);
             self.counter += 1;
@@ -755,8 +761,9 @@ impl RandomMap {
     }
 
     /// A new pass in a fresh order.
-    fn reset(&mut self, rng: &mut Pcg64Mcg) {
+    pub(super) fn reset(&mut self, rng: &mut Pcg64Mcg) {
         self.counter = 0;
+        self.pass += 1;
         self.keys = [rng.random(), rng.random(), rng.random()];
     }
 }
@@ -963,10 +970,10 @@ pub(super) struct FioSource {
     /// Writes not yet read back, by file and offset (fio's history tree), for a verifying
     /// job without a random map.
     tree: Option<super::history::HistTree>,
-    /// Writes not yet read back (address, length), in the order they were issued (fio's
-    /// history list: see [`FioSource::hist_list`]), and how many more reads the current
-    /// `verify_backlog` batch takes (fio's `verify_batch`).
-    backlog: std::collections::VecDeque<(u64, u64)>,
+    /// Writes not yet read back, in the order they were issued (fio's history list: see
+    /// [`FioSource::hist_list`]), and how many more reads the current `verify_backlog`
+    /// batch takes (fio's `verify_batch`).
+    backlog: super::history::HistList,
     backlog_reads: u64,
     /// The last I/O issued was a read (fio's `last_ddir`, which `verify_backlog` checks).
     last_read: bool,
@@ -1013,6 +1020,33 @@ pub(super) struct FioSource {
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
 
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: verifying jobs keep fio's plain list (the reference the replay is checked against).
+    pub(super) static FORCE_QUEUE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests: replayed history lists built on this thread.
+    pub(super) static REPLAYS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn force_queue() -> bool {
+    #[cfg(test)]
+    {
+        FORCE_QUEUE.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        false
+    }
+}
+
 impl FioSource {
     /// Whether the writes awaiting verification are kept in issue order (fio's history
     /// list) rather than by offset (fio's history tree). fio's `log_io_piece` (iolog.c)
@@ -1020,10 +1054,131 @@ impl FioSource {
     /// random job without `norandommap` or the LFSR generator), since the map keeps a block from being written
     /// twice in a pass; otherwise it sorts the write into a tree by file and offset,
     /// dropping an older write it overlaps ([`super::history`]). `verify_backlog` and the
-    /// verify pass read either from its start (`get_next_verify`, verify.c). The list costs
-    /// 16 bytes per write awaiting its read; the tree two bits per 512 bytes of the region.
+    /// verify pass read either from its start (`get_next_verify`, verify.c). The tree costs
+    /// two bits per 512 bytes of the region; the list one bit per block of the region while
+    /// every write comes from the permutation map ([`FioSource::replays`]), else 4 bytes per
+    /// write awaiting its read ([`FioSource::packing`]; 16 where that does not fit).
     fn hist_list(spec: &SourceSpec) -> bool {
         spec.verify_write_order
+    }
+
+    /// How the history list of `spec` packs its writes when it is fio's list (see
+    /// [`super::history::HistList`]): in units of the largest size dividing every offset
+    /// and length the job's random map can give (block alignments, block sizes, the
+    /// region's length, which a large block near the end moves back from); `None` for a
+    /// zoned job (its offsets move with the zones) or when 32 bits are too few.
+    fn packing(spec: &SourceSpec) -> Option<super::history::Packing> {
+        if spec.zone.mode != ZoneMode::None {
+            return None;
+        }
+        let mut unit = spec.align.max(1);
+        let mut g = |v: u64| unit = gcd(unit, v);
+        g(spec.region_len);
+        for d in 0..3 {
+            g(spec.ba[d]);
+            match &spec.bs[d] {
+                BsSpec::Fixed(b) => g(*b),
+                BsSpec::Range(lo, hi) => {
+                    g(*lo);
+                    g(*hi);
+                }
+                BsSpec::Split(v) => v.iter().for_each(|&(b, _)| g(b)),
+            }
+        }
+        let max_len = spec.bs.iter().map(BsSpec::max).max().unwrap_or(0);
+        let files = spec.files.len().max(1) as u64;
+        super::history::Packing::new(unit, spec.region_len, max_len, files)
+    }
+
+    /// Whether every write (and `trimwrite` trim) of `spec` is a block the permutation map
+    /// drew (its offsets are [`Offsets::Map`]), so the history list can replay the map's
+    /// order ([`super::history::HistList`]): no sequential runs (`rw=randwrite:N`,
+    /// `percentage_random`) and no zone mode moving offsets.
+    fn replays(spec: &SourceSpec) -> bool {
+        // The history list's jobs only (not the LFSR's, whose verify uses the tree).
+        FioSource::hist_list(spec)
+            && matches!(spec.dist, Dist::Random)
+            && !spec.needs_axmap()
+            && spec.modifier.is_none()
+            && spec.pct_random[1] == 100
+            && spec.zone.mode == ZoneMode::None
+    }
+
+    /// The structures a clone of `spec` sizes from its region, for the memory estimate
+    /// ([`crate::estimate`]): (name, bytes, how), from the same conditions and element widths
+    /// as [`FioSource::new`] and the history's growth rules. A `time_based` job whose
+    /// history list is fio's queue, or that wraps its passes with no `verify_backlog` to
+    /// read them, keeps more: see the memory section of `docs/workloads/fio.md`.
+    pub(super) fn region_parts(spec: &SourceSpec) -> Vec<(&'static str, u64, String)> {
+        use std::mem::size_of;
+        let mut out = Vec::new();
+        let nfiles = spec.files.len().max(1) as u64;
+        let nblocks = (spec.region_len / spec.align).max(1);
+        let words = |bits: u64| bits.div_ceil(64) * size_of::<u64>() as u64;
+        let axmap = spec.random && spec.randommap && matches!(spec.dist, Dist::Random);
+        let ax_bits = (spec.region_len / spec.min_bs).max(1);
+        if axmap && spec.needs_axmap() {
+            out.push((
+                "fio.random_map",
+                words(ax_bits),
+                format!("{ax_bits} bits (one per {} B of the region)", spec.min_bs),
+            ));
+        }
+        if spec.zone.mode == ZoneMode::Strided && spec.random && spec.randommap {
+            let bits = (spec.zone.range / spec.min_bs).max(1);
+            out.push((
+                "fio.random_map",
+                words(bits),
+                format!("{bits} bits (one per {} B of a zone range)", spec.min_bs),
+            ));
+        }
+        if spec.verify && !FioSource::hist_list(spec) {
+            let units = spec.region_len.div_ceil(super::history::UNIT).max(1) * nfiles;
+            out.push((
+                "fio.verify_tree",
+                2 * words(units),
+                format!("2 x {units} bits (per 512 B of {nfiles} file(s)' regions)"),
+            ));
+        } else if spec.verify {
+            if FioSource::replays(spec) {
+                // One pass's bitmap; a time_based job that wraps with reads pending has the
+                // next pass's too.
+                let passes = 1 + u64::from(spec.time_based && spec.verify_backlog > 0);
+                out.push((
+                    "fio.verify_list",
+                    passes * HistList::pass_bytes(nblocks, nfiles),
+                    format!("{passes} x {nblocks} blocks x {nfiles} file(s), 1 bit each"),
+                ));
+            } else {
+                // fio's queue: at most the writes of one loop (each of min_bs bytes at
+                // least), and on the random map's path each marks a bit of it; the
+                // VecDeque's capacity is the next power of two.
+                let mut n = spec.size_bytes / spec.min_bs.max(1);
+                if axmap {
+                    n = n.min(ax_bits);
+                }
+                let cap = n.max(1).next_power_of_two();
+                let each = if FioSource::packing(spec).is_some() {
+                    size_of::<u32>()
+                } else {
+                    size_of::<(u64, u64)>()
+                } as u64;
+                out.push((
+                    "fio.verify_list",
+                    cap * each,
+                    format!("{cap} slots for {n} writes x {each} B"),
+                ));
+            }
+        }
+        let per_file = 2 * size_of::<[u64; 3]>() + size_of::<bool>() + 2 * size_of::<u64>();
+        if nfiles > 1 {
+            out.push((
+                "fio.files",
+                nfiles * per_file as u64,
+                format!("{nfiles} files x {per_file} B"),
+            ));
+        }
+        out
     }
 
     pub(super) fn new(
@@ -1080,6 +1235,19 @@ impl FioSource {
         let nfiles = spec.files.len().max(1);
         let tree = (spec.verify && !FioSource::hist_list(spec))
             .then(|| super::history::HistTree::new(nfiles, spec.region_len));
+        let backlog = if spec.verify && FioSource::replays(spec) && !force_queue() {
+            assert!(matches!(offsets, Offsets::Map(_)), "a replay needs the map");
+            #[cfg(test)]
+            REPLAYS.with(|c| c.set(c.get() + 1));
+            super::history::HistList::replay(nblocks, nfiles)
+        } else {
+            match FioSource::packing(spec) {
+                Some(p) if spec.verify && FioSource::hist_list(spec) && !force_queue() => {
+                    super::history::HistList::packed(p)
+                }
+                _ => super::history::HistList::queue(),
+            }
+        };
         if let Some(f) = &flow {
             lock(&f.group).total_weight += f.weight;
         }
@@ -1123,7 +1291,7 @@ impl FioSource {
             pending_write: None,
             placement: None,
             tree,
-            backlog: std::collections::VecDeque::new(),
+            backlog,
             backlog_reads: 0,
             last_read: false,
             verify_due: false,
@@ -1883,7 +2051,7 @@ impl FioSource {
     fn hist_len(&self) -> u64 {
         match &self.tree {
             Some(t) => t.len(),
-            None => self.backlog.len() as u64,
+            None => self.backlog.len(),
         }
     }
 
@@ -1896,7 +2064,18 @@ impl FioSource {
                 let base = self.spec.files.get(f).copied().unwrap_or(0);
                 (base + self.spec.region_start + rel, len)
             }
-            None => self.backlog.pop_front()?,
+            None => match self.backlog.pop()? {
+                Oldest::Addr(a, l) => (a, l),
+                Oldest::Rel(f, rel, l) => {
+                    let base = self.spec.files.get(f).copied().unwrap_or(0);
+                    (base + self.spec.region_start + rel, l)
+                }
+                Oldest::Block(f, b) => {
+                    let base = self.spec.files.get(f).copied().unwrap_or(0);
+                    let a = self.spec.align;
+                    (base + self.spec.region_start + b * a, a)
+                }
+            },
         };
         self.last_read = true;
         self.verify_bytes += len;
@@ -2272,9 +2451,21 @@ impl FioSource {
         let f = self.file;
         // trimwrite: the write that follows the trim is logged with it.
         if self.spec.verify && (d == 1 || (d == 2 && self.spec.mix == Mix::TrimWrite)) {
-            match &mut self.tree {
-                Some(t) => t.insert(f, rel, len),
-                None => self.backlog.push_back((addr, len)),
+            match (&mut self.tree, &mut self.backlog, &self.offsets) {
+                (Some(t), _, _) => t.insert(f, rel, len),
+                (None, l @ HistList::Replay(_), Offsets::Map(m)) => {
+                    let a = self.spec.align;
+                    assert!(
+                        rel.is_multiple_of(a) && len == a,
+                        "a replayed history list logs whole map blocks ({rel}+{len}, block {a})"
+                    );
+                    l.push_block(f, rel / a, m);
+                }
+                (None, l, _) => {
+                    let (files, start) = (&self.spec.files, self.spec.region_start);
+                    let address = |f: usize, r: u64| files.get(f).copied().unwrap_or(0) + start + r;
+                    l.push(f, rel, addr, len, address);
+                }
             }
         }
         if d == 2 && self.spec.mix == Mix::TrimWrite {

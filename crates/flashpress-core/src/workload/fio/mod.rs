@@ -121,123 +121,11 @@ pub fn load_placed(
     placement_handles: u32,
     preconditioned_bytes: u64,
 ) -> Result<FioLoad> {
-    let mut problems = Problems::default();
-    let mut vars = Vars {
-        given: &cfg.vars,
-        used: BTreeMap::new(),
-    };
-    let mut jobs: Vec<RawJob> = Vec::new();
-    let mut file_globals: Vec<Opt> = Vec::new();
-    if let Some(path) = &cfg.path {
-        let p = parse_job_file(path, &mut vars, &mut problems)?;
-        jobs = p.jobs;
-        file_globals = p.globals;
-    }
-    let inline_global = inline_opts(&cfg.global, "workload.global", &mut vars, &mut problems);
-    for (i, map) in cfg.jobs.iter().enumerate() {
-        let prefix = format!("workload.jobs[{i}]");
-        let own = inline_opts(map, &prefix, &mut vars, &mut problems);
-        jobs.push(RawJob {
-            name: format!("job{i}"),
-            at: Origin::Inline { key: prefix },
-            globals: file_globals.clone(),
-            own,
-        });
-    }
-    let mut ignored_flags = Vec::new();
-    if !cfg.args.is_empty() {
-        let p = command_line(&cfg.args, "workload.args", &mut vars, &mut problems);
-        if p.jobs.is_empty() {
-            problems.push(Error::config(
-                "workload",
-                "workload.args",
-                "a fio command line needs at least one `--name=...` (each starts a job)",
-            ));
-        }
-        jobs.extend(p.jobs);
-        ignored_flags = p.ignored_flags;
-    }
-    if capacity_bytes == 0 {
-        return Err(Error::Workload(
-            "cannot run fio jobs on a device with 0 logical bytes".into(),
-        ));
-    }
-    // Every option that cannot be honoured, in every job, before any value is read.
-    let mut seen = std::collections::BTreeSet::new();
-    let job_opts: Vec<Vec<&Opt>> = jobs
-        .iter()
-        .map(|j| {
-            j.globals
-                .iter()
-                .chain(j.own.iter())
-                .chain(inline_global.iter())
-                .collect()
-        })
-        .collect();
-    let mut refused = vec![false; jobs.len()];
-    for (i, opts) in job_opts.iter().enumerate() {
-        // A value is checked only where it is the one that applies (the last of its option).
-        let mut last: BTreeMap<&str, usize> = BTreeMap::new();
-        for (k, o) in opts.iter().enumerate() {
-            if let Some(options::Class::Honoured(c)) = options::class_of(&o.key) {
-                last.insert(c, k);
-            }
-        }
-        for (k, o) in opts.iter().enumerate() {
-            let e = match options::class_of(&o.key) {
-                Some(options::Class::Refused(why)) => Some(o.err(why)),
-                Some(options::Class::Honoured(c)) if last.get(c) == Some(&k) => o
-                    .value
-                    .as_deref()
-                    .and_then(|v| options::refused_value(c, v))
-                    .map(|m| o.err(m)),
-                _ => None,
-            };
-            if let Some(e) = e {
-                refused[i] = true;
-                if seen.insert(e.to_string()) {
-                    problems.push(e);
-                }
-            }
-        }
-    }
-    let mut specs: Vec<JobSpec> = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
-        if refused[i] {
-            continue;
-        }
-        // Every bad value, not only the first: after a problem, the option it names is set
-        // aside (its default applies) and the job is read again, until it reads cleanly.
-        let mut opts = job_opts[i].clone();
-        let mut clean = true;
-        for _ in 0..=opts.len() {
-            match resolve(&opts, &job.name, &job.at) {
-                Ok(spec) => {
-                    if clean {
-                        specs.push(spec);
-                    }
-                    break;
-                }
-                Err(e) => {
-                    clean = false;
-                    let culprit = opts.iter().rposition(|o| o.at.is_where(&e));
-                    if seen.insert(e.to_string()) {
-                        problems.push(e);
-                    }
-                    match culprit {
-                        Some(k) => {
-                            opts.remove(k);
-                        }
-                        None => break,
-                    }
-                }
-            }
-        }
-    }
-    problems.finish()?;
-    if specs.is_empty() {
-        return Err(Error::Workload("the fio workload defines no jobs".into()));
-    }
+    let Jobs {
+        mut specs,
+        ignored_flags,
+        vars_used,
+    } = read_jobs(cfg, capacity_bytes)?;
     let sg = sg_commands(&specs, stacked, zoned.is_some(), preconditioned_bytes)?;
     let layout::Placed {
         specs: mut placed,
@@ -432,7 +320,7 @@ pub fn load_placed(
             "fio program flag `{f}` ignored: it only shapes fio's own output"
         ));
     }
-    for (k, v) in &vars.used {
+    for (k, v) in &vars_used {
         notes.push(format!("fio variable `{k}` = `{v}`"));
     }
     let run_notes = sg.map(|(shared, sg_notes)| {
@@ -449,6 +337,214 @@ pub fn load_placed(
         warmup_ns: uniform_ramp,
         layout,
         run_notes,
+    })
+}
+
+/// One structure a fio workload's job clones size from their regions (the random map, the
+/// verify history, per-file state), summed over the clones, for the memory estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionPart {
+    /// What it is (`fio.verify_list`).
+    pub name: &'static str,
+    /// Bytes, over every clone.
+    pub bytes: u64,
+    /// How the largest clone's figure was reached.
+    pub detail: String,
+    /// Some job that has it gives its `size` (else its region is the device's capacity).
+    pub sized: bool,
+}
+
+/// What a fio workload's job clones keep in memory by their regions (see [`region_parts`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RegionMemory {
+    pub parts: Vec<RegionPart>,
+    /// Some job verifies (`verify`): the run's verify mode is on ([`FioLoad::verify`]).
+    pub verify: bool,
+}
+
+/// The per-region structures of `cfg`'s job clones on a device of `capacity_bytes` logical
+/// bytes (`stacked`: under `[stack]`), read and placed as [`load`] does, without building
+/// them. An error is the one [`load`] will report.
+pub fn region_parts(cfg: &FioWorkload, capacity_bytes: u64, stacked: bool) -> Result<RegionMemory> {
+    let Jobs { mut specs, .. } = read_jobs(cfg, capacity_bytes)?;
+    let verify = specs.iter().any(|s| s.verify);
+    let sized: Vec<bool> = specs
+        .iter()
+        .map(|s| s.files.size.is_some() || s.files.filesize.is_some())
+        .collect();
+    let placed = layout::place(&mut specs, capacity_bytes, stacked)?.specs;
+    let mut parts: Vec<(RegionPart, u64)> = Vec::new();
+    for (job, clones) in placed.iter().enumerate() {
+        for c in clones {
+            for (name, bytes, detail) in FioSource::region_parts(c) {
+                match parts.iter_mut().find(|p| p.0.name == name) {
+                    Some((p, largest)) => {
+                        p.bytes = p.bytes.saturating_add(bytes);
+                        p.sized |= sized[job];
+                        if bytes > *largest {
+                            *largest = bytes;
+                            p.detail = detail;
+                        }
+                    }
+                    None => parts.push((
+                        RegionPart {
+                            name,
+                            bytes,
+                            detail,
+                            sized: sized[job],
+                        },
+                        bytes,
+                    )),
+                }
+            }
+        }
+    }
+    let clones: usize = placed.iter().map(Vec::len).sum();
+    let parts = parts
+        .into_iter()
+        .map(|(mut p, _)| {
+            if clones > 1 {
+                p.detail = format!("{clones} job clones, the largest {}", p.detail);
+            }
+            p
+        })
+        .collect();
+    Ok(RegionMemory { parts, verify })
+}
+
+/// A fio workload's jobs, read and resolved.
+struct Jobs {
+    specs: Vec<JobSpec>,
+    /// fio program flags of the command line, ignored.
+    ignored_flags: Vec<String>,
+    /// The variables the jobs used, with their values.
+    vars_used: BTreeMap<String, String>,
+}
+
+/// Read every job of `cfg` (the file's, then inline, then the command line's) and resolve
+/// its options, reporting every problem at once.
+fn read_jobs(cfg: &FioWorkload, capacity_bytes: u64) -> Result<Jobs> {
+    let mut problems = Problems::default();
+    let mut vars = Vars {
+        given: &cfg.vars,
+        used: BTreeMap::new(),
+    };
+    let mut jobs: Vec<RawJob> = Vec::new();
+    let mut file_globals: Vec<Opt> = Vec::new();
+    if let Some(path) = &cfg.path {
+        let p = parse_job_file(path, &mut vars, &mut problems)?;
+        jobs = p.jobs;
+        file_globals = p.globals;
+    }
+    let inline_global = inline_opts(&cfg.global, "workload.global", &mut vars, &mut problems);
+    for (i, map) in cfg.jobs.iter().enumerate() {
+        let prefix = format!("workload.jobs[{i}]");
+        let own = inline_opts(map, &prefix, &mut vars, &mut problems);
+        jobs.push(RawJob {
+            name: format!("job{i}"),
+            at: Origin::Inline { key: prefix },
+            globals: file_globals.clone(),
+            own,
+        });
+    }
+    let mut ignored_flags = Vec::new();
+    if !cfg.args.is_empty() {
+        let p = command_line(&cfg.args, "workload.args", &mut vars, &mut problems);
+        if p.jobs.is_empty() {
+            problems.push(Error::config(
+                "workload",
+                "workload.args",
+                "a fio command line needs at least one `--name=...` (each starts a job)",
+            ));
+        }
+        jobs.extend(p.jobs);
+        ignored_flags = p.ignored_flags;
+    }
+    if capacity_bytes == 0 {
+        return Err(Error::Workload(
+            "cannot run fio jobs on a device with 0 logical bytes".into(),
+        ));
+    }
+    // Every option that cannot be honoured, in every job, before any value is read.
+    let mut seen = std::collections::BTreeSet::new();
+    let job_opts: Vec<Vec<&Opt>> = jobs
+        .iter()
+        .map(|j| {
+            j.globals
+                .iter()
+                .chain(j.own.iter())
+                .chain(inline_global.iter())
+                .collect()
+        })
+        .collect();
+    let mut refused = vec![false; jobs.len()];
+    for (i, opts) in job_opts.iter().enumerate() {
+        // A value is checked only where it is the one that applies (the last of its option).
+        let mut last: BTreeMap<&str, usize> = BTreeMap::new();
+        for (k, o) in opts.iter().enumerate() {
+            if let Some(options::Class::Honoured(c)) = options::class_of(&o.key) {
+                last.insert(c, k);
+            }
+        }
+        for (k, o) in opts.iter().enumerate() {
+            let e = match options::class_of(&o.key) {
+                Some(options::Class::Refused(why)) => Some(o.err(why)),
+                Some(options::Class::Honoured(c)) if last.get(c) == Some(&k) => o
+                    .value
+                    .as_deref()
+                    .and_then(|v| options::refused_value(c, v))
+                    .map(|m| o.err(m)),
+                _ => None,
+            };
+            if let Some(e) = e {
+                refused[i] = true;
+                if seen.insert(e.to_string()) {
+                    problems.push(e);
+                }
+            }
+        }
+    }
+    let mut specs: Vec<JobSpec> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        if refused[i] {
+            continue;
+        }
+        // Every bad value, not only the first: after a problem, the option it names is set
+        // aside (its default applies) and the job is read again, until it reads cleanly.
+        let mut opts = job_opts[i].clone();
+        let mut clean = true;
+        for _ in 0..=opts.len() {
+            match resolve(&opts, &job.name, &job.at) {
+                Ok(spec) => {
+                    if clean {
+                        specs.push(spec);
+                    }
+                    break;
+                }
+                Err(e) => {
+                    clean = false;
+                    let culprit = opts.iter().rposition(|o| o.at.is_where(&e));
+                    if seen.insert(e.to_string()) {
+                        problems.push(e);
+                    }
+                    match culprit {
+                        Some(k) => {
+                            opts.remove(k);
+                        }
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    problems.finish()?;
+    if specs.is_empty() {
+        return Err(Error::Workload("the fio workload defines no jobs".into()));
+    }
+    Ok(Jobs {
+        specs,
+        ignored_flags,
+        vars_used: vars.used,
     })
 }
 

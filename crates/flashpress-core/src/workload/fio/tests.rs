@@ -2450,3 +2450,96 @@ fn buffer_pattern_beside_compression_or_dedupe_writes_generated_content() {
         d.notes
     );
 }
+
+/// The replayed and packed history lists ([`history::HistList`]) against fio's plain list
+/// as the reference: random verifying jobs (fixed blocks, bssplit, bsrange, randrw, randtrimwrite,
+/// `verify_backlog` batches, loops, several files, clones, `time_based` passes that wrap with
+/// writes pending) give the same request stream either way.
+#[test]
+fn the_compact_verify_lists_issue_what_the_plain_list_does() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(34);
+    let collect = |job: &str, plain: bool| -> Vec<(Op, u64, u64, u64)> {
+        gen::FORCE_QUEUE.with(|c| c.set(plain));
+        let mut streams = load_text(job, GIB, 5).unwrap();
+        gen::FORCE_QUEUE.with(|c| c.set(false));
+        let mut out = Vec::new();
+        for st in &mut streams {
+            out.extend(
+                take(st, 30_000)
+                    .iter()
+                    .map(|r| (r.op, r.offset, r.len, r.content)),
+            );
+        }
+        out
+    };
+    let mut reads_back = 0;
+    for case in 0..120 {
+        let rw = ["randwrite", "randrw", "randtrimwrite"][rng.random_range(0..3)];
+        let bs = match rng.random_range(0..5) {
+            0 => "bssplit=4k/50:16k/50".to_string(),
+            1 => "bsrange=4k-16k".to_string(),
+            _ => format!("bs={}k", [4, 8][rng.random_range(0..2)]),
+        };
+        let mut job = format!(
+            "[v]\nrw={rw}\n{bs}\nsize={}k\nverify=crc32c\nloops={}\nnrfiles={}\nnumjobs={}\n",
+            64 * rng.random_range(1..5),
+            rng.random_range(1..4),
+            rng.random_range(1..4),
+            rng.random_range(1..3)
+        );
+        if rng.random_bool(0.5) {
+            let backlog = rng.random_range(1..9);
+            job += &format!(
+                "verify_backlog={backlog}\nverify_backlog_batch={}\n",
+                rng.random_range(1..=backlog)
+            );
+        }
+        if rng.random_bool(0.3) {
+            job += "file_service_type=roundrobin:3\n";
+        }
+        if rng.random_bool(0.25) {
+            // Passes wrap inside the one loop; number_ios ends it with a verify pass.
+            job += &format!(
+                "time_based\nruntime=1h\nnumber_ios={}\n",
+                rng.random_range(50..400)
+            );
+        }
+        let want = collect(&job, true);
+        let got = collect(&job, false);
+        assert_eq!(got.len(), want.len(), "case {case}: {job}");
+        assert!(got == want, "case {case}: {job}");
+        reads_back += want.iter().filter(|r| r.0 == Op::Read).count();
+    }
+    // The replay was in use (fixed blocks) and read back plenty.
+    assert!(gen::REPLAYS.with(std::cell::Cell::get) > 50);
+    assert!(reads_back > 10_000, "{reads_back}");
+}
+
+/// An LFSR job that verifies reads back through fio's history tree (no random map, so no
+/// history list): every block once written, then once read back by offset.
+#[test]
+fn an_lfsr_job_verifies_through_the_tree() {
+    let mut streams = load_text(
+        "[j]\nrw=randwrite\nrandom_generator=lfsr\nsize=64k\nbs=4k\nverify=md5\n",
+        GIB,
+        5,
+    )
+    .unwrap();
+    let got = take(&mut streams[0], 1_000);
+    let writes: Vec<u64> = got
+        .iter()
+        .filter(|r| r.op == Op::Write)
+        .map(|r| r.offset)
+        .collect();
+    let reads: Vec<u64> = got
+        .iter()
+        .filter(|r| r.op == Op::Read)
+        .map(|r| r.offset)
+        .collect();
+    let mut sorted = writes.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
+    assert_ne!(writes, sorted, "the LFSR's order is not sequential");
+    assert_eq!(reads, sorted, "the tree reads back by offset");
+}

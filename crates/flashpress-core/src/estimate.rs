@@ -20,7 +20,8 @@
 //! What the estimate leaves out is small or bounded by the workload rather than by the
 //! config: request slots and queues (bounded by the queue depths), a `time_based` fio
 //! verify job's history beyond one pass (it grows with the passes until something reads
-//! it back: 16 bytes a write for fio's list, one bitmap a pass for the replayed one),
+//! it back: 16 bytes a write for fio's list, one bitmap a pass for the replayed one, also
+//! when its `verify_backlog` spans more than one pass),
 //! `zonemode=zbd`'s per-zone state, the sector map of `sg_write_mode` VERIFY jobs, a
 //! trace's scan table, a file corpus's bytes.
 //! The controller's GC queues depend on the load too: 16 bytes a queued page migration
@@ -824,6 +825,17 @@ mod tests {
         assert_eq!(
             part(&e, "fio.verify_list"),
             Some(blocks.next_power_of_two() * 4)
+        );
+        // The LFSR replaces the random map (fio's init_random_map), bssplit or not: no map,
+        // and its verify reads back through the tree.
+        let e = estimate(&job(
+            "rw = \"randwrite\"\nbssplit = \"4k/50:64k/50\"\nsize = \"1g\"\nrandom_generator = \"lfsr\"",
+        ));
+        assert_eq!(part(&e, "fio.random_map"), None);
+        assert_eq!(part(&e, "fio.verify_list"), None);
+        assert_eq!(
+            part(&e, "fio.verify_tree"),
+            Some(2 * (1u64 << 30) / 512 / 8)
         );
         // Block sizes of 4 KiB and 4 KiB + 512 B over 512 GiB: 2^30 + 1 offsets of 512 B and
         // lengths up to 9 units take more than 32 bits: 16 B slots.

@@ -1347,6 +1347,15 @@ fn precondition(
                 LayoutFill::Stream { stream, piece } => ((*piece).max(4096), Some(*stream)),
                 LayoutFill::Pattern { piece, .. } => ((*piece).max(4096), None),
             };
+            // A pattern's first id and whether its pieces restart it inside a unit, once per
+            // range (the restarted pattern is built and hashed, not per page).
+            let (pattern_first, restarted) = match fill {
+                LayoutFill::Pattern { pattern, .. } => {
+                    let (p, restarted) = laid_pattern(pattern, piece, cfg);
+                    (p.first_id(), restarted)
+                }
+                LayoutFill::Stream { .. } => (0, false),
+            };
             // The pieces drawn so far (fio's `extend_file` fills one buffer per piece) and the
             // last one's first block's content id. Every piece is drawn in order, written or
             // not (those the preconditioning's fill covers, those inside a larger unit, those
@@ -1372,11 +1381,9 @@ fn precondition(
                         draw_upto(k, streams, &mut last_id);
                         crate::content::nth_id(last_id, (at % piece) / 4096)
                     }
-                    LayoutFill::Pattern { pattern, .. } => {
-                        match laid_pattern(pattern, piece, cfg) {
-                            (p, true) => crate::content::nth_id(p.first_id(), at / 4096),
-                            (p, false) => crate::content::nth_id(p.first_id(), (at % piece) / 4096),
-                        }
+                    LayoutFill::Pattern { .. } => {
+                        let off = if restarted { at } else { at % piece };
+                        crate::content::nth_id(pattern_first, off / 4096)
                     }
                 };
                 let data = Untimed::Host {

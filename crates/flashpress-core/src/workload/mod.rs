@@ -289,8 +289,9 @@ pub trait RequestSource {
     fn completed(&mut self, _op: Op, _latency_ns: u64, _now: SimTime) {}
 
     /// A request of this source failed at `now` (the device ended it with an error status:
-    /// a SCSI VERIFY that miscompared). Told at the completion, before the source is asked
-    /// for more; only to sources that [`RequestSource::wants_completions`].
+    /// a SCSI VERIFY that miscompared, a zone's write error, a full file system, a shut-down
+    /// device). Told at the completion, before the source is asked for more; only to sources
+    /// that [`RequestSource::wants_completions`].
     fn failed(&mut self, _now: SimTime) {}
 
     /// Content id of the first 4 KiB block of `len` bytes the source's file set-up writes

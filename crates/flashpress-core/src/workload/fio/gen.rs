@@ -359,6 +359,8 @@ pub(super) struct SourceSpec {
     pub lfsr: bool,
     /// Where the LFSR's seed comes from (`randrepeat`, `randseed`).
     pub lfsr_seed: LfsrSeed,
+    /// Where `random_generator=lfsr` was set, to name in an error about its seed.
+    pub lfsr_at: Option<super::parse::Origin>,
     /// `dedupe_percentage`.
     pub dedupe_pct: u32,
     /// `dedupe_working_set_percentage` under `dedupe_mode=working_set`.
@@ -524,8 +526,11 @@ pub(super) enum LfsrSeed {
 
 impl LfsrSeed {
     /// `td->rand_seeds[FIO_RAND_BLOCK_OFF]` for fio's job number `thread_number` (1 for the
-    /// first job, counting every clone); `run` stands in for the system's RNG.
-    pub(super) fn value(self, thread_number: u64, run: u64) -> u64 {
+    /// first job, counting every clone); `run` stands in for the system's RNG, re-derived
+    /// (splitmix64) while it would be the all-ones state of an LFSR over `nums` blocks, which
+    /// fio's system RNG would also not be asked to repeat: such a seed is fio's to refuse
+    /// only when the job file fixes it ([`Lfsr::seed_refused`]).
+    pub(super) fn value(self, thread_number: u64, run: u64, nums: u64) -> u64 {
         const FIO_RANDSEED: u64 = 0xb189_9bed;
         const GOLDEN: u64 = 0x9e37_0001;
         const FIO_RAND_BLOCK_OFF: u64 = 6;
@@ -541,7 +546,13 @@ impl LfsrSeed {
                 s.wrapping_mul(thread_number)
                     .wrapping_add(FIO_RAND_BLOCK_OFF)
             }
-            LfsrSeed::Run => run,
+            LfsrSeed::Run => {
+                let mut s = run;
+                while Lfsr::seed_refused(nums, s) {
+                    s = super::splitmix64(s);
+                }
+                s
+            }
         }
     }
 }
@@ -834,6 +845,36 @@ impl Axmap {
     }
 }
 
+/// Which generator draws a uniform random job's offsets, as fio's `init_random_map`
+/// (filesetup.c) chooses: the LFSR when `random_generator=lfsr` (with or without a random
+/// map), else the random map (an axmap when directions differ in block size or alignment,
+/// else the permutation map), else none (`norandommap`). One decision for the generator and
+/// the memory estimate ([`FioSource::region_parts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RandomOffsets {
+    Lfsr,
+    Axmap,
+    Map,
+    Uniform,
+}
+
+impl RandomOffsets {
+    /// `None` for sequential jobs and random ones with another distribution.
+    fn of(spec: &SourceSpec) -> Option<RandomOffsets> {
+        (spec.random && matches!(spec.dist, Dist::Random)).then(|| {
+            if spec.lfsr {
+                RandomOffsets::Lfsr
+            } else if !spec.randommap {
+                RandomOffsets::Uniform
+            } else if spec.needs_axmap() {
+                RandomOffsets::Axmap
+            } else {
+                RandomOffsets::Map
+            }
+        })
+    }
+}
+
 /// Offset generator (block indices in `[0, n)`, units of `align`).
 #[derive(Debug, Clone)]
 enum Offsets {
@@ -1020,6 +1061,12 @@ pub(super) struct FioSource {
 
 const CONTENT_MASK: u64 = (1 << 40) - 1;
 
+/// The device address of byte `rel` of file `f`'s region (the file's start plus the job's
+/// region start).
+fn address(spec: &SourceSpec, f: usize, rel: u64) -> u64 {
+    spec.files.get(f).copied().unwrap_or(0) + spec.region_start + rel
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -1034,6 +1081,8 @@ thread_local! {
     pub(super) static FORCE_QUEUE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Tests: replayed history lists built on this thread.
     pub(super) static REPLAYS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Tests: packed history lists built on this thread.
+    pub(super) static PACKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 fn force_queue() -> bool {
@@ -1097,8 +1146,7 @@ impl FioSource {
     fn replays(spec: &SourceSpec) -> bool {
         // The history list's jobs only (not the LFSR's, whose verify uses the tree).
         FioSource::hist_list(spec)
-            && matches!(spec.dist, Dist::Random)
-            && !spec.needs_axmap()
+            && RandomOffsets::of(spec) == Some(RandomOffsets::Map)
             && spec.modifier.is_none()
             && spec.pct_random[1] == 100
             && spec.zone.mode == ZoneMode::None
@@ -1115,9 +1163,9 @@ impl FioSource {
         let nfiles = spec.files.len().max(1) as u64;
         let nblocks = (spec.region_len / spec.align).max(1);
         let words = |bits: u64| bits.div_ceil(64) * size_of::<u64>() as u64;
-        let axmap = spec.random && spec.randommap && matches!(spec.dist, Dist::Random);
+        let kind = RandomOffsets::of(spec);
         let ax_bits = (spec.region_len / spec.min_bs).max(1);
-        if axmap && spec.needs_axmap() {
+        if kind == Some(RandomOffsets::Axmap) {
             out.push((
                 "fio.random_map",
                 words(ax_bits),
@@ -1154,7 +1202,7 @@ impl FioSource {
                 // least), and on the random map's path each marks a bit of it; the
                 // VecDeque's capacity is the next power of two.
                 let mut n = spec.size_bytes / spec.min_bs.max(1);
-                if axmap {
+                if matches!(kind, Some(RandomOffsets::Axmap | RandomOffsets::Map)) {
                     n = n.min(ax_bits);
                 }
                 let cap = n.max(1).next_power_of_two();
@@ -1198,17 +1246,21 @@ impl FioSource {
             match &spec.dist {
                 // fio's LFSR replaces the random map (`init_random_map`, filesetup.c):
                 // `blocks = min(real_file_size, io_size) / rw_min_bs`.
-                Dist::Random if spec.lfsr => Offsets::Lfsr(Lfsr::new(
-                    (spec.region_len / spec.min_bs).max(1),
-                    spec.lfsr_seed.value(stream_index + 1, seed),
-                )),
-                Dist::Random if spec.randommap && spec.needs_axmap() => {
-                    Offsets::Axmap(Axmap::new((spec.region_len / spec.min_bs).max(1)))
-                }
-                Dist::Random if spec.randommap => {
-                    Offsets::Map(RandomMap::new(nblocks, &mut rng_off))
-                }
-                Dist::Random => Offsets::Uniform,
+                Dist::Random => match RandomOffsets::of(spec) {
+                    Some(RandomOffsets::Lfsr) => Offsets::Lfsr(Lfsr::new(
+                        (spec.region_len / spec.min_bs).max(1),
+                        spec.lfsr_seed.value(
+                            stream_index + 1,
+                            seed,
+                            (spec.region_len / spec.min_bs).max(1),
+                        ),
+                    )),
+                    Some(RandomOffsets::Axmap) => {
+                        Offsets::Axmap(Axmap::new((spec.region_len / spec.min_bs).max(1)))
+                    }
+                    Some(RandomOffsets::Map) => Offsets::Map(RandomMap::new(nblocks, &mut rng_off)),
+                    Some(RandomOffsets::Uniform) | None => Offsets::Uniform,
+                },
                 Dist::Zipf(theta) => {
                     let table = *zipf.get_or_insert_with(|| ZipfTable::new(nblocks, *theta));
                     Offsets::Zipf {
@@ -1243,6 +1295,8 @@ impl FioSource {
         } else {
             match FioSource::packing(spec) {
                 Some(p) if spec.verify && FioSource::hist_list(spec) && !force_queue() => {
+                    #[cfg(test)]
+                    PACKED.with(|c| c.set(c.get() + 1));
                     super::history::HistList::packed(p)
                 }
                 _ => super::history::HistList::queue(),
@@ -1847,15 +1901,14 @@ impl FioSource {
             // region ends the pass, as in fio (`get_next_offset`, io_u.c: an offset at or past
             // `io_size` fails the io_u, and the job's round ends; fio 3.33 with `psync` issues
             // 11 reads for `rw=randread:4 bs=4k size=64k`, its third run ending at the last
-            // block). With `ioengine=null` fio's file ends at the region, and it draws a new
-            // random block there instead.
+            // block). A block that would cross the region's end ends it too (fio's
+            // `fill_io_u`: an offset + length past the file fails the io_u). With
+            // `ioengine=null` fio's file ends at the region, and it draws a new random block
+            // there instead.
             let len = self.next_len(d);
-            let mut pos = self.last_pos[f][d];
-            if pos >= region {
+            let pos = self.last_pos[f][d];
+            if pos >= region || pos + len > region {
                 return None;
-            }
-            if pos + len > region {
-                pos = 0;
             }
             self.last_pos[f][d] = pos + len;
             return Some((pos, len));
@@ -2061,19 +2114,14 @@ impl FioSource {
         let (addr, len) = match &mut self.tree {
             Some(t) => {
                 let (f, rel, len) = t.pop_first()?;
-                let base = self.spec.files.get(f).copied().unwrap_or(0);
-                (base + self.spec.region_start + rel, len)
+                (address(&self.spec, f, rel), len)
             }
             None => match self.backlog.pop()? {
                 Oldest::Addr(a, l) => (a, l),
-                Oldest::Rel(f, rel, l) => {
-                    let base = self.spec.files.get(f).copied().unwrap_or(0);
-                    (base + self.spec.region_start + rel, l)
-                }
+                Oldest::Rel(f, rel, l) => (address(&self.spec, f, rel), l),
                 Oldest::Block(f, b) => {
-                    let base = self.spec.files.get(f).copied().unwrap_or(0);
                     let a = self.spec.align;
-                    (base + self.spec.region_start + b * a, a)
+                    (address(&self.spec, f, b * a), a)
                 }
             },
         };
@@ -2462,9 +2510,8 @@ impl FioSource {
                     l.push_block(f, rel / a, m);
                 }
                 (None, l, _) => {
-                    let (files, start) = (&self.spec.files, self.spec.region_start);
-                    let address = |f: usize, r: u64| files.get(f).copied().unwrap_or(0) + start + r;
-                    l.push(f, rel, addr, len, address);
+                    let spec = &self.spec;
+                    l.push(f, rel, addr, len, |f, r| address(spec, f, r));
                 }
             }
         }
@@ -2552,8 +2599,13 @@ impl RequestSource for FioSource {
     /// fio learns of a failed sg command when it completes (the `io_u`'s error is seen in
     /// `io_completed`, io_u.c, which ends the job without `continue_on_error`): the commands
     /// issued before then complete, and none is issued after.
+    /// Only a VERIFY miscompare ends the job here: the other failures a device reports (a
+    /// zone's write error, a full file system, a shut-down device) leave a job running as
+    /// they do for jobs that do not watch their completions.
     fn failed(&mut self, _now: SimTime) {
-        self.sg_failed |= !self.spec.sg_continue;
+        if self.sg.is_some() && matches!(self.spec.sg_mode, super::sg::SgMode::Verify(_)) {
+            self.sg_failed |= !self.spec.sg_continue;
+        }
     }
 
     fn completed(&mut self, op: Op, latency_ns: u64, now: SimTime) {

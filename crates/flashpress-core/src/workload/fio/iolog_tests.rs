@@ -319,3 +319,25 @@ fn a_random_run_that_reaches_the_end_ends_the_job() {
     }
     assert!(short > 0, "some seed reaches the end mid-run");
 }
+
+/// The same with mixed block sizes: a run's next block that would cross the region's end ends
+/// the job as well (fio's `fill_io_u` fails an io_u past the file's end), never wrapping to the
+/// region's start; every read stays inside the 64 KiB.
+#[test]
+fn a_random_run_whose_next_block_crosses_the_end_ends_the_job() {
+    let text = "[j]\nfilename=/dev/sdb\nrw=randread:4\nbssplit=4k/50:8k/50\nsize=64k\n";
+    let mut crossed = 0;
+    for seed in 0..60 {
+        let got = ops(&all(&mut streams(text, 16 * MIB, seed)[0]));
+        for (i, x) in got.iter().enumerate() {
+            assert!(x.1 + x.2 <= 64 * 1024, "seed {seed}: {got:?}");
+            if i % 4 != 0 {
+                let prev = got[i - 1];
+                assert_eq!(x.1, prev.1 + prev.2, "seed {seed}: {got:?}");
+            }
+        }
+        let last = got.last().unwrap();
+        crossed += u64::from(last.1 + last.2 > 60 * 1024 && !got.len().is_multiple_of(4));
+    }
+    assert!(crossed > 0, "some seed ends a run at the region's end");
+}

@@ -243,12 +243,23 @@ pub fn load_placed(
             let src = &placed[job_index][clone as usize];
             if src.lfsr {
                 let blocks = (src.region_len / src.min_bs).max(1);
-                let lfsr_seed = src.lfsr_seed.value(stream_index + 1, job_seed);
+                let lfsr_seed = src.lfsr_seed.value(stream_index + 1, job_seed, blocks);
                 if gen::Lfsr::seed_refused(blocks, lfsr_seed) {
-                    return Err(Error::Workload(format!(
-                        "job `{}`: random_generator=lfsr cannot start from this randseed (its low bits are the LFSR's all-ones state, which fio refuses too: \"failed initializing LFSR\"); choose another randseed",
+                    let why = match src.lfsr_seed {
+                        gen::LfsrSeed::Repeat => format!(
+                            "with randrepeat=1 fio seeds the LFSR with 0xb1899bed x the job's number ({}), whose low bits over {blocks} blocks are the all-ones state fio refuses too (\"failed initializing LFSR\"); set randrepeat=0 and a randseed",
+                            stream_index + 1
+                        ),
+                        _ => "this randseed's low bits are the LFSR's all-ones state, which fio refuses too (\"failed initializing LFSR\"); choose another randseed".to_string(),
+                    };
+                    let msg = format!(
+                        "job `{}` clone {clone}: random_generator=lfsr: {why}",
                         spec.name
-                    )));
+                    );
+                    return Err(match &src.lfsr_at {
+                        Some(at) => at.err(msg),
+                        None => Error::Workload(msg),
+                    });
                 }
             }
             let mut source = FioSource::new(

@@ -549,14 +549,15 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
         None => true,
         Some(o) => !o.flag()?,
     };
+    let mut lfsr_at = None;
     if let Some(o) = get("random_generator") {
         match o.value()?.trim() {
             "tausworthe" | "tausworthe64" => {}
-            // fio's LFSR visits every block once per pass without a map: so does the
-            // permutation flashpress uses for its random map.
+            // fio's LFSR (gen.rs `Lfsr`) visits every block once per pass without a map.
             "lfsr" => {
                 randommap = true;
                 lfsr = true;
+                lfsr_at = Some(o.at.clone());
             }
             _ => return Err(o.err("expected tausworthe, lfsr or tausworthe64")),
         }
@@ -1013,6 +1014,7 @@ pub(super) fn resolve(opts: &[&Opt], section_name: &str, at: &Origin) -> Result<
             verify_write_order: random && randommap && !lfsr,
             lfsr: random && lfsr,
             lfsr_seed,
+            lfsr_at,
             dedupe_pct,
             dedupe_ws_pct,
             dedupe_global,

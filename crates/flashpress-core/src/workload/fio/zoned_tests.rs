@@ -1,12 +1,12 @@
 //! fio's zone modes against fio's rules, computed here, and against fio's own iologs
 //! (`crates/flashpress-core/tests/fio-iolog`, made by fio 3.33; see the README there).
 
+use super::super::iolog_tests::{all, iolog};
 use super::super::{load, FioLoad};
 use super::ZonedDevice;
 use crate::config::FioWorkload;
 use crate::error::Result;
-use crate::units::SimTime;
-use crate::workload::{Op, Request, Stream};
+use crate::workload::{Op, Request};
 use std::collections::BTreeMap;
 
 const KIB: u64 = 1 << 10;
@@ -35,35 +35,6 @@ fn run(text: &str, cap: u64, zoned: Option<ZonedDevice>) -> Result<FioLoad> {
         vars: BTreeMap::new(),
     };
     load(&cfg, cap, 7, false, zoned)
-}
-
-fn all(s: &mut Stream) -> Vec<Request> {
-    let mut out = Vec::new();
-    while let Some(r) = s.source.next_request(SimTime::ZERO).unwrap() {
-        out.push(r);
-        assert!(out.len() < 1_000_000, "runaway stream");
-    }
-    out
-}
-
-/// `op offset len` lines of a vendored fio iolog.
-fn iolog(name: &str) -> Vec<(Op, u64, u64)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fio-iolog")
-        .join(name);
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            let op = match f[0] {
-                "read" => Op::Read,
-                "write" => Op::Write,
-                o => panic!("op {o}"),
-            };
-            (op, f[1].parse().unwrap(), f[2].parse().unwrap())
-        })
-        .collect()
 }
 
 fn data_ops(rs: &[Request]) -> Vec<(Op, u64, u64)> {

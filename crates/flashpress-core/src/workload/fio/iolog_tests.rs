@@ -32,14 +32,7 @@ pub(super) fn streams(text: &str, cap: u64, seed: u64) -> Vec<Stream> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("job.fio");
     std::fs::write(&path, text).unwrap();
-    let cfg = FioWorkload {
-        path: Some(path),
-        global: BTreeMap::new(),
-        jobs: Vec::new(),
-        args: Vec::new(),
-        vars: BTreeMap::new(),
-    };
-    load_streams(&cfg, cap, seed).unwrap_or_else(|e| panic!("{e}"))
+    load_streams(&super::tests::file_cfg(path), cap, seed).unwrap_or_else(|e| panic!("{e}"))
 }
 
 pub(super) fn all(s: &mut Stream) -> Vec<Request> {

@@ -12,7 +12,8 @@ fn example(name: &str) -> PathBuf {
     crate::testdata::fio_example(name)
 }
 
-fn file_cfg(path: PathBuf) -> FioWorkload {
+/// A fio workload reading the job file at `path` (shared by the fio test modules).
+pub(super) fn file_cfg(path: PathBuf) -> FioWorkload {
     FioWorkload {
         path: Some(path),
         global: BTreeMap::new(),

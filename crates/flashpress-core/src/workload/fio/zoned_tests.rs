@@ -4,10 +4,8 @@
 use super::super::iolog_tests::{all, iolog};
 use super::super::{load, FioLoad};
 use super::ZonedDevice;
-use crate::config::FioWorkload;
 use crate::error::Result;
 use crate::workload::{Op, Request};
-use std::collections::BTreeMap;
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
@@ -27,14 +25,7 @@ fn run(text: &str, cap: u64, zoned: Option<ZonedDevice>) -> Result<FioLoad> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("job.fio");
     std::fs::write(&path, text).unwrap();
-    let cfg = FioWorkload {
-        path: Some(path),
-        global: BTreeMap::new(),
-        jobs: Vec::new(),
-        args: Vec::new(),
-        vars: BTreeMap::new(),
-    };
-    load(&cfg, cap, 7, false, zoned)
+    load(&super::super::tests::file_cfg(path), cap, 7, false, zoned)
 }
 
 fn data_ops(rs: &[Request]) -> Vec<(Op, u64, u64)> {

@@ -742,9 +742,7 @@ impl Device {
                     if self.packing.is_some() {
                         self.unit_mapped(ppn, now, q);
                     } else {
-                        for j in 0..self.unit_pages {
-                            self.sched.program_allocated(Ppn(ppn.0 + j as u64));
-                        }
+                        self.sched.unit_allocated(ppn, self.unit_pages);
                     }
                     if let Some(tp) = self.ftl.take_map_read() {
                         // The write completes once its map entry is loaded too.

@@ -398,11 +398,23 @@ impl Scheduler {
     /// starts, GC does not take its block as a victim.
     #[inline]
     pub fn program_allocated(&mut self, ppn: Ppn) {
-        let b = self.geo.block_of(ppn).0 as usize;
+        self.unit_allocated(ppn, 1);
+    }
+
+    /// [`Scheduler::program_allocated`] for the `pages` NAND pages of one mapping unit, from
+    /// `first` on: one block holds them all, so its block is found once.
+    #[inline]
+    pub fn unit_allocated(&mut self, first: Ppn, pages: u32) {
+        let b = self.geo.block_of(first).0 as usize;
         #[cfg(debug_assertions)]
-        self.lives.allocated(ppn, b);
-        self.in_flight[b] = self.in_flight[b]
-            .checked_add(1)
+        for j in 0..pages as u64 {
+            let ppn = Ppn(first.0 + j);
+            debug_assert_eq!(self.geo.block_of(ppn).0 as usize, b, "a unit spans blocks");
+            self.lives.allocated(ppn, b);
+        }
+        self.in_flight[b] = u16::try_from(pages)
+            .ok()
+            .and_then(|n| self.in_flight[b].checked_add(n))
             .expect("more programs in flight in one block than a u16 counts");
     }
 

@@ -749,7 +749,7 @@ impl Device {
                         self.reqs[slot as usize].pages_left += 1;
                         self.map_read(tp, slot, MapNext::Done, base, cmd);
                     }
-                    self.page_data_in(ppn, old, slot, base, cmd, arrived);
+                    self.page_data_in(ppn, old, slot, &base, cmd, arrived);
                 }
                 if self.packing.is_some() && self.buffer.is_none() {
                     // No buffer holds a unit for later writes: the partly filled page goes
@@ -892,7 +892,7 @@ impl Device {
             None => Ppn(DUPLICATE),
         };
         match self.ftl.take_index_read() {
-            None => self.page_data_in(ppn, old, slot, base, cmd, arrived),
+            None => self.page_data_in(ppn, old, slot, &base, cmd, arrived),
             Some(tp) => {
                 // The bucket is known once the page is hashed (at `arrived`): its read goes to
                 // the controller's queues then, and the dedup decision waits for it.
@@ -916,30 +916,18 @@ impl Device {
     /// The data of a write's page (mapping unit), mapped to `ppn` (its first NAND page), is
     /// at the controller at `arrived`: its programs wait for it, and for a partial unit (`old`:
     /// the first NAND page of the unit's old data) for the read of the whole old unit first.
-    #[inline]
+    #[inline(always)]
     fn page_data_in(
         &mut self,
         ppn: Ppn,
         old: Option<Ppn>,
         slot: u32,
-        base: Req,
+        base: &Req,
         cmd: SimTime,
         arrived: SimTime,
     ) {
         match old {
-            Some(old) => {
-                let kind = Kind::Rmw {
-                    parent: slot,
-                    ppn,
-                    arrived,
-                };
-                self.counters.rmw_units += 1;
-                let mut olds = std::mem::take(&mut self.old_reads);
-                olds.clear();
-                olds.extend((0..self.unit_pages).map(|j| (Ppn(old.0 + j as u64), false)));
-                self.read_old_data(kind, base, cmd, &olds);
-                self.old_reads = olds;
-            }
+            Some(old) => self.unit_merged(ppn, old, slot, base, cmd, arrived),
             None => {
                 for j in 0..self.unit_pages {
                     self.arriving_writes.push_back(Arrival {
@@ -952,6 +940,30 @@ impl Device {
                 }
             }
         }
+    }
+
+    /// [`Device::page_data_in`] of a partial unit: the old unit at `old` is read first.
+    #[inline(never)]
+    fn unit_merged(
+        &mut self,
+        ppn: Ppn,
+        old: Ppn,
+        slot: u32,
+        base: &Req,
+        cmd: SimTime,
+        arrived: SimTime,
+    ) {
+        let kind = Kind::Rmw {
+            parent: slot,
+            ppn,
+            arrived,
+        };
+        self.counters.rmw_units += 1;
+        let mut olds = std::mem::take(&mut self.old_reads);
+        olds.clear();
+        olds.extend((0..self.unit_pages).map(|j| (Ppn(old.0 + j as u64), false)));
+        self.read_old_data(kind, base, cmd, &olds);
+        self.old_reads = olds;
     }
 
     /// NAND pages `lo..hi` (indices inside the unit) of mapping unit `lpn` that the bytes
@@ -1146,12 +1158,12 @@ impl Device {
     /// A partial-page write first reads the page's old data from the flash pages `olds`
     /// (each with whether one partial unit of it is read); its command reaches the controller
     /// at `cmd`, and `kind` says what follows the reads.
-    fn read_old_data(&mut self, kind: Kind, base: Req, cmd: SimTime, olds: &[(Ppn, bool)]) {
+    fn read_old_data(&mut self, kind: Kind, base: &Req, cmd: SimTime, olds: &[(Ppn, bool)]) {
         self.counters.rmw_page_reads += olds.len() as u64;
         let rmw = self.alloc(Req {
             kind,
             pages_left: olds.len() as u32,
-            ..base
+            ..*base
         });
         for &(ppn, partial) in olds {
             self.arriving_reads.push_back(Arrival {
@@ -1359,7 +1371,7 @@ impl Device {
                         // Queued behind the commands already on their way (arrivals stay in
                         // time order).
                         let cmd = self.arriving_reads.back().map_or(now, |a| a.at.max(now));
-                        self.page_data_in(ppn, Some(old), parent, r, cmd, now);
+                        self.page_data_in(ppn, Some(old), parent, &r, cmd, now);
                     }
                 }
             }

@@ -385,7 +385,7 @@ impl Device {
                     ready,
                     decompress: old_compressed,
                 };
-                self.read_old_data(kind, base, cmd, &olds);
+                self.read_old_data(kind, &base, cmd, &olds);
             }
             self.old_reads = olds;
         }

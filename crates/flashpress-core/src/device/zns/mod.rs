@@ -579,7 +579,7 @@ impl Device {
                         s.expected[(z as u64 * zone_pages + k) as usize] = id;
                     }
                     self.sched.program_allocated(ppn);
-                    self.page_data_in(ppn, None, slot, base, cmd, arrived);
+                    self.page_data_in(ppn, None, slot, &base, cmd, arrived);
                 }
                 self.after_backend(now, q);
                 return Ok(Ok(()));

@@ -1382,8 +1382,25 @@ impl Device {
         self.after_backend(now, q);
     }
 
-    #[inline]
+    /// The data of page `ppn` of request `req` is at the controller at `now`: its program is
+    /// queued (through the write buffer, the packer or the compression buffer when there is one).
+    #[inline(always)]
     fn arrive_program(&mut self, req: u32, ppn: Ppn, now: SimTime, q: &mut EventQueue) {
+        if ppn.0 != DUPLICATE
+            && self.compression.is_none()
+            && self.packing.is_none()
+            && self.buffer.is_none()
+        {
+            return self
+                .sched
+                .enqueue_program(ppn, req, false, now, &mut self.nand, q);
+        }
+        self.program_buffered(req, ppn, now, q);
+    }
+
+    /// [`Device::arrive_program`] of a deduplicated page, or through a buffer.
+    #[inline(never)]
+    fn program_buffered(&mut self, req: u32, ppn: Ppn, now: SimTime, q: &mut EventQueue) {
         if ppn.0 == DUPLICATE {
             // Inline dedup found the page stored: nothing to program.
             return self.page_done(req, now, Split::default(), q);

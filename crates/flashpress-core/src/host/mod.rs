@@ -63,14 +63,18 @@ pub fn drain_device(w: &mut World<'_>) {
 #[inline(never)]
 fn take_completions(w: &mut World<'_>) {
     if let Target::Ssd(d) = &mut *w.target {
-        for c in d.completed.drain(..) {
+        for c in &d.completed {
             w.rec.record(c.stream, c.op, c.len, c.issued, c.done);
-            w.rec.record_split(&c);
+            w.rec.record_split(c);
             w.queue.push(c.done, Event::Completion(c.stream));
         }
-        for (stream, done) in d.failed.drain(..) {
-            w.rec.record_failed(stream, done);
-            w.queue.push(done, Event::Completion(stream));
+        d.completed.clear();
+        if !d.failed.is_empty() {
+            for &(stream, done) in &d.failed {
+                w.rec.record_failed(stream, done);
+                w.queue.push(done, Event::Completion(stream));
+            }
+            d.failed.clear();
         }
     }
 }
@@ -343,17 +347,19 @@ impl Host {
 
     /// Schedule a wake event now for every waiting stream that stream `i`'s source woke.
     fn wake_others(&mut self, now: SimTime, i: usize, w: &mut World<'_>) {
-        let mut woken = std::mem::take(&mut self.woken);
-        self.streams[i].stream.source.take_woken(&mut woken);
-        for &j in &woken {
+        self.streams[i].stream.source.take_woken(&mut self.woken);
+        // Most sources wake nobody.
+        if self.woken.is_empty() {
+            return;
+        }
+        for &j in &self.woken {
             if let Some(s) = self.streams.get(j as usize) {
                 if s.wait == Wait::Woken && !s.exhausted {
                     w.queue.push(now, Event::Wake(j, s.generation));
                 }
             }
         }
-        woken.clear();
-        self.woken = woken;
+        self.woken.clear();
     }
 
     #[inline]

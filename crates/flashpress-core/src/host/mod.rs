@@ -385,8 +385,11 @@ impl Host {
             // One id per 4 KiB block touched (at least one per page touched).
             let blocks = (req.offset + req.len).div_ceil(4096) - req.offset / 4096;
             self.next_content += match &*w.target {
-                Target::Ssd(d) => blocks.max(d.pages_touched(req.offset, req.len)),
-                Target::Stack(_) => blocks,
+                // A page of 4 KiB or more never spans more pages than 4 KiB blocks.
+                Target::Ssd(d) if d.page_size() < 4096 => {
+                    blocks.max(d.pages_touched(req.offset, req.len))
+                }
+                _ => blocks,
             };
             c
         } else {

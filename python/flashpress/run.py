@@ -53,12 +53,13 @@ def _fmt_time(ns: int) -> str:
 #: Peak resident memory of ``flashpress run`` besides the simulation: the Python interpreter,
 #: the extension and the modules a run imports, measured with
 #: ``benchmarks/bench_memory_estimate.py --baseline`` on a run of a device too small to matter
-#: (bytes; 17.34-17.36 MB in three runs, the package byte-compiled as an installed wheel has
-#: it, the extension built in release mode, after a run stopped importing pathlib and typing;
+#: (bytes; 16.35-16.37 MB in three runs, the package byte-compiled as an installed wheel has
+#: it, the extension built in release mode, after a run stopped importing pathlib and typing
+#: and the latency histograms grew with the latencies instead of holding an hour's range;
 #: 18.28-18.47 MB before, measured the same way. The 20.01 MB used until then was measured by
 #: a benchmark process whose own peak the child's figure included, and with modules compiled
 #: on import).
-PYTHON_BASELINE_BYTES = 17_350_000
+PYTHON_BASELINE_BYTES = 16_360_000
 
 
 def estimate_memory(config: ConfigLike = None) -> dict[str, Any]:

@@ -56,12 +56,22 @@ def compile_package() -> str:
     return folder
 
 
+def own_memory_peak_kib() -> int:
+    """This process's memory's peak (``VmHWM``, KiB): what a child it starts inherits in its
+    ``ru_maxrss`` (``ru_maxrss`` of this process itself may hold its own starter's)."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
 def child_peak_rss_kib(usage: resource.struct_rusage, cmd: list[str]) -> int:
     """A finished child's peak RSS in KiB from its ``os.wait4`` usage. Linux counts in a child's
     ``ru_maxrss`` the peak of the memory it replaced when it started its program: this process's,
     which it shared until then. A child that stayed below this process's own peak would report
     this process's figure, so that is refused rather than reported."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    own = own_memory_peak_kib()
     if usage.ru_maxrss <= own:
         raise SystemExit(
             f"{' '.join(cmd)}: its peak RSS ({usage.ru_maxrss} KiB reported) cannot be told from the peak of "

@@ -17,7 +17,7 @@ from flashpress.config import TYPE_CHECKING, Config
 from flashpress.errors import OutputExistsError, OutputPathError
 
 # `pathlib` is imported by the functions that write results, not here: a run without --out never
-# needs it (1 MiB of its peak RSS with the `urllib.parse` and `ipaddress` it loads).
+# needs it (with the `urllib.parse`, `ipaddress` and `fnmatch` it loads, 0.5 MiB of its peak RSS).
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -37,6 +38,48 @@ def measure(snippet: str, args: list[str], requests: int, repeats: int) -> dict[
     return out
 
 
+def compile_package() -> str:
+    """Byte-compile the ``flashpress`` package the benchmark's children import, as installing a
+    wheel does, and return its folder. A run that has to compile its modules first (a source
+    tree under ``PYTHONDONTWRITEBYTECODE``, or one whose ``.pyc`` files are stale) measures the
+    compiler too: 0.7-1.7 MiB more peak RSS and tens of milliseconds, varying with which
+    modules happen to have a current cache."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("flashpress")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("the flashpress package is not importable from this interpreter")
+    folder = spec.submodule_search_locations[0]
+    # In a child: compiling in this process would raise its own peak RSS, which every child
+    # started afterwards would report as its own (see child_peak_rss_kib).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", folder], check=True, stdout=subprocess.DEVNULL)
+    return folder
+
+
+def own_memory_peak_kib() -> int:
+    """This process's memory's peak (``VmHWM``, KiB): what a child it starts inherits in its
+    ``ru_maxrss`` (``ru_maxrss`` of this process itself may hold its own starter's)."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def child_peak_rss_kib(usage: resource.struct_rusage, cmd: list[str]) -> int:
+    """A finished child's peak RSS in KiB from its ``os.wait4`` usage. Linux counts in a child's
+    ``ru_maxrss`` the peak of the memory it replaced when it started its program: this process's,
+    which it shared until then. A child that stayed below this process's own peak would report
+    this process's figure, so that is refused rather than reported."""
+    own = own_memory_peak_kib()
+    if usage.ru_maxrss <= own:
+        raise SystemExit(
+            f"{' '.join(cmd)}: its peak RSS ({usage.ru_maxrss} KiB reported) cannot be told from the peak of "
+            f"the benchmark process that started it ({own} KiB); measure it with /usr/bin/time -f %M instead"
+        )
+    return int(usage.ru_maxrss)
+
+
 def flashpress_command() -> list[str]:
     script = Path(sys.executable).parent / "flashpress"
     return [str(script)] if script.exists() else [sys.executable, "-m", "flashpress"]
@@ -51,4 +94,4 @@ def run_once(cmd: list[str], log: Path) -> tuple[float, float, float]:
         wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{log.read_text()}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    return wall, usage.ru_utime + usage.ru_stime, child_peak_rss_kib(usage, cmd) / 1024.0

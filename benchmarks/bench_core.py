@@ -41,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _runs import flashpress_command, run_once
+from _runs import compile_package, flashpress_command, run_once
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = 4096
@@ -248,6 +248,7 @@ def main() -> None:
             "trace_generation_s": gen_s,
         }
         if not args.skip_python:
+            result["bytecode"] = f"compiled before the Python runs, as an installed wheel has it: {compile_package()}"
             result["python"] = run_child([sys.executable, "-c", PYTHON_PATH, str(trace)], env=dict(os.environ))
         inside = Path(tmp) / "random-writes-inside-fill.trace"
         write_trace(inside, args.requests, pages=FILLED_PAGES)

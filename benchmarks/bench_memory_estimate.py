@@ -10,6 +10,11 @@ of its own (``os.wait4``). Prints one row per config, whether its estimate is wi
 ``--baseline`` measures instead the Python process's own peak (interpreter, extension and the
 libraries a run imports) on a device too small to matter: the ``python`` component of the
 estimate (``flashpress.run.PYTHON_BASELINE_BYTES``).
+
+This process never imports flashpress (presets and estimates come from a child of their own):
+Linux counts the starting process's peak in a child's ``ru_maxrss``, so a measuring process as
+large as a small run would report itself (``_runs.child_peak_rss_kib`` refuses such a figure).
+The package is byte-compiled first, as an installed wheel has it (``_runs.compile_package``).
 """
 
 from __future__ import annotations
@@ -21,10 +26,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
-import flashpress
-from flashpress import _core
-from flashpress.run import PYTHON_BASELINE_BYTES
+from _runs import child_peak_rss_kib, compile_package
 
 #: A 1 TiB device (the default preset with 64 Ki blocks per plane; see the file).
 TIB = Path(__file__).resolve().parent.parent / "examples" / "device-1tib.toml"
@@ -45,6 +49,26 @@ number_ios = 100
 """
 
 
+#: Run in a child: the presets' workloads, or the estimate of each config given as an argument.
+FLASHPRESS_FACTS = r"""
+import json, sys
+import flashpress
+from flashpress import _core
+from flashpress.run import PYTHON_BASELINE_BYTES
+if sys.argv[1] == "presets":
+    print(json.dumps({"baseline": PYTHON_BASELINE_BYTES,
+                      "presets": {n: flashpress.Config.preset(n).to_dict()["workload"] for n in _core.preset_names()}}))
+else:
+    print(json.dumps([flashpress.estimate_memory(c) for c in sys.argv[2:]]))
+"""
+
+
+def flashpress_facts(*args: str) -> Any:
+    """What ``FLASHPRESS_FACTS`` prints for ``args``."""
+    p = subprocess.run([sys.executable, "-c", FLASHPRESS_FACTS, *args], check=True, capture_output=True, text=True)
+    return json.loads(p.stdout)
+
+
 def peak_rss(args: list[str]) -> int:
     """Peak resident bytes of ``flashpress`` run with ``args`` in a child process."""
     cmd = [sys.executable, "-m", "flashpress", *args]
@@ -53,7 +77,7 @@ def peak_rss(args: list[str]) -> int:
     err = p.stderr.read().decode() if p.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
-    return int(usage.ru_maxrss) * 1024  # Linux: KiB
+    return child_peak_rss_kib(usage, cmd) * 1024
 
 
 #: Presets whose workload is a trace they do not ship (``bench-mlc-2g``'s benchmark trace) run
@@ -94,11 +118,11 @@ number_ios = 200000
 """
 
 
-def configs(tmp: Path) -> list[tuple[str, list[str], str]]:
-    """(name, run arguments, config for the estimate) of every preset and the 1 TiB device."""
+def configs(tmp: Path, presets: dict[str, Any]) -> list[tuple[str, list[str], str]]:
+    """(name, run arguments, config for the estimate) of every preset (``presets``: name ->
+    workload table) and the 1 TiB device."""
     out = []
-    for name in _core.preset_names():
-        workload = flashpress.Config.preset(name).to_dict()["workload"]
+    for name, workload in presets.items():
         if workload["type"] == "trace" and not Path(workload["path"]).is_file():
             path = tmp / f"{name}.toml"
             path.write_text(FIO.format(name=name))
@@ -129,23 +153,24 @@ def main() -> None:
     ap.add_argument("--baseline", action="store_true", help="measure the Python baseline instead")
     ap.add_argument("--bound", type=float, default=0.05, help="relative error called within bounds (default 0.05)")
     a = ap.parse_args()
+    compile_package()  # the baseline and every peak without the compiler's share (see _runs.py)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        facts = flashpress_facts("presets")
         if a.baseline:
             small = tmp / "small.toml"
             small.write_text(SMALL)
-            est = flashpress.estimate_memory(str(small))
-            core = est["total_bytes"] - PYTHON_BASELINE_BYTES
+            (est,) = flashpress_facts("estimate", str(small))
+            core = est["total_bytes"] - facts["baseline"]
             rss = peak_rss(["run", "--config", str(small), "--no-progress"])
             print(f"peak RSS {rss / 2**20:.1f} MiB, core estimate {core / 2**20:.1f} MiB")
             print(json.dumps({"peak_rss": rss, "core_estimate": core, "baseline": rss - core}))
             return
         rows = []
         print(f"{'config':<14} {'estimate MiB':>13} {'peak RSS MiB':>13} {'error':>8} {'within':>7}  largest part")
-        for name, args, cfg in configs(tmp):
-            if a.only and name not in a.only:
-                continue
-            est = flashpress.estimate_memory(cfg)
+        chosen = [c for c in configs(tmp, facts["presets"]) if not a.only or c[0] in a.only]
+        estimates = flashpress_facts("estimate", *(cfg for _, _, cfg in chosen))
+        for (name, args, _), est in zip(chosen, estimates, strict=True):
             rss = peak_rss(["run", *args, "--no-progress"])
             err = est["total_bytes"] / rss - 1
             top = est["components"][0]

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _runs import flashpress_command, run_once
+from _runs import compile_package, flashpress_command, run_once
 from bench_core import TRACE_CONFIG as CONFIG
 from bench_core import write_trace
 
@@ -35,6 +35,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5, help="runs of each variant (median reported)")
     args = ap.parse_args()
 
+    compile_package()  # each run without the compiler's share (see _runs.py)
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         trace = tmp / "random-writes.trace"

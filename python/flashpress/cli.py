@@ -14,13 +14,14 @@ import os
 import shlex
 import signal
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from flashpress import __version__, _core
-from flashpress.config import Config
+from flashpress.config import TYPE_CHECKING, Config, absolute_path
 from flashpress.errors import FlashpressError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 TRACE_FORMATS = (
     "disksim",
@@ -229,7 +230,7 @@ def _build_run_config(args: argparse.Namespace) -> Config:
     if args.job or args.fio_args is not None:
         fio: dict[str, Any] = {"type": "fio"}
         if args.job:
-            fio["path"] = str(Path(args.job).absolute())
+            fio["path"] = absolute_path(args.job)
         if args.fio_args is not None:
             try:
                 fio["args"] = shlex.split(args.fio_args)
@@ -239,12 +240,12 @@ def _build_run_config(args: argparse.Namespace) -> Config:
                 raise UsageError("--fio-args is empty")
         cfg = cfg.with_overrides({"workload": fio}, source_name="--job" if args.job else "--fio-args")
     elif args.trace:
-        workload = json.loads(_core.default_trace_config(str(Path(args.trace).absolute()), args.format))
+        workload = json.loads(_core.default_trace_config(absolute_path(args.trace), args.format))
         for flag in trace_flags:
             workload[flag] = getattr(args, flag)
         cfg = cfg.with_overrides({"workload": workload}, source_name="--trace")
     if args.set:
-        cfg = cfg.with_overrides(parse_sets(args.set), source_name="--set", base_dir=Path.cwd())
+        cfg = cfg.with_overrides(parse_sets(args.set), source_name="--set", base_dir=os.getcwd())
     return cfg
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Literal
 
 from flashpress import _core
-from flashpress.config import Config
+from flashpress.config import TYPE_CHECKING, Config
 from flashpress.result import Result
 
-ConfigLike = Config | Mapping[str, Any] | str | os.PathLike[str] | None
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+    ConfigLike: TypeAlias = Config | Mapping[str, Any] | str | os.PathLike[str] | None
 
 #: Events per ``Simulation.step`` call: long enough to amortise the call, short enough that
 #: progress updates and Ctrl-C stay responsive.
@@ -32,9 +33,9 @@ def as_config(config: ConfigLike) -> Config:
         return Config.from_toml(config)
     if isinstance(config, str):
         looks_like_path = config.endswith(".toml") or os.sep in config or "/" in config
-        if config in _core.preset_names() and not Path(config).is_file():
+        if config in _core.preset_names() and not os.path.isfile(config):
             return Config.preset(config)
-        if looks_like_path or Path(config).exists():
+        if looks_like_path or os.path.exists(config):
             return Config.from_toml(config)
         return Config.preset(config)  # raises UnknownPresetError listing the presets
     raise TypeError(f"config must be a Config, dict, TOML path or preset name, not {type(config).__name__}")
@@ -52,9 +53,13 @@ def _fmt_time(ns: int) -> str:
 #: Peak resident memory of ``flashpress run`` besides the simulation: the Python interpreter,
 #: the extension and the modules a run imports, measured with
 #: ``benchmarks/bench_memory_estimate.py --baseline`` on a run of a device too small to matter
-#: (bytes; 20.00-20.02 MB in three runs, the extension built in release mode, after a run
-#: stopped importing datetime, numbers, copy and threading; 20.47-20.50 MB before).
-PYTHON_BASELINE_BYTES = 20_010_000
+#: (bytes; 16.35-16.37 MB in three runs, the package byte-compiled as an installed wheel has
+#: it, the extension built in release mode, after a run stopped importing pathlib and typing
+#: and the latency histograms grew with the latencies instead of holding an hour's range;
+#: 18.28-18.47 MB before, measured the same way. The 20.01 MB used until then was measured by
+#: a benchmark process whose own peak the child's figure included, and with modules compiled
+#: on import).
+PYTHON_BASELINE_BYTES = 16_360_000
 
 
 def estimate_memory(config: ConfigLike = None) -> dict[str, Any]:

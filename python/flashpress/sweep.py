@@ -28,15 +28,17 @@ import itertools
 import json
 import os
 import signal
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
-from flashpress.config import Config
+from flashpress.config import TYPE_CHECKING, Config
 from flashpress.errors import ConfigError, FileReadError, SweepError
 from flashpress.result import WorkDir, task_key
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from pathlib import Path
+    from typing import Any
+
     import pandas as pd
     from dask.distributed import Client
 
@@ -79,6 +81,8 @@ def _grid_error(source: str, key: str, msg: str) -> ConfigError:
 
 
 def _read_grid(grid: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[dict[str, Any], Path, str]:
+    from pathlib import Path
+
     if isinstance(grid, Mapping):
         return dict(grid), Path.cwd(), "<grid>"
     path = Path(grid)

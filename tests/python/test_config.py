@@ -49,6 +49,60 @@ def test_from_toml_resolves_relative_workload_paths(tmp_path: Path) -> None:
     assert cfg.nand.cell == "slc"
 
 
+#: Paths whose spelling pathlib rewrites: empty and ``.`` parts, repeated and trailing slashes,
+#: ``..`` (kept), POSIX's leading ``//`` (kept) and ``///`` (one slash).
+PATH_SPELLINGS = [
+    "",
+    ".",
+    "a",
+    "a/b",
+    "./a",
+    "a/./b",
+    "a//b",
+    "a/b/",
+    "../a",
+    "a/../b",
+    "/",
+    "//",
+    "///",
+    "//a/b",
+    "///a//b",
+    "/a/./b/",
+    "/a/../b",
+    "a b/c",
+]
+
+
+@pytest.mark.parametrize("cwd", ["tmp", "/"])
+def test_absolute_path_spells_a_path_as_pathlib_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cwd: str) -> None:
+    """A config names its files by ``absolute_path`` (a run does not import pathlib); the
+    strings must stay those ``Path.absolute()`` gave, resolved workload paths included, from
+    the root folder too (where the working folder and the path are joined by one slash)."""
+    from flashpress.config import absolute_path
+
+    monkeypatch.chdir(tmp_path if cwd == "tmp" else cwd)
+    for spelling in PATH_SPELLINGS:
+        assert absolute_path(spelling) == str(Path(spelling).absolute()), spelling
+        assert absolute_path(Path(spelling)) == str(Path(spelling).absolute()), spelling
+    with pytest.raises(TypeError):
+        Path(b"a")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        absolute_path(b"a")  # type: ignore[arg-type]
+
+
+def test_from_toml_names_the_trace_as_pathlib_spells_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config file named with ``./`` and ``//`` resolves its relative trace path to the same
+    string as before (``Path.absolute()`` of the file's name, then its folder)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "w.trace").write_text("0 0 0 8 0\n")
+    (tmp_path / "sub" / "c.toml").write_text(
+        'preset = "tiny"\n[workload]\ntype = "trace"\npath = "w.trace"\nformat = "disksim"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    cfg = Config.from_toml(".//sub/./c.toml")
+    assert cfg.workload.path == str(Path("sub").absolute() / "w.trace")
+
+
 @pytest.mark.parametrize(
     ("overrides", "key", "expected"),
     [

@@ -10,10 +10,12 @@ import argparse
 import json
 import math
 import os
-from pathlib import Path
-from typing import Any
 
+from flashpress.config import TYPE_CHECKING
 from flashpress.lossy import CODECS
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _shape(text: str) -> tuple[int, ...]:
@@ -60,7 +62,7 @@ def _io_args(p: argparse.ArgumentParser) -> None:
 def _builtin(args: argparse.Namespace) -> bool:
     from flashpress.lossy.fields import DATASETS
 
-    return args.field in DATASETS and not Path(args.field).exists()
+    return args.field in DATASETS and not os.path.exists(args.field)
 
 
 def read(args: argparse.Namespace) -> Any:
@@ -75,12 +77,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     """A netCDF/HDF5 file without a variable: its variables; otherwise the field."""
     from flashpress.lossy.fields import file_kind, list_variables
 
-    if not _builtin(args) and args.var is None and args.shape is None and args.dtype is None:
-        path = Path(args.field)
-        if path.is_file() and file_kind(str(path)) in ("netcdf", "hdf5"):
-            for v in list_variables(args.field):
-                print(json.dumps(v, default=str))
-            return 0
+    bare = not _builtin(args) and args.var is None and args.shape is None and args.dtype is None
+    if bare and os.path.isfile(args.field) and file_kind(args.field) in ("netcdf", "hdf5"):
+        for v in list_variables(args.field):
+            print(json.dumps(v, default=str))
+        return 0
     f = read(args)
     print(
         f"{f.name}: {f.dtype} {'x'.join(map(str, f.shape))} ({f.nbytes / 1e6:.2f} MB), "
@@ -171,8 +172,7 @@ def _write_json(path: str, doc: dict[str, Any]) -> None:
             return [clean(v) for v in x]
         return x
 
-    out = Path(path)
-    with AtomicFile(out) as fh:
+    with AtomicFile(path) as fh:
         fh.write(json.dumps(clean(doc), indent=2, default=str) + "\n")
 
 

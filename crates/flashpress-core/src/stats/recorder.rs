@@ -12,6 +12,36 @@ use strength_reduce::StrengthReducedU64;
 /// Largest latency the histograms resolve: one hour in ns.
 pub const LATENCY_CAP_NS: u64 = 3_600_000_000_000;
 
+/// The largest latency a histogram of 1 ns to [`LATENCY_CAP_NS`] at 3 significant digits
+/// records as itself: the top of its last bucket, 2^42 - 1 ns (its 2,048 sub-buckets double
+/// until they pass the cap). Larger latencies count as [`LATENCY_CAP_NS`].
+const LATENCY_TOP_NS: u64 = (1 << 42) - 1;
+
+/// A latency histogram (ns, 3 significant digits) that grows to the largest latency recorded
+/// so far instead of holding the whole range to an hour from the start: 33,792 counters,
+/// 264 KiB, each written when the histogram is made, where a run's latencies up to a second
+/// need 21,504 and a histogram nothing is recorded in 2,048.
+fn latency_histogram() -> Histogram<u64> {
+    // Lowest discernible value 1 ns, growing (`auto`), as `new_with_bounds(1, 2, 3)` with
+    // auto-resize on.
+    Histogram::new(3).expect("valid histogram bounds")
+}
+
+/// Record `lat` as a histogram of fixed bounds 1 ns to [`LATENCY_CAP_NS`] does with
+/// `saturating_record`: exactly up to [`LATENCY_TOP_NS`], as the cap above it. The bucket of
+/// a value does not depend on a histogram's size, so every count, percentile and the CDF are
+/// those of the fixed histogram.
+#[inline]
+fn record_latency(h: &mut Histogram<u64>, lat: u64) {
+    let v = if lat > LATENCY_TOP_NS {
+        LATENCY_CAP_NS
+    } else {
+        lat
+    };
+    h.record(v)
+        .expect("a latency histogram grows to any latency up to the cap");
+}
+
 /// Per-op running totals.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OpTotals {
@@ -170,12 +200,9 @@ pub struct Recorder {
 impl Recorder {
     /// Empty recorder sampling every `interval_ns` (at least 1 ns).
     pub fn new(interval_ns: u64) -> Recorder {
-        // Fixed bounds, not auto-resizing: `saturating_record` clamps to the current range, and
-        // an auto-resizing histogram starts with a range of 2 ns. Latencies above an hour are
-        // clamped in the percentiles (the exact maximum is kept separately).
-        let h = || {
-            Histogram::<u64>::new_with_bounds(1, LATENCY_CAP_NS, 3).expect("valid histogram bounds")
-        };
+        // Growing histograms (`record_latency`): latencies above an hour are clamped in the
+        // percentiles (the exact maximum is kept separately).
+        let h = latency_histogram;
         Recorder {
             interval_ns: interval_ns.max(1),
             div_interval: StrengthReducedU64::new(interval_ns.max(1)),
@@ -313,11 +340,11 @@ impl Recorder {
         if self.measured(stream, issued, done) {
             let t = match op {
                 Op::Read => {
-                    self.read_hist.saturating_record(lat);
+                    record_latency(&mut self.read_hist, lat);
                     &mut self.read
                 }
                 Op::Write | Op::Append => {
-                    self.write_hist.saturating_record(lat);
+                    record_latency(&mut self.write_hist, lat);
                     &mut self.write
                 }
                 Op::Trim | Op::Delete | Op::Sync => &mut self.trim,
@@ -394,7 +421,7 @@ impl Recorder {
         t.map_ns += c.map_ns as u128;
         if c.during_gc {
             let lat = c.done.0 - c.issued.0;
-            h.saturating_record(lat);
+            record_latency(h, lat);
             let d = &mut t.during_gc;
             if d.requests == 0 || lat < d.latency_min_ns {
                 d.latency_min_ns = lat;
@@ -788,5 +815,84 @@ mod tests {
             );
         }
         assert_eq!(rec.write.latency_max_ns, *lats.last().unwrap());
+    }
+
+    /// The growing histograms count as the library's histogram of fixed bounds 1 ns to an hour
+    /// with `saturating_record` (what the recorder kept until it grew them): same buckets,
+    /// counts, extremes, percentiles and CDF, for latencies from 0 to beyond what the fixed
+    /// one resolves (clamped to the cap), and they stay small while latencies do.
+    #[test]
+    fn growing_histograms_count_as_fixed_bounds_do() {
+        let fixed_hist = || Histogram::<u64>::new_with_bounds(1, LATENCY_CAP_NS, 3).unwrap();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let edges = [
+            0,
+            1,
+            2,
+            2047,
+            2048,
+            999_999_999,
+            LATENCY_CAP_NS - 1,
+            LATENCY_CAP_NS,
+            LATENCY_CAP_NS + 1,
+            LATENCY_TOP_NS - 1,
+            LATENCY_TOP_NS,
+            LATENCY_TOP_NS + 1,
+            1 << 50,
+            u64::MAX,
+        ];
+        for case in 0..4 {
+            let (mut fixed, mut grown) = (fixed_hist(), latency_histogram());
+            let lats: Vec<u64> = match case {
+                0 => edges.to_vec(),
+                // Powers of two spread a sample over every bucket, and past the top.
+                1 => (0..5_000)
+                    .map(|_| rng.random::<u64>() >> rng.random_range(0..64))
+                    .collect(),
+                2 => (0..5_000)
+                    .map(|_| rng.random_range(0..5_000_000u64))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for &l in &lats {
+                fixed.saturating_record(l);
+                record_latency(&mut grown, l);
+            }
+            assert_eq!(grown.len(), fixed.len(), "case {case}");
+            assert_eq!(
+                (grown.min(), grown.max(), grown.min_nz()),
+                (fixed.min(), fixed.max(), fixed.min_nz()),
+                "case {case}"
+            );
+            assert_eq!(
+                super::super::cdf(&grown),
+                super::super::cdf(&fixed),
+                "case {case}"
+            );
+            for q in [0.0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0] {
+                assert_eq!(
+                    grown.value_at_quantile(q),
+                    fixed.value_at_quantile(q),
+                    "case {case} q {q}"
+                );
+            }
+            assert_eq!(
+                grown.mean().to_bits(),
+                fixed.mean().to_bits(),
+                "case {case}"
+            );
+        }
+        // The cap's own bucket is where the fixed histogram puts what it cannot resolve.
+        let mut fixed = fixed_hist();
+        fixed.saturating_record(LATENCY_TOP_NS + 1);
+        assert_eq!(fixed.max(), fixed.highest_equivalent(LATENCY_CAP_NS));
+        fixed.saturating_record(LATENCY_TOP_NS);
+        assert_eq!(fixed.max(), fixed.highest_equivalent(LATENCY_TOP_NS));
+        assert_eq!(fixed.distinct_values(), 33_792);
+        // Small while latencies are: a second needs 21 of the fixed histogram's 33 bucket rows.
+        let mut grown = latency_histogram();
+        assert_eq!(grown.distinct_values(), 2_048);
+        record_latency(&mut grown, 999_999_999);
+        assert_eq!(grown.distinct_values(), 21_504);
     }
 }

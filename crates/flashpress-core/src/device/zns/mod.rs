@@ -517,7 +517,7 @@ impl Device {
                 // Verify before anything is queued: a failed check leaves nothing in flight.
                 let first_lpn = z as u64 * zns.zone_pages + at;
                 for lpn in first_lpn..first_lpn + n {
-                    self.verify_read(Lpn(lpn as u32))?;
+                    self.verify_read(Lpn(lpn))?;
                 }
                 let zns = self.zns.as_mut().expect("zoned device");
                 zns.counters.reads += 1;

@@ -1572,7 +1572,7 @@ impl Ftl {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn invalidate(&mut self, ppn: u64, at: SimTime) {
         self.p2l.set(ppn, NO_UNIT);
         let b = self.geo.block_of(Ppn(ppn)).0 as usize;

@@ -166,6 +166,25 @@ fn sixteen_tib_of_4_kib_units_is_accepted_and_every_32_bit_feature_refused_by_it
         // One TiB less fits 32 bits: the same feature is accepted.
         big(15, 4096, extra).unwrap_or_else(|e| panic!("{extra} at 15 TiB: {e}"));
     }
+    // The presets with a storage stack (whose CCSD packs its map) and with zones, grown to
+    // 2^32 pages and to just below (zones of 2 blocks per plane: blocks in pairs).
+    for (preset, row, step, key) in [
+        ("waltz", 256 * 768, 1, "stack"),
+        ("zns", 128 * 1077, 2, "zns"),
+    ] {
+        let at = |blocks: u64| {
+            SimConfig::from_toml_str(
+                &format!("preset = \"{preset}\"\n[nand]\nblocks_per_plane = {blocks}\n"),
+                "t.toml",
+            )
+            .and_then(|c| c.validate("t.toml"))
+        };
+        let over = (1u64 << 32).div_ceil(row).next_multiple_of(step);
+        let msg = at(over).expect_err(preset).to_string();
+        assert!(msg.contains(&format!("config key `{key}`: ")), "{msg}");
+        assert!(msg.contains("2^32 - 1"), "{msg}");
+        at(over - step).unwrap_or_else(|e| panic!("{preset} below 2^32 pages: {e}"));
+    }
     // The limit of the wide maps: 2^40 - 1 units, 4 PiB of 4 KiB units less one (in 16 KiB
     // pages, as the number of blocks is bounded).
     let most = big(4095, 16384, "").unwrap_or_else(|e| panic!("4095 TiB: {e}"));

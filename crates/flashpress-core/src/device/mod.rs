@@ -516,7 +516,7 @@ impl Device {
         let vpns = self.ftl.logical_pages();
         self.compression
             .as_ref()
-            .map_or(vpns as u64, |c| c.logical_pages())
+            .map_or(vpns, |c| c.logical_pages())
     }
 
     /// Logical capacity in bytes.
@@ -1109,7 +1109,8 @@ impl Device {
             return;
         };
         for &l in &c.fx.remapped {
-            m.gc_update(l as u32);
+            // A packed map's logical page: validation keeps ftl.compression below 2^32 pages.
+            m.gc_update(u32::try_from(l).expect("a packed map's page past 2^32"));
         }
         c.fx.remapped.clear();
     }
@@ -1573,9 +1574,9 @@ impl Device {
     fn verify_read(&mut self, lpn: Lpn) -> Result<()> {
         if let Some(s) = self.shadow.as_ref() {
             let got = match (self.zns.as_ref(), self.compression.as_ref()) {
-                (Some(z), Some(c)) => z.compressed_content_of(lpn.0 as u64, c)?,
-                (Some(z), None) => z.content_of(lpn.0 as u64),
-                (None, Some(_)) => self.compressed_read_id(lpn.0 as u64)?,
+                (Some(z), Some(c)) => z.compressed_content_of(lpn.0, c)?,
+                (Some(z), None) => z.content_of(lpn.0),
+                (None, Some(_)) => self.compressed_read_id(lpn.0)?,
                 (None, None) => self.ftl.content_of(lpn),
             };
             let want = s.expected[lpn.0 as usize];

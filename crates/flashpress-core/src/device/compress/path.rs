@@ -561,10 +561,10 @@ impl Device {
         self.ftl.map_lookup(lpn.0, true);
         let c = self.compression.as_mut().expect("compression is on");
         let block = data.block(self.page_size, false);
-        let len = c.store(lpn.0 as u64, cm, data.stream(), block, u16::MAX, 0);
+        let len = c.store(lpn.0, cm, data.stream(), block, u16::MAX, 0);
         let mut writes = std::mem::take(&mut self.page_writes);
         writes.clear();
-        c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;
+        c.place(lpn.0, len, SimTime::ZERO, content, &mut writes)?;
         // Discard first: a VPN freed by this write may also be the page it wrote.
         for &v in &c.fx.freed {
             self.ftl.trim(Lpn(v.into()), SimTime::ZERO);

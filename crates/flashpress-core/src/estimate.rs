@@ -226,7 +226,7 @@ pub fn estimate_with_layout(cfg: &SimConfig, layout: crate::ftl::MapLayout) -> M
             );
             // The reverse map's entries are as wide as the logical units (and translation
             // pages) need.
-            let values = mapped + crate::ftl::mapcache::translation_pages(cfg);
+            let values = entries;
             p.add(
                 "ftl.reverse_map",
                 bpp,

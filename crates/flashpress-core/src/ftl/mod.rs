@@ -385,9 +385,11 @@ impl Ftl {
                 ugeo.pages,
                 layout,
             ),
+            // Its values are the page map's entries: mapped units, then the translation pages
+            // of the map cache and of the fingerprint index.
             p2l: UnitMap::new(
                 if map { ugeo.pages } else { 0 },
-                mapped_pages(cfg) + mapcache::translation_pages(cfg),
+                mapped_pages(cfg) + translation_pages(cfg),
             ),
             blocks: Blocks::new(geo.blocks as usize),
             free,

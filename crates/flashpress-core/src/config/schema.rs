@@ -1709,6 +1709,15 @@ impl SimConfig {
             )
         })?;
         let narrow = u32::MAX as u128;
+        // The page map's entries (with deduplication its nodes, an eighth more than the
+        // logical units; with a demand-paged map or index their translation pages too) are
+        // what the 32-bit tables of those features number.
+        let entries = || {
+            units
+                .max((crate::ftl::mapped_pages(self) + crate::ftl::translation_pages(self)) as u128)
+        };
+        let dedup = self.ftl.dedup().is_some();
+        let demand = matches!(self.ftl.map_cache, MapCacheConfig::Demand { .. });
         for (on, key, count, what, why) in [
             (
                 self.ftl.compression().is_some(),
@@ -1725,17 +1734,17 @@ impl SimConfig {
                 "the storage stack's devices (its CCSD's packed map) number NAND pages in 32 bits",
             ),
             (
-                matches!(self.ftl.map_cache, MapCacheConfig::Demand { .. }),
+                demand,
                 "ftl.map_cache",
-                units,
-                "physical mapping units",
+                if demand { entries() } else { units },
+                "physical mapping units (or page map entries)",
                 "the demand-paged map's cache and translation pages number entries in 32 bits",
             ),
             (
-                self.ftl.dedup().is_some(),
+                dedup,
                 "ftl.dedup",
-                units,
-                "physical mapping units",
+                if dedup { entries() } else { units },
+                "physical mapping units (or dedup map nodes)",
                 "deduplication's node table, reference counts and fingerprint index number pages \
                  in 32 bits",
             ),

@@ -158,14 +158,29 @@ fn sixteen_tib_of_4_kib_units_is_accepted_and_every_32_bit_feature_refused_by_it
         ),
     ] {
         let msg = big(16, 4096, extra).expect_err(extra).to_string();
-        assert!(msg.contains(&format!("config key `{key}`: ")), "{extra}: {msg}");
-        assert!(
-            msg.contains("4294967296") && msg.contains("2^32 - 1"),
-            "{extra}: {msg}"
-        );
+        let head = format!("config key `{key}`: ");
+        assert!(msg.contains(&head), "{extra}: {msg}");
+        // It says how many units (or entries) there are, and the limit.
+        let count: u64 = msg.split(&head).nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert!(count >= 1 << 32 && msg.contains("2^32 - 1"), "{extra}: {msg}");
         // One TiB less fits 32 bits: the same feature is accepted.
         big(15, 4096, extra).unwrap_or_else(|e| panic!("{extra} at 15 TiB: {e}"));
     }
+    // Deduplication's nodes are an eighth more than the logical units: at 15 TiB with 5%
+    // over-provisioning they pass 2^32 while the physical units do not.
+    let few_op = "[ftl]\nop_ratio = 0.05\n[ftl.gc]\ncopyback = false\nthreshold = 0.01\nhard_floor = 0.005\n";
+    big(15, 4096, few_op).unwrap_or_else(|e| panic!("{e}"));
+    let msg = big(
+        15,
+        4096,
+        &format!("{few_op}[ftl.dedup]\nmode = \"inline\"\nhash_us = 1.0\n"),
+    )
+    .expect_err("dedup nodes past 2^32")
+    .to_string();
+    assert!(
+        msg.contains("config key `ftl.dedup`: ") && msg.contains("dedup map nodes"),
+        "{msg}"
+    );
     // The presets with a storage stack (whose CCSD packs its map) and with zones, grown to
     // 2^32 pages and to just below (zones of 2 blocks per plane: blocks in pairs).
     for (preset, row, step, key) in [

@@ -8,9 +8,11 @@ steady state untimed (every unit overwritten ``--aging`` times on average), then
 ``--requests`` random 4 KiB writes at queue depth 32. Printed per point: the memory estimate,
 peak RSS, preconditioning time, requests per wall second, WAF, and the aging's and the timed
 run's WAF window by window with the steady-state verdict (see the example's doc). Points
+whose estimate exceeds this machine's available memory (as the simulator reads it, cgroup
+limit included) print their estimate and "not run: over this machine's memory"; points
 whose estimate exceeds ``--run-max-gib`` (default 20: what fits on a 24 GiB machine) are
-estimated only, and points the simulator refuses (2^32 or more mapping units) say so with
-their estimate, one line each. Each point's line goes to stderr as it finishes; the last
+estimated only too, and points the simulator refuses (2^40 or more mapping units) say so
+with their estimate, one line each. Each point's line goes to stderr as it finishes; the last
 stdout line is one JSON object with every point.
 
     python3 benchmarks/bench_scale.py [--points 1:4,1:16,...] [--page-kib 4] [--requests N]
@@ -87,11 +89,26 @@ def main() -> None:
     for spec in a.points.split(","):
         tib, unit = spec.split(":")
         est = point(float(tib), int(unit), a.page_kib, 0, a.aging, a.cell, a.windows)
+        gib = float(est["estimate_gib"])  # type: ignore[arg-type]
+        available = est.get("available_gib")
+        avail = float(available) if available is not None else None  # type: ignore[arg-type]
         if "refused" in est:
             print(f"{tib} TiB at {unit} KiB units: refused: {est['refused']}", file=sys.stderr, flush=True)
-        elif float(est["estimate_gib"]) > a.run_max_gib:  # type: ignore[arg-type]
+        elif avail is not None and gib > avail:
+            est["not_run"] = "over this machine's memory"
+            print(
+                f"{tib} TiB at {unit} KiB units: estimate {gib:.2f} GiB: "
+                f"not run: over this machine's memory ({avail:.2f} GiB available)",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif gib > a.run_max_gib:
             est["not_run"] = f"estimate above --run-max-gib {a.run_max_gib}"
-            print(f"{tib} TiB at {unit} KiB units: estimate {est['estimate_gib']:.2f} GiB: not run", file=sys.stderr)
+            print(
+                f"{tib} TiB at {unit} KiB units: estimate {gib:.2f} GiB: not run: above --run-max-gib {a.run_max_gib}",
+                file=sys.stderr,
+                flush=True,
+            )
         else:
             runs = [
                 point(float(tib), int(unit), a.page_kib, a.requests, a.aging, a.cell, a.windows)

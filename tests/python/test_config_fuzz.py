@@ -30,15 +30,19 @@ from flashpress.errors import ConfigError, FlashpressError
 SEED = 15
 PRESETS = ("default", "waltz")
 
+# An array too large for a feature's 32-bit tables (2^32 - 1 units or pages), or for the page
+# map's widest entries (2^40 - 1 units), is refused by the feature's key or by the unit's.
+WIDTH = {"stack", "ftl.compression", "ftl.map_cache", "ftl.dedup", "fdp", "zns", "ftl.mapping_unit"}
+
 # Mutating the key on the left may be refused by a check between values, which names the
 # key on the right (one of the pair is wrong; the check names the one it compares against).
 CROSS: dict[str, set[str]] = {
-    "nand.channels": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"},
-    "nand.chips_per_channel": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"},
-    "nand.dies_per_chip": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"},
-    "nand.planes_per_die": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"},
-    "nand.blocks_per_plane": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"},
-    "nand.pages_per_block": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"},
+    "nand.channels": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"} | WIDTH,
+    "nand.chips_per_channel": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"} | WIDTH,
+    "nand.dies_per_chip": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"} | WIDTH,
+    "nand.planes_per_die": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"} | WIDTH,
+    "nand.blocks_per_plane": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"} | WIDTH,
+    "nand.pages_per_block": {"nand", "ftl.op_ratio", "ftl.gc.threshold", "stack.fs.partition_bytes"} | WIDTH,
     "nand.page_size": {"precondition.fill_block_size", "ftl.compression", "ftl.op_ratio"},
     "nand.cell": {"nand.read_latency_us", "nand.program_latency_us"},
     "nand.program_latency_us": {"controller.suspend.program_suspend_us"},

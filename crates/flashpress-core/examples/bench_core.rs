@@ -1,11 +1,14 @@
 //! Speed benchmark of the core without the interpreter (the `bench-mlc-2g` benchmark device).
 //!
-//! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET] [realistic] [no-fill] [demand]`
+//! `cargo run --release -p flashpress-core --example bench_core -- TRACE [PRESET] [realistic] [no-fill] [demand] [wide]`
 //!
 //! `no-fill` turns the preset's preconditioning off (the trace brings its own fill).
 //! `demand` pages the map (`ftl.map_cache = { type = "demand" }`) with a budget one
 //! translation page short of the whole table, which holds every entry a trace inside the
 //! filled 90% touches, so every lookup hits (`benchmarks/bench_map_cache.py`).
+//! `wide` builds the page map in the bit-packed layout of devices past 2^32 mapping units
+//! (`ftl::MapLayout::Wide`, 33-bit entries) instead of the `u32` array this device gets, to
+//! measure what the packed layout costs (the results are the same).
 //! `realistic` runs the device with the default preset's controller instead of the preset's
 //! own (MQSim-like first come first served): `read_first` scheduling, program/erase suspend,
 //! semi-preemptible GC and least-busy (dynamic) plane allocation.
@@ -26,15 +29,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let trace = args.next().ok_or("usage: bench_core TRACE [PRESET]")?;
     let preset = args.next().unwrap_or_else(|| "bench-mlc-2g".into());
-    let (mut realistic, mut no_fill, mut demand) = (false, false, false);
+    let (mut realistic, mut no_fill, mut demand, mut wide) = (false, false, false, false);
     for mode in args {
         match mode.as_str() {
             "realistic" => realistic = true,
             "no-fill" => no_fill = true,
             "demand" => demand = true,
+            "wide" => wide = true,
             other => {
                 return Err(format!(
-                    "unknown mode `{other}` (expected `realistic`, `no-fill` or `demand`)"
+                    "unknown mode `{other}` (expected `realistic`, `no-fill`, `demand` or `wide`)"
                 )
                 .into())
             }
@@ -73,9 +77,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let cfg = SimConfig::from_value(over, "bench_core", None)?;
-    let estimate_mib = flashpress_core::estimate::estimate(&cfg).total_bytes as f64 / 1048576.0;
+    let layout = if wide {
+        flashpress_core::ftl::MapLayout::Wide
+    } else {
+        flashpress_core::ftl::MapLayout::Auto
+    };
+    let estimate_mib = flashpress_core::estimate::estimate_with_layout(&cfg, layout).total_bytes
+        as f64
+        / 1048576.0;
     let t0 = Instant::now();
-    let mut sim = Simulation::new(cfg)?;
+    let mut sim = Simulation::build_with_layout(
+        cfg,
+        flashpress_core::estimate::MemoryLimit::Machine,
+        &mut flashpress_core::interrupt::Interrupt::none(),
+        layout,
+    )?;
     let setup_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     while !sim.step(1 << 20)? {}

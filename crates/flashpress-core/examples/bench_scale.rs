@@ -3,8 +3,9 @@
 //! overwritten `AGING` times on average at random, untimed), then `REQUESTS` uniform random
 //! 4 KiB writes at queue depth 32 (`REQUESTS` = 0: the estimate and the config check only).
 //! Prints one JSON object: the memory estimate, peak RSS,
-//! preconditioning (set-up) time, requests per wall second, and the run's WAF. A device the
-//! simulator refuses prints the refusal and the estimate (pure arithmetic on the config).
+//! preconditioning (set-up) time, requests per wall second, and the run's WAF, with the
+//! machine's available memory the run is checked against. A device the simulator refuses
+//! prints the refusal and the estimate (pure arithmetic on the config).
 //!
 //! Steady state: the aging's WAF (NAND bytes programmed / unit bytes overwritten) per window
 //! of 10% of the units (from [`Simulation::aging_windows`]' 1% windows), and the timed run's
@@ -107,6 +108,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "logical_tib": logical_tib, "physical_pages": est.physical_pages,
         "estimate_gib": gib(est.total_bytes),
         "estimate_gib_per_logical_tib": gib(est.total_bytes) / logical_tib,
+        // What a run is checked against (the machine's available memory, cgroup limit
+        // included; null where unknown).
+        "available_gib": flashpress_core::estimate::available_memory().map(gib),
     });
     if requests == 0 {
         // Estimate only: the config is checked, nothing is built.

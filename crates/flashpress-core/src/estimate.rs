@@ -141,6 +141,11 @@ impl Parts {
 /// workload's job file, read and resolved to size its jobs' regions): allocates nothing
 /// that grows with the device.
 pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
+    estimate_with_layout(cfg, crate::ftl::MapLayout::Auto)
+}
+
+/// [`estimate`] of a run whose page map is built in `layout` (`Ftl::with_layout`).
+pub fn estimate_with_layout(cfg: &SimConfig, layout: crate::ftl::MapLayout) -> MemoryEstimate {
     let pages = pages_of(cfg);
     let blocks = blocks_of(cfg);
     let page_size = cfg.nand.page_size as u64;
@@ -206,23 +211,29 @@ pub fn estimate(cfg: &SimConfig) -> MemoryEstimate {
             let units = pages / cfg.unit_pages() as u64 * cfg.units_per_page() as u64;
             p.array("nand.blocks", bpp, blocks, nand_block, "blocks");
             p.array("ftl.blocks", bpp, blocks, ftl_block, "blocks");
-            p.array(
+            // The page map: an entry per mapped unit and translation page, `u32` or packed as
+            // wide as the physical units need (`ftl::unitmap`).
+            let entries = mapped + crate::ftl::translation_pages(cfg);
+            let bits = crate::ftl::PageMap::bits(units, layout);
+            p.add(
                 "ftl.page_map",
                 bpp,
-                mapped,
-                size_of::<u32>(),
-                "mapped units",
+                crate::ftl::PageMap::bytes_for(entries, units, layout),
+                format!(
+                    "{entries} mapped units x {}",
+                    bits.map_or("4 B".to_string(), |b| format!("{b} bits"))
+                ),
             );
             // The reverse map's entries are as wide as the logical units (and translation
             // pages) need.
-            let values = mapped + crate::ftl::mapcache::translation_pages(cfg);
+            let values = entries;
             p.add(
                 "ftl.reverse_map",
                 bpp,
-                crate::ftl::RevMap::bytes_for(units, values),
+                crate::ftl::UnitMap::bytes_for(units, values),
                 format!(
                     "{units} physical units x {} bits",
-                    crate::ftl::RevMap::bits_for(values)
+                    crate::ftl::UnitMap::bits_for(values)
                 ),
             );
             if cfg.fdp.is_some() {
@@ -659,7 +670,16 @@ fn limit_and_source(limit: MemoryLimit) -> Option<(u64, &'static str)> {
 /// Refuse `cfg` when its estimate exceeds `limit`, with an error naming the biggest
 /// components and what to change. Returns the estimate.
 pub fn check(cfg: &SimConfig, limit: MemoryLimit) -> Result<MemoryEstimate> {
-    let est = estimate(cfg);
+    check_with_layout(cfg, limit, crate::ftl::MapLayout::Auto)
+}
+
+/// [`check`] of a run whose page map is built in `layout`.
+pub fn check_with_layout(
+    cfg: &SimConfig,
+    limit: MemoryLimit,
+    layout: crate::ftl::MapLayout,
+) -> Result<MemoryEstimate> {
+    let est = estimate_with_layout(cfg, layout);
     let Some((allowed, what)) = limit_and_source(limit) else {
         return Ok(est);
     };

@@ -8,6 +8,7 @@ use crate::device::{Device, Untimed};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::estimate::MemoryLimit;
+use crate::ftl::MapLayout;
 use crate::host::{Host, Target, World};
 use crate::interrupt::Interrupt;
 use crate::stack::bio::Disk;
@@ -260,8 +261,19 @@ impl Simulation {
         limit: MemoryLimit,
         stop: &mut Interrupt<'_>,
     ) -> Result<Simulation> {
+        Self::build_with_layout(cfg, limit, stop, MapLayout::Auto)
+    }
+
+    /// [`Simulation::build`] with the page FTL's page map in `layout`
+    /// ([`MapLayout::Wide`]: the packed layout of devices past 2^32 units, on any device).
+    pub fn build_with_layout(
+        cfg: SimConfig,
+        limit: MemoryLimit,
+        stop: &mut Interrupt<'_>,
+        layout: MapLayout,
+    ) -> Result<Simulation> {
         cfg.validate("config")?;
-        crate::estimate::check(&cfg, limit)?;
+        crate::estimate::check_with_layout(&cfg, limit, layout)?;
         let capacity = workload_capacity(&cfg);
         let opened = open_workload_noted(&cfg, capacity)?;
         let mut cfg = cfg;
@@ -281,7 +293,7 @@ impl Simulation {
                 ));
             }
         }
-        let mut sim = Self::assemble(cfg, opened.streams, &opened.layout, stop)?;
+        let mut sim = Self::assemble(cfg, opened.streams, &opened.layout, stop, layout)?;
         sim.notes = notes;
         sim.run_notes = opened.run_notes;
         Ok(sim)
@@ -293,13 +305,22 @@ impl Simulation {
         Self::with_streams_interruptible(cfg, streams, &mut Interrupt::none())
     }
 
+    /// [`Simulation::with_streams`] with the page FTL's page map in `layout`.
+    pub fn with_streams_layout(
+        cfg: SimConfig,
+        streams: Vec<Stream>,
+        layout: MapLayout,
+    ) -> Result<Simulation> {
+        Self::assemble(cfg, streams, &[], &mut Interrupt::none(), layout)
+    }
+
     /// [`Simulation::with_streams`], polling `stop` as [`Simulation::new_interruptible`] does.
     pub fn with_streams_interruptible(
         cfg: SimConfig,
         streams: Vec<Stream>,
         stop: &mut Interrupt<'_>,
     ) -> Result<Simulation> {
-        Self::assemble(cfg, streams, &[], stop)
+        Self::assemble(cfg, streams, &[], stop, MapLayout::Auto)
     }
 
     /// The device (preconditioned, then with `layout`'s byte ranges written: see
@@ -309,6 +330,7 @@ impl Simulation {
         mut streams: Vec<Stream>,
         layout: &[(u64, u64, LayoutFill)],
         stop: &mut Interrupt<'_>,
+        map_layout: MapLayout,
     ) -> Result<Simulation> {
         cfg.validate("config")?;
         // The content model first: a missing corpus fails before the fill does any work.
@@ -342,7 +364,7 @@ impl Simulation {
                 )
             }
             None => {
-                let mut device = Device::new(&cfg, content.as_mut())?;
+                let mut device = Device::with_layout(&cfg, content.as_mut(), map_layout)?;
                 let p = precondition(
                     &cfg,
                     &mut device,
@@ -1294,7 +1316,7 @@ fn precondition(
     for &(first, n) in &fill {
         for lpn in first..first + n {
             content += 1;
-            dev.write_untimed(Lpn(lpn as u32), Untimed::Fill(content), cm.as_deref_mut())?;
+            dev.write_untimed(Lpn(lpn), Untimed::Fill(content), cm.as_deref_mut())?;
             stop.poll()?;
         }
     }
@@ -1311,7 +1333,7 @@ fn precondition(
         for i in 1..=aging {
             content += 1;
             let lpn = rng.random_range(0..pages);
-            dev.write_untimed(Lpn(lpn as u32), Untimed::Fill(content), cm.as_deref_mut())?;
+            dev.write_untimed(Lpn(lpn), Untimed::Fill(content), cm.as_deref_mut())?;
             stop.poll()?;
             if i % window == 0 || i == aging {
                 let (programs, moved) = (
@@ -1390,7 +1412,7 @@ fn precondition(
                     block: id,
                     stream: stream.unwrap_or(0),
                 };
-                dev.write_untimed(Lpn(lpn as u32), data, cm.as_deref_mut())?;
+                dev.write_untimed(Lpn(lpn), data, cm.as_deref_mut())?;
                 laid_pages += 1;
                 stop.poll()?;
             }

@@ -108,9 +108,10 @@ impl std::ops::Add<u64> for SimTime {
     }
 }
 
-/// Logical page number (host address space in mapping units).
+/// Logical page number (host address space in mapping units). 64 bits: a 16 TiB device of
+/// 4 KiB units has 2^32 of them (the page map numbers up to 2^40, `ftl::unitmap`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Lpn(pub u32);
+pub struct Lpn(pub u64);
 
 /// Physical page number: `block * pages_per_block + page`. 64 bits: a 64-128 TiB array of
 /// 16 KiB pages has more than 2^32 pages (block and plane numbers stay 32-bit).

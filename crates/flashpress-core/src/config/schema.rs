@@ -1691,26 +1691,84 @@ impl SimConfig {
         check(blocks < u32::MAX as u128, src, "nand", || {
             format!("{blocks} blocks exceed the 2^32 - 1 blocks the simulator numbers")
         })?;
-        // Page numbers are 64-bit; the page map's entries are 32-bit unit numbers, so the
-        // physical units (and the fewer logical ones) must stay below 2^32 - 1. The packed
-        // FTLs (ftl.compression, a [stack]'s CCSD) number NAND pages in 32 bits.
+        // Page numbers are 64-bit. The page map and the reverse map number mapping units in
+        // entries as wide as the physical units need, up to 40 bits (`ftl::unitmap`): the
+        // plain page FTL takes up to 2^40 - 1 units (4 PiB of 4 KiB units). Features that keep
+        // tables of 32-bit unit or page numbers are refused, each by its own key, from 2^32 - 1
+        // physical units (pages for the packed maps) on: past it their numbers would wrap.
         let unit = self.mapping_unit() as u128;
         let units = pages * n.page_size as u128 / unit;
-        if self.ftl.compression().is_some() || self.stack.is_some() {
-            check(pages < u32::MAX as u128, src, "nand", || {
+        let wide = crate::ftl::unitmap::MAX_BITS;
+        check(units < 1u128 << wide, src, "ftl.mapping_unit", || {
+            // The estimate is arithmetic on the config: it says what the run would need.
+            let need = crate::estimate::human(crate::estimate::estimate(self).total_bytes);
+            format!(
+                "{units} physical mapping units of {unit} bytes exceed the 2^{wide} - 1 units the \
+                 page map numbers ({wide}-bit entries), and would need about {need} of memory: \
+                 a larger mapping unit divides both (65536 bytes maps up to 64 PiB)"
+            )
+        })?;
+        let narrow = u32::MAX as u128;
+        // The page map's entries (with deduplication its nodes, an eighth more than the
+        // logical units; with a demand-paged map or index their translation pages too) are
+        // what the 32-bit tables of those features number.
+        let entries = || {
+            units
+                .max((crate::ftl::mapped_pages(self) + crate::ftl::translation_pages(self)) as u128)
+        };
+        let dedup = self.ftl.dedup().is_some();
+        let demand = matches!(self.ftl.map_cache, MapCacheConfig::Demand { .. });
+        for (on, key, count, what, why) in [
+            (
+                self.ftl.compression().is_some(),
+                "ftl.compression",
+                pages,
+                "physical pages",
+                "a compressing device's packed map numbers NAND pages in 32 bits",
+            ),
+            (
+                self.stack.is_some(),
+                "stack",
+                pages,
+                "physical pages",
+                "the storage stack's devices (its CCSD's packed map) number NAND pages in 32 bits",
+            ),
+            (
+                demand,
+                "ftl.map_cache",
+                if demand { entries() } else { units },
+                "physical mapping units (or page map entries)",
+                "the demand-paged map's cache and translation pages number entries in 32 bits",
+            ),
+            (
+                dedup,
+                "ftl.dedup",
+                if dedup { entries() } else { units },
+                "physical mapping units (or dedup map nodes)",
+                "deduplication's node table, reference counts and fingerprint index number pages \
+                 in 32 bits",
+            ),
+            (
+                self.fdp.is_some(),
+                "fdp",
+                units,
+                "physical mapping units",
+                "Flexible Data Placement is modelled up to 2^32 - 1 units (the devices it was built \
+                 and checked on)",
+            ),
+            (
+                self.zns.is_some(),
+                "zns",
+                pages,
+                "physical pages",
+                "a zoned device is modelled up to 2^32 - 1 pages (its compressed zones' packed map \
+                 numbers pages in 32 bits, and plain zones were built and checked below it)",
+            ),
+        ] {
+            check(!on || count < narrow, src, key, || {
                 format!(
-                    "{pages} physical pages exceed the 2^32 - 1 pages a compressing device's \
-                     packed map numbers"
-                )
-            })?;
-        } else {
-            check(units < u32::MAX as u128, src, "ftl.mapping_unit", || {
-                // The estimate is arithmetic on the config: it says what the run would need.
-                let need = crate::estimate::human(crate::estimate::estimate(self).total_bytes);
-                format!(
-                    "{units} physical mapping units of {unit} bytes exceed the 2^32 - 1 units the \
-                     page map numbers (32-bit entries), and would need about {need} of memory: \
-                     a larger mapping unit divides both (65536 bytes maps up to 256 TiB)"
+                    "{count} {what} exceed the 2^32 - 1 that {key} supports: {why}; use fewer \
+                     nand.blocks_per_plane or leave {key} out"
                 )
             })?;
         }

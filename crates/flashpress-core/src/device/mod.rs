@@ -341,6 +341,15 @@ impl Device {
     /// Build a fresh device for a validated config; `content` gives compressed sizes when
     /// `ftl.compression` is on (validation made sure the model is on then).
     pub fn new(cfg: &SimConfig, content: Option<&mut ContentModel>) -> Result<Device> {
+        Self::with_layout(cfg, content, crate::ftl::MapLayout::Auto)
+    }
+
+    /// [`Device::new`] with the page FTL's page map in `layout` ([`Ftl::with_layout`]).
+    pub fn with_layout(
+        cfg: &SimConfig,
+        content: Option<&mut ContentModel>,
+        layout: crate::ftl::MapLayout,
+    ) -> Result<Device> {
         let nand = Nand::new(&cfg.nand)?;
         let link_ns_per_byte = ns_per_byte("host.link_mb_per_s", cfg.host.link_mb_per_s)?;
         let overhead_ns = duration_ns(
@@ -352,7 +361,7 @@ impl Device {
         let verify = cfg.check.verify;
         let ftl = match cfg.zns {
             Some(_) => Ftl::unmapped(cfg, &nand.geo),
-            None => Ftl::new(cfg, &nand.geo, verify),
+            None => Ftl::with_layout(cfg, &nand.geo, verify, layout),
         };
         let zns = cfg.zns.as_ref().map(|z| zns::Zns::new(z, cfg, &nand.geo));
         let mut sched = Scheduler::new(cfg, &nand)?;
@@ -382,7 +391,12 @@ impl Device {
                 ))
             }
             (None, _) => None,
-            (Some(_), Some(c)) => Some(Compression::new(cfg, ftl.logical_pages(), c)?),
+            (Some(_), Some(c)) => Some(Compression::new(
+                cfg,
+                u32::try_from(ftl.logical_pages())
+                    .expect("validation keeps a compressing device below 2^32 pages"),
+                c,
+            )?),
             (Some(_), None) => {
                 return Err(Error::config(
                     "config",
@@ -466,14 +480,14 @@ impl Device {
                     if !c.packer().split_pending(ch) {
                         for i in 0..c.packer().pieces() {
                             let p = c.packer().piece(ch, i);
-                            if self.ftl.lookup(Lpn(p.vpn)).is_none() {
+                            if self.ftl.lookup(Lpn(p.vpn.into())).is_none() {
                                 return unmapped(lpn, p.vpn);
                             }
                         }
                     }
                 } else if !ch.zero()
                     && !c.packer().is_open(ch.vpn)
-                    && self.ftl.lookup(Lpn(ch.vpn)).is_none()
+                    && self.ftl.lookup(Lpn(ch.vpn.into())).is_none()
                 {
                     return unmapped(lpn, ch.vpn);
                 }
@@ -502,7 +516,7 @@ impl Device {
         let vpns = self.ftl.logical_pages();
         self.compression
             .as_ref()
-            .map_or(vpns as u64, |c| c.logical_pages())
+            .map_or(vpns, |c| c.logical_pages())
     }
 
     /// Logical capacity in bytes.
@@ -541,7 +555,6 @@ impl Device {
         // Half-open ranges here and in `submit`: a `RangeInclusive` loop costs a check more
         // per step, on every request of the replay.
         for lpn in first..last.min(first + PREFETCH_PAGES - 1) + 1 {
-            let Ok(lpn) = u32::try_from(lpn) else { return };
             if ahead == 1 {
                 self.ftl.prefetch_location(Lpn(lpn));
             } else {
@@ -645,7 +658,7 @@ impl Device {
             Op::Read => {
                 // Verify before anything is queued: a failed check leaves nothing in flight.
                 for lpn in first..last + 1 {
-                    self.verify_read(Lpn(lpn as u32))?;
+                    self.verify_read(Lpn(lpn))?;
                 }
                 let slot = self.alloc(base);
                 let mut pages = 0;
@@ -654,7 +667,7 @@ impl Device {
                 // come with that sense.
                 let mut sensed = Ppn::NONE;
                 for lpn in first..last + 1 {
-                    let found = self.ftl.translate(Lpn(lpn as u32));
+                    let found = self.ftl.translate(Lpn(lpn));
                     let tpage = self.ftl.take_map_read();
                     if found.is_none() {
                         self.counters.unmapped_page_reads += 1;
@@ -712,7 +725,7 @@ impl Device {
                     let page_start = lpn * self.page_size;
                     let partial = req.offset > page_start || end < page_start + self.page_size;
                     let old = if partial {
-                        self.ftl.lookup(Lpn(lpn as u32))
+                        self.ftl.lookup(Lpn(lpn))
                     } else {
                         None
                     };
@@ -737,7 +750,7 @@ impl Device {
                     }
                     let ppn = {
                         let mut be = self.sched.backend(&mut self.nand, q, now);
-                        self.ftl.write(Lpn(lpn as u32), handle, c, now, &mut be)?
+                        self.ftl.write(Lpn(lpn), handle, c, now, &mut be)?
                     };
                     if self.packing.is_some() {
                         self.unit_mapped(ppn, now, q);
@@ -873,7 +886,7 @@ impl Device {
         let ppn = {
             let mut be = self.sched.backend(&mut self.nand, q, now);
             self.ftl
-                .write_dedup(Lpn(lpn as u32), fp, strong, c, now, &mut be)?
+                .write_dedup(Lpn(lpn), fp, strong, c, now, &mut be)?
         };
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn as usize] = c;
@@ -1106,7 +1119,8 @@ impl Device {
             return;
         };
         for &l in &c.fx.remapped {
-            m.gc_update(l as u32);
+            // A packed map's logical page: validation keeps ftl.compression below 2^32 pages.
+            m.gc_update(u32::try_from(l).expect("a packed map's page past 2^32"));
         }
         c.fx.remapped.clear();
     }
@@ -1597,9 +1611,9 @@ impl Device {
     fn verify_read(&mut self, lpn: Lpn) -> Result<()> {
         if let Some(s) = self.shadow.as_ref() {
             let got = match (self.zns.as_ref(), self.compression.as_ref()) {
-                (Some(z), Some(c)) => z.compressed_content_of(lpn.0 as u64, c)?,
-                (Some(z), None) => z.content_of(lpn.0 as u64),
-                (None, Some(_)) => self.compressed_read_id(lpn.0 as u64)?,
+                (Some(z), Some(c)) => z.compressed_content_of(lpn.0, c)?,
+                (Some(z), None) => z.content_of(lpn.0),
+                (None, Some(_)) => self.compressed_read_id(lpn.0)?,
                 (None, None) => self.ftl.content_of(lpn),
             };
             let want = s.expected[lpn.0 as usize];

@@ -1,49 +1,50 @@
 //! The invariant check: mapping, reverse map, valid counts, block states and free lists agree.
 
-use super::{BlockState, Ftl, UNMAPPED};
+use super::{BlockState, Ftl, NO_UNIT, UNMAPPED};
 use crate::error::{Error, Result};
 
 impl Ftl {
     /// Check every structural invariant; the first violation found is returned as an error.
     pub fn check_invariants(&self) -> Result<()> {
-        let ppb = self.geo.pages_per_block;
+        let ppb = self.geo.pages_per_block as u64;
         let fail = |m: String| Err(Error::Invariant(m));
         let mut mapped = 0u64;
-        for (lpn, &ppn) in self.l2p.iter().enumerate() {
-            if ppn == UNMAPPED {
+        for lpn in 0..self.l2p.len() {
+            let ppn = self.l2p.get(lpn);
+            if ppn == NO_UNIT {
                 continue;
             }
             mapped += 1;
-            if ppn as u64 >= self.geo.pages {
+            if ppn >= self.geo.pages {
                 return fail(format!(
                     "lpn {lpn} maps to ppn {ppn} past the array ({} pages)",
                     self.geo.pages
                 ));
             }
-            if self.p2l.get(ppn as u64) != lpn as u32 {
+            if self.p2l.get(ppn) != lpn {
                 return fail(format!(
                     "lpn {lpn} -> ppn {ppn}, but ppn {ppn} -> lpn {}",
-                    self.p2l.get(ppn as u64)
+                    self.p2l.get(ppn)
                 ));
             }
         }
         let mut valid_total = 0u64;
         for b in 0..self.geo.blocks as usize {
-            let first = b as u32 * ppb;
+            let first = b as u64 * ppb;
             let wp = self.blocks.write_ptr[b];
             let mut valid = 0;
             for ppn in first..first + ppb {
-                let lpn = self.p2l.get(ppn as u64);
-                if lpn == UNMAPPED {
+                let lpn = self.p2l.get(ppn);
+                if lpn == NO_UNIT {
                     continue;
                 }
-                if ppn - first >= wp {
+                if ppn - first >= wp as u64 {
                     return fail(format!(
                         "block {b}: page {} is valid past the write pointer {wp}",
                         ppn - first
                     ));
                 }
-                if lpn as usize >= self.l2p.len() || self.l2p[lpn as usize] != ppn {
+                if lpn >= self.l2p.len() || self.l2p.get(lpn) != ppn {
                     return fail(format!(
                         "ppn {ppn} claims lpn {lpn}, which does not map back to it"
                     ));
@@ -59,8 +60,8 @@ impl Ftl {
             valid_total += valid as u64;
             let expect_wp_ok = match self.blocks.state[b] {
                 BlockState::Free => wp == 0,
-                BlockState::Open => wp < ppb,
-                BlockState::Sealed => wp == ppb,
+                BlockState::Open => (wp as u64) < ppb,
+                BlockState::Sealed => wp as u64 == ppb,
             };
             if !expect_wp_ok {
                 return fail(format!(
@@ -75,11 +76,10 @@ impl Ftl {
             ));
         }
         if let Some(d) = self.dedup.as_ref() {
-            d.check(|v| self.l2p[v as usize] != UNMAPPED)?;
+            d.check(|v| self.l2p.get(v as u64) != NO_UNIT)?;
             // The page map's entries from `tbase` on are translation pages, not nodes.
-            let nodes = self.l2p[..self.tbase as usize]
-                .iter()
-                .filter(|&&p| p != UNMAPPED)
+            let nodes = (0..self.tbase)
+                .filter(|&v| self.l2p.get(v) != NO_UNIT)
                 .count() as u64;
             if d.stored() != nodes {
                 return fail(format!(
@@ -92,11 +92,11 @@ impl Ftl {
             // Persistent isolation: a block holding a persistently isolated handle's data
             // holds no other handle's.
             for b in 0..self.geo.blocks as usize {
-                let first = b as u32 * ppb;
+                let first = b as u64 * ppb;
                 let mut seen: Option<u8> = None;
                 for ppn in first..first + ppb {
-                    let lpn = self.p2l.get(ppn as u64);
-                    if lpn == UNMAPPED || self.map.is_some() && lpn >= self.tbase {
+                    let lpn = self.p2l.get(ppn);
+                    if lpn == NO_UNIT || self.map.is_some() && lpn >= self.tbase {
                         continue;
                     }
                     let h = f.handle_of[ppn as usize];
@@ -164,9 +164,11 @@ impl Ftl {
     /// Corrupt the reverse map (tests of the checker only).
     #[doc(hidden)]
     pub fn corrupt_for_test(&mut self) {
-        if let Some(p) = self.l2p.iter().position(|&p| p != UNMAPPED) {
-            let ppn = self.l2p[p];
-            self.p2l.set(ppn as u64, UNMAPPED);
+        if let Some(ppn) = (0..self.l2p.len())
+            .map(|i| self.l2p.get(i))
+            .find(|&p| p != NO_UNIT)
+        {
+            self.p2l.set(ppn, NO_UNIT);
         }
     }
 }

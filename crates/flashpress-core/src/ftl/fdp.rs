@@ -211,8 +211,8 @@ impl FdpState {
     /// The placement identifier the untimed preconditioning fill writes logical page `lpn`
     /// through: handle 0 of each reclaim group in turn (0 with one group).
     #[inline]
-    pub fn fill_pid(&self, lpn: u32) -> u8 {
-        ((lpn % self.groups) as usize * self.types.len()) as u8
+    pub fn fill_pid(&self, lpn: u64) -> u8 {
+        ((lpn % self.groups as u64) as usize * self.types.len()) as u8
     }
 
     /// The placement identifier of handle `h` in the group of `plane`.

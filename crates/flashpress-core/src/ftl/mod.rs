@@ -19,11 +19,11 @@ pub mod mapcache;
 pub mod packed;
 pub mod placement;
 mod prefetch;
-pub mod revmap;
+pub mod unitmap;
 pub mod victim;
 
 pub use blocks::{BlockState, Blocks};
-pub use revmap::RevMap;
+pub use unitmap::{MapLayout, PageMap, UnitMap, NO_UNIT};
 
 use crate::config::{DedupMode, SimConfig, Striping, VictimPolicy};
 use crate::error::{Error, Result};
@@ -235,9 +235,11 @@ pub struct Ftl {
     filling: Vec<u32>,
     /// Units smaller than the page: host pages closed since the caller last took them.
     closed: Vec<Ppn>,
-    l2p: Vec<u32>,
+    /// The page map, one entry per mapped unit (and translation page): `u32` entries, or
+    /// packed ones on devices of 2^32 - 1 physical units or more (`unitmap`).
+    l2p: PageMap,
     /// The reverse map, one entry per physical unit, as wide as the logical units need.
-    p2l: revmap::RevMap,
+    p2l: UnitMap,
     blocks: Blocks,
     free: Vec<VecDeque<u32>>,
     /// open[plane * streams + stream]: the stream's open block in the plane, or UNMAPPED.
@@ -266,7 +268,7 @@ pub struct Ftl {
     /// Deduplication (`ftl.dedup`): the page map above holds its nodes.
     pub dedup: Option<dedup::Dedup>,
     /// Logical pages exposed (the page map's size without dedup).
-    host_pages: u32,
+    host_pages: u64,
     /// Dedup in gc mode: GC hashes valid pages.
     gc_hash: bool,
     /// Dedup regions: pages above this count go to the cold stream.
@@ -274,7 +276,7 @@ pub struct Ftl {
     /// Demand-paged map (`ftl.map_cache`): which entries are in DRAM. The page map's entries
     /// from `tbase` on are the translation pages' (the global translation directory).
     pub map: Option<mapcache::MapCache>,
-    tbase: u32,
+    tbase: u64,
     /// The translation pages' stream (the last one).
     tstream: usize,
     /// CAGC's cold region's stream (with `ftl.dedup.regions`).
@@ -284,7 +286,7 @@ pub struct Ftl {
     /// The fingerprint index on flash (`ftl.dedup.index_cache`): which bucket pages are in
     /// DRAM. The page map's entries from `ibase` on are the bucket pages' (their directory).
     pub index: Option<mapcache::MapCache>,
-    ibase: u32,
+    ibase: u64,
     index_pages: u32,
     /// The bucket page the last inline lookup that missed must read before its decision.
     index_read: Option<Ppn>,
@@ -304,19 +306,36 @@ impl Ftl {
     /// Build an empty FTL for a validated config. `track_content` keeps a content id per
     /// physical page so verify mode can check reads.
     pub fn new(cfg: &SimConfig, geo: &Geometry, track_content: bool) -> Ftl {
-        Self::build(cfg, geo, track_content, true)
+        Self::with_layout(cfg, geo, track_content, MapLayout::Auto)
+    }
+
+    /// [`Ftl::new`] with the page map in `layout` ([`MapLayout::Wide`]: packed entries on
+    /// any device, as a device past 2^32 units has them).
+    pub fn with_layout(
+        cfg: &SimConfig,
+        geo: &Geometry,
+        track_content: bool,
+        layout: MapLayout,
+    ) -> Ftl {
+        Self::build(cfg, geo, track_content, true, layout)
     }
 
     /// An FTL that maps nothing (a zoned device, `device::zns`, has no page map): no map
     /// arrays, every block free; the controller's per-plane bookkeeping still reads it.
     pub fn unmapped(cfg: &SimConfig, geo: &Geometry) -> Ftl {
-        let mut f = Self::build(cfg, geo, false, false);
+        let mut f = Self::build(cfg, geo, false, false, MapLayout::Auto);
         f.host_pages = 0;
         f
     }
 
-    fn build(cfg: &SimConfig, geo: &Geometry, track_content: bool, map: bool) -> Ftl {
-        let mut f = Self::build_bare(cfg, geo, track_content, map);
+    fn build(
+        cfg: &SimConfig,
+        geo: &Geometry,
+        track_content: bool,
+        map: bool,
+        layout: MapLayout,
+    ) -> Ftl {
+        let mut f = Self::build_bare(cfg, geo, track_content, map, layout);
         if let Some(fd) = f.fdp.as_mut() {
             // Each handle's first reclaim unit starts where the previous handle's ends, so
             // the handles of a group start on different planes.
@@ -331,7 +350,13 @@ impl Ftl {
         f
     }
 
-    fn build_bare(cfg: &SimConfig, geo: &Geometry, track_content: bool, map: bool) -> Ftl {
+    fn build_bare(
+        cfg: &SimConfig,
+        geo: &Geometry,
+        track_content: bool,
+        map: bool,
+        layout: MapLayout,
+    ) -> Ftl {
         let placement = placement::build(cfg);
         let streams = streams(cfg);
         let dd = cfg.ftl.dedup();
@@ -351,17 +376,20 @@ impl Ftl {
             slot_shift: per.trailing_zeros(),
             filling: vec![UNMAPPED; streams],
             closed: Vec::new(),
-            l2p: vec![
-                UNMAPPED;
+            l2p: PageMap::new(
                 if map {
-                    (mapped_pages(cfg) + translation_pages(cfg)) as usize
+                    mapped_pages(cfg) + translation_pages(cfg)
                 } else {
                     0
-                }
-            ],
-            p2l: revmap::RevMap::new(
+                },
+                ugeo.pages,
+                layout,
+            ),
+            // Its values are the page map's entries: mapped units, then the translation pages
+            // of the map cache and of the fingerprint index.
+            p2l: UnitMap::new(
                 if map { ugeo.pages } else { 0 },
-                mapped_pages(cfg) + mapcache::translation_pages(cfg),
+                mapped_pages(cfg) + translation_pages(cfg),
             ),
             blocks: Blocks::new(geo.blocks as usize),
             free,
@@ -407,18 +435,18 @@ impl Ftl {
                 m
             }),
             host_pages: match dd {
-                Some(_) => logical_pages(cfg) as u32,
-                None => mapped_pages(cfg) as u32,
+                Some(_) => logical_pages(cfg),
+                None => mapped_pages(cfg),
             },
             gc_hash: dd.is_some_and(|d| d.mode == DedupMode::Gc),
             cold_threshold: dd.filter(|d| d.regions).map(|d| d.cold_threshold),
             map: mapcache::build(cfg),
-            tbase: mapped_pages(cfg) as u32,
+            tbase: mapped_pages(cfg),
             tstream: streams - 1,
             cold_stream: placement::streams_of(cfg),
             map_read: None,
             index: fpindex::build(cfg),
-            ibase: (mapped_pages(cfg) + mapcache::translation_pages(cfg)) as u32,
+            ibase: mapped_pages(cfg) + mapcache::translation_pages(cfg),
             index_pages: fpindex::index_pages(cfg) as u32,
             index_read: None,
             packed_map: cfg.ftl.compression().is_some(),
@@ -435,8 +463,22 @@ impl Ftl {
 
     /// Logical pages it maps (with compression: virtual pages, see [`mapped_pages`]; with
     /// deduplication the host's logical pages, not the nodes the page map holds).
-    pub fn logical_pages(&self) -> u32 {
+    pub fn logical_pages(&self) -> u64 {
         self.host_pages
+    }
+
+    /// Bytes held by the page map and by the reverse map (what the memory estimate's
+    /// `ftl.page_map` and `ftl.reverse_map` count).
+    pub fn map_bytes(&self) -> (u64, u64) {
+        (self.l2p.heap_bytes() as u64, self.p2l.heap_bytes() as u64)
+    }
+
+    /// Bits per page map entry, `None` for `u32` entries.
+    pub fn page_map_bits(&self) -> Option<u32> {
+        match &self.l2p {
+            PageMap::Narrow(_) => None,
+            PageMap::Wide(m) => Some(m.bits()),
+        }
     }
 
     /// NAND pages per mapping unit.
@@ -462,11 +504,11 @@ impl Ftl {
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
         let v = match self.dedup.as_ref() {
-            Some(d) => d.resolve(lpn.0)?,
+            Some(d) => d.resolve(small(lpn.0))? as u64,
             None => lpn.0,
         };
-        let p = self.l2p[v as usize];
-        (p != UNMAPPED).then(|| self.nand_page(p))
+        let p = self.l2p.get(v);
+        (p != NO_UNIT).then(|| self.nand_page(p))
     }
 
     /// Hint that a write or read of logical page `lpn` (an index of the page map; one out of
@@ -477,9 +519,7 @@ impl Ftl {
     /// nothing the simulation computes.
     #[inline]
     pub fn prefetch_entry(&self, lpn: Lpn) {
-        if let Some(e) = self.l2p.get(lpn.0 as usize) {
-            prefetch::prefetch(e);
-        }
+        self.l2p.prefetch(lpn.0);
     }
 
     /// Hint that a write of logical page `lpn` will arrive soon: the reverse map entry and the
@@ -488,12 +528,12 @@ impl Ftl {
     /// request's worth of work. Changes nothing the simulation computes.
     #[inline]
     pub fn prefetch_location(&self, lpn: Lpn) {
-        let Some(&old) = self.l2p.get(lpn.0 as usize) else {
+        let Some(old) = self.l2p.try_get(lpn.0) else {
             return;
         };
-        if old != UNMAPPED {
-            self.p2l.prefetch(old as u64);
-            let b = self.geo.block_of(Ppn(old as u64)).0 as usize;
+        if old != NO_UNIT {
+            self.p2l.prefetch(old);
+            let b = self.geo.block_of(Ppn(old)).0 as usize;
             prefetch::prefetch(&self.blocks.valid[b]);
             prefetch::prefetch(&self.blocks.mtime[b]);
         }
@@ -509,8 +549,8 @@ impl Ftl {
                 // With deduplication the page map maps nodes: the node table (in DRAM) names
                 // the entry, and an unmapped page has none to look up.
                 Some(d) => {
-                    if let Some(v) = d.resolve(lpn.0) {
-                        self.map_access(Lpn(v), false);
+                    if let Some(v) = d.resolve(small(lpn.0)) {
+                        self.map_access(Lpn(v as u64), false);
                     }
                 }
                 None => self.map_access(lpn, false),
@@ -567,11 +607,11 @@ impl Ftl {
                 fpindex::IndexOp::Lookup(fp) => {
                     let b = fpindex::bucket_of(fp, self.index_pages);
                     if !m.access(b, false) {
-                        let tp = self.l2p[(self.ibase + b) as usize];
-                        if tp != UNMAPPED {
+                        let tp = self.l2p.get(self.ibase + b as u64);
+                        if tp != NO_UNIT {
                             m.counters.translation_reads += 1;
                             m.counters.translation_lookup_reads += 1;
-                            read(Ppn(tp as u64));
+                            read(Ppn(tp));
                         }
                     }
                 }
@@ -595,7 +635,7 @@ impl Ftl {
     /// it); one that misses leaves its translation page in [`Ftl::take_map_read`]. Does
     /// nothing without a demand-paged map.
     #[inline]
-    pub fn map_lookup(&mut self, e: u32, dirty: bool) {
+    pub fn map_lookup(&mut self, e: u64, dirty: bool) {
         if self.map.is_some() {
             self.map_access(Lpn(e), dirty);
         }
@@ -616,9 +656,10 @@ impl Ftl {
     #[inline]
     fn map_access(&mut self, lpn: Lpn, dirty: bool) {
         let m = self.map.as_mut().expect("map access without a map cache");
-        if !m.access(lpn.0, dirty) {
-            let tp = self.l2p[(self.tbase + m.tpage_of(lpn.0)) as usize];
-            if tp != UNMAPPED {
+        let e = small(lpn.0);
+        if !m.access(e, dirty) {
+            let tp = self.l2p.get(self.tbase + m.tpage_of(e) as u64);
+            if tp != NO_UNIT {
                 m.counters.translation_reads += 1;
                 m.counters.translation_lookup_reads += 1;
                 self.map_read = Some(self.nand_page(tp));
@@ -641,13 +682,13 @@ impl Ftl {
             let plane = self.pick_plane(self.tstream, at, flash)?;
             // The page map's write-backs first, then the fingerprint index's buckets.
             let (lpn, index) = match self.map.as_mut().and_then(|m| m.take_pending()) {
-                Some(t) => (self.tbase + t, false),
+                Some(t) => (self.tbase + t as u64, false),
                 None => match self.index.as_mut().and_then(|m| m.take_pending()) {
-                    Some(t) => (self.ibase + t, true),
+                    Some(t) => (self.ibase + t as u64, true),
                     None => break,
                 },
             };
-            let old = self.l2p[lpn as usize];
+            let old = self.l2p.get(lpn);
             let ppn = self.take_page(plane, self.tstream, flash);
             self.remap(Lpn(lpn), ppn, 0, at);
             let m = if index {
@@ -657,9 +698,9 @@ impl Ftl {
             };
             let m = m.as_mut().expect("taken from it");
             m.counters.translation_writes += 1;
-            m.counters.translation_reads += (old != UNMAPPED) as u64;
+            m.counters.translation_reads += (old != NO_UNIT) as u64;
             out.push((
-                (old != UNMAPPED).then(|| self.nand_page(old)),
+                (old != NO_UNIT).then(|| self.nand_page(old)),
                 self.nand_page(ppn.0),
             ));
         }
@@ -689,7 +730,7 @@ impl Ftl {
             if let Some(r) = d.find(fp) {
                 if d.confirms(r, strong) {
                     d.counters.inline_duplicates += 1;
-                    if let Some(z) = d.link(lpn.0, r) {
+                    if let Some(z) = d.link(small(lpn.0), r) {
                         self.drop_node(z, at);
                     }
                     self.apply_inline_index_ops();
@@ -701,14 +742,14 @@ impl Ftl {
         }
         // As the page FTL does, the new page is placed (and any GC that needs runs) while
         // the old one is still valid; then the old reference goes.
-        let old = d.detach(lpn.0);
-        let v = d.store(lpn.0, fp, index);
+        let old = d.detach(small(lpn.0));
+        let v = d.store(small(lpn.0), fp, index);
         if let Some(st) = strong {
             d.set_strong(v, st);
         }
         // The lookup and insert are accounted before GC the write may run takes its own.
         self.apply_inline_index_ops();
-        let ppn = self.write(Lpn(v), 0, content, at, flash)?;
+        let ppn = self.write(Lpn(v as u64), 0, content, at, flash)?;
         let d = self.dedup.as_mut().expect("checked");
         if let Some(z) = d.drop_detached(old) {
             self.drop_node(z, at);
@@ -720,10 +761,10 @@ impl Ftl {
     /// A node of the dedup map lost its last reference (or merged away): its flash page, if
     /// any, is invalid.
     fn drop_node(&mut self, v: u32, at: SimTime) {
-        let old = self.l2p[v as usize];
-        if old != UNMAPPED {
+        let old = self.l2p.get(v as u64);
+        if old != NO_UNIT {
             self.invalidate(old, at);
-            self.l2p[v as usize] = UNMAPPED;
+            self.l2p.set(v as u64, NO_UNIT);
             // Its page-map entry changes without a lookup, as GC's moves do.
             if let Some(m) = self.map.as_mut() {
                 m.gc_update(v);
@@ -743,14 +784,14 @@ impl Ftl {
     /// or not tracked.
     pub fn content_of(&self, lpn: Lpn) -> u64 {
         let v = match self.dedup.as_ref() {
-            Some(d) => match d.resolve(lpn.0) {
-                Some(v) => v,
+            Some(d) => match d.resolve(small(lpn.0)) {
+                Some(v) => v as u64,
                 None => return 0,
             },
             None => lpn.0,
         };
-        match (self.content.as_ref(), self.l2p[v as usize]) {
-            (Some(c), p) if p != UNMAPPED => c[p as usize],
+        match (self.content.as_ref(), self.l2p.get(v)) {
+            (Some(c), p) if p != NO_UNIT => c[p as usize],
             _ => 0,
         }
     }
@@ -1112,9 +1153,9 @@ impl Ftl {
     /// Discard a logical page (TRIM).
     pub fn trim(&mut self, lpn: Lpn, at: SimTime) {
         if let Some(d) = self.dedup.as_mut() {
-            if d.resolve(lpn.0).is_some() {
+            if d.resolve(small(lpn.0)).is_some() {
                 self.counters.trimmed_pages += 1;
-                if let Some(z) = d.release(lpn.0) {
+                if let Some(z) = d.release(small(lpn.0)) {
                     self.drop_node(z, at);
                 }
                 self.apply_index_ops(|_| unreachable!("a TRIM looks nothing up"));
@@ -1124,10 +1165,10 @@ impl Ftl {
         if self.map.is_some() && !self.packed_map {
             self.map_access(lpn, true);
         }
-        let old = self.l2p[lpn.0 as usize];
-        if old != UNMAPPED {
+        let old = self.l2p.get(lpn.0);
+        if old != NO_UNIT {
             self.invalidate(old, at);
-            self.l2p[lpn.0 as usize] = UNMAPPED;
+            self.l2p.set(lpn.0, NO_UNIT);
             // In NAND pages; units smaller than the page count one each.
             self.counters.trimmed_pages += 1 << self.shift;
         }
@@ -1306,14 +1347,12 @@ impl Ftl {
             // moves in between hides.
             if src + GC_PREFETCH_PAGES < end {
                 let ahead = self.p2l.get(src + GC_PREFETCH_PAGES);
-                if ahead != UNMAPPED {
-                    if let Some(e) = self.l2p.get(ahead as usize) {
-                        prefetch::prefetch(e);
-                    }
+                if ahead != NO_UNIT {
+                    self.l2p.prefetch(ahead);
                 }
             }
             let lpn = self.p2l.get(src);
-            if lpn == UNMAPPED {
+            if lpn == NO_UNIT {
                 continue;
             }
             if lpn >= self.tbase {
@@ -1337,9 +1376,9 @@ impl Ftl {
             }
             if let Some(m) = self.map.as_mut() {
                 if self.packed_map {
-                    self.gc_moved.push(lpn);
+                    self.gc_moved.push(small(lpn));
                 } else {
-                    m.gc_update(lpn);
+                    m.gc_update(small(lpn));
                 }
             }
             let handle = self.fdp.as_ref().map_or(0, |f| f.handle_of[src as usize]);
@@ -1349,14 +1388,14 @@ impl Ftl {
                 handle,
             });
             if let Some(d) = self.dedup.as_mut() {
-                let action = d.gc_page(lpn, self.gc_hash, self.cold_threshold);
+                let action = d.gc_page(small(lpn), self.gc_hash, self.cold_threshold);
                 // A lookup whose bucket is not in DRAM: GC reads the bucket page before its
                 // decision (a read-only step of this job, before the page's own move).
                 self.apply_index_ops(|tp| moves.push((tp, Ppn::NONE)));
                 match action {
                     dedup::GcAction::Drop => {
                         // Merged into the stored copy: read (for its hash), not rewritten.
-                        self.drop_node(lpn, at);
+                        self.drop_node(small(lpn), at);
                         moves.push((Ppn(src), Ppn::NONE));
                         continue;
                     }
@@ -1418,7 +1457,7 @@ impl Ftl {
         let mut last_read = u64::MAX;
         for src in first..first + self.geo.pages_per_block as u64 {
             let lpn = self.p2l.get(src);
-            if lpn == UNMAPPED {
+            if lpn == NO_UNIT {
                 continue;
             }
             // Packed units and `[fdp]` do not combine (the config refuses it): handle 0.
@@ -1519,12 +1558,13 @@ impl Ftl {
     #[inline]
     fn migrate(&mut self, lpn: Lpn, src: Ppn, dst: Ppn, at: SimTime) {
         debug_assert_eq!(
-            self.l2p[lpn.0 as usize] as u64, src.0,
+            self.l2p.get(lpn.0),
+            src.0,
             "GC source is not the page's current location"
         );
-        self.p2l.set(src.0, UNMAPPED);
+        self.p2l.set(src.0, NO_UNIT);
         self.blocks.valid[self.geo.block_of(src).0 as usize] -= 1;
-        self.l2p[lpn.0 as usize] = dst.0 as u32;
+        self.l2p.set(lpn.0, dst.0);
         self.p2l.set(dst.0, lpn.0);
         let b = self.geo.block_of(dst).0 as usize;
         self.blocks.valid[b] += 1;
@@ -1534,21 +1574,21 @@ impl Ftl {
         }
     }
 
-    #[inline]
-    fn invalidate(&mut self, ppn: u32, at: SimTime) {
-        self.p2l.set(ppn as u64, UNMAPPED);
-        let b = self.geo.block_of(Ppn(ppn as u64)).0 as usize;
+    #[inline(always)]
+    fn invalidate(&mut self, ppn: u64, at: SimTime) {
+        self.p2l.set(ppn, NO_UNIT);
+        let b = self.geo.block_of(Ppn(ppn)).0 as usize;
         self.blocks.valid[b] -= 1;
         self.blocks.mtime[b] = at;
     }
 
     #[inline]
     fn remap(&mut self, lpn: Lpn, ppn: Ppn, content: u64, at: SimTime) {
-        let old = self.l2p[lpn.0 as usize];
-        if old != UNMAPPED {
+        let old = self.l2p.get(lpn.0);
+        if old != NO_UNIT {
             self.invalidate(old, at);
         }
-        self.l2p[lpn.0 as usize] = ppn.0 as u32;
+        self.l2p.set(lpn.0, ppn.0);
         self.p2l.set(ppn.0, lpn.0);
         let b = self.geo.block_of(ppn).0 as usize;
         self.blocks.valid[b] += 1;
@@ -1557,6 +1597,14 @@ impl Ftl {
             c[ppn.0 as usize] = content;
         }
     }
+}
+
+/// A unit number of a table that keeps 32-bit entries (the dedup map's nodes, a demand-paged
+/// map's entries, a packed map's logical pages): validation refuses those tables on devices
+/// whose units do not fit (each by its own key), so a number past 2^32 here is a bug.
+#[inline]
+fn small(unit: u64) -> u32 {
+    u32::try_from(unit).expect("a 32-bit table's unit number past 2^32 (validation refuses it)")
 }
 
 /// Plane visiting order for consecutive allocations.

@@ -97,7 +97,10 @@ fn a_compressed_read_is_partial_when_its_chunk_lies_in_one_unit_and_is_timed_exa
     let (mut sum, mut partial) = (0u64, 0u64);
     for l in 0..n {
         let ch = c.packer().lookup(l).unwrap();
-        let ppn = dev.ftl.lookup(flashpress_core::units::Lpn(ch.vpn)).unwrap();
+        let ppn = dev
+            .ftl
+            .lookup(flashpress_core::units::Lpn(ch.vpn.into()))
+            .unwrap();
         let ty = (g.page_in_block(ppn) % 3) as usize;
         let full = ns(cfg.nand.read_latency_us[ty] * 1e3);
         let one_unit = ch.offset / 4096 == (ch.offset + ch.len - 1) / 4096;

@@ -180,7 +180,7 @@ fn random_reads_at_queue_depth_n_match_a_brute_force_event_model() {
         let ppns: Vec<(usize, usize, u64)> = pages
             .iter()
             .map(|&l| {
-                let ppn = dev.ftl.lookup(Lpn(l as u32)).expect("filled");
+                let ppn = dev.ftl.lookup(Lpn(l)).expect("filled");
                 let plane = g.plane_of_ppn(ppn);
                 let ty = (g.page_in_block(ppn) % 3) as usize;
                 let t_r = (cfg.nand.read_latency_us[ty] * 1e3).round() as u64;

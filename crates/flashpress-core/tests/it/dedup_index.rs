@@ -479,3 +479,37 @@ fn index_timeline_columns_add_up_to_the_summary() {
         .unwrap();
     assert!(!r.timeline.iter().any(|c| c.name.starts_with("index_")));
 }
+
+#[test]
+fn the_reverse_map_is_wide_enough_for_the_bucket_pages_past_a_power_of_two() {
+    // The reverse map numbers the page map's entries: nodes, then the bucket pages. An
+    // over-provisioning whose nodes end just below a power of two puts the bucket pages past
+    // it: their entries need one bit more than the nodes alone.
+    use flashpress_core::ftl::{self, UnitMap};
+    let dram = 4 * 4096;
+    let (cfg, op) = (1000..2000)
+        .map(|i| i as f64 / 10_000.0)
+        .find_map(|op| {
+            let c = cfg(
+                "inline",
+                Some(dram),
+                &format!("[ftl]\nop_ratio = {op}\n[precondition]\nfill_fraction = 1.0\naging_fraction = 0.0\n"),
+            );
+            let nodes = ftl::mapped_pages(&c) + ftl::mapcache::translation_pages(&c);
+            let all = ftl::mapped_pages(&c) + ftl::translation_pages(&c);
+            (c.validate("t").is_ok() && UnitMap::bits_for(nodes) < UnitMap::bits_for(all))
+                .then_some((c, op))
+        })
+        .expect("an over-provisioning whose bucket pages cross a power of two");
+    let logical = ftl::logical_pages(&cfg);
+    let reqs = pool_requests(20_000, logical, 3000, 9);
+    let r = run(&cfg, reqs, Drive::Closed { depth: 8 })
+        .finish()
+        .unwrap_or_else(|e| panic!("op_ratio {op}: {e}"));
+    let ix = r.summary.map_cache.unwrap().fingerprint_index.unwrap();
+    assert!(ix.lookups > 0 && ix.hit_ratio < 1.0, "{ix:?}");
+    assert!(
+        r.summary.gc_invocations > 0,
+        "op_ratio {op}: GC must move bucket pages"
+    );
+}

@@ -28,6 +28,7 @@ mod split_map_cache;
 mod time_limits;
 mod timeline;
 mod waiting_streams;
+mod wide_maps;
 mod window;
 mod workload_files;
 mod zns_stack;

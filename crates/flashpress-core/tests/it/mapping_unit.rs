@@ -4,8 +4,9 @@
 //! reference of the mapping (a table of which units hold data) on random traces, with verify
 //! mode checking every read's content through GC.
 
-use crate::support::{config, run_closed as run, write_script as writes};
+use crate::support::{config, run_closed as run, run_closed_layout, write_script as writes};
 use flashpress_core::config::SimConfig;
+use flashpress_core::ftl::MapLayout;
 use flashpress_core::workload::Op;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -198,18 +199,21 @@ fn random_traces_match_a_brute_force_reference_through_gc() {
             })
             .collect();
         let want = reference(&ops, units, unit, page, filled);
-        let s = run(&cfg, ops);
-        let got = Expected {
-            host_programs: s.nand_programs - s.gc_pages_migrated,
-            host_reads: s.nand_reads - s.rmw_page_reads - s.gc_pages_migrated,
-            rmw_units: s.rmw_units,
-            rmw_page_reads: s.rmw_page_reads,
-            unmapped_page_reads: s.unmapped_page_reads,
-            trimmed_pages: s.trimmed_pages,
-        };
-        assert_eq!(got, want, "unit {unit}, page {page}");
-        assert!(s.gc_invocations > 0, "unit {unit}: the trace must reach GC");
-        assert!(s.gc_pages_migrated.is_multiple_of(unit / page));
+        // The plain u32 page map, and the packed one of devices past 2^32 units.
+        for layout in [MapLayout::Auto, MapLayout::Wide] {
+            let s = run_closed_layout(&cfg, ops.clone(), layout);
+            let got = Expected {
+                host_programs: s.nand_programs - s.gc_pages_migrated,
+                host_reads: s.nand_reads - s.rmw_page_reads - s.gc_pages_migrated,
+                rmw_units: s.rmw_units,
+                rmw_page_reads: s.rmw_page_reads,
+                unmapped_page_reads: s.unmapped_page_reads,
+                trimmed_pages: s.trimmed_pages,
+            };
+            assert_eq!(got, want, "unit {unit}, page {page}, {layout:?}");
+            assert!(s.gc_invocations > 0, "unit {unit}: the trace must reach GC");
+            assert!(s.gc_pages_migrated.is_multiple_of(unit / page));
+        }
     }
 }
 
@@ -301,7 +305,7 @@ fn big(tib: u64, unit: u64) -> std::result::Result<SimConfig, flashpress_core::E
 }
 
 #[test]
-fn arrays_of_more_than_2_32_pages_are_accepted_when_their_units_fit_32_bits() {
+fn arrays_of_more_than_2_32_pages_and_units_are_accepted() {
     // 128 TiB of 16 KiB pages: 2^33 NAND pages, 2^31 units of 64 KiB.
     let cfg = big(128, 64 * KIB).unwrap_or_else(|e| panic!("{e}"));
     let est = flashpress_core::estimate::estimate(&cfg);
@@ -327,11 +331,14 @@ fn arrays_of_more_than_2_32_pages_are_accepted_when_their_units_fit_32_bits() {
     assert_eq!(geo.block_of(last).0, geo.blocks - 1);
     assert_eq!(geo.plane_of_ppn(last).0, geo.planes - 1);
     assert_eq!(geo.page_in_block(last), 1023);
-    // 64 TiB at 16 KiB units is 2^32 units: one too many for 32-bit entries.
-    let e = big(64, 16 * KIB).expect_err("2^32 units");
-    let msg = e.to_string();
-    assert!(
-        msg.contains("ftl.mapping_unit") && msg.contains("4294967296"),
-        "{msg}"
-    );
+    // 64 TiB at 16 KiB units is 2^32 units: the page map's entries are 33 bits wide.
+    let cfg = big(64, 16 * KIB).unwrap_or_else(|e| panic!("{e}"));
+    let est = flashpress_core::estimate::estimate(&cfg);
+    let map = est
+        .components
+        .iter()
+        .find(|p| p.name == "ftl.page_map")
+        .unwrap();
+    let logical = flashpress_core::ftl::logical_pages(&cfg);
+    assert_eq!(map.bytes, (logical * 33).div_ceil(8) + 8, "{}", map.detail);
 }

@@ -76,7 +76,7 @@ fn a_read_inside_one_unit_is_a_partial_read_and_any_other_read_is_a_full_one() {
     let dev = sim.device().unwrap();
     let g = &dev.nand.geo;
     let ty = |lpn: u64| {
-        let ppn = dev.ftl.lookup(Lpn(lpn as u32)).expect("filled");
+        let ppn = dev.ftl.lookup(Lpn(lpn)).expect("filled");
         (g.page_in_block(ppn) % 3) as usize
     };
     let (mut lat_sum, mut pj, mut bytes, mut partial) = (0u64, 0u64, 0u64, 0u64);

@@ -156,7 +156,7 @@ fn a_split_page_is_read_by_parallel_partial_reads_timed_exactly() {
                 (ch.offset * 4096, 4096),
                 "page {l} piece {i}"
             );
-            let ppn = dev.ftl.lookup(Lpn(p.vpn)).unwrap();
+            let ppn = dev.ftl.lookup(Lpn(p.vpn.into())).unwrap();
             types.push(g.page_in_block(ppn) % 3);
             channels.push(g.channel_of(g.plane_of_ppn(ppn)));
         }
@@ -182,7 +182,10 @@ fn a_split_page_is_read_by_parallel_partial_reads_timed_exactly() {
     let ch = c.packer().lookup(0).unwrap();
     let slowest = (0..4)
         .map(|i| {
-            let ppn = dev.ftl.lookup(Lpn(c.packer().piece(ch, i).vpn)).unwrap();
+            let ppn = dev
+                .ftl
+                .lookup(Lpn(c.packer().piece(ch, i).vpn.into()))
+                .unwrap();
             ns(cfg.nand.read_latency_us[(g.page_in_block(ppn) % 3) as usize] * 1e3)
         })
         .max()

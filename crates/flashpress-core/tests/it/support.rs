@@ -68,6 +68,23 @@ pub fn stream_of(name: &str, source: Box<dyn RequestSource + Send>, drive: Drive
     }
 }
 
+/// [`run_closed`] with the page map in `layout`.
+pub fn run_closed_layout(
+    cfg: &SimConfig,
+    script: Vec<(Op, u64, u64, u64)>,
+    layout: flashpress_core::ftl::MapLayout,
+) -> Summary {
+    let stream = stream_of(
+        "script",
+        Box::new(Script(script, 0)),
+        Drive::Closed { depth: 1 },
+    );
+    flashpress_core::sim::Simulation::with_streams_layout(cfg.clone(), vec![stream], layout)
+        .and_then(|s| s.run())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .summary
+}
+
 /// A simulation of `script` driven by `drive`, built (preconditioned) but not run.
 pub fn script_sim(
     cfg: &SimConfig,

@@ -17,14 +17,14 @@ impl Device {
     /// Discard logical page `lpn` (TRIM of a whole page).
     pub(in crate::device) fn trim_page(&mut self, lpn: u64, at: SimTime) {
         match self.compression.as_mut() {
-            None => self.ftl.trim(Lpn(lpn as u32), at),
+            None => self.ftl.trim(Lpn(lpn), at),
             Some(c) => {
                 // A paged packed map loads the entry to clear it (the caller reads its
                 // translation page).
-                self.ftl.map_lookup(lpn as u32, true);
+                self.ftl.map_lookup(lpn, true);
                 c.trim(lpn);
                 for &v in &c.fx.freed {
-                    self.ftl.trim(Lpn(v), at);
+                    self.ftl.trim(Lpn(v.into()), at);
                 }
                 self.apply_remapped();
             }
@@ -48,7 +48,7 @@ impl Device {
         q: &mut EventQueue,
     ) -> Result<()> {
         for lpn in first..=last {
-            self.verify_read(Lpn(lpn as u32))?;
+            self.verify_read(Lpn(lpn))?;
         }
         let c = self.compression.as_mut().expect("compression is on");
         let page = self.page_size;
@@ -70,7 +70,7 @@ impl Device {
         for lpn in first..=last {
             c.record_read(lpn, req.len);
             let tp = if paged {
-                self.ftl.map_lookup(lpn as u32, false);
+                self.ftl.map_lookup(lpn, false);
                 self.ftl.take_map_read()
             } else {
                 None
@@ -90,7 +90,7 @@ impl Device {
                 // With a paged map the pieces' flash pages are in the split table: its entry
                 // is looked up too, once the packed-map entry (if it missed) is read.
                 let tp2 = if paged {
-                    self.ftl.map_lookup(c.packer().split_key(ch) as u32, false);
+                    self.ftl.map_lookup(c.packer().split_key(ch), false);
                     self.ftl.take_map_read()
                 } else {
                     None
@@ -114,7 +114,7 @@ impl Device {
                     let p = c.packer().piece(ch, i);
                     let ppn = self
                         .ftl
-                        .lookup(Lpn(p.vpn))
+                        .lookup(Lpn(p.vpn.into()))
                         .expect("a closed group's pages are mapped");
                     let bit = 1u64 << (p.offset as u64 / unit);
                     let i = match reads.iter().position(|r| r.0 == ppn) {
@@ -159,7 +159,7 @@ impl Device {
             }
             let ppn = self
                 .ftl
-                .lookup(Lpn(ch.vpn))
+                .lookup(Lpn(ch.vpn.into()))
                 .expect("a closed virtual page is mapped");
             let units = if unit == 0 {
                 1
@@ -280,7 +280,7 @@ impl Device {
             let page_start = lpn * self.page_size;
             let partial = req.offset > page_start || end < page_start + self.page_size;
             // A paged map loads the entry; the write completes once it is loaded too.
-            self.ftl.map_lookup(lpn as u32, true);
+            self.ftl.map_lookup(lpn, true);
             if let Some(tp) = self.ftl.take_map_read() {
                 self.reqs[slot as usize].pages_left += 1;
                 self.map_read(tp, slot, MapNext::Done, base, cmd);
@@ -297,7 +297,7 @@ impl Device {
                     .lookup(lpn)
                     .filter(|ch| ch.split() && !p.split_pending(*ch))
                 {
-                    self.ftl.map_lookup(p.split_key(ch) as u32, false);
+                    self.ftl.map_lookup(p.split_key(ch), false);
                     if let Some(tp) = self.ftl.take_map_read() {
                         self.reqs[slot as usize].pages_left += 1;
                         self.map_read(tp, slot, MapNext::Done, base, cmd);
@@ -322,12 +322,12 @@ impl Device {
                             continue;
                         }
                         let p = c.packer().piece(ch, i as u32);
-                        let ppn = self.ftl.lookup(Lpn(p.vpn)).expect("mapped");
+                        let ppn = self.ftl.lookup(Lpn(p.vpn.into())).expect("mapped");
                         olds.push((ppn, true));
                     }
                 }
                 Some(ch) if !ch.zero() && !ch.split() && !c.packer().is_open(ch.vpn) => {
-                    olds.extend(self.ftl.lookup(Lpn(ch.vpn)).map(|p| (p, false)));
+                    olds.extend(self.ftl.lookup(Lpn(ch.vpn.into())).map(|p| (p, false)));
                 }
                 _ => {}
             }
@@ -370,7 +370,7 @@ impl Device {
                     .closed_keys()
                     .collect();
                 for k in keys {
-                    self.ftl.map_lookup(k as u32, true);
+                    self.ftl.map_lookup(k, true);
                     if let Some(tp) = self.ftl.take_map_read() {
                         self.reqs[slot as usize].pages_left += 1;
                         self.map_read(tp, slot, MapNext::Done, base, cmd);
@@ -410,7 +410,7 @@ impl Device {
         let c = self.compression.as_mut().expect("compression is on");
         let freed = std::mem::take(&mut c.fx.freed);
         for &v in &freed {
-            self.ftl.trim(Lpn(v), now);
+            self.ftl.trim(Lpn(v.into()), now);
         }
         self.compression
             .as_mut()
@@ -421,7 +421,7 @@ impl Device {
         if c.fx.group.is_some() {
             // A split group: its pages on different channels, of one page type, or else
             // unsplit.
-            let vpns: Vec<Lpn> = writes.iter().map(|w| Lpn(w.vpn)).collect();
+            let vpns: Vec<Lpn> = writes.iter().map(|w| Lpn(w.vpn.into())).collect();
             let ids: Vec<u64> = writes.iter().map(|w| w.page_id).collect();
             let mut ppns = Vec::with_capacity(vpns.len());
             let placed = {
@@ -447,7 +447,8 @@ impl Device {
         for w in writes.iter() {
             let ppn = {
                 let mut be = self.sched.backend(&mut self.nand, q, now);
-                self.ftl.write(Lpn(w.vpn), 0, w.page_id, now, &mut be)?
+                self.ftl
+                    .write(Lpn(w.vpn.into()), 0, w.page_id, now, &mut be)?
             };
             self.queue_page_program(ppn, NO_REQ, w.ready, now);
         }
@@ -560,18 +561,22 @@ impl Device {
         self.ftl.map_lookup(lpn.0, true);
         let c = self.compression.as_mut().expect("compression is on");
         let block = data.block(self.page_size, false);
-        let len = c.store(lpn.0 as u64, cm, data.stream(), block, u16::MAX, 0);
+        let len = c.store(lpn.0, cm, data.stream(), block, u16::MAX, 0);
         let mut writes = std::mem::take(&mut self.page_writes);
         writes.clear();
-        c.place(lpn.0 as u64, len, SimTime::ZERO, content, &mut writes)?;
+        c.place(lpn.0, len, SimTime::ZERO, content, &mut writes)?;
         // Discard first: a VPN freed by this write may also be the page it wrote.
         for &v in &c.fx.freed {
-            self.ftl.trim(Lpn(v), SimTime::ZERO);
+            self.ftl.trim(Lpn(v.into()), SimTime::ZERO);
         }
         for w in &writes {
-            let ppn = self
-                .ftl
-                .write(Lpn(w.vpn), 0, w.page_id, SimTime::ZERO, &mut self.nand)?;
+            let ppn = self.ftl.write(
+                Lpn(w.vpn.into()),
+                0,
+                w.page_id,
+                SimTime::ZERO,
+                &mut self.nand,
+            )?;
             self.nand.count_transfer();
             self.nand.count_program(ppn, false);
         }
@@ -590,7 +595,7 @@ impl Device {
         };
         let flash_id = |vpn: u32| {
             self.ftl
-                .lookup(Lpn(vpn))
+                .lookup(Lpn(vpn.into()))
                 .map_or(0, |p| self.ftl.content_at(p))
         };
         if ch.split() && !c.packer().split_pending(ch) {

@@ -436,7 +436,7 @@ impl Device {
     /// writes ([`Device::write_untimed`]).
     pub(super) fn write_zoned_untimed(&mut self, lpn: Lpn, content: u64) {
         let zns = self.zns.as_mut().expect("zoned device");
-        let (z, k) = (lpn.0 as u64 / zns.zone_pages, lpn.0 as u64 % zns.zone_pages);
+        let (z, k) = (lpn.0 / zns.zone_pages, lpn.0 % zns.zone_pages);
         let ppn = zns.write_untimed(z as u32, k, content);
         if let Some(s) = self.shadow.as_mut() {
             s.expected[lpn.0 as usize] = content;
@@ -517,7 +517,7 @@ impl Device {
                 // Verify before anything is queued: a failed check leaves nothing in flight.
                 let first_lpn = z as u64 * zns.zone_pages + at;
                 for lpn in first_lpn..first_lpn + n {
-                    self.verify_read(Lpn(lpn as u32))?;
+                    self.verify_read(Lpn(lpn))?;
                 }
                 let zns = self.zns.as_mut().expect("zoned device");
                 zns.counters.reads += 1;

@@ -911,10 +911,15 @@ mod tests {
     #[test]
     fn histogram_bytes_is_what_the_recorders_histograms_grow_to() {
         let held = |r: &Recorder| {
-            [&r.read_hist, &r.write_hist, &r.read_gc_hist, &r.write_gc_hist]
-                .iter()
-                .map(|h| h.distinct_values() as u64 * 8)
-                .sum::<u64>()
+            [
+                &r.read_hist,
+                &r.write_hist,
+                &r.read_gc_hist,
+                &r.write_gc_hist,
+            ]
+            .iter()
+            .map(|h| h.distinct_values() as u64 * 8)
+            .sum::<u64>()
         };
         // Nothing recorded: 2,048 counters each.
         let r = Recorder::new(1_000_000);

@@ -153,6 +153,29 @@ def test_the_process_address_space_limit_counts_as_the_machine(tmp_path: Path) -
     assert "address-space limit (ulimit -v)" in r.stdout, r.stdout
 
 
+def _histogram_counters(longest_ns: int) -> int:
+    """Counters of an HDR histogram at 3 significant digits holding values up to
+    ``longest_ns``: 2,048 for values below 2^11, then 1,024 more per doubling."""
+    doublings = max(0, max(longest_ns, 2).bit_length() - 11)
+    return 2048 + 1024 * doublings
+
+
+def test_the_latency_histograms_are_counted_as_grown_to_the_runs_length() -> None:
+    assert _histogram_counters(999_999_999) == 21_504
+    parts = {c["name"]: c for c in flashpress.estimate_memory("default")["components"]}
+    # No length in the config: latencies up to the assumed second, in four histograms.
+    assert parts["stats.histograms"]["bytes"] == 4 * _histogram_counters(10**9) * 8
+    assert "assumed" in parts["stats.histograms"]["detail"]
+    # A fio job of a known runtime: latencies up to it (an hour: the histograms' largest).
+    for runtime, longest in (("20ms", 20 * 10**6), (3600, 3600 * 10**9)):
+        job = {"name": "r", "rw": "randread", "bs": "4k", "runtime": runtime, "time_based": True}
+        est = flashpress.estimate_memory({"preset": "default", "workload": {"type": "fio", "jobs": [job]}})
+        hist = {c["name"]: c for c in est["components"]}["stats.histograms"]
+        assert hist["bytes"] == 4 * _histogram_counters(longest) * 8, (runtime, hist)
+        assert "the run's length" in hist["detail"]
+    assert _histogram_counters(3600 * 10**9) == 33_792
+
+
 def test_a_fio_jobs_verify_is_in_the_estimate() -> None:
     from flashpress.run import PYTHON_BASELINE_BYTES
 

@@ -25,10 +25,14 @@
 //! `zonemode=zbd`'s per-zone state, the sector map of `sg_write_mode` VERIFY jobs, a
 //! trace's scan table, a file corpus's bytes.
 //! The controller's GC queues depend on the load too: 16 bytes a queued page migration
-//! (`device::sched::GcQueue`), 1.6 MiB at the peak of the default preset's run (3% of it). A
-//! bound from the config alone (the GC threshold's pages in every plane) would overstate
-//! every preset that does little GC by more than the 5% the estimate keeps to, so they are
-//! left out; a timed replay that overloads the device can queue far more.
+//! (`device::sched::GcQueue`), about 1.6 MB at the heap's peak in the default preset's run
+//! (heaptrack; 3.4% of its peak RSS, the largest part the estimate leaves out). A bound from
+//! the config alone (the GC threshold's pages in every plane) would overstate every preset
+//! that does little GC by more than the 5% the estimate keeps to, and a typical size has no
+//! config key to follow (the queues' length is set by how far foreground GC runs ahead of the
+//! planes), so they are left out; a timed replay that overloads the device can queue far
+//! more. The latency histograms, which also grow during a run, are counted (`stats.histograms`,
+//! see there).
 
 use crate::config::{DedupFingerprint, SimConfig, WorkloadConfig};
 use crate::error::{Error, Result};
@@ -508,14 +512,36 @@ pub fn estimate_with_layout(cfg: &SimConfig, layout: crate::ftl::MapLayout) -> M
         };
         p.add(r.name, key, r.bytes, r.detail);
     }
+    // The latency histograms grow with the longest latency they record (8 KiB each per
+    // doubling, 264 KiB each at most, an hour). A bound where the config bounds the run's
+    // length (no request waits much longer than the run lasts; one doubling beyond it adds
+    // 8 KiB); otherwise what latencies up to the assumed second need, as the timeline
+    // assumes: an assumption, not a bound (the default preset's four histograms hold exactly
+    // that at its peak, 688,128 B, measured with heaptrack; longer latencies, up to the
+    // hour, would add up to 384 KiB).
+    let bounded = horizon_ns(cfg);
+    let span_ns = bounded.unwrap_or(ASSUMED_HORIZON.0);
+    let longest = if span_ns < 1_000_000_000 {
+        format!("{} ms", span_ns as f64 / 1e6)
+    } else {
+        format!("{} s", span_ns as f64 / 1e9)
+    };
     p.add(
         "stats.histograms",
         "",
-        Recorder::histogram_bytes(),
-        "4 HDR histograms, 1 ns to 1 h, 3 digits".into(),
+        Recorder::histogram_bytes(span_ns),
+        format!(
+            "{} HDR histograms grown to latencies up to {longest} ({}), 3 digits",
+            Recorder::HISTOGRAMS,
+            if bounded.is_some() {
+                "the run's length"
+            } else {
+                "assumed"
+            }
+        ),
     );
     let interval_ns = (cfg.stats.interval_ms * 1e6).round().max(1.0);
-    let horizon = horizon_ns(cfg).unwrap_or(ASSUMED_HORIZON.0) as f64;
+    let horizon = span_ns as f64;
     let intervals = (horizon / interval_ns).ceil().clamp(1.0, u64::MAX as f64) as u64;
     let per = Recorder::bytes_per_interval();
     p.add(
@@ -881,6 +907,23 @@ mod tests {
             "[workload]\ntype = \"fio\"\n[[workload.jobs]]\nrw = \"randwrite\"\nsize = \"1g\"\n",
         ));
         assert!(e.components.iter().all(|c| !c.name.starts_with("fio.")));
+    }
+
+    /// The histograms' term follows the run's length: 3 significant digits keep 2,048
+    /// counters for values below 2^11 ns and 1,024 more per doubling beyond, so latencies
+    /// under 1 ms (< 2^20) need 11,264 counters, under the assumed second (< 2^30) 21,504,
+    /// and an hour (< 2^42) 33,792, 8 bytes each, in each of the four histograms.
+    #[test]
+    fn the_histograms_are_counted_as_grown_to_the_runs_length() {
+        let hist = |extra: &str| part(&estimate(&cfg(extra)), "stats.histograms");
+        assert_eq!(hist(""), Some(4 * 21_504 * 8));
+        let job = |runtime: &str| {
+            format!("[workload]\ntype = \"fio\"\n[[workload.jobs]]\nrw = \"randread\"\nruntime = {runtime}\ntime_based = true\n")
+        };
+        assert_eq!(hist(&job("\"1ms\"")), Some(4 * 11_264 * 8));
+        assert_eq!(hist(&job("3600")), Some(4 * 33_792 * 8));
+        // Beyond the hour the histograms stop growing.
+        assert_eq!(hist(&job("36000")), Some(4 * 33_792 * 8));
     }
 
     #[test]

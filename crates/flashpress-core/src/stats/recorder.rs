@@ -273,12 +273,21 @@ impl Recorder {
             + COLUMNS * size_of::<f64>()) as u64
     }
 
-    /// Bytes of the four latency histograms.
-    pub fn histogram_bytes() -> u64 {
-        let h = Histogram::<u64>::new_with_bounds(1, LATENCY_CAP_NS, 3)
-            .expect("valid histogram bounds");
-        4 * h.len() * std::mem::size_of::<u64>() as u64
+    /// Bytes of the recorder's [`Recorder::HISTOGRAMS`] latency histograms once they have grown
+    /// to hold latencies up to `longest_ns` (`record_latency` grows each to the largest
+    /// latency it is given; above [`LATENCY_TOP_NS`] they stop growing): their counters, 8
+    /// bytes each, from the library's own sizing rule. 2,048 counters each before anything
+    /// is recorded, 21,504 for latencies under a second, 33,792 (264 KiB) at most.
+    pub fn histogram_bytes(longest_ns: u64) -> u64 {
+        // A histogram made for 1 ns to `high` has the counters a growing one resizes to when
+        // it records `high` (both `buckets_to_cover(high)` rows); its least is 2.
+        let high = longest_ns.clamp(2, LATENCY_TOP_NS);
+        let h = Histogram::<u64>::new_with_bounds(1, high, 3).expect("valid histogram bounds");
+        Self::HISTOGRAMS * h.distinct_values() as u64 * std::mem::size_of::<u64>() as u64
     }
+
+    /// The latency histograms a recorder keeps: reads, writes, and each of them waiting on GC.
+    pub const HISTOGRAMS: u64 = 4;
 
     /// Sampling interval (ns).
     pub fn interval_ns(&self) -> u64 {
@@ -894,5 +903,62 @@ mod tests {
         assert_eq!(grown.distinct_values(), 2_048);
         record_latency(&mut grown, 999_999_999);
         assert_eq!(grown.distinct_values(), 21_504);
+    }
+
+    /// The memory estimate's histogram term is what a recorder's histograms hold after
+    /// recording latencies up to a given one: counted here from the recorder's own four
+    /// histograms, grown by the recorder's own recording, at 8 bytes a counter.
+    #[test]
+    fn histogram_bytes_is_what_the_recorders_histograms_grow_to() {
+        let held = |r: &Recorder| {
+            [
+                &r.read_hist,
+                &r.write_hist,
+                &r.read_gc_hist,
+                &r.write_gc_hist,
+            ]
+            .iter()
+            .map(|h| h.distinct_values() as u64 * 8)
+            .sum::<u64>()
+        };
+        // Nothing recorded: 2,048 counters each.
+        let r = Recorder::new(1_000_000);
+        assert_eq!(held(&r), 4 * 2_048 * 8);
+        assert_eq!(Recorder::histogram_bytes(0), held(&r));
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        for longest in [
+            1,
+            2_047,
+            2_048,
+            100_000,
+            999_999_999,
+            1_000_000_000,
+            LATENCY_CAP_NS,
+            LATENCY_TOP_NS,
+            LATENCY_TOP_NS + 1,
+            u64::MAX,
+        ] {
+            let mut r = Recorder::new(1_000_000);
+            // Smaller latencies first, as a run records them, then the longest, into each.
+            for h in [
+                &mut r.read_hist,
+                &mut r.write_hist,
+                &mut r.read_gc_hist,
+                &mut r.write_gc_hist,
+            ] {
+                for _ in 0..100 {
+                    record_latency(h, rng.random_range(0..=longest));
+                }
+                record_latency(h, longest);
+            }
+            assert_eq!(
+                Recorder::histogram_bytes(longest),
+                held(&r),
+                "longest {longest}"
+            );
+        }
+        // The figures the doc gives: under a second, and at most.
+        assert_eq!(Recorder::histogram_bytes(999_999_999), 4 * 21_504 * 8);
+        assert_eq!(Recorder::histogram_bytes(u64::MAX), 4 * 33_792 * 8);
     }
 }

@@ -15,9 +15,14 @@ from pathlib import Path
 
 
 def run_snippet(snippet: str, *args: str) -> dict[str, float]:
-    """Run ``snippet`` with ``args`` in a fresh interpreter; its last stdout line is JSON."""
-    p = subprocess.run([sys.executable, "-c", snippet, *args], check=True, capture_output=True, text=True)
-    return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    """Run ``snippet`` with ``args`` in a fresh interpreter; its last stdout line is JSON (its
+    ``rss_mib``, if any, checked by :func:`own_peak_checked`)."""
+    cmd = [sys.executable, "-c", snippet, *args]
+    p = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    out: dict[str, float] = json.loads(p.stdout.strip().splitlines()[-1])
+    if "rss_mib" in out:
+        own_peak_checked(out["rss_mib"] * 1024, [sys.executable, "-c", "<snippet>", *args])
+    return out
 
 
 def measure(snippet: str, args: list[str], requests: int, repeats: int) -> dict[str, object]:
@@ -66,18 +71,25 @@ def own_memory_peak_kib() -> int:
         return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
+def own_peak_checked(kib: float, cmd: list[str]) -> float:
+    """A child's self-reported peak RSS (``getrusage(RUSAGE_SELF)``, KiB), refused when it cannot
+    be told from this process's own peak: Linux folds into a child's ``ru_maxrss`` the peak of
+    the memory it replaced when it started its program (see :func:`child_peak_rss_kib`)."""
+    own = own_memory_peak_kib()
+    if kib <= own:
+        raise SystemExit(
+            f"{' '.join(cmd)}: its peak RSS ({kib:.0f} KiB reported) cannot be told from the peak of "
+            f"the benchmark process that started it ({own} KiB); measure it with /usr/bin/time -f %M instead"
+        )
+    return kib
+
+
 def child_peak_rss_kib(usage: resource.struct_rusage, cmd: list[str]) -> int:
     """A finished child's peak RSS in KiB from its ``os.wait4`` usage. Linux counts in a child's
     ``ru_maxrss`` the peak of the memory it replaced when it started its program: this process's,
     which it shared until then. A child that stayed below this process's own peak would report
     this process's figure, so that is refused rather than reported."""
-    own = own_memory_peak_kib()
-    if usage.ru_maxrss <= own:
-        raise SystemExit(
-            f"{' '.join(cmd)}: its peak RSS ({usage.ru_maxrss} KiB reported) cannot be told from the peak of "
-            f"the benchmark process that started it ({own} KiB); measure it with /usr/bin/time -f %M instead"
-        )
-    return int(usage.ru_maxrss)
+    return int(own_peak_checked(usage.ru_maxrss, cmd))
 
 
 def flashpress_command() -> list[str]:

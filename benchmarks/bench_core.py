@@ -41,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _runs import compile_package, flashpress_command, run_once
+from _runs import compile_package, flashpress_command, own_peak_checked, run_once
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = 4096
@@ -103,6 +103,8 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None) -> dict:
             raise SystemExit(f"{' '.join(cmd)} failed with status {os.waitstatus_to_exitcode(status)}")
         out.seek(0)
         result = json.loads(out.read().strip().splitlines()[-1])
+    if "peak_rss_mib" in result:
+        own_peak_checked(result["peak_rss_mib"] * 1024, cmd)
     result["process_wall_s"] = wall
     result["process_cpu_s"] = usage.ru_utime + usage.ru_stime
     return result

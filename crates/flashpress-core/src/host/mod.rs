@@ -385,8 +385,10 @@ impl Host {
             // One id per 4 KiB block touched (at least one per page touched).
             let blocks = (req.offset + req.len).div_ceil(4096) - req.offset / 4096;
             self.next_content += match &*w.target {
-                // A page of 4 KiB or more never spans more pages than 4 KiB blocks.
-                Target::Ssd(d) if d.page_size() < 4096 => {
+                // A page of a whole number of 4 KiB blocks never spans more pages than
+                // blocks (each page boundary is a block boundary); any other page size (2 KiB,
+                // or 6 KiB: validation takes multiples of 512) may.
+                Target::Ssd(d) if !d.page_size().is_multiple_of(4096) => {
                     blocks.max(d.pages_touched(req.offset, req.len))
                 }
                 _ => blocks,

@@ -275,7 +275,7 @@ impl Recorder {
 
     /// Bytes of the recorder's [`Recorder::HISTOGRAMS`] latency histograms once they have grown
     /// to hold latencies up to `longest_ns` (`record_latency` grows each to the largest
-    /// latency it is given; above [`LATENCY_TOP_NS`] they stop growing): their counters, 8
+    /// latency it is given; above 2^42 - 1 ns, about 73 minutes, they stop growing): their counters, 8
     /// bytes each, from the library's own sizing rule. 2,048 counters each before anything
     /// is recorded, 21,504 for latencies under a second, 33,792 (264 KiB) at most.
     pub fn histogram_bytes(longest_ns: u64) -> u64 {

@@ -596,7 +596,15 @@ fn pages_not_a_multiple_of_4_kib_give_each_written_page_its_own_content_id() {
             crate::support::write_script(&[(4096, 4096), (5 * page, page), (12288, 8192)]),
         );
         let d = s.dedup.expect("dedup counters");
-        assert!(d.counters.inline_hashed >= 3, "page {page}: {:?}", d.counters);
-        assert_eq!(d.counters.inline_duplicates, 0, "page {page}: {:?}", d.counters);
+        assert!(
+            d.counters.inline_hashed >= 3,
+            "page {page}: {:?}",
+            d.counters
+        );
+        assert_eq!(
+            d.counters.inline_duplicates, 0,
+            "page {page}: {:?}",
+            d.counters
+        );
     }
 }

@@ -15,14 +15,11 @@ from pathlib import Path
 
 
 def run_snippet(snippet: str, *args: str) -> dict[str, float]:
-    """Run ``snippet`` with ``args`` in a fresh interpreter; its last stdout line is JSON (its
-    ``rss_mib``, if any, checked by :func:`own_peak_checked`)."""
-    cmd = [sys.executable, "-c", snippet, *args]
-    p = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    out: dict[str, float] = json.loads(p.stdout.strip().splitlines()[-1])
-    if "rss_mib" in out:
-        own_peak_checked(out["rss_mib"] * 1024, [sys.executable, "-c", "<snippet>", *args])
-    return out
+    """Run ``snippet`` with ``args`` in a fresh interpreter; its last stdout line is JSON. A
+    snippet reports its peak RSS as ``VmHWM`` (its own memory's), not ``getrusage``'s
+    ``ru_maxrss``, which may hold this process's peak (see :func:`child_peak_rss_kib`)."""
+    p = subprocess.run([sys.executable, "-c", snippet, *args], check=True, capture_output=True, text=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def measure(snippet: str, args: list[str], requests: int, repeats: int) -> dict[str, object]:
@@ -72,9 +69,8 @@ def own_memory_peak_kib() -> int:
 
 
 def own_peak_checked(kib: float, cmd: list[str]) -> float:
-    """A child's self-reported peak RSS (``getrusage(RUSAGE_SELF)``, KiB), refused when it cannot
-    be told from this process's own peak: Linux folds into a child's ``ru_maxrss`` the peak of
-    the memory it replaced when it started its program (see :func:`child_peak_rss_kib`)."""
+    """A child's ``ru_maxrss`` (KiB), refused when it cannot be told from this process's own
+    peak (see :func:`child_peak_rss_kib`)."""
     own = own_memory_peak_kib()
     if kib <= own:
         raise SystemExit(

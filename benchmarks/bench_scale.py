@@ -16,12 +16,16 @@ with their estimate, one line each. Each point's line goes to stderr as it finis
 stdout line is one JSON object with every point.
 
     python3 benchmarks/bench_scale.py [--points 1:4,1:16,...] [--page-kib 4] [--requests N]
-        [--aging A] [--run-max-gib G] [--cell tlc] [--windows W] [--repeat R]
+        [--aging A] [--run-max-gib G] [--cell tlc] [--windows W] [--repeat R] [--layout auto|wide]
 
 With ``--repeat R`` each point that runs is run R times, one process after another; its line
 gives the median of the wall-time figures (preconditioning, timed run, requests per second)
 and of the peak RSS, with every run's figures under ``"runs"`` (the simulated results, WAF
 and counts, must be identical across runs: the script checks it and stops if not).
+
+``--layout wide`` forces the page map's bit-packed layout (that of devices past 2^32 mapping
+units, at least 33 bits) on every point, so its memory and speed are measured on devices
+that fit this machine.
 
 ``--points`` is TIB:UNIT_KIB pairs; the default is the full table (1, 4, 16, 64 TiB at 4, 16,
 64 KiB units). ``make bench-scale-64t`` is the 64 TiB QLC steady-state run of
@@ -41,28 +45,32 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = os.path.join(ROOT, "target", "release", "examples", "bench_scale")
 
 
-def point(tib: float, unit: int, page: int, requests: int, aging: float, cell: str, windows: int) -> dict[str, object]:
+def point(
+    tib: float, unit: int, page: int, requests: int, aging: float, cell: str, windows: int, layout: str
+) -> dict[str, object]:
     """One point's JSON line from the example."""
-    args = [EXE, str(tib), str(unit), str(page), str(requests), str(aging), cell, str(windows)]
+    args = [EXE, str(tib), str(unit), str(page), str(requests), str(aging), cell, str(windows), layout]
     p = subprocess.run(args, check=True, capture_output=True, text=True)
     return json.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 TIMED = ("precondition_s", "run_s", "requests_per_wall_s", "peak_rss_gib", "peak_rss_gib_per_logical_tib")
+# What the machine says at each run (its available memory): kept per run, not compared.
+MACHINE = ("available_gib",)
 
 
 def repeated(runs: list[dict[str, object]]) -> dict[str, object]:
     """One point's line from R runs: the medians of the wall-time and RSS figures, every run's
     figures under ``runs``; the simulated figures must agree (the simulator is deterministic)."""
-    first = {k: v for k, v in runs[0].items() if k not in TIMED}
+    first = {k: v for k, v in runs[0].items() if k not in TIMED + MACHINE}
     for r in runs[1:]:
-        other = {k: v for k, v in r.items() if k not in TIMED}
+        other = {k: v for k, v in r.items() if k not in TIMED + MACHINE}
         if other != first:
             raise SystemExit(f"bench_scale: runs of one point differ in simulated results: {first} against {other}")
     out = dict(first)
     for k in TIMED:
         out[k] = statistics.median(float(r[k]) for r in runs)  # type: ignore[arg-type]
-    out["runs"] = [{k: r[k] for k in TIMED} for r in runs]
+    out["runs"] = [{k: r[k] for k in TIMED + MACHINE if k in r} for r in runs]
     return out
 
 
@@ -77,6 +85,12 @@ def main() -> None:
     ap.add_argument("--cell", default="tlc", choices=["slc", "mlc", "tlc", "qlc"])
     ap.add_argument("--windows", type=int, default=10, help="windows of the timed run's WAF")
     ap.add_argument("--repeat", type=int, default=1, help="runs per point; medians are printed")
+    ap.add_argument(
+        "--layout",
+        default="auto",
+        choices=["auto", "wide"],
+        help="page map layout: auto (32-bit below 2^32 units) or wide (the packed layout forced)",
+    )
     a = ap.parse_args()
     if a.repeat < 1:
         ap.error("--repeat must be at least 1")
@@ -88,7 +102,7 @@ def main() -> None:
     rows = []
     for spec in a.points.split(","):
         tib, unit = spec.split(":")
-        est = point(float(tib), int(unit), a.page_kib, 0, a.aging, a.cell, a.windows)
+        est = point(float(tib), int(unit), a.page_kib, 0, a.aging, a.cell, a.windows, a.layout)
         gib = float(est["estimate_gib"])  # type: ignore[arg-type]
         available = est.get("available_gib")
         avail = float(available) if available is not None else None  # type: ignore[arg-type]
@@ -111,7 +125,7 @@ def main() -> None:
             )
         else:
             runs = [
-                point(float(tib), int(unit), a.page_kib, a.requests, a.aging, a.cell, a.windows)
+                point(float(tib), int(unit), a.page_kib, a.requests, a.aging, a.cell, a.windows, a.layout)
                 for _ in range(a.repeat)
             ]
             est = repeated(runs) if a.repeat > 1 else runs[0]

@@ -21,9 +21,16 @@
 //! so the logical space is at least `TIB` TiB. `CELL` is slc | mlc | tlc | qlc (QLC here:
 //! latencies of a 2020s QLC die, 16 KiB pages typical).
 //!
-//!     cargo run --release -p flashpress-core --example bench_scale -- TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL] [WINDOWS]
+//! `LAYOUT` is `auto` (default: the page map's `u32` entries below 2^32 - 1 physical units,
+//! bit-packed from there on) or `wide` (the bit-packed layout of devices past 2^32 units
+//! forced on this one, at least 33 bits: its memory measured on a device that fits here).
+//!
+//!     cargo run --release -p flashpress-core --example bench_scale -- TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL] [WINDOWS] [LAYOUT]
 
 use flashpress_core::config::SimConfig;
+use flashpress_core::estimate::MemoryLimit;
+use flashpress_core::ftl::MapLayout;
+use flashpress_core::interrupt::Interrupt;
 use flashpress_core::sim::{aging_waf_by, spread, steady, Simulation};
 use std::time::Instant;
 
@@ -34,7 +41,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 4 {
         return Err(
-            "usage: bench_scale TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL] [WINDOWS]".into(),
+            "usage: bench_scale TIB UNIT_KIB PAGE_KIB REQUESTS [AGING] [CELL] [WINDOWS] [LAYOUT]"
+                .into(),
         );
     }
     let tib: f64 = a[0].parse()?;
@@ -47,6 +55,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if windows == 0 {
         return Err("WINDOWS must be at least 1".into());
     }
+    let layout = match a.get(7).map_or("auto", |s| s.as_str()) {
+        "auto" => MapLayout::Auto,
+        "wide" => MapLayout::Wide,
+        other => {
+            return Err(format!("unknown layout `{other}` (expected `auto` or `wide`)").into())
+        }
+    };
     let (read, program): (Vec<f64>, Vec<f64>) = match cell {
         "slc" => (vec![25.0], vec![200.0]),
         "mlc" => (vec![75.0; 2], vec![750.0; 2]),
@@ -100,11 +115,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             return Ok(());
         }
     };
-    let est = flashpress_core::estimate::estimate(&cfg);
+    let est = flashpress_core::estimate::estimate_with_layout(&cfg, layout);
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     let logical_tib = est.logical_bytes as f64 / (1u64 << 40) as f64;
     let mut out = serde_json::json!({
         "tib": tib, "unit_kib": unit / 1024, "page_kib": page / 1024, "cell": cell,
+        "layout": format!("{layout:?}").to_lowercase(),
         "logical_tib": logical_tib, "physical_pages": est.physical_pages,
         "estimate_gib": gib(est.total_bytes),
         "estimate_gib_per_logical_tib": gib(est.total_bytes) / logical_tib,
@@ -121,7 +137,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let t0 = Instant::now();
-    let mut sim = match Simulation::new(cfg) {
+    let mut sim = match Simulation::build_with_layout(
+        cfg,
+        MemoryLimit::Machine,
+        &mut Interrupt::none(),
+        layout,
+    ) {
         Ok(s) => s,
         Err(e) => {
             out["refused"] = e.to_string().into();

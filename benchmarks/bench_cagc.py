@@ -33,7 +33,7 @@ import sys
 from _runs import measure
 
 RUN = r"""
-import json, resource, sys, time
+import json, sys, time
 import flashpress
 scheme, fp, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 extra = {}

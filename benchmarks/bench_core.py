@@ -110,7 +110,7 @@ def run_child(cmd: list[str], env: dict[str, str] | None = None) -> dict:
 
 
 PYTHON_PATH = r"""
-import json, resource, sys, time
+import json, sys, time
 import flashpress
 trace = sys.argv[1]
 cfg = {"preset": "bench-mlc-2g",

@@ -35,7 +35,8 @@
 use flashpress_core::config::SimConfig;
 use flashpress_core::units::{bytes_ns, duration_ns, ns_per_byte, MAX_OP_NS};
 use hdrhistogram::Histogram;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::time::Instant;
@@ -56,33 +57,23 @@ const CHANNELS: usize = 8;
 /// The host's queue depth (`bench_core.py` replays at 32).
 const QUEUE_DEPTH: usize = 32;
 
-/// Where the FTL's GC jobs go: nowhere (the FTL-only loop) or onto the planes' times.
+/// Where the FTL's GC work goes: nowhere (the FTL-only loop) or onto the planes' times.
 trait Flash {
-    /// Whether GC jobs are timed (their durations are summed only then).
-    const TIMED: bool;
-    /// A GC job of `ns` (copybacks and erase) queued on `plane`.
-    fn gc_job(&mut self, plane: usize, ns: u64);
-    /// Array read and program time of a copyback from `src` to `dst` (ns).
-    fn copyback_ns(&self, src: u32, dst: u32) -> u64;
-    /// Erase time (ns).
-    fn erase_ns(&self) -> u64;
+    /// A copyback of the GC job being built, from page `src` to page `dst`.
+    fn copyback(&mut self, src: u32, dst: u32);
+    /// The GC job built since the last one (its copybacks, then the victim's erase) is
+    /// queued on `plane`.
+    fn gc_job(&mut self, plane: usize);
 }
 
 /// The FTL-only loop: no timing.
 struct Untimed;
 
 impl Flash for Untimed {
-    const TIMED: bool = false;
     #[inline(always)]
-    fn gc_job(&mut self, _: usize, _: u64) {}
+    fn copyback(&mut self, _: u32, _: u32) {}
     #[inline(always)]
-    fn copyback_ns(&self, _: u32, _: u32) -> u64 {
-        0
-    }
-    #[inline(always)]
-    fn erase_ns(&self) -> u64 {
-        0
-    }
+    fn gc_job(&mut self, _: usize) {}
 }
 
 struct Ftl {
@@ -119,6 +110,7 @@ impl Ftl {
         }
     }
 
+    #[inline(always)]
     fn take_page(&mut self, plane: usize) -> u32 {
         if self.open[plane] == UNMAPPED {
             self.open[plane] = self.free[plane].pop_front().expect("GC reserve exhausted");
@@ -151,16 +143,13 @@ impl Ftl {
 
     fn clean<F: Flash>(&mut self, plane: usize, victim: usize, flash: &mut F) {
         let first = victim as u32 * PAGES_PER_BLOCK;
-        let mut job_ns = 0;
         for src in first..first + PAGES_PER_BLOCK {
             let lpn = self.p2l[src as usize];
             if lpn == UNMAPPED {
                 continue;
             }
             let dst = self.take_page(plane);
-            if F::TIMED {
-                job_ns += flash.copyback_ns(src, dst);
-            }
+            flash.copyback(src, dst);
             self.p2l[src as usize] = UNMAPPED;
             self.valid[victim] -= 1;
             self.l2p[lpn as usize] = dst;
@@ -172,9 +161,7 @@ impl Ftl {
         self.write_ptr[victim] = 0;
         self.free[plane].push_back(victim as u32);
         self.erases += 1;
-        if F::TIMED {
-            flash.gc_job(plane, job_ns + flash.erase_ns());
-        }
+        flash.gc_job(plane);
     }
 
     fn pick_plane<F: Flash>(&mut self, flash: &mut F) -> usize {
@@ -196,9 +183,9 @@ impl Ftl {
         }
     }
 
-    /// Map a host write of `lpn`: its plane (round-robin index) and page.
-    #[inline(always)]
-    fn write<F: Flash>(&mut self, lpn: u32, flash: &mut F) -> (usize, u32) {
+    /// Map a host write of `lpn`: its page (on round-robin plane `ppn / (BLOCKS_PER_PLANE *
+    /// PAGES_PER_BLOCK)`).
+    fn write<F: Flash>(&mut self, lpn: u32, flash: &mut F) -> u32 {
         let plane = self.pick_plane(flash);
         let ppn = self.take_page(plane);
         let old = self.l2p[lpn as usize];
@@ -210,7 +197,7 @@ impl Ftl {
         self.p2l[ppn as usize] = lpn;
         self.valid[(ppn / PAGES_PER_BLOCK) as usize] += 1;
         self.host_pages += 1;
-        (plane, ppn)
+        ppn
     }
 }
 
@@ -228,6 +215,8 @@ struct Clock {
     program_ns: [u64; 4],
     type_of_page: [u8; PAGES_PER_BLOCK as usize],
     erase_ns: u64,
+    /// Array time of the copybacks of the GC job being built.
+    job_ns: u64,
     /// The time the request being mapped was issued.
     now: u64,
     /// Per plane (round-robin index), when the work booked on it ends.
@@ -295,6 +284,7 @@ impl Clock {
             program_ns,
             type_of_page,
             erase_ns: us("nand.erase_latency_us", n.erase_latency_us)?,
+            job_ns: 0,
             now: 0,
             plane_free: [0; PLANES as usize],
             chan: std::array::from_fn(|_| VecDeque::new()),
@@ -357,19 +347,15 @@ impl Clock {
 }
 
 impl Flash for Clock {
-    const TIMED: bool = true;
+    #[inline(always)]
+    fn copyback(&mut self, src: u32, dst: u32) {
+        self.job_ns += self.read_ns[self.page_type(src)] + self.program_ns[self.page_type(dst)];
+    }
     #[inline]
-    fn gc_job(&mut self, plane: usize, ns: u64) {
+    fn gc_job(&mut self, plane: usize) {
         let start = self.now.max(self.plane_free[plane]);
-        self.plane_free[plane] = start + ns;
-    }
-    #[inline(always)]
-    fn copyback_ns(&self, src: u32, dst: u32) -> u64 {
-        self.read_ns[self.page_type(src)] + self.program_ns[self.page_type(dst)]
-    }
-    #[inline(always)]
-    fn erase_ns(&self) -> u64 {
-        self.erase_ns
+        self.plane_free[plane] = start + self.job_ns + self.erase_ns;
+        self.job_ns = 0;
     }
 }
 
@@ -388,10 +374,14 @@ struct Timed {
 /// Replay `requests` (first page, pages) through `ftl` with the `fcfs` timing of `clock`: the
 /// host keeps [`QUEUE_DEPTH`] requests in flight and issues the next one when the earliest
 /// of them completes.
+#[inline(never)]
 fn run_timed(ftl: &mut Ftl, clock: &mut Clock, requests: &[(u32, u32)]) -> Timed {
-    // Completion time of the request in each host slot.
-    let mut slots = [0u64; QUEUE_DEPTH];
-    let mut pages: Vec<(usize, u32)> = Vec::new();
+    // Completion times of the requests in flight, earliest on top (which slot a request held
+    // does not matter: requests are issued in trace order).
+    let mut in_flight: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(QUEUE_DEPTH);
+    // The link time of the last request's length (most requests have the same).
+    let mut link = (0, 0);
+    let mut pages: Vec<u32> = Vec::new();
     let mut t = Timed {
         end_ns: 0,
         latency_sum_ns: 0,
@@ -399,20 +389,13 @@ fn run_timed(ftl: &mut Ftl, clock: &mut Clock, requests: &[(u32, u32)]) -> Timed
         latency_min_ns: u64::MAX,
         latency_max_ns: 0,
     };
-    for (i, &(first, n)) in requests.iter().enumerate() {
-        let slot = if i < QUEUE_DEPTH {
-            i
-        } else {
-            // The earliest completion (the lowest slot of equals) issues the next request.
-            let mut best = 0;
-            for k in 1..QUEUE_DEPTH {
-                if slots[k] < slots[best] {
-                    best = k;
-                }
-            }
-            best
+    for &(first, n) in requests {
+        // The first requests go at time zero; each later one when the earliest in flight
+        // completes.
+        let now = match in_flight.len() {
+            QUEUE_DEPTH => in_flight.pop().expect("full").0,
+            _ => 0,
         };
-        let now = if i < QUEUE_DEPTH { 0 } else { slots[slot] };
         clock.now = now;
         // Mapped when submitted: GC jobs go on their planes now.
         pages.clear();
@@ -421,13 +404,17 @@ fn run_timed(ftl: &mut Ftl, clock: &mut Clock, requests: &[(u32, u32)]) -> Timed
         }
         // The command reaches the controller, then its data crosses the link.
         let cmd = now + clock.overhead_ns;
-        let arrived = cmd.max(clock.link_free) + bytes_ns(n as u64 * 4096, clock.link_ns_per_byte);
+        if n != link.0 {
+            link = (n, bytes_ns(n as u64 * 4096, clock.link_ns_per_byte));
+        }
+        let arrived = cmd.max(clock.link_free) + link.1;
         clock.link_free = arrived;
         let mut done = cmd;
-        for &(plane, ppn) in &pages {
+        for &ppn in &pages {
+            let plane = (ppn / (BLOCKS_PER_PLANE * PAGES_PER_BLOCK)) as usize;
             done = done.max(clock.program(plane, ppn, arrived));
         }
-        slots[slot] = done;
+        in_flight.push(Reverse(done));
         let lat = done - now;
         t.latency_sum_ns += lat as u128;
         t.hist.record(lat).expect("the histogram grows");
@@ -436,6 +423,16 @@ fn run_timed(ftl: &mut Ftl, clock: &mut Clock, requests: &[(u32, u32)]) -> Timed
         t.end_ns = t.end_ns.max(done);
     }
     t
+}
+
+/// Replay `requests` (first page, pages) through `ftl` without timing.
+#[inline(never)]
+fn run_ftl_only(ftl: &mut Ftl, requests: &[(u32, u32)]) {
+    for &(first, n) in requests {
+        for lpn in first..first + n {
+            ftl.write(lpn, &mut Untimed);
+        }
+    }
 }
 
 /// (first page, pages) of each write in a DiskSim ASCII trace of 512-byte sectors.
@@ -514,11 +511,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let t0 = Instant::now();
-    for &(first, n) in &requests {
-        for lpn in first..first + n {
-            ftl.write(lpn, &mut Untimed);
-        }
-    }
+    run_ftl_only(&mut ftl, &requests);
     let run_s = t0.elapsed().as_secs_f64();
     println!(
         "{{\"path\": \"bare-loop\", \"requests\": {}, \"host_pages\": {}, \"gc_pages_migrated\": {}, \

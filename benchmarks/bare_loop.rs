@@ -325,8 +325,8 @@ impl Clock {
             start = start.max(e);
         }
         if pos < list.len() {
-            // Ahead of a transfer booked before it: the core would have granted the two in
-            // the order they were requested in time.
+            // Ahead of a transfer booked before it: booking order is not time order here,
+            // and the core grants transfers in time order, so the two can part from here on.
             self.booked_ahead += 1;
         }
         list.insert(pos, (start, start + x));

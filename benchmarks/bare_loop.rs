@@ -1,6 +1,6 @@
 //! The bare bound of the core speed benchmark: the page FTL's work with nothing else.
 //!
-//! `cargo run --release -p flashpress-core --example bare_loop -- TRACE`
+//! `cargo run --release -p flashpress-core --example bare_loop -- TRACE [--timed]`
 //!
 //! The `bench-mlc-2g` device's mapping, allocation and greedy GC over flat arrays, as the
 //! core does them (`ftl/mod.rs`, `ftl/victim.rs`): a logical and a reverse page map of `u32`,
@@ -15,8 +15,28 @@
 //!
 //! Prints one JSON object: requests, pages written by the host and by GC, WAF, the loop's
 //! wall time and this process's peak RSS (VmHWM).
+//!
+//! `bare_loop TRACE --timed` adds the `fcfs` controller's timing by reservations (busy-until
+//! times, no event queue): the host's closed loop at queue depth 32 (request 33 on is issued
+//! when the earliest of the 32 in flight completes), each request's command overhead and its
+//! data over the host link (first come first served), each page's channel transfer and
+//! program on its plane, each GC job (the victim's copybacks, read and program inside the
+//! plane, then its erase) on its plane from the moment the write that triggered it is mapped,
+//! and a request's completion when its last page is programmed. The durations are the
+//! `bench-mlc-2g` preset's, converted as the core converts them (by page type). A plane serves
+//! what is booked on it in booking order (the core's `fcfs` order but for GC queued while an
+//! earlier request's data is still on the link); a channel transfer takes the first gap that
+//! fits at or after its plane starts (the core grants transfers in the order they are
+//! requested in time). It prints the simulated time, write IOPS, mean, p99 and maximum write
+//! latency (p99 from an HDR histogram of 3 significant digits, as the core's) and the
+//! transfers it booked ahead of one booked before them (where its order can differ from the
+//! core's) beside the page counts. The preset is loaded before the clock starts.
 
-use std::collections::VecDeque;
+use flashpress_core::config::SimConfig;
+use flashpress_core::units::{bytes_ns, duration_ns, ns_per_byte, MAX_OP_NS};
+use hdrhistogram::Histogram;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::time::Instant;
@@ -31,6 +51,30 @@ const PAGES_PER_BLOCK: u32 = 64;
 const OP_RATIO: f64 = 0.07;
 const GC_THRESHOLD: usize = 13; // ceil(0.05 * 256)
 const UNMAPPED: u32 = u32::MAX;
+/// Channels: the stripe order is channel-first, so the `k`-th plane of the round robin is on
+/// channel `k % CHANNELS` (`ftl::stripe_order`).
+const CHANNELS: usize = 8;
+/// The host's queue depth (`bench_core.py` replays at 32).
+const QUEUE_DEPTH: usize = 32;
+
+/// Where the FTL's GC work goes: nowhere (the FTL-only loop) or onto the planes' times.
+trait Flash {
+    /// A copyback of the GC job being built, from page `src` to page `dst`.
+    fn copyback(&mut self, src: u32, dst: u32);
+    /// The GC job built since the last one (its copybacks, then the victim's erase) is
+    /// queued on `plane`.
+    fn gc_job(&mut self, plane: usize);
+}
+
+/// The FTL-only loop: no timing.
+struct Untimed;
+
+impl Flash for Untimed {
+    #[inline(always)]
+    fn copyback(&mut self, _: u32, _: u32) {}
+    #[inline(always)]
+    fn gc_job(&mut self, _: usize) {}
+}
 
 struct Ftl {
     l2p: Vec<u32>,
@@ -66,6 +110,7 @@ impl Ftl {
         }
     }
 
+    #[inline(always)]
     fn take_page(&mut self, plane: usize) -> u32 {
         if self.open[plane] == UNMAPPED {
             self.open[plane] = self.free[plane].pop_front().expect("GC reserve exhausted");
@@ -96,7 +141,7 @@ impl Ftl {
         best
     }
 
-    fn clean(&mut self, plane: usize, victim: usize) {
+    fn clean<F: Flash>(&mut self, plane: usize, victim: usize, flash: &mut F) {
         let first = victim as u32 * PAGES_PER_BLOCK;
         for src in first..first + PAGES_PER_BLOCK {
             let lpn = self.p2l[src as usize];
@@ -104,6 +149,7 @@ impl Ftl {
                 continue;
             }
             let dst = self.take_page(plane);
+            flash.copyback(src, dst);
             self.p2l[src as usize] = UNMAPPED;
             self.valid[victim] -= 1;
             self.l2p[lpn as usize] = dst;
@@ -115,9 +161,10 @@ impl Ftl {
         self.write_ptr[victim] = 0;
         self.free[plane].push_back(victim as u32);
         self.erases += 1;
+        flash.gc_job(plane);
     }
 
-    fn pick_plane(&mut self) -> usize {
+    fn pick_plane<F: Flash>(&mut self, flash: &mut F) -> usize {
         loop {
             let plane = self.cursor as usize;
             self.cursor = (self.cursor + 1) % PLANES;
@@ -126,7 +173,7 @@ impl Ftl {
             }
             while self.free[plane].len() < GC_THRESHOLD {
                 match self.victim(plane) {
-                    Some(v) => self.clean(plane, v),
+                    Some(v) => self.clean(plane, v, flash),
                     None => break,
                 }
             }
@@ -136,8 +183,10 @@ impl Ftl {
         }
     }
 
-    fn write(&mut self, lpn: u32) {
-        let plane = self.pick_plane();
+    /// Map a host write of `lpn`: its page (on round-robin plane `ppn / (BLOCKS_PER_PLANE *
+    /// PAGES_PER_BLOCK)`).
+    fn write<F: Flash>(&mut self, lpn: u32, flash: &mut F) -> u32 {
+        let plane = self.pick_plane(flash);
         let ppn = self.take_page(plane);
         let old = self.l2p[lpn as usize];
         if old != UNMAPPED {
@@ -148,6 +197,241 @@ impl Ftl {
         self.p2l[ppn as usize] = lpn;
         self.valid[(ppn / PAGES_PER_BLOCK) as usize] += 1;
         self.host_pages += 1;
+        ppn
+    }
+}
+
+/// The `fcfs` controller's timing as reservations: when each plane, channel and the host link
+/// are next free (ns).
+struct Clock {
+    /// Command overhead of a request at the controller.
+    overhead_ns: u64,
+    /// Host link time per byte.
+    link_ns_per_byte: f64,
+    /// Channel time of one page.
+    xfer_ns: u64,
+    /// Array read and program time by page type, and the page type of each page of a block.
+    read_ns: [u64; 4],
+    program_ns: [u64; 4],
+    type_of_page: [u8; PAGES_PER_BLOCK as usize],
+    erase_ns: u64,
+    /// Array time of the copybacks of the GC job being built.
+    job_ns: u64,
+    /// The time the request being mapped was issued.
+    now: u64,
+    /// Per plane (round-robin index), when the work booked on it ends.
+    plane_free: [u64; PLANES as usize],
+    /// Per channel, its booked transfers (start, end) that end after `now`, in time order.
+    chan: [VecDeque<(u64, u64)>; CHANNELS],
+    /// When the host link is free.
+    link_free: u64,
+    /// Transfers booked ahead of one booked before them (where this loop's order can differ
+    /// from the core's).
+    booked_ahead: u64,
+}
+
+impl Clock {
+    /// The `bench-mlc-2g` preset's durations, converted as the core converts them; an error if
+    /// its geometry is no longer the one this loop is written for.
+    fn from_preset() -> Result<Clock, Box<dyn std::error::Error>> {
+        let cfg = SimConfig::preset("bench-mlc-2g")?;
+        let n = &cfg.nand;
+        let planes = n.channels * n.chips_per_channel * n.dies_per_chip * n.planes_per_die;
+        let expect = (
+            CHANNELS as u32,
+            PLANES,
+            BLOCKS_PER_PLANE,
+            PAGES_PER_BLOCK,
+            4096,
+        );
+        let got = (
+            n.channels,
+            planes,
+            n.blocks_per_plane,
+            n.pages_per_block,
+            n.page_size,
+        );
+        if got != expect || cfg.ftl.op_ratio != OP_RATIO {
+            return Err(format!(
+                "bench-mlc-2g has (channels, planes, blocks per plane, pages per block, page \
+                 size) {got:?} and OP {}; this loop is written for {expect:?} and OP {OP_RATIO}",
+                cfg.ftl.op_ratio
+            )
+            .into());
+        }
+        let us = |key: &str, v: f64| duration_ns(key, v, 1e3, MAX_OP_NS);
+        let types = n.cell.page_types();
+        let (mut read_ns, mut program_ns) = ([0; 4], [0; 4]);
+        for i in 0..types {
+            read_ns[i] = us("nand.read_latency_us", n.read_latency_us[i])?;
+            program_ns[i] = us("nand.program_latency_us", n.program_latency_us[i])?;
+        }
+        let mut type_of_page = [0; PAGES_PER_BLOCK as usize];
+        for (i, t) in type_of_page.iter_mut().enumerate() {
+            *t = (i % types) as u8;
+        }
+        let chan_per_byte = ns_per_byte("nand.channel_mb_per_s", n.channel_mb_per_s)?;
+        Ok(Clock {
+            overhead_ns: duration_ns(
+                "host.command_overhead_ns",
+                cfg.host.command_overhead_ns as f64,
+                1.0,
+                MAX_OP_NS,
+            )?,
+            link_ns_per_byte: ns_per_byte("host.link_mb_per_s", cfg.host.link_mb_per_s)?,
+            xfer_ns: bytes_ns(n.page_size as u64, chan_per_byte),
+            read_ns,
+            program_ns,
+            type_of_page,
+            erase_ns: us("nand.erase_latency_us", n.erase_latency_us)?,
+            job_ns: 0,
+            now: 0,
+            plane_free: [0; PLANES as usize],
+            chan: std::array::from_fn(|_| VecDeque::new()),
+            link_free: 0,
+            booked_ahead: 0,
+        })
+    }
+
+    #[inline(always)]
+    fn page_type(&self, ppn: u32) -> usize {
+        self.type_of_page[(ppn % PAGES_PER_BLOCK) as usize] as usize
+    }
+
+    /// Book one page transfer on `ch` at or after `at`: the first gap that fits. Returns its end.
+    #[inline]
+    fn transfer(&mut self, ch: usize, at: u64) -> u64 {
+        let (now, x) = (self.now, self.xfer_ns);
+        let list = &mut self.chan[ch];
+        // Every later booking asks at or after `now`: transfers ended by then no longer matter.
+        while list.front().is_some_and(|&(_, e)| e <= now) {
+            list.pop_front();
+        }
+        match list.back() {
+            Some(&(_, e)) if e > at => {}
+            _ => {
+                // After everything booked (the usual case): no gap to look for.
+                list.push_back((at, at + x));
+                return at + x;
+            }
+        }
+        let mut start = at;
+        let mut pos = list.len();
+        for (i, &(s, e)) in list.iter().enumerate() {
+            if start + x <= s {
+                pos = i;
+                break;
+            }
+            start = start.max(e);
+        }
+        if pos < list.len() {
+            // Ahead of a transfer booked before it: booking order is not time order here,
+            // and the core grants transfers in time order, so the two can part from here on.
+            self.booked_ahead += 1;
+        }
+        list.insert(pos, (start, start + x));
+        start + x
+    }
+
+    /// Book the host program of `ppn` on round-robin plane `plane`, its data at the controller
+    /// at `arrived`: the plane starts it when free, holds it while its channel moves the page
+    /// in, then programs. Returns when it is programmed.
+    #[inline]
+    fn program(&mut self, plane: usize, ppn: u32, arrived: u64) -> u64 {
+        let start = arrived.max(self.plane_free[plane]);
+        let loaded = self.transfer(plane % CHANNELS, start);
+        let end = loaded + self.program_ns[self.page_type(ppn)];
+        self.plane_free[plane] = end;
+        end
+    }
+}
+
+impl Flash for Clock {
+    #[inline(always)]
+    fn copyback(&mut self, src: u32, dst: u32) {
+        self.job_ns += self.read_ns[self.page_type(src)] + self.program_ns[self.page_type(dst)];
+    }
+    #[inline]
+    fn gc_job(&mut self, plane: usize) {
+        let start = self.now.max(self.plane_free[plane]);
+        self.plane_free[plane] = start + self.job_ns + self.erase_ns;
+        self.job_ns = 0;
+    }
+}
+
+/// What the timed loop measures of the simulated run.
+struct Timed {
+    /// When the last request completed (ns).
+    end_ns: u64,
+    /// Sum of write latencies (ns).
+    latency_sum_ns: u128,
+    /// Write latencies (ns, 3 significant digits, as the core's histograms).
+    hist: Histogram<u64>,
+    latency_min_ns: u64,
+    latency_max_ns: u64,
+}
+
+/// Replay `requests` (first page, pages) through `ftl` with the `fcfs` timing of `clock`: the
+/// host keeps [`QUEUE_DEPTH`] requests in flight and issues the next one when the earliest
+/// of them completes.
+#[inline(never)]
+fn run_timed(ftl: &mut Ftl, clock: &mut Clock, requests: &[(u32, u32)]) -> Timed {
+    // Completion times of the requests in flight, earliest on top (which slot a request held
+    // does not matter: requests are issued in trace order).
+    let mut in_flight: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(QUEUE_DEPTH);
+    // The link time of the last request's length (most requests have the same).
+    let mut link = (0, 0);
+    let mut pages: Vec<u32> = Vec::new();
+    let mut t = Timed {
+        end_ns: 0,
+        latency_sum_ns: 0,
+        hist: Histogram::new(3).expect("valid histogram bounds"),
+        latency_min_ns: u64::MAX,
+        latency_max_ns: 0,
+    };
+    for &(first, n) in requests {
+        // The first requests go at time zero; each later one when the earliest in flight
+        // completes.
+        let now = match in_flight.len() {
+            QUEUE_DEPTH => in_flight.pop().expect("full").0,
+            _ => 0,
+        };
+        clock.now = now;
+        // Mapped when submitted: GC jobs go on their planes now.
+        pages.clear();
+        for lpn in first..first + n {
+            pages.push(ftl.write(lpn, clock));
+        }
+        // The command reaches the controller, then its data crosses the link.
+        let cmd = now + clock.overhead_ns;
+        if n != link.0 {
+            link = (n, bytes_ns(n as u64 * 4096, clock.link_ns_per_byte));
+        }
+        let arrived = cmd.max(clock.link_free) + link.1;
+        clock.link_free = arrived;
+        let mut done = cmd;
+        for &ppn in &pages {
+            let plane = (ppn / (BLOCKS_PER_PLANE * PAGES_PER_BLOCK)) as usize;
+            done = done.max(clock.program(plane, ppn, arrived));
+        }
+        in_flight.push(Reverse(done));
+        let lat = done - now;
+        t.latency_sum_ns += lat as u128;
+        t.hist.record(lat).expect("the histogram grows");
+        t.latency_min_ns = t.latency_min_ns.min(lat);
+        t.latency_max_ns = t.latency_max_ns.max(lat);
+        t.end_ns = t.end_ns.max(done);
+    }
+    t
+}
+
+/// Replay `requests` (first page, pages) through `ftl` without timing.
+#[inline(never)]
+fn run_ftl_only(ftl: &mut Ftl, requests: &[(u32, u32)]) {
+    for &(first, n) in requests {
+        for lpn in first..first + n {
+            ftl.write(lpn, &mut Untimed);
+        }
     }
 }
 
@@ -172,7 +456,17 @@ fn read_trace(path: &str) -> Result<Vec<(u32, u32)>, Box<dyn std::error::Error>>
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).ok_or("usage: bare_loop TRACE")?;
+    let usage = "usage: bare_loop TRACE [--timed]";
+    let mut args = std::env::args().skip(1);
+    let path = args.next().ok_or(usage)?;
+    let timed = match args.next().as_deref() {
+        None => false,
+        Some("--timed") => true,
+        Some(other) => return Err(format!("unknown option `{other}`; {usage}").into()),
+    };
+    if let Some(extra) = args.next() {
+        return Err(format!("unexpected argument `{extra}`; {usage}").into());
+    }
     let requests = read_trace(&path)?;
     let physical = (PLANES * BLOCKS_PER_PLANE * PAGES_PER_BLOCK) as u64;
     let logical = (physical as f64 * (1.0 - OP_RATIO)).floor() as usize;
@@ -180,12 +474,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("pages {p}..{} beyond the {logical} logical pages", p + n).into());
     }
     let mut ftl = Ftl::new(logical);
-    let t0 = Instant::now();
-    for &(first, n) in &requests {
-        for lpn in first..first + n {
-            ftl.write(lpn);
-        }
+    if timed {
+        let mut clock = Clock::from_preset()?;
+        let t0 = Instant::now();
+        let t = run_timed(&mut ftl, &mut clock, &requests);
+        let run_s = t0.elapsed().as_secs_f64();
+        let n = requests.len() as f64;
+        let sim_s = t.end_ns as f64 * 1e-9;
+        // As the core's summary: HDR's value at the quantile, kept within the exact range.
+        let p99 = t
+            .hist
+            .value_at_quantile(0.99)
+            .clamp(t.latency_min_ns, t.latency_max_ns) as f64
+            * 1e-3;
+        println!(
+            "{{\"path\": \"bare-loop-timed\", \"requests\": {}, \"host_pages\": {}, \
+             \"gc_pages_migrated\": {}, \"erases\": {}, \"waf\": {}, \"sim_time_s\": {}, \
+             \"write_iops_simulated\": {}, \"write_mean_us\": {}, \"write_p99_us\": {}, \
+             \"write_max_us\": {}, \"transfers_booked_ahead\": {}, \"run_wall_s\": {}, \
+             \"requests_per_wall_s\": {}, \"peak_rss_mib\": {}}}",
+            requests.len(),
+            ftl.host_pages,
+            ftl.gc_pages,
+            ftl.erases,
+            (ftl.host_pages + ftl.gc_pages) as f64 / ftl.host_pages as f64,
+            sim_s,
+            n / sim_s,
+            t.latency_sum_ns as f64 / n * 1e-3,
+            p99,
+            t.latency_max_ns as f64 * 1e-3,
+            clock.booked_ahead,
+            run_s,
+            n / run_s,
+            peak_rss_mib()
+        );
+        return Ok(());
     }
+    let t0 = Instant::now();
+    run_ftl_only(&mut ftl, &requests);
     let run_s = t0.elapsed().as_secs_f64();
     println!(
         "{{\"path\": \"bare-loop\", \"requests\": {}, \"host_pages\": {}, \"gc_pages_migrated\": {}, \

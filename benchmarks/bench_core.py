@@ -21,9 +21,11 @@ Last, in one sitting (runs interleaved, ``--repeats`` rounds), the MQSim-shape t
 fill itself as 128 KiB writes, then the 1,000,000 random writes inside it, no preconditioning
 (1,013,714 requests): the core with each controller (``examples/bench_core.rs``), the bare loop
 (``benchmarks/bare_loop.rs``: the same mapping, allocation and greedy GC over flat arrays,
-no events, no statistics, no trace parsing), and ``flashpress run`` on it as a whole process
-(interpreter start-up, config, trace scan, run, summary), with the ratios between them and
-each process's peak RSS.
+no events, no statistics, no trace parsing), the timed bare loop (``bare_loop --timed``: the
+same FTL work plus the ``fcfs`` controller's timing by reservations, printing simulated time,
+write IOPS and latency, compared with the core's ``fcfs`` run), and ``flashpress run`` on it
+as a whole process (interpreter start-up, config, trace scan, run, summary), with the ratios
+between them and each process's peak RSS.
 
     python3 benchmarks/bench_core.py [--requests N] [--repeats K] [--skip-python]
 """
@@ -152,30 +154,39 @@ CLI_CONFIG = TRACE_CONFIG + "[precondition]\nfill_fraction = 0.0\n"
 
 
 def mqsim_shape(tmp: Path, requests: int, repeats: int, core: Path, bare: Path) -> dict:
-    """The MQSim-shape trace in one sitting: core (fcfs, realistic), bare loop and CLI,
-    interleaved, ``repeats`` rounds; medians, ratios and peak RSS."""
+    """The MQSim-shape trace in one sitting: core (fcfs, realistic), bare loop (FTL only and
+    timed) and CLI, interleaved, ``repeats`` rounds; medians, ratios and peak RSS, and the timed
+    bare loop's simulated figures beside the core's ``fcfs`` ones."""
     trace = tmp / "fill-then-random.trace"
     total = write_fill_then_random(trace, requests)
     config = tmp / "mqsim-shape.toml"
     config.write_text(CLI_CONFIG.format(trace=trace))
     cli = [*flashpress_command(), "run", "--config", str(config), "--no-progress"]
-    runs: dict[str, list[dict]] = {"fcfs": [], "realistic": [], "bare": [], "cli": []}
+    runs: dict[str, list[dict]] = {"fcfs": [], "realistic": [], "bare": [], "timed": [], "cli": []}
     for _ in range(repeats):
         runs["fcfs"].append(run_child([str(core), str(trace), "bench-mlc-2g", "no-fill"]))
         runs["realistic"].append(run_child([str(core), str(trace), "bench-mlc-2g", "realistic", "no-fill"]))
         runs["bare"].append(run_child([str(bare), str(trace)]))
+        runs["timed"].append(run_child([str(bare), str(trace), "--timed"]))
         wall, cpu, rss = run_once(cli, tmp / "cli-stderr.txt")
         runs["cli"].append({"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": rss})
-    if runs["bare"][0]["waf"] != runs["fcfs"][0]["waf"]:
-        raise SystemExit(
-            f"the bare loop's WAF {runs['bare'][0]['waf']} differs from the core's {runs['fcfs'][0]['waf']}: "
-            "it no longer does the core's FTL work"
-        )
+    for name in ("bare", "timed"):
+        if runs[name][0]["waf"] != runs["fcfs"][0]["waf"]:
+            raise SystemExit(
+                f"the {name} bare loop's WAF {runs[name][0]['waf']} differs from the core's "
+                f"{runs['fcfs'][0]['waf']}: it no longer does the core's FTL work"
+            )
 
     def med(name: str, key: str) -> float:
         return statistics.median(r[key] for r in runs[name])
 
     fcfs, realistic, bare = med("fcfs", "run_wall_s"), med("realistic", "run_wall_s"), med("bare", "run_wall_s")
+    timed = med("timed", "run_wall_s")
+    core_run, timed_run = runs["fcfs"][0], runs["timed"][0]
+    simulated: dict[str, dict[str, float]] = {}
+    for key in ("sim_time_s", "write_iops_simulated", "write_mean_us", "write_p99_us", "write_max_us"):
+        c, t = core_run[key], timed_run[key]
+        simulated[key] = {"core_fcfs": c, "timed_bare": t, "relative_difference": (t - c) / c}
     core_process = med("fcfs", "process_wall_s")
     cli = med("cli", "wall_s")
     return {
@@ -186,11 +197,13 @@ def mqsim_shape(tmp: Path, requests: int, repeats: int, core: Path, bare: Path) 
         "core_fcfs_run_s": fcfs,
         "core_realistic_run_s": realistic,
         "bare_loop_s": bare,
+        "timed_bare_loop_s": timed,
         "core_fcfs_process_s": core_process,
         "cli_wall_s": cli,
         "core_fcfs_process_cpu_s": med("fcfs", "process_cpu_s"),
         "cli_cpu_s": med("cli", "cpu_s"),
         "ratio_core_to_bare": fcfs / bare,
+        "ratio_core_to_timed_bare": fcfs / timed,
         "ratio_realistic_to_fcfs": realistic / fcfs,
         "cli_minus_core_s": cli - core_process,
         "cli_minus_core_cpu_s": med("cli", "cpu_s") - med("fcfs", "process_cpu_s"),
@@ -198,12 +211,18 @@ def mqsim_shape(tmp: Path, requests: int, repeats: int, core: Path, bare: Path) 
             "core_fcfs": max(r["peak_rss_mib"] for r in runs["fcfs"]),
             "core_realistic": max(r["peak_rss_mib"] for r in runs["realistic"]),
             "bare_loop": max(r["peak_rss_mib"] for r in runs["bare"]),
+            "timed_bare_loop": max(r["peak_rss_mib"] for r in runs["timed"]),
             "cli": max(r["peak_rss_mib"] for r in runs["cli"]),
         },
         "waf": {
             "fcfs": runs["fcfs"][0]["waf"],
             "realistic": runs["realistic"][0]["waf"],
             "bare": runs["bare"][0]["waf"],
+            "timed_bare": runs["timed"][0]["waf"],
+        },
+        "timed_bare_vs_core_fcfs": {
+            **simulated,
+            "transfers_booked_ahead": timed_run["transfers_booked_ahead"],
         },
         "all_s": {name: sorted(r.get("run_wall_s", r.get("wall_s")) for r in rs) for name, rs in runs.items()},
     }

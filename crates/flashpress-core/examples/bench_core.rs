@@ -16,7 +16,8 @@
 //! Loads the preset (default `bench-mlc-2g`: sequential fill of 90% of the logical space,
 //! untimed), replays TRACE (DiskSim/MQSim ASCII, as fast as possible at queue depth 32) and
 //! prints one JSON object: requests per wall-clock second of the replay, the fill's wall
-//! time, peak RSS of this process (and the memory estimate of its config) and the run's WAF.
+//! time, peak RSS of this process (and the memory estimate of its config), the run's WAF and
+//! its simulated time, write IOPS and write latency (mean, p99, max).
 
 use flashpress_core::config::SimConfig;
 use flashpress_core::sim::Simulation;
@@ -112,6 +113,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "erases": s.erases,
         "write_iops_simulated": s.write.iops,
         "write_p99_us": s.write.latency_us.map(|l| l.p99),
+        "write_mean_us": s.write.latency_us.map(|l| l.mean),
+        "write_max_us": s.write.latency_us.map(|l| l.max),
+        "sim_time_s": s.sim_time_s,
         "write_iops_until_flash_quiet": s.controller.map(|c| s.write.requests as f64 / c.flash_quiet_s),
         "map_hit_ratio": s.map_cache.map(|m| m.hit_ratio),
     });

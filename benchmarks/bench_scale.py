@@ -89,7 +89,7 @@ def main() -> None:
         "--layout",
         default="auto",
         choices=["auto", "wide"],
-        help="page map layout: auto (32-bit below 2^32 units) or wide (the packed layout forced)",
+        help="page map layout: auto (32-bit below 2^28 units) or wide (the packed layout forced)",
     )
     a = ap.parse_args()
     if a.repeat < 1:

@@ -21,7 +21,7 @@
 //! so the logical space is at least `TIB` TiB. `CELL` is slc | mlc | tlc | qlc (QLC here:
 //! latencies of a 2020s QLC die, 16 KiB pages typical).
 //!
-//! `LAYOUT` is `auto` (default: the page map's `u32` entries below 2^32 - 1 physical units,
+//! `LAYOUT` is `auto` (default: the page map's `u32` entries below 2^28 physical units,
 //! bit-packed from there on) or `wide` (the bit-packed layout of devices past 2^32 units
 //! forced on this one, at least 33 bits: its memory measured on a device that fits here).
 //!

@@ -236,7 +236,7 @@ pub struct Ftl {
     /// Units smaller than the page: host pages closed since the caller last took them.
     closed: Vec<Ppn>,
     /// The page map, one entry per mapped unit (and translation page): `u32` entries, or
-    /// packed ones on devices of 2^32 - 1 physical units or more (`unitmap`).
+    /// packed ones on devices of 2^28 physical units or more (`unitmap::PACK_FROM`).
     l2p: PageMap,
     /// The reverse map, one entry per physical unit, as wide as the logical units need.
     p2l: UnitMap,

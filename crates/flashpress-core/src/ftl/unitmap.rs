@@ -6,13 +6,21 @@
 //! per physical unit, over-provisioning included, so 32-bit entries made it the largest
 //! array of a big device; 29 bits at 1 TiB of 4 KiB units keep the maps within 2 GiB per TiB.
 //! The page map (logical unit -> physical unit) is a [`PageMap`]: a plain `Vec<u32>` while
-//! the physical units number below 2^32 - 1 (its fastest layout), a [`UnitMap`] of
-//! [`PageMap::bits`] bits per entry from there up to 2^40 - 1 units (4 PiB of 4 KiB units).
+//! the physical units number below [`PACK_FROM`] (2^28: its fastest layout, on every device
+//! where its memory is small), a [`UnitMap`] of [`PageMap::bits`] bits per entry from there up
+//! to 2^40 - 1 units (4 PiB of 4 KiB units). Packing from 2^28 rather than only where `u32`
+//! entries run out (2^32 - 1 units) saves up to 4 bits of 32 on the devices whose maps are
+//! gigabytes (29 bits at 1 TiB of 4 KiB units: 9% less memory than with `u32` entries), for
+//! the cost of an unaligned read, shift and mask on each access.
 
 use super::UNMAPPED;
 
 /// No unit: an unmapped entry, as [`UnitMap::get`] and [`PageMap::get`] return it.
 pub const NO_UNIT: u64 = u64::MAX;
+
+/// Physical units from which the page map is packed in [`MapLayout::Auto`]: 2^28, a `u32`
+/// map of 1 GiB (1 TiB of 4 KiB units).
+pub const PACK_FROM: u64 = 1 << 28;
 
 /// The widest entry: 2^40 - 1 units (the all-ones value is "none") are 4 PiB of 4 KiB units.
 pub const MAX_BITS: u32 = 40;
@@ -130,7 +138,7 @@ impl UnitMap {
 /// How the page map lays its entries out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MapLayout {
-    /// `u32` entries while the physical units number below 2^32 - 1, packed entries of
+    /// `u32` entries while the physical units number below [`PACK_FROM`], packed entries of
     /// [`UnitMap::bits_for`] bits from there on.
     #[default]
     Auto,
@@ -153,7 +161,7 @@ impl PageMap {
     /// layout.
     pub fn bits(phys: u64, layout: MapLayout) -> Option<u32> {
         match layout {
-            MapLayout::Auto if phys < UNMAPPED as u64 => None,
+            MapLayout::Auto if phys < PACK_FROM => None,
             MapLayout::Auto => Some(UnitMap::bits_for(phys)),
             MapLayout::Wide => Some(UnitMap::bits_for(phys).max(33)),
         }
@@ -267,8 +275,14 @@ mod tests {
         assert_eq!(UnitMap::bits_for(u32::MAX as u64), 32);
         assert_eq!(UnitMap::bits_for(1 << 32), 33);
         assert_eq!(UnitMap::bits_for((1 << 40) - 1), 40);
-        // The page map: u32 entries below 2^32 - 1 physical units, packed from there.
-        assert_eq!(PageMap::bits(u32::MAX as u64 - 1, MapLayout::Auto), None);
+        // The page map: u32 entries below 2^28 physical units, packed from there (29 bits
+        // for values up to 2^28 and the none value).
+        assert_eq!(PageMap::bits((1 << 28) - 1, MapLayout::Auto), None);
+        assert_eq!(PageMap::bits(1 << 28, MapLayout::Auto), Some(29));
+        assert_eq!(
+            PageMap::bits(u32::MAX as u64 - 1, MapLayout::Auto),
+            Some(32)
+        );
         assert_eq!(PageMap::bits(u32::MAX as u64, MapLayout::Auto), Some(32));
         assert_eq!(PageMap::bits(1 << 32, MapLayout::Auto), Some(33));
         assert_eq!(PageMap::bits(1000, MapLayout::Wide), Some(33));
@@ -345,6 +359,7 @@ mod tests {
         for (phys, layout, bits) in [
             (5000, MapLayout::Auto, None),
             (5000, MapLayout::Wide, Some(33)),
+            ((1 << 28) + 7, MapLayout::Auto, Some(29)),
             ((1 << 36) + 1, MapLayout::Auto, Some(37)),
             ((1 << 40) - 1, MapLayout::Auto, Some(40)),
         ] {

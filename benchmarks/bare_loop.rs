@@ -5,12 +5,12 @@
 //! The `bench-mlc-2g` device's mapping, allocation and greedy GC over flat arrays, as the
 //! core does them (`ftl/mod.rs`, `ftl/victim.rs`): a logical and a reverse page map of `u32`,
 //! per-block valid counts and write pointers, one FIFO free list and one open block per
-//! plane, writes striped round-robin over the 64 planes, foreground GC in a plane whose free
+//! plane, writes striped round-robin over the 32 planes, foreground GC in a plane whose free
 //! blocks fall below 13 (5% of 256) choosing the sealed block with the fewest valid pages
 //! (lowest index first) and moving its valid pages into the same plane. No events, no
 //! timing model, no statistics beyond the page counts, no trace parsing in the timed part:
 //! TRACE (DiskSim ASCII writes, as `benchmarks/bench_core.py` writes them) is read into a
-//! vector of (first page, pages) before the clock starts. The 64 planes are symmetric, so
+//! vector of (first page, pages) before the clock starts. The 32 planes are symmetric, so
 //! visiting them in index order does the same work as the core's channel-first order.
 //!
 //! Prints one JSON object: requests, pages written by the host and by GC, WAF, the loop's
@@ -32,7 +32,7 @@
 //! transfers it booked ahead of one booked before them (where its order can differ from the
 //! core's) beside the page counts. The preset is loaded before the clock starts.
 
-use flashpress_core::config::SimConfig;
+use flashpress_core::config::{SchedPolicy, SimConfig, Striping, VictimPolicy};
 use flashpress_core::units::{bytes_ns, duration_ns, ns_per_byte, MAX_OP_NS};
 use hdrhistogram::Histogram;
 use std::cmp::Reverse;
@@ -259,6 +259,36 @@ impl Clock {
             )
             .into());
         }
+        // What this loop models and the FTL-only loop's WAF check cannot see: a preset that
+        // changes any of it would part the timings silently.
+        let (f, c) = (&cfg.ftl, &cfg.controller);
+        let assumed = [
+            (
+                "controller.scheduler = \"fcfs\"",
+                c.scheduler == SchedPolicy::Fcfs,
+            ),
+            ("controller.suspend.enabled = false", !c.suspend.enabled),
+            ("controller.ecc_decode_us = 0", c.ecc_decode_us == 0.0),
+            (
+                "ftl.striping = \"channel_first\"",
+                f.striping == Striping::ChannelFirst,
+            ),
+            ("ftl.write_buffer_pages = 0", f.write_buffer_pages == 0),
+            (
+                "ftl.gc.victim = \"greedy\"",
+                f.gc.victim == VictimPolicy::Greedy,
+            ),
+            ("ftl.gc.threshold = 0.05", f.gc.threshold == 0.05),
+            ("ftl.gc.background = false", !f.gc.background),
+            ("ftl.gc.copyback = true", f.gc.copyback),
+            ("ftl.gc.preemptible = false", !f.gc.preemptible),
+        ];
+        if let Some((key, _)) = assumed.iter().find(|(_, holds)| !holds) {
+            return Err(format!(
+                "bench-mlc-2g no longer has {key}, which this loop's timing assumes"
+            )
+            .into());
+        }
         let us = |key: &str, v: f64| duration_ns(key, v, 1e3, MAX_OP_NS);
         let types = n.cell.page_types();
         let (mut read_ns, mut program_ns) = ([0; 4], [0; 4]);
@@ -445,12 +475,24 @@ fn read_trace(path: &str) -> Result<Vec<(u32, u32)>, Box<dyn std::error::Error>>
         if f.len() != 5 || f[4] != "0" {
             return Err(format!("{path}:{}: expected `time dev sector nsectors 0`", i + 1).into());
         }
-        let sector: u64 = f[2].parse()?;
-        let sectors: u64 = f[3].parse()?;
+        let number = |k: usize, what: &str| {
+            f[k].parse::<u64>()
+                .map_err(|e| format!("{path}:{}: {what} `{}`: {e}", i + 1, f[k]))
+        };
+        let sector = number(2, "sector")?;
+        let sectors = number(3, "sector count")?;
         if !sector.is_multiple_of(8) || !sectors.is_multiple_of(8) || sectors == 0 {
             return Err(format!("{path}:{}: expected whole 4 KiB pages", i + 1).into());
         }
-        out.push(((sector / 8) as u32, (sectors / 8) as u32));
+        // Pages past u32 are past the device too; the caller's range check names the device.
+        let (first, pages) = match (u32::try_from(sector / 8), u32::try_from(sectors / 8)) {
+            (Ok(p), Ok(n)) if p.checked_add(n).is_some() => (p, n),
+            _ => return Err(format!("{path}:{}: pages beyond 2^32", i + 1).into()),
+        };
+        out.push((first, pages));
+    }
+    if out.is_empty() {
+        return Err(format!("{path}: no requests").into());
     }
     Ok(out)
 }

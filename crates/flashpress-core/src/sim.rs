@@ -265,7 +265,8 @@ impl Simulation {
     }
 
     /// [`Simulation::build`] with the page FTL's page map in `layout`
-    /// ([`MapLayout::Wide`]: the packed layout of devices past 2^32 units, on any device).
+    /// ([`MapLayout::Wide`]: the packed layout of devices past 2^32 units, on any device;
+    /// [`MapLayout::Packed`]: that of devices from 2^28 units).
     pub fn build_with_layout(
         cfg: SimConfig,
         limit: MemoryLimit,

@@ -8,18 +8,20 @@
 //! The page map (logical unit -> physical unit) is a [`PageMap`]: a plain `Vec<u32>` while
 //! the physical units number below [`PACK_FROM`] (2^28: its fastest layout, on every device
 //! where its memory is small), a [`UnitMap`] of [`PageMap::bits`] bits per entry from there up
-//! to 2^40 - 1 units (4 PiB of 4 KiB units). Packing from 2^28 rather than only where `u32`
-//! entries run out (2^32 - 1 units) saves up to 4 bits of 32 on the devices whose maps are
-//! gigabytes (29 bits at 1 TiB of 4 KiB units: 9% less memory than with `u32` entries), for
-//! the cost of an unaligned read, shift and mask on each access.
+//! to 2^40 - 1 units (4 PiB of 4 KiB units), except from 2^31 to 2^32 - 2 units, where
+//! entries need 32 bits and the `u32` array holds them as compactly. Packing from 2^28
+//! rather than only where `u32` entries run out saves up to 3 bits of 32 on the devices whose
+//! maps are gigabytes (29 bits at 1 TiB of 4 KiB units: 5% less memory in all), for the cost
+//! of an unaligned read, shift and mask on each access.
 
 use super::UNMAPPED;
 
 /// No unit: an unmapped entry, as [`UnitMap::get`] and [`PageMap::get`] return it.
 pub const NO_UNIT: u64 = u64::MAX;
 
-/// Physical units from which the page map is packed in [`MapLayout::Auto`]: 2^28, a `u32`
-/// map of 1 GiB (1 TiB of 4 KiB units).
+/// Physical units from which the page map is packed in [`MapLayout::Auto`]: 2^28 (1 TiB of
+/// 4 KiB units, whose `u32` map would be about 1 GiB), where entries need 29 bits; from 2^31
+/// to 2^32 - 2 units entries need 32 bits, so the `u32` array is kept there.
 pub const PACK_FROM: u64 = 1 << 28;
 
 /// The widest entry: 2^40 - 1 units (the all-ones value is "none") are 4 PiB of 4 KiB units.
@@ -139,13 +141,18 @@ impl UnitMap {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MapLayout {
     /// `u32` entries while the physical units number below [`PACK_FROM`], packed entries of
-    /// [`UnitMap::bits_for`] bits from there on.
+    /// [`UnitMap::bits_for`] bits from there on where they are narrower than 32 bits (below
+    /// 2^31 units) or `u32` cannot hold the units (from 2^32 - 1 units).
     #[default]
     Auto,
     /// Packed entries on any device, at least 33 bits wide (as a device of 2^32 units has):
     /// the layout of devices past 2^32 units, on devices small enough to run anywhere (tests
     /// compare it with the plain layout).
     Wide,
+    /// Packed entries of [`UnitMap::bits_for`] bits on any device: the layout
+    /// [`MapLayout::Auto`] picks from [`PACK_FROM`] units, on devices small enough to run
+    /// anywhere (tests compare it with the plain layout).
+    Packed,
 }
 
 /// The page map: physical unit of each logical unit (and of each translation page).
@@ -162,7 +169,8 @@ impl PageMap {
     pub fn bits(phys: u64, layout: MapLayout) -> Option<u32> {
         match layout {
             MapLayout::Auto if phys < PACK_FROM => None,
-            MapLayout::Auto => Some(UnitMap::bits_for(phys)),
+            MapLayout::Auto if phys < UNMAPPED as u64 && UnitMap::bits_for(phys) >= 32 => None,
+            MapLayout::Auto | MapLayout::Packed => Some(UnitMap::bits_for(phys)),
             MapLayout::Wide => Some(UnitMap::bits_for(phys).max(33)),
         }
     }
@@ -279,13 +287,14 @@ mod tests {
         // for values up to 2^28 and the none value).
         assert_eq!(PageMap::bits((1 << 28) - 1, MapLayout::Auto), None);
         assert_eq!(PageMap::bits(1 << 28, MapLayout::Auto), Some(29));
-        assert_eq!(
-            PageMap::bits(u32::MAX as u64 - 1, MapLayout::Auto),
-            Some(32)
-        );
+        assert_eq!(PageMap::bits((1 << 31) - 1, MapLayout::Auto), Some(31));
+        // 32-bit packed entries would save nothing: the u32 array up to 2^32 - 2 units.
+        assert_eq!(PageMap::bits(1 << 31, MapLayout::Auto), None);
+        assert_eq!(PageMap::bits(u32::MAX as u64 - 1, MapLayout::Auto), None);
         assert_eq!(PageMap::bits(u32::MAX as u64, MapLayout::Auto), Some(32));
         assert_eq!(PageMap::bits(1 << 32, MapLayout::Auto), Some(33));
         assert_eq!(PageMap::bits(1000, MapLayout::Wide), Some(33));
+        assert_eq!(PageMap::bits(1000, MapLayout::Packed), Some(10));
         assert_eq!(PageMap::bits(1 << 39, MapLayout::Wide), Some(40));
     }
 
@@ -359,6 +368,7 @@ mod tests {
         for (phys, layout, bits) in [
             (5000, MapLayout::Auto, None),
             (5000, MapLayout::Wide, Some(33)),
+            (5000, MapLayout::Packed, Some(13)),
             ((1 << 28) + 7, MapLayout::Auto, Some(29)),
             ((1 << 36) + 1, MapLayout::Auto, Some(37)),
             ((1 << 40) - 1, MapLayout::Auto, Some(40)),

@@ -199,8 +199,9 @@ fn random_traces_match_a_brute_force_reference_through_gc() {
             })
             .collect();
         let want = reference(&ops, units, unit, page, filled);
-        // The plain u32 page map, and the packed one of devices past 2^32 units.
-        for layout in [MapLayout::Auto, MapLayout::Wide] {
+        // The plain u32 page map, the packed one of devices from 2^28 units, and the one of
+        // devices past 2^32 units.
+        for layout in [MapLayout::Auto, MapLayout::Packed, MapLayout::Wide] {
             let s = run_closed_layout(&cfg, ops.clone(), layout);
             let got = Expected {
                 host_programs: s.nand_programs - s.gc_pages_migrated,

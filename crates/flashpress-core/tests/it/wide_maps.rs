@@ -42,6 +42,7 @@ fn run(toml: &str, layout: MapLayout, n: u64, seed: u64) -> (String, String) {
     match layout {
         MapLayout::Auto => assert_eq!(bits, None, "{toml}"),
         MapLayout::Wide => assert_eq!(bits, Some(33), "{toml}"),
+        MapLayout::Packed => assert!(bits.is_some_and(|b| b < 32), "{toml}: {bits:?}"),
     }
     let rep = sim.run().unwrap_or_else(|e| panic!("{toml}: {e}"));
     (rep.summary_json(), rep.timeline_csv())
@@ -65,9 +66,11 @@ const SHRUNK: [&str; 8] = [
 fn the_packed_page_map_runs_presets_exactly_as_the_u32_map_does() {
     for (i, toml) in SHRUNK.iter().enumerate() {
         let plain = run(toml, MapLayout::Auto, 20_000, i as u64);
-        let wide = run(toml, MapLayout::Wide, 20_000, i as u64);
-        assert_eq!(plain.0, wide.0, "summary of {toml}");
-        assert_eq!(plain.1, wide.1, "timeline of {toml}");
+        for layout in [MapLayout::Wide, MapLayout::Packed] {
+            let packed = run(toml, layout, 20_000, i as u64);
+            assert_eq!(plain.0, packed.0, "summary of {toml} in {layout:?}");
+            assert_eq!(plain.1, packed.1, "timeline of {toml} in {layout:?}");
+        }
         let s: serde_json::Value = serde_json::from_str(&plain.0).unwrap();
         assert!(
             s["erases"].as_u64().unwrap() > 0,
@@ -80,7 +83,7 @@ fn the_packed_page_map_runs_presets_exactly_as_the_u32_map_does() {
 fn the_estimate_counts_the_maps_the_ftl_builds_in_either_layout() {
     for toml in SHRUNK {
         let cfg = config(toml);
-        for layout in [MapLayout::Auto, MapLayout::Wide] {
+        for layout in [MapLayout::Auto, MapLayout::Wide, MapLayout::Packed] {
             let e = estimate_with_layout(&cfg, layout);
             let stream = uniform(&cfg, 1, 1);
             let sim = Simulation::with_streams_layout(cfg.clone(), vec![stream], layout).unwrap();
